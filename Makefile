@@ -1,0 +1,76 @@
+# xdpleaf: BPF objects, skeletons, the `xdpleaf` command and its tests.
+# Outputs go to build/. `make help` lists the targets.
+
+BUILD    ?= build
+CLANG    ?= clang
+BPFTOOL  ?= bpftool
+CC       ?= gcc
+ARCH     := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
+
+CFLAGS   ?= -O2 -g
+CFLAGS   += -Wall -Wextra -Werror -std=gnu11 -Iinclude -Iuser -I$(BUILD)
+LDLIBS   := -lbpf -lelf -lz -linih -ljson-c -lmnl
+BPF_CFLAGS := -target bpf -O2 -g -Wall -Werror -D__TARGET_ARCH_$(ARCH) \
+	      -Iinclude -Ibpf -I$(BUILD)
+
+BPF_SRCS := $(wildcard bpf/*.bpf.c)
+BPF_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/%.bpf.o,$(BPF_SRCS))
+SKELS    := $(patsubst bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
+BPF_HDRS := $(wildcard bpf/*.h) $(wildcard include/*.h)
+USER_HDRS := $(wildcard user/*.h) $(wildcard include/*.h)
+USER_SRCS := $(wildcard user/*.c)
+USER_OBJS := $(patsubst user/%.c,$(BUILD)/user/%.o,$(USER_SRCS))
+# Everything but main() is linkable into unit tests.
+LIB_OBJS := $(filter-out $(BUILD)/user/main.o,$(USER_OBJS))
+
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
+BPFT_SRCS := $(wildcard tests/bpf/test_*.c)
+BPFT_BINS := $(patsubst tests/bpf/%.c,$(BUILD)/tests/%,$(BPFT_SRCS))
+
+.PHONY: all deps test demo lab-up lab-down clean help
+all: $(BUILD)/xdpleaf
+
+help:
+	@echo "make          build $(BUILD)/xdpleaf (BPF objects, skeletons, CLI)"
+	@echo "make deps     install missing build/test dependencies (apt)"
+	@echo "make test     deps + build + every test suite; ends 'N passed, N failed'"
+	@echo "make demo     deps + build + lab up + traffic + per-port report + lab down"
+	@echo "make clean    remove $(BUILD)/"
+
+deps:
+	@scripts/deps.sh
+
+$(BUILD)/vmlinux.h:
+	@mkdir -p $(BUILD)
+	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS) $(BUILD)/vmlinux.h
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
+	$(BPFTOOL) gen skeleton $< name $* > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/user/%.o: user/%.c $(USER_HDRS) $(SKELS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/xdpleaf: $(USER_OBJS)
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+
+$(BUILD)/tests/test_%: tests/unit/test_%.c $(LIB_OBJS) $(USER_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $< $(LIB_OBJS) -o $@ $(LDLIBS) -lcmocka
+
+$(BUILD)/tests/test_%: tests/bpf/test_%.c tests/bpf/*.h $(LIB_OBJS) $(SKELS) $(USER_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itests/bpf $< $(LIB_OBJS) -o $@ $(LDLIBS) -lcmocka
+
+test: deps all $(UNIT_BINS) $(BPFT_BINS)
+	@tests/run.sh
+
+demo: deps all
+	@scripts/demo.sh
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/* Map keys, values and constants shared by the BPF programs and the
+ * `xdpleaf` command. Both sides include this one file so a layout can never
+ * drift between them. Fixed-width kernel types only: it must compile against
+ * vmlinux.h (BPF) and <linux/types.h> (user space). */
+#ifndef XDPLEAF_H
+#define XDPLEAF_H
+
+/* Sizes are overridable with -D so tests can shrink them. */
+#ifndef XL_MAX_PORTS
+#define XL_MAX_PORTS 64
+#endif
+#ifndef XL_MAX_GROUPS
+#define XL_MAX_GROUPS 16
+#endif
+#ifndef XL_MAX_GROUP_MEMBERS
+#define XL_MAX_GROUP_MEMBERS 16
+#endif
+#ifndef XL_MAX_ROUTES
+#define XL_MAX_ROUTES 16384
+#endif
+#ifndef XL_MAX_NEIGH
+#define XL_MAX_NEIGH 8192
+#endif
+
+#define XL_IFNAMSIZ 16
+#define XL_ETH_ALEN 6
+#define XL_ROCEV2_PORT 4791
+
+enum xl_port_role {
+	XL_ROLE_DOWNLINK = 0, /* hosts behind this leaf */
+	XL_ROLE_UPLINK = 1,   /* toward a spine; member of one group */
+};
+
+/* Value of the `ports` map, keyed by ifindex. */
+struct xl_port {
+	__u32 ifindex;
+	__u32 slot;   /* index into per-port counters, 0..XL_MAX_PORTS-1 */
+	__u32 role;   /* enum xl_port_role */
+	__u32 group;  /* uplink group id (uplinks only) */
+	__u8 mac[XL_ETH_ALEN];
+	__u8 has_nexthop4;
+	__u8 has_nexthop6;
+	__u8 nexthop4[4];  /* uplink next hop (the spine), network order */
+	__u8 nexthop6[16];
+	char name[XL_IFNAMSIZ];
+};
+
+enum xl_route_kind {
+	XL_ROUTE_PORT = 1,  /* on-link: the destination itself is the neighbour */
+	XL_ROUTE_GROUP = 2, /* via an uplink group: the member's next hop is */
+};
+
+struct xl_route {
+	__u32 kind;   /* enum xl_route_kind */
+	__u32 target; /* ifindex (port) or group id */
+};
+
+struct xl_lpm4_key {
+	__u32 prefixlen;
+	__u8 addr[4];
+};
+
+struct xl_lpm6_key {
+	__u32 prefixlen;
+	__u8 addr[16];
+};
+
+enum xl_lb_mode {
+	XL_LB_HASH = 0, /* 5-tuple hash: the ECMP baseline */
+};
+
+/* Value of the `groups` array, keyed by group id. */
+struct xl_group {
+	__u32 lb_mode;   /* enum xl_lb_mode */
+	__u32 n_members;
+	__u32 members[XL_MAX_GROUP_MEMBERS]; /* ifindexes */
+};
+
+/* Key of the `neigh` map: a next hop on one port. IPv4 addresses use the
+ * first 4 bytes of addr, the rest zero. */
+struct xl_neigh_key {
+	__u32 ifindex;
+	__u32 family; /* AF_INET or AF_INET6 */
+	__u8 addr[16];
+};
+
+struct xl_neigh {
+	__u8 mac[XL_ETH_ALEN];
+	__u16 pad;
+};
+
+enum xl_malformed_action {
+	XL_MALFORMED_PASS = 0, /* hand to the kernel, which drops or answers */
+	XL_MALFORMED_DROP = 1,
+};
+
+/* Runtime policy: single entry of the `settings` array. */
+struct xl_settings {
+	__u32 malformed; /* enum xl_malformed_action */
+};
+
+/* Why a packet got its verdict. The first group forwards, the second goes
+ * to the kernel on purpose, the last is malformed input. Keep
+ * xl_reason_names in sync (user/names.c). */
+enum xl_reason {
+	XL_R_FORWARDED = 0,
+	/* to the kernel, by design */
+	XL_R_ARP,
+	XL_R_LLDP,
+	XL_R_NON_IP,       /* any other ethertype */
+	XL_R_VLAN_STACK,   /* more than one VLAN tag */
+	XL_R_NOT_OUR_MAC,  /* broadcast, multicast or another station's MAC */
+	XL_R_ND,           /* IPv6 neighbour discovery */
+	XL_R_LINK_LOCAL,   /* IPv6 link-local or multicast destination */
+	XL_R_TTL_EXPIRED,  /* TTL or hop limit <= 1: kernel sends ICMP */
+	XL_R_NO_ROUTE,
+	XL_R_NO_NEIGH,     /* kernel resolves it; the loader learns the MAC */
+	XL_R_NO_MEMBER,    /* uplink group without a usable member */
+	XL_R_UNKNOWN_PORT, /* route or member points at an unconfigured port */
+	XL_R_REDIRECT_FAILED,
+	/* malformed: pass or drop per xl_settings.malformed */
+	XL_R_TRUNC_ETH,
+	XL_R_TRUNC_VLAN,
+	XL_R_TRUNC_IP4,
+	XL_R_BAD_IP4,      /* version, IHL or total length inconsistent */
+	XL_R_TRUNC_IP6,
+	XL_R_BAD_IP6,      /* version or payload length inconsistent */
+	XL_R_TRUNC_L4,     /* UDP or TCP header cut short */
+	XL_R_TRUNC_BTH,    /* RoCEv2 base transport header cut short */
+	XL_REASON_MAX,
+};
+
+#define XL_FIRST_MALFORMED XL_R_TRUNC_ETH
+
+/* XDP verdicts we count: XDP_ABORTED..XDP_REDIRECT. */
+#define XL_VERDICT_MAX 5
+
+/* Per-CPU counters, one entry per port slot. rx_* and verdict/reason count
+ * on the ingress port, tx_* on the egress port. */
+struct xl_port_stats {
+	__u64 rx_packets;
+	__u64 rx_bytes;
+	__u64 tx_packets;
+	__u64 tx_bytes;
+	__u64 verdict[XL_VERDICT_MAX];
+	__u64 reason[XL_REASON_MAX];
+};
+
+#endif /* XDPLEAF_H */

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/* The xdpleaf configuration file: parsed with inih, validated whole before
+ * anything is attached. Format and every key: docs/config.md. */
+#ifndef XL_CONFIG_H
+#define XL_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+#include "xdpleaf.h"
+
+#define XL_NAME_MAX 32
+#define XL_ERR_MAX 512
+
+enum xl_xdp_mode {
+	XL_XDP_NATIVE = 0,
+	XL_XDP_GENERIC = 1,
+};
+
+struct xl_cfg_port {
+	char ifname[XL_IFNAMSIZ];
+	int line;             /* line of the [port NAME] header */
+	__u32 ifindex;        /* filled when interfaces are checked, else 0 */
+	__u32 role;           /* enum xl_port_role */
+	char group[XL_NAME_MAX];
+	int group_id;         /* index into xl_config.groups, -1 if none */
+	bool has_nexthop4;
+	bool has_nexthop6;
+	__u8 nexthop4[4];     /* network order */
+	__u8 nexthop6[16];
+};
+
+struct xl_cfg_group {
+	char name[XL_NAME_MAX];
+	int line;
+	__u32 lb_mode;        /* enum xl_lb_mode */
+	int n_members;        /* uplink ports naming this group */
+};
+
+struct xl_cfg_route {
+	int line;
+	int family;           /* AF_INET or AF_INET6 */
+	__u8 addr[16];        /* network order, host bits zero */
+	__u32 prefixlen;
+	__u32 kind;           /* enum xl_route_kind */
+	char target[XL_NAME_MAX]; /* port ifname or group name */
+	int target_id;        /* index into ports or groups */
+};
+
+struct xl_config {
+	char path[256];
+	__u32 malformed;      /* enum xl_malformed_action */
+	__u32 xdp_mode;       /* enum xl_xdp_mode */
+	struct xl_cfg_port ports[XL_MAX_PORTS];
+	int n_ports;
+	struct xl_cfg_group groups[XL_MAX_GROUPS];
+	int n_groups;
+	struct xl_cfg_route *routes; /* heap, n_routes entries */
+	int n_routes;
+};
+
+/* Parse and validate `path`. With check_interfaces, every port must name an
+ * existing interface (ifindex filled in). On error returns -1 and writes one
+ * line "FILE:LINE: what is wrong" into err; cfg is then freed. */
+int xl_config_load(const char *path, bool check_interfaces,
+		   struct xl_config *cfg, char *err, size_t errlen);
+void xl_config_free(struct xl_config *cfg);
+
+/* "10.0.0.0/8" or "fd00::/16" -> family, addr, prefixlen. Rejects host bits
+ * set past the prefix. Returns 0 or -1 with a reason in err. */
+int xl_parse_prefix(const char *s, int *family, __u8 addr[16], __u32 *plen,
+		    char *err, size_t errlen);
+
+#endif /* XL_CONFIG_H */
