@@ -28,7 +28,8 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 BPFT_SRCS := $(wildcard tests/bpf/test_*.c)
 BPFT_BINS := $(patsubst tests/bpf/%.c,$(BUILD)/tests/%,$(BPFT_SRCS))
 
-.PHONY: all deps test demo lab-up lab-down clean help
+.PHONY: all deps test demo clean help
+.SECONDARY:
 all: $(BUILD)/xdpleaf
 
 help:

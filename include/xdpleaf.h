@@ -16,6 +16,8 @@
 #ifndef XL_MAX_GROUP_MEMBERS
 #define XL_MAX_GROUP_MEMBERS 16
 #endif
+_Static_assert((XL_MAX_GROUP_MEMBERS & (XL_MAX_GROUP_MEMBERS - 1)) == 0,
+	       "XL_MAX_GROUP_MEMBERS must be a power of two");
 #ifndef XL_MAX_ROUTES
 #define XL_MAX_ROUTES 16384
 #endif

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* The leaf's forwarding program, attached at XDP to every configured port:
+ * parse, route, choose the egress port, rewrite, redirect, count. Anything
+ * it does not handle goes to the kernel, which acts as a router would. */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+#include "xdpleaf.h"
+#include "lb.h"
+#include "parse.h"
+#include "maps.h"
+#include "rewrite.h"
+
+#define AF_INET_ 2
+#define AF_INET6_ 10
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+static __always_inline struct xl_port_stats *stats_of(__u32 slot)
+{
+	return bpf_map_lookup_elem(&port_stats, &slot);
+}
+
+/* Count the verdict and its reason on the ingress port. */
+static __always_inline int verdict(struct xl_port_stats *st, int reason,
+				   int action)
+{
+	if (st) {
+		if (reason >= 0 && reason < XL_REASON_MAX)
+			st->reason[reason]++;
+		if (action >= 0 && action < XL_VERDICT_MAX)
+			st->verdict[action]++;
+	}
+	return action;
+}
+
+static __always_inline int malformed_action(void)
+{
+	__u32 zero = 0;
+	struct xl_settings *s = bpf_map_lookup_elem(&settings, &zero);
+
+	return s && s->malformed == XL_MALFORMED_DROP ? XDP_DROP : XDP_PASS;
+}
+
+static __always_inline struct xl_route *route_lookup(const struct xl_pkt *p)
+{
+	if (p->flow.family == 4) {
+		struct xl_lpm4_key k = { .prefixlen = 32 };
+
+		__builtin_memcpy(k.addr, p->flow.daddr, 4);
+		return bpf_map_lookup_elem(&routes4, &k);
+	} else {
+		struct xl_lpm6_key k = { .prefixlen = 128 };
+
+		__builtin_memcpy(k.addr, p->flow.daddr, 16);
+		return bpf_map_lookup_elem(&routes6, &k);
+	}
+}
+
+/* Resolve the route to an egress port and the neighbour key of its next
+ * hop. Returns XL_R_FORWARDED or the reason it could not. */
+static __always_inline int next_hop(const struct xl_pkt *p,
+				    const struct xl_route *rt,
+				    struct xl_port **out,
+				    struct xl_neigh_key *nk)
+{
+	__u32 ifindex = rt->target;
+	struct xl_port *port;
+
+	if (rt->kind == XL_ROUTE_GROUP) {
+		__u32 gid = rt->target;
+		struct xl_group *g = bpf_map_lookup_elem(&groups, &gid);
+		int m;
+
+		if (!g)
+			return XL_R_NO_MEMBER;
+		m = xl_choose_member(g, &p->flow);
+		if (m < 0 || m >= XL_MAX_GROUP_MEMBERS)
+			return XL_R_NO_MEMBER;
+		/* The mask is a no-op the verifier can see (clang folds the
+		 * check above into one the verifier cannot follow). */
+		ifindex = g->members[m & (XL_MAX_GROUP_MEMBERS - 1)];
+	}
+	port = bpf_map_lookup_elem(&ports, &ifindex);
+	if (!port)
+		return XL_R_UNKNOWN_PORT;
+	nk->ifindex = ifindex;
+	if (rt->kind == XL_ROUTE_PORT) {
+		/* On-link: the destination host is the neighbour. */
+		__builtin_memcpy(nk->addr, p->flow.daddr, 16);
+	} else if (p->flow.family == 4) {
+		if (!port->has_nexthop4)
+			return XL_R_NO_NEIGH;
+		__builtin_memcpy(nk->addr, port->nexthop4, 4);
+	} else {
+		if (!port->has_nexthop6)
+			return XL_R_NO_NEIGH;
+		__builtin_memcpy(nk->addr, port->nexthop6, 16);
+	}
+	nk->family = p->flow.family == 4 ? AF_INET_ : AF_INET6_;
+	*out = port;
+	return XL_R_FORWARDED;
+}
+
+/* Packets a router must not forward on its fast path. */
+static __always_inline int not_for_fast_path(const struct xl_pkt *p,
+					     const struct xl_port *in)
+{
+	const __u8 *d = p->eth->h_dest;
+
+	if (d[0] != in->mac[0] || d[1] != in->mac[1] || d[2] != in->mac[2] ||
+	    d[3] != in->mac[3] || d[4] != in->mac[4] || d[5] != in->mac[5])
+		return XL_R_NOT_OUR_MAC;
+	if (p->flow.family == 6) {
+		/* ff00::/8 multicast, fe80::/10 link-local */
+		if (p->flow.daddr[0] == 0xff ||
+		    (p->flow.daddr[0] == 0xfe && (p->flow.daddr[1] & 0xc0) == 0x80))
+			return XL_R_LINK_LOCAL;
+		if (p->flow.proto == IPPROTO_ICMPV6_ && p->icmp6_type >= 133 &&
+		    p->icmp6_type <= 137)
+			return XL_R_ND;
+	}
+	if (p->ttl <= 1)
+		return XL_R_TTL_EXPIRED;
+	return XL_R_FORWARDED;
+}
+
+SEC("xdp")
+int xdpleaf_leaf(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data;
+	void *end = (void *)(long)ctx->data_end;
+	__u32 in_ifindex = ctx->ingress_ifindex;
+	struct xl_neigh_key nk = {};
+	struct xl_pkt p = {};
+	struct xl_port_stats *st, *tx_st;
+	struct xl_port *in, *out = NULL;
+	struct xl_route *rt;
+	struct xl_neigh *nb;
+	int reason, action;
+	__u64 len = end - data;
+
+	in = bpf_map_lookup_elem(&ports, &in_ifindex);
+	if (!in)
+		return XDP_PASS; /* not ours: attached by mistake, stay harmless */
+	st = stats_of(in->slot);
+	if (st) {
+		st->rx_packets++;
+		st->rx_bytes += len;
+	}
+
+	reason = xl_parse(&p, data, end);
+	if (reason >= XL_FIRST_MALFORMED)
+		return verdict(st, reason, malformed_action());
+	if (reason != XL_R_FORWARDED)
+		return verdict(st, reason, XDP_PASS);
+
+	reason = not_for_fast_path(&p, in);
+	if (reason != XL_R_FORWARDED)
+		return verdict(st, reason, XDP_PASS);
+
+	rt = route_lookup(&p);
+	if (!rt)
+		return verdict(st, XL_R_NO_ROUTE, XDP_PASS);
+	reason = next_hop(&p, rt, &out, &nk);
+	if (reason != XL_R_FORWARDED || !out)
+		return verdict(st, reason, XDP_PASS);
+	nb = bpf_map_lookup_elem(&neigh, &nk);
+	if (!nb)
+		return verdict(st, XL_R_NO_NEIGH, XDP_PASS);
+
+	xl_decrement_ttl(&p);
+	xl_rewrite_l2(&p, out->mac, nb->mac);
+	action = bpf_redirect_map(&tx_ports, out->ifindex, 0);
+	if (action != XDP_REDIRECT)
+		return verdict(st, XL_R_REDIRECT_FAILED, XDP_DROP);
+	tx_st = stats_of(out->slot);
+	if (tx_st) {
+		tx_st->tx_packets++;
+		tx_st->tx_bytes += len;
+	}
+	return verdict(st, XL_R_FORWARDED, XDP_REDIRECT);
+}

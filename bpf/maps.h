@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/* The leaf's maps. All are pinned by the loader under
+ * /sys/fs/bpf/xdpleaf/<instance>/ and carry BTF, so bpftool shows fields. */
+#ifndef XL_MAPS_H
+#define XL_MAPS_H
+
+#include "xdpleaf.h"
+
+/* Configured ports by ifindex: role, MAC, counter slot, uplink next hop. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, XL_MAX_PORTS);
+	__type(key, __u32);
+	__type(value, struct xl_port);
+} ports SEC(".maps");
+
+/* Redirect targets by ifindex; XDP_REDIRECT goes through this. */
+struct {
+	__uint(type, BPF_MAP_TYPE_DEVMAP_HASH);
+	__uint(max_entries, XL_MAX_PORTS);
+	__type(key, __u32);
+	__type(value, __u32);
+} tx_ports SEC(".maps");
+
+/* Longest-prefix routes, written from the config by the loader. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(max_entries, XL_MAX_ROUTES);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct xl_lpm4_key);
+	__type(value, struct xl_route);
+} routes4 SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(max_entries, XL_MAX_ROUTES);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct xl_lpm6_key);
+	__type(value, struct xl_route);
+} routes6 SEC(".maps");
+
+/* Uplink groups by id: members and load-balancing mode. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, XL_MAX_GROUPS);
+	__type(key, __u32);
+	__type(value, struct xl_group);
+} groups SEC(".maps");
+
+/* Next-hop MACs, mirrored from the kernel's neighbour table by the
+ * loader's netlink watcher. A miss sends the packet to the kernel, whose
+ * ARP/ND resolution then fills the entry. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, XL_MAX_NEIGH);
+	__type(key, struct xl_neigh_key);
+	__type(value, struct xl_neigh);
+} neigh SEC(".maps");
+
+/* Runtime policy (one entry). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct xl_settings);
+} settings SEC(".maps");
+
+/* Per-CPU counters per port slot: no atomics on the hot path. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, XL_MAX_PORTS);
+	__type(key, __u32);
+	__type(value, struct xl_port_stats);
+} port_stats SEC(".maps");
+
+#endif /* XL_MAPS_H */

@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/* Packet parsing for the leaf: Ethernet, one 802.1Q tag, IPv4 (options),
+ * IPv6, UDP/TCP ports, ICMPv6 type and the RoCEv2 BTH. Every access is
+ * bounded against data_end; the result says either "parsed, go on" or why
+ * the packet must leave the fast path. */
+#ifndef XL_PARSE_H
+#define XL_PARSE_H
+
+#include "xdpleaf.h"
+#include "lb.h"
+
+#define ETH_P_IP_    0x0800
+#define ETH_P_ARP_   0x0806
+#define ETH_P_8021Q_ 0x8100
+#define ETH_P_8021AD_ 0x88A8
+#define ETH_P_IPV6_  0x86DD
+#define ETH_P_LLDP_  0x88CC
+#define IPPROTO_ICMPV6_ 58
+#define IP_MF_OFFSET 0x3fff /* MF flag + fragment offset */
+
+/* RoCEv2 base transport header (IBTA 9.2). */
+struct xl_bth {
+	__u8 opcode;
+	__u8 flags;    /* SE, M, PadCnt, TVer */
+	__be16 pkey;
+	__be32 qpn;    /* F/B bits + reserved in the top byte, DestQP below */
+	__be32 apsn;   /* AckReq + reserved in the top byte, PSN below */
+};
+
+struct xl_pkt {
+	struct ethhdr *eth;
+	void *l3;            /* struct iphdr or struct ipv6hdr */
+	__u16 l3_proto;      /* ETH_P_IP_ or ETH_P_IPV6_, host order */
+	__u8 has_vlan;
+	__u8 ttl;            /* TTL or hop limit as received */
+	__u8 icmp6_type;     /* ICMPv6 only */
+	__u8 is_roce;
+	__u8 bth_opcode;     /* RoCEv2 only */
+	__u32 dest_qp;
+	__u32 psn;
+	struct xl_flow flow;
+};
+
+static __always_inline int parse_l4(struct xl_pkt *p, void *l4, void *end,
+				    __u8 proto)
+{
+	p->flow.proto = proto;
+	if (proto == IPPROTO_UDP) {
+		struct udphdr *udp = l4;
+		struct xl_bth *bth = (void *)(udp + 1);
+
+		if ((void *)(udp + 1) > end)
+			return XL_R_TRUNC_L4;
+		p->flow.sport = bpf_ntohs(udp->source);
+		p->flow.dport = bpf_ntohs(udp->dest);
+		if (p->flow.dport != XL_ROCEV2_PORT)
+			return XL_R_FORWARDED;
+		if ((void *)(bth + 1) > end)
+			return XL_R_TRUNC_BTH;
+		p->is_roce = 1;
+		p->bth_opcode = bth->opcode;
+		p->dest_qp = bpf_ntohl(bth->qpn) & 0xffffff;
+		p->psn = bpf_ntohl(bth->apsn) & 0xffffff;
+	} else if (proto == IPPROTO_TCP) {
+		struct tcphdr *tcp = l4;
+
+		if ((void *)(tcp + 1) > end)
+			return XL_R_TRUNC_L4;
+		p->flow.sport = bpf_ntohs(tcp->source);
+		p->flow.dport = bpf_ntohs(tcp->dest);
+	} else if (proto == IPPROTO_ICMPV6_) {
+		__u8 *type = l4;
+
+		if ((void *)(type + 4) > end)
+			return XL_R_TRUNC_L4;
+		p->icmp6_type = *type;
+	}
+	return XL_R_FORWARDED;
+}
+
+static __always_inline int parse_ipv4(struct xl_pkt *p, void *end)
+{
+	struct iphdr *iph = p->l3;
+	__u32 hlen;
+	void *l4;
+
+	if ((void *)(iph + 1) > end)
+		return XL_R_TRUNC_IP4;
+	if (iph->version != 4 || iph->ihl < 5)
+		return XL_R_BAD_IP4;
+	hlen = iph->ihl * 4;
+	l4 = (void *)iph + hlen;
+	if (l4 > end)
+		return XL_R_TRUNC_IP4;
+	/* Ethernet may pad a short frame, so the frame can be longer than
+	 * tot_len, never shorter. */
+	if (bpf_ntohs(iph->tot_len) < hlen ||
+	    (void *)iph + bpf_ntohs(iph->tot_len) > end)
+		return XL_R_BAD_IP4;
+	p->ttl = iph->ttl;
+	p->flow.family = 4;
+	__builtin_memcpy(p->flow.saddr, &iph->saddr, 4);
+	__builtin_memcpy(p->flow.daddr, &iph->daddr, 4);
+	/* Fragments hash on addresses only, so every fragment of a datagram
+	 * takes the same uplink as its first. */
+	if (iph->frag_off & bpf_htons(IP_MF_OFFSET)) {
+		p->flow.proto = iph->protocol;
+		return XL_R_FORWARDED;
+	}
+	return parse_l4(p, l4, end, iph->protocol);
+}
+
+static __always_inline int parse_ipv6(struct xl_pkt *p, void *end)
+{
+	struct ipv6hdr *ip6 = p->l3;
+
+	if ((void *)(ip6 + 1) > end)
+		return XL_R_TRUNC_IP6;
+	if (ip6->version != 6 ||
+	    (void *)(ip6 + 1) + bpf_ntohs(ip6->payload_len) > end)
+		return XL_R_BAD_IP6;
+	p->ttl = ip6->hop_limit;
+	p->flow.family = 6;
+	__builtin_memcpy(p->flow.saddr, &ip6->saddr, 16);
+	__builtin_memcpy(p->flow.daddr, &ip6->daddr, 16);
+	/* Extension headers are not walked: such packets hash on addresses
+	 * and next header only, which keeps them on one path. */
+	if (ip6->nexthdr != IPPROTO_UDP && ip6->nexthdr != IPPROTO_TCP &&
+	    ip6->nexthdr != IPPROTO_ICMPV6_) {
+		p->flow.proto = ip6->nexthdr;
+		return XL_R_FORWARDED;
+	}
+	return parse_l4(p, ip6 + 1, end, ip6->nexthdr);
+}
+
+/* Fill p from the frame. Returns XL_R_FORWARDED when the packet is IP and
+ * may be forwarded, else the reason it may not. */
+static __always_inline int xl_parse(struct xl_pkt *p, void *data, void *end)
+{
+	struct ethhdr *eth = data;
+	__u16 proto;
+	void *l3;
+
+	if ((void *)(eth + 1) > end)
+		return XL_R_TRUNC_ETH;
+	p->eth = eth;
+	proto = bpf_ntohs(eth->h_proto);
+	l3 = eth + 1;
+	if (proto == ETH_P_8021Q_ || proto == ETH_P_8021AD_) {
+		struct vlan_hdr *vh = l3;
+
+		if ((void *)(vh + 1) > end)
+			return XL_R_TRUNC_VLAN;
+		proto = bpf_ntohs(vh->h_vlan_encapsulated_proto);
+		if (proto == ETH_P_8021Q_ || proto == ETH_P_8021AD_)
+			return XL_R_VLAN_STACK;
+		p->has_vlan = 1;
+		l3 = vh + 1;
+	}
+	p->l3 = l3;
+	p->l3_proto = proto;
+	if (proto == ETH_P_IP_)
+		return parse_ipv4(p, end);
+	if (proto == ETH_P_IPV6_)
+		return parse_ipv6(p, end);
+	if (proto == ETH_P_ARP_)
+		return XL_R_ARP;
+	if (proto == ETH_P_LLDP_)
+		return XL_R_LLDP;
+	return XL_R_NON_IP;
+}
+
+#endif /* XL_PARSE_H */

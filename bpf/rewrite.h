@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/* What a router does to a packet it forwards: one less TTL/hop limit and a
+ * new Ethernet source and destination. */
+#ifndef XL_REWRITE_H
+#define XL_REWRITE_H
+
+#include "csum.h"
+#include "parse.h"
+
+/* Caller has checked ttl > 1. The IPv4 checksum is updated incrementally
+ * over the 16-bit word holding TTL and protocol. */
+static __always_inline void xl_decrement_ttl(struct xl_pkt *p)
+{
+	if (p->l3_proto == ETH_P_IP_) {
+		struct iphdr *iph = p->l3;
+		__u16 *word = (__u16 *)&iph->ttl;
+		__u16 old = *word;
+
+		iph->ttl--;
+		iph->check = xl_csum_replace16(iph->check, old, *word);
+	} else {
+		struct ipv6hdr *ip6 = p->l3;
+
+		ip6->hop_limit--;
+	}
+}
+
+static __always_inline void xl_rewrite_l2(struct xl_pkt *p, const __u8 *src,
+					  const __u8 *dst)
+{
+	__builtin_memcpy(p->eth->h_source, src, XL_ETH_ALEN);
+	__builtin_memcpy(p->eth->h_dest, dst, XL_ETH_ALEN);
+}
+
+#endif /* XL_REWRITE_H */

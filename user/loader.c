@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <net/if.h>
+#include <linux/if_link.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "leaf.skel.h"
+#include "loader.h"
+#include "neigh_watch.h"
+#include "pins.h"
+
+struct attach_state {
+	int link_fds[XL_MAX_PORTS];
+	int n_links;
+};
+
+static int get_mac(const char *ifname, __u8 mac[XL_ETH_ALEN])
+{
+	struct ifreq ifr = {};
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int err;
+
+	if (fd < 0)
+		return -1;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	err = ioctl(fd, SIOCGIFHWADDR, &ifr);
+	close(fd);
+	if (!err)
+		memcpy(mac, ifr.ifr_hwaddr.sa_data, XL_ETH_ALEN);
+	return err;
+}
+
+#define MAP_SET(map, k, v, what)                                          \
+	do {                                                              \
+		if (bpf_map__update_elem(map, k, sizeof(*(k)), v,         \
+					 sizeof(*(v)), BPF_ANY)) {        \
+			fprintf(stderr, "xdpleaf: cannot write %s: %s\n",  \
+				what, strerror(errno));                   \
+			return -1;                                        \
+		}                                                         \
+	} while (0)
+
+static int fill_ports(struct leaf *skel, const struct xl_config *cfg)
+{
+	for (int i = 0; i < cfg->n_ports; i++) {
+		const struct xl_cfg_port *cp = &cfg->ports[i];
+		struct xl_port p = {
+			.ifindex = cp->ifindex,
+			.slot = i,
+			.role = cp->role,
+			.group = cp->group_id < 0 ? 0 : cp->group_id,
+			.has_nexthop4 = cp->has_nexthop4,
+			.has_nexthop6 = cp->has_nexthop6,
+		};
+
+		memcpy(p.nexthop4, cp->nexthop4, 4);
+		memcpy(p.nexthop6, cp->nexthop6, 16);
+		snprintf(p.name, sizeof(p.name), "%s", cp->ifname);
+		if (get_mac(cp->ifname, p.mac)) {
+			fprintf(stderr, "%s:%d: %s: cannot read MAC: %s\n",
+				cfg->path, cp->line, cp->ifname, strerror(errno));
+			return -1;
+		}
+		MAP_SET(skel->maps.ports, &p.ifindex, &p, "ports");
+		MAP_SET(skel->maps.tx_ports, &p.ifindex, &p.ifindex, "tx_ports");
+	}
+	return 0;
+}
+
+static int fill_groups(struct leaf *skel, const struct xl_config *cfg)
+{
+	for (int g = 0; g < cfg->n_groups; g++) {
+		struct xl_group grp = { .lb_mode = cfg->groups[g].lb_mode };
+		__u32 id = g;
+
+		for (int i = 0; i < cfg->n_ports; i++)
+			if (cfg->ports[i].role == XL_ROLE_UPLINK &&
+			    cfg->ports[i].group_id == g)
+				grp.members[grp.n_members++] = cfg->ports[i].ifindex;
+		MAP_SET(skel->maps.groups, &id, &grp, "groups");
+	}
+	return 0;
+}
+
+static int fill_routes(struct leaf *skel, const struct xl_config *cfg)
+{
+	for (int i = 0; i < cfg->n_routes; i++) {
+		const struct xl_cfg_route *r = &cfg->routes[i];
+		struct xl_route v = { .kind = r->kind };
+
+		v.target = r->kind == XL_ROUTE_PORT ?
+				   cfg->ports[r->target_id].ifindex :
+				   (__u32)r->target_id;
+		if (r->family == AF_INET) {
+			struct xl_lpm4_key k = { .prefixlen = r->prefixlen };
+
+			memcpy(k.addr, r->addr, 4);
+			MAP_SET(skel->maps.routes4, &k, &v, "routes4");
+		} else {
+			struct xl_lpm6_key k = { .prefixlen = r->prefixlen };
+
+			memcpy(k.addr, r->addr, 16);
+			MAP_SET(skel->maps.routes6, &k, &v, "routes6");
+		}
+	}
+	return 0;
+}
+
+static int fill_maps(struct leaf *skel, const struct xl_config *cfg)
+{
+	struct xl_settings s = { .malformed = cfg->malformed };
+	__u32 zero = 0;
+
+	MAP_SET(skel->maps.settings, &zero, &s, "settings");
+	if (fill_ports(skel, cfg) || fill_groups(skel, cfg) ||
+	    fill_routes(skel, cfg))
+		return -1;
+	if (xl_neigh_sync(bpf_map__fd(skel->maps.neigh),
+			  bpf_map__fd(skel->maps.ports)))
+		return -1;
+	return 0;
+}
+
+static void explain_attach_error(const struct xl_cfg_port *cp, int err)
+{
+	__u32 prog_id = 0;
+
+	if (err == EBUSY || err == EEXIST) {
+		bpf_xdp_query_id(cp->ifindex, 0, &prog_id);
+		fprintf(stderr,
+			"xdpleaf: %s: another XDP program (id %u) is already "
+			"attached; detach it first (ip link set dev %s xdp off)\n",
+			cp->ifname, prog_id, cp->ifname);
+	} else if (err == EOPNOTSUPP || err == EINVAL) {
+		fprintf(stderr,
+			"xdpleaf: %s: native XDP not supported by this driver "
+			"(%s); set xdp_mode = generic in [xdpleaf]\n",
+			cp->ifname, strerror(err));
+	} else {
+		fprintf(stderr, "xdpleaf: %s: cannot attach XDP: %s\n",
+			cp->ifname, strerror(err));
+	}
+}
+
+/* One BPF link per port. Links close (and so detach) with their fd until
+ * pinned, which makes rollback a matter of closing what we opened. */
+static int attach_all(struct leaf *skel, const struct xl_config *cfg,
+		      struct attach_state *st)
+{
+	int prog_fd = bpf_program__fd(skel->progs.xdpleaf_leaf);
+	LIBBPF_OPTS(bpf_link_create_opts, opts);
+
+	opts.flags = cfg->xdp_mode == XL_XDP_GENERIC ? XDP_FLAGS_SKB_MODE :
+						       XDP_FLAGS_DRV_MODE;
+	for (int i = 0; i < cfg->n_ports; i++) {
+		int fd = bpf_link_create(prog_fd, cfg->ports[i].ifindex,
+					 BPF_XDP, &opts);
+
+		if (fd < 0) {
+			explain_attach_error(&cfg->ports[i], errno);
+			return -1;
+		}
+		st->link_fds[st->n_links++] = fd;
+	}
+	return 0;
+}
+
+static int pin_one(int fd, const char *instance, const char *name)
+{
+	char path[256];
+
+	xl_pin_path(path, sizeof(path), instance, name);
+	if (bpf_obj_pin(fd, path)) {
+		fprintf(stderr, "xdpleaf: cannot pin %s: %s\n", path,
+			strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int pin_all(struct leaf *skel, const struct xl_config *cfg,
+		   const struct attach_state *st, const char *instance)
+{
+	char dir[256], name[64];
+	struct bpf_map *map;
+
+	xl_pin_path(dir, sizeof(dir), instance, NULL);
+	if ((mkdir(XL_PIN_ROOT, 0700) && errno != EEXIST) ||
+	    mkdir(dir, 0700)) {
+		fprintf(stderr, "xdpleaf: cannot create %s: %s\n", dir,
+			strerror(errno));
+		return -1;
+	}
+	bpf_object__for_each_map(map, skel->obj) {
+		if (bpf_map__is_internal(map))
+			continue; /* .rodata/.bss: nothing an operator reads */
+		if (pin_one(bpf_map__fd(map), instance, bpf_map__name(map)))
+			return -1;
+	}
+	if (pin_one(bpf_program__fd(skel->progs.xdpleaf_leaf), instance,
+		    "prog_leaf"))
+		return -1;
+	for (int i = 0; i < st->n_links; i++) {
+		snprintf(name, sizeof(name), "link_xdp_%s", cfg->ports[i].ifname);
+		if (pin_one(st->link_fds[i], instance, name))
+			return -1;
+	}
+	return 0;
+}
+
+int xl_load(const struct xl_config *cfg, const char *instance,
+	    bool start_watcher)
+{
+	struct attach_state st = { .n_links = 0 };
+	struct leaf *skel;
+	bool pinned = false;
+	int err = -1;
+
+	if (xl_ensure_bpffs())
+		return -1;
+	if (xl_instance_exists(instance)) {
+		fprintf(stderr,
+			"xdpleaf: instance '%s' is already loaded (%s/%s); run "
+			"'xdpleaf unload --instance %s' first\n",
+			instance, XL_PIN_ROOT, instance, instance);
+		return -1;
+	}
+	skel = leaf__open();
+	if (!skel) {
+		fprintf(stderr, "xdpleaf: cannot open BPF object: %s\n",
+			strerror(errno));
+		return -1;
+	}
+	if (leaf__load(skel)) {
+		fprintf(stderr, "xdpleaf: cannot load BPF program: %s\n",
+			strerror(errno));
+		goto out;
+	}
+	if (fill_maps(skel, cfg) || attach_all(skel, cfg, &st))
+		goto out;
+	pinned = true;
+	if (pin_all(skel, cfg, &st, instance))
+		goto out;
+	err = 0;
+out:
+	for (int i = 0; i < st.n_links; i++)
+		close(st.link_fds[i]);
+	leaf__destroy(skel);
+	/* Started only after our fds are closed, so the watcher never holds
+	 * a link that unload must be able to drop. */
+	if (!err && start_watcher && xl_start_watcher(instance))
+		err = -1;
+	if (err && pinned)
+		xl_remove_pins(instance);
+	return err;
+}
+
+static void stop_watcher(const char *instance)
+{
+	char path[256];
+	FILE *f;
+	int pid = 0;
+
+	xl_watcher_pidfile(path, sizeof(path), instance);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	if (fscanf(f, "%d", &pid) == 1 && pid > 1)
+		kill(pid, SIGTERM);
+	fclose(f);
+	unlink(path);
+}
+
+int xl_unload(const char *instance)
+{
+	if (xl_ensure_bpffs())
+		return -1;
+	stop_watcher(instance);
+	/* Unpinning the links drops their last reference: that detaches. */
+	if (xl_remove_pins(instance)) {
+		fprintf(stderr, "xdpleaf: cannot remove pins of '%s': %s\n",
+			instance, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int xl_start_watcher(const char *instance)
+{
+	char path[256];
+	pid_t pid;
+	FILE *f;
+
+	if (mkdir(XL_RUN_DIR, 0755) && errno != EEXIST) {
+		fprintf(stderr, "xdpleaf: cannot create %s: %s\n", XL_RUN_DIR,
+			strerror(errno));
+		return -1;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "xdpleaf: fork: %s\n", strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		char log[256];
+		int null, out;
+
+		closefrom(3);
+		setsid();
+		snprintf(log, sizeof(log), "%s/%s.log", XL_RUN_DIR, instance);
+		null = open("/dev/null", O_RDONLY);
+		out = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+		dup2(null, 0);
+		dup2(out >= 0 ? out : null, 1);
+		dup2(out >= 0 ? out : null, 2);
+		_exit(xl_neigh_watch(instance) ? 1 : 0);
+	}
+	xl_watcher_pidfile(path, sizeof(path), instance);
+	f = fopen(path, "w");
+	if (!f) {
+		fprintf(stderr, "xdpleaf: cannot write %s: %s\n", path,
+			strerror(errno));
+		kill(pid, SIGTERM);
+		return -1;
+	}
+	fprintf(f, "%d\n", pid);
+	fclose(f);
+	return 0;
+}

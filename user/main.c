@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* xdpleaf: load, inspect and unload the XDP leaf dataplane. One table of
+ * subcommands; each parses its own options and has its own --help. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include <linux/capability.h>
+#include <bpf/libbpf.h>
+#include "config.h"
+#include "loader.h"
+#include "neigh_watch.h"
+#include "pins.h"
+#include "show.h"
+
+struct opts {
+	const char *instance;
+	const char *config;
+	bool json;
+	bool no_watch;
+};
+
+struct command {
+	const char *name;
+	int (*run)(const struct opts *o);
+	const char *args;    /* options this command takes, for usage */
+	const char *summary;
+	bool needs_config;
+	bool has_json;
+};
+
+/* CAP_BPF and CAP_NET_ADMIN (or CAP_SYS_ADMIN on older kernels' terms):
+ * checking first turns a cryptic EPERM from deep inside libbpf into one
+ * clear sentence. */
+static bool has_privileges(void)
+{
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct data[2] = {};
+	__u64 eff;
+
+	if (syscall(SYS_capget, &hdr, data))
+		return geteuid() == 0;
+	eff = (__u64)data[1].effective << 32 | data[0].effective;
+	if (eff & (1ULL << CAP_SYS_ADMIN))
+		return true;
+	return (eff & (1ULL << CAP_BPF)) && (eff & (1ULL << CAP_NET_ADMIN));
+}
+
+static int need_privileges(void)
+{
+	if (has_privileges())
+		return 0;
+	fprintf(stderr, "xdpleaf: needs root, or CAP_BPF and CAP_NET_ADMIN "
+			"(try: sudo xdpleaf ...)\n");
+	return -1;
+}
+
+static int cmd_load(const struct opts *o)
+{
+	char err[XL_ERR_MAX];
+	struct xl_config cfg;
+	int ret;
+
+	if (need_privileges())
+		return -1;
+	if (xl_config_load(o->config, true, &cfg, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		return -1;
+	}
+	ret = xl_load(&cfg, o->instance, !o->no_watch);
+	if (!ret)
+		printf("xdpleaf: instance '%s' loaded on %d ports\n",
+		       o->instance, cfg.n_ports);
+	xl_config_free(&cfg);
+	return ret;
+}
+
+static int cmd_check(const struct opts *o)
+{
+	char err[XL_ERR_MAX];
+	struct xl_config cfg;
+
+	if (xl_config_load(o->config, true, &cfg, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		return -1;
+	}
+	printf("%s: ok (%d ports, %d groups, %d routes)\n", o->config,
+	       cfg.n_ports, cfg.n_groups, cfg.n_routes);
+	xl_config_free(&cfg);
+	return 0;
+}
+
+static int cmd_unload(const struct opts *o)
+{
+	if (need_privileges())
+		return -1;
+	return xl_unload(o->instance);
+}
+
+static int cmd_watch(const struct opts *o)
+{
+	if (need_privileges() || xl_ensure_bpffs())
+		return -1;
+	if (!xl_instance_exists(o->instance)) {
+		fprintf(stderr, "xdpleaf: instance '%s' is not loaded\n",
+			o->instance);
+		return -1;
+	}
+	return xl_neigh_watch(o->instance);
+}
+
+/* Read commands open pinned maps, which needs the same privileges. */
+#define READ_CMD(fn, show)                                  \
+	static int fn(const struct opts *o)                 \
+	{                                                   \
+		if (need_privileges() || xl_ensure_bpffs()) \
+			return -1;                          \
+		return show(o->instance, o->json);          \
+	}
+READ_CMD(cmd_status, xl_show_status)
+READ_CMD(cmd_stats, xl_show_stats)
+READ_CMD(cmd_routes, xl_show_routes)
+READ_CMD(cmd_neigh, xl_show_neigh)
+
+static const struct command commands[] = {
+	{ "load", cmd_load, "--config FILE [--instance NAME] [--no-watch]",
+	  "validate FILE, attach XDP to its ports, pin state, start the "
+	  "neighbour watcher", true, false },
+	{ "unload", cmd_unload, "[--instance NAME]",
+	  "detach and remove everything of the instance (idempotent)", false, false },
+	{ "check", cmd_check, "--config FILE",
+	  "validate FILE (and that its interfaces exist) without loading", true, false },
+	{ "status", cmd_status, "[--instance NAME] [--json]",
+	  "whether the instance is loaded, attached ports, watcher", false, true },
+	{ "stats", cmd_stats, "[--instance NAME] [--json]",
+	  "per-port packet, byte, verdict and reason counters", false, true },
+	{ "routes", cmd_routes, "[--instance NAME] [--json]",
+	  "the routes the dataplane forwards by", false, true },
+	{ "neigh", cmd_neigh, "[--instance NAME] [--json]",
+	  "next-hop MACs learned from the kernel's neighbour table", false, true },
+	{ "watch", cmd_watch, "[--instance NAME]",
+	  "run the neighbour watcher in the foreground (load starts one)", false, false },
+};
+#define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: xdpleaf COMMAND [OPTIONS]\n\n"
+		   "An XDP leaf-switch dataplane. Commands:\n");
+	for (size_t i = 0; i < N_COMMANDS; i++)
+		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "\n'xdpleaf COMMAND --help' for a command's options. The "
+		   "default instance is 'default'.\nRun it in the network "
+		   "namespace of the ports: nsenter --net=/run/netns/NS xdpleaf "
+		   "... (not 'ip netns exec', which hides /sys/fs/bpf).\n");
+}
+
+static void command_usage(FILE *f, const struct command *c)
+{
+	fprintf(f, "usage: xdpleaf %s %s\n\n%s.\n\n", c->name, c->args,
+		c->summary);
+	if (c->needs_config)
+		fprintf(f, "  -c, --config FILE    configuration file "
+			   "(docs/config.md)\n");
+	if (strstr(c->args, "--instance"))
+		fprintf(f, "  -i, --instance NAME  instance name, "
+			   "[A-Za-z0-9_-] (default: default)\n");
+	if (c->has_json)
+		fprintf(f, "  -j, --json           print JSON\n");
+	if (strstr(c->args, "--no-watch"))
+		fprintf(f, "      --no-watch       do not start the neighbour "
+			   "watcher\n");
+	fprintf(f, "  -h, --help           this text\n");
+}
+
+static int parse_opts(const struct command *c, int argc, char **argv,
+		      struct opts *o)
+{
+	static const struct option long_opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "instance", required_argument, NULL, 'i' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "no-watch", no_argument, NULL, 'W' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	int ch;
+
+	while ((ch = getopt_long(argc, argv, "c:i:jh", long_opts, NULL)) != -1) {
+		switch (ch) {
+		case 'c': o->config = optarg; break;
+		case 'i': o->instance = optarg; break;
+		case 'j': o->json = true; break;
+		case 'W': o->no_watch = true; break;
+		case 'h': command_usage(stdout, c); exit(0);
+		default: command_usage(stderr, c); return -1;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "xdpleaf %s: unexpected argument '%s'\n",
+			c->name, argv[optind]);
+		return -1;
+	}
+	/* Options a command does not take are errors, not silently ignored. */
+	if ((o->json && !c->has_json) || (o->config && !c->needs_config) ||
+	    (o->no_watch && !strstr(c->args, "--no-watch")) ||
+	    (o->instance && !strstr(c->args, "--instance"))) {
+		fprintf(stderr, "xdpleaf %s: option not supported here\n",
+			c->name);
+		command_usage(stderr, c);
+		return -1;
+	}
+	if (c->needs_config && !o->config) {
+		fprintf(stderr, "xdpleaf %s: --config FILE is required\n", c->name);
+		return -1;
+	}
+	if (!o->instance)
+		o->instance = "default";
+	if (!xl_instance_name_ok(o->instance)) {
+		fprintf(stderr, "xdpleaf: bad instance name '%s': use 1-31 of "
+				"[A-Za-z0-9_-]\n", o->instance);
+		return -1;
+	}
+	return 0;
+}
+
+static int quiet_libbpf(enum libbpf_print_level level, const char *fmt,
+			va_list ap)
+{
+	if (level == LIBBPF_DEBUG && !getenv("XDPLEAF_DEBUG"))
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = {};
+
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	libbpf_set_print(quiet_libbpf);
+	for (size_t i = 0; i < N_COMMANDS; i++) {
+		if (strcmp(argv[1], commands[i].name))
+			continue;
+		if (parse_opts(&commands[i], argc - 1, argv + 1, &o))
+			return 2;
+		return commands[i].run(&o) ? 1 : 0;
+	}
+	fprintf(stderr, "xdpleaf: unknown command '%s'\n\n", argv[1]);
+	usage(stderr);
+	return 2;
+}

@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+#include <errno.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <linux/neighbour.h>
+#include <linux/rtnetlink.h>
+#include <libmnl/libmnl.h>
+#include <bpf/bpf.h>
+#include "neigh_watch.h"
+#include "pins.h"
+#include "xdpleaf.h"
+
+/* States in which the kernel holds a usable link-layer address. */
+#define USABLE_STATES (NUD_REACHABLE | NUD_STALE | NUD_DELAY | NUD_PROBE | \
+		       NUD_PERMANENT | NUD_NOARP)
+
+struct watch_ctx {
+	int neigh_fd;
+	int ports_fd;
+};
+
+static bool is_our_port(int ports_fd, __u32 ifindex)
+{
+	struct xl_port p;
+
+	return bpf_map_lookup_elem(ports_fd, &ifindex, &p) == 0;
+}
+
+static int on_neigh(const struct nlmsghdr *nlh, void *data)
+{
+	struct watch_ctx *ctx = data;
+	struct ndmsg *nd = mnl_nlmsg_get_payload(nlh);
+	struct xl_neigh_key key = {};
+	struct xl_neigh val = {};
+	const void *dst = NULL, *lladdr = NULL;
+	int dst_len = 0, ll_len = 0;
+	struct nlattr *a;
+
+	if (nlh->nlmsg_type != RTM_NEWNEIGH && nlh->nlmsg_type != RTM_DELNEIGH)
+		return MNL_CB_OK;
+	if (nd->ndm_family != AF_INET && nd->ndm_family != AF_INET6)
+		return MNL_CB_OK;
+	if (!is_our_port(ctx->ports_fd, nd->ndm_ifindex))
+		return MNL_CB_OK;
+	mnl_attr_for_each(a, nlh, sizeof(*nd)) {
+		if (mnl_attr_get_type(a) == NDA_DST) {
+			dst = mnl_attr_get_payload(a);
+			dst_len = mnl_attr_get_payload_len(a);
+		} else if (mnl_attr_get_type(a) == NDA_LLADDR) {
+			lladdr = mnl_attr_get_payload(a);
+			ll_len = mnl_attr_get_payload_len(a);
+		}
+	}
+	if (!dst || dst_len > 16)
+		return MNL_CB_OK;
+	key.ifindex = nd->ndm_ifindex;
+	key.family = nd->ndm_family;
+	memcpy(key.addr, dst, dst_len);
+	if (nlh->nlmsg_type == RTM_NEWNEIGH && (nd->ndm_state & USABLE_STATES) &&
+	    lladdr && ll_len == XL_ETH_ALEN) {
+		memcpy(val.mac, lladdr, XL_ETH_ALEN);
+		bpf_map_update_elem(ctx->neigh_fd, &key, &val, BPF_ANY);
+	} else {
+		/* Gone or failed: the dataplane hands such packets to the
+		 * kernel again, which re-resolves. */
+		bpf_map_delete_elem(ctx->neigh_fd, &key);
+	}
+	return MNL_CB_OK;
+}
+
+static int dump_neighbours(struct mnl_socket *nl, struct watch_ctx *ctx)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct ndmsg *nd;
+	unsigned int seq = time(NULL);
+	int ret;
+
+	nlh->nlmsg_type = RTM_GETNEIGH;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	nlh->nlmsg_seq = seq;
+	nd = mnl_nlmsg_put_extra_header(nlh, sizeof(*nd));
+	nd->ndm_family = AF_UNSPEC;
+	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0)
+		return -1;
+	while ((ret = mnl_socket_recvfrom(nl, buf, sizeof(buf))) > 0) {
+		ret = mnl_cb_run(buf, ret, seq, mnl_socket_get_portid(nl),
+				 on_neigh, ctx);
+		if (ret <= MNL_CB_STOP)
+			break;
+	}
+	return ret < 0 ? -1 : 0;
+}
+
+/* NTF_USE makes the kernel start resolution (ARP/ND) for an address as if a
+ * packet were waiting for it, without us sending any traffic. */
+static void solicit(struct mnl_socket *nl, __u32 ifindex, int family,
+		    const void *addr)
+{
+	char buf[256];
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct ndmsg *nd;
+
+	nlh->nlmsg_type = RTM_NEWNEIGH;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_CREATE | NLM_F_REPLACE;
+	nd = mnl_nlmsg_put_extra_header(nlh, sizeof(*nd));
+	nd->ndm_family = family;
+	nd->ndm_ifindex = ifindex;
+	nd->ndm_flags = NTF_USE;
+	nd->ndm_state = NUD_NONE;
+	mnl_attr_put(nlh, NDA_DST, family == AF_INET ? 4 : 16, addr);
+	mnl_socket_sendto(nl, nlh, nlh->nlmsg_len);
+}
+
+static bool neigh_known(int neigh_fd, __u32 ifindex, int family,
+			const void *addr)
+{
+	struct xl_neigh_key key = { .ifindex = ifindex, .family = family };
+	struct xl_neigh val;
+
+	memcpy(key.addr, addr, family == AF_INET ? 4 : 16);
+	return bpf_map_lookup_elem(neigh_fd, &key, &val) == 0;
+}
+
+/* Ask for every uplink next hop that the map does not have yet. */
+static void solicit_next_hops(struct mnl_socket *nl, struct watch_ctx *ctx)
+{
+	__u32 key, next;
+	struct xl_port p;
+	void *prev = NULL;
+
+	while (bpf_map_get_next_key(ctx->ports_fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(ctx->ports_fd, &key, &p))
+			continue;
+		if (p.has_nexthop4 &&
+		    !neigh_known(ctx->neigh_fd, p.ifindex, AF_INET, p.nexthop4))
+			solicit(nl, p.ifindex, AF_INET, p.nexthop4);
+		if (p.has_nexthop6 &&
+		    !neigh_known(ctx->neigh_fd, p.ifindex, AF_INET6, p.nexthop6))
+			solicit(nl, p.ifindex, AF_INET6, p.nexthop6);
+	}
+}
+
+static struct mnl_socket *open_rtnl(unsigned int groups)
+{
+	struct mnl_socket *nl = mnl_socket_open(NETLINK_ROUTE);
+
+	if (!nl)
+		return NULL;
+	if (mnl_socket_bind(nl, groups, MNL_SOCKET_AUTOPID) < 0) {
+		mnl_socket_close(nl);
+		return NULL;
+	}
+	return nl;
+}
+
+int xl_neigh_sync(int neigh_fd, int ports_fd)
+{
+	struct watch_ctx ctx = { neigh_fd, ports_fd };
+	struct mnl_socket *nl = open_rtnl(0);
+	int err;
+
+	if (!nl) {
+		fprintf(stderr, "xdpleaf: netlink: %s\n", strerror(errno));
+		return -1;
+	}
+	err = dump_neighbours(nl, &ctx);
+	solicit_next_hops(nl, &ctx);
+	mnl_socket_close(nl);
+	return err;
+}
+
+int xl_neigh_watch(const char *instance)
+{
+	struct watch_ctx ctx;
+	struct mnl_socket *events, *req;
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	int err = 0;
+
+	ctx.neigh_fd = xl_open_pinned_map(instance, "neigh");
+	ctx.ports_fd = xl_open_pinned_map(instance, "ports");
+	if (ctx.neigh_fd < 0 || ctx.ports_fd < 0)
+		return -1;
+	events = open_rtnl(1 << (RTNLGRP_NEIGH - 1));
+	req = open_rtnl(0);
+	if (!events || !req) {
+		fprintf(stderr, "xdpleaf: netlink: %s\n", strerror(errno));
+		return -1;
+	}
+	/* Subscribe first, then dump: a change between the two is seen. */
+	dump_neighbours(req, &ctx);
+	while (xl_instance_exists(instance)) {
+		struct pollfd pfd = { mnl_socket_get_fd(events), POLLIN, 0 };
+		int n;
+
+		solicit_next_hops(req, &ctx);
+		if (poll(&pfd, 1, 1000) <= 0)
+			continue;
+		n = mnl_socket_recvfrom(events, buf, sizeof(buf));
+		if (n < 0 && errno == ENOBUFS) {
+			/* Missed events: start again from a full dump. */
+			dump_neighbours(req, &ctx);
+			continue;
+		}
+		if (n < 0) {
+			err = -1;
+			break;
+		}
+		mnl_cb_run(buf, n, 0, 0, on_neigh, &ctx);
+	}
+	mnl_socket_close(events);
+	mnl_socket_close(req);
+	close(ctx.neigh_fd);
+	close(ctx.ports_fd);
+	return err;
+}

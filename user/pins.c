@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+#include <linux/magic.h>
+#include <bpf/bpf.h>
+#include "pins.h"
+
+bool xl_instance_name_ok(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (n == 0 || n >= XL_INSTANCE_MAX)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		char c = name[i];
+
+		if (!(c == '_' || c == '-' || (c >= '0' && c <= '9') ||
+		      (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')))
+			return false;
+	}
+	return true;
+}
+
+void xl_pin_path(char *buf, size_t len, const char *instance, const char *leaf)
+{
+	if (leaf)
+		snprintf(buf, len, "%s/%s/%s", XL_PIN_ROOT, instance, leaf);
+	else
+		snprintf(buf, len, "%s/%s", XL_PIN_ROOT, instance);
+}
+
+static bool is_bpffs(const char *path)
+{
+	struct statfs st;
+
+	return statfs(path, &st) == 0 && st.f_type == BPF_FS_MAGIC;
+}
+
+/* `ip netns exec` gives the command a private mount namespace with a fresh
+ * /sys and no bpffs; mounting one there would create a private bpffs whose
+ * pins vanish with the process, silently detaching everything. */
+static bool in_host_mount_ns(void)
+{
+	struct stat self, init;
+
+	if (stat("/proc/self/ns/mnt", &self) || stat("/proc/1/ns/mnt", &init))
+		return true; /* cannot tell: assume the usual case */
+	return self.st_ino == init.st_ino && self.st_dev == init.st_dev;
+}
+
+int xl_ensure_bpffs(void)
+{
+	if (is_bpffs(XL_BPFFS))
+		return 0;
+	if (!in_host_mount_ns()) {
+		fprintf(stderr,
+			"xdpleaf: no bpffs at %s in this mount namespace "
+			"(was this started with 'ip netns exec'? it remounts "
+			"/sys). Use 'nsenter --net=/run/netns/NAME xdpleaf ...' "
+			"instead.\n", XL_BPFFS);
+		return -1;
+	}
+	if (mount("bpf", XL_BPFFS, "bpf", 0, "mode=0700")) {
+		fprintf(stderr, "xdpleaf: cannot mount bpffs at %s: %s\n",
+			XL_BPFFS, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+bool xl_instance_exists(const char *instance)
+{
+	char path[256];
+	struct stat st;
+
+	xl_pin_path(path, sizeof(path), instance, NULL);
+	return stat(path, &st) == 0;
+}
+
+int xl_open_pinned_map(const char *instance, const char *map)
+{
+	char path[256];
+	int fd;
+
+	xl_pin_path(path, sizeof(path), instance, map);
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		fprintf(stderr, "xdpleaf: instance '%s': cannot open %s: %s\n",
+			instance, path, strerror(errno));
+	return fd;
+}
+
+static int remove_tree(const char *path)
+{
+	struct dirent *de;
+	DIR *d = opendir(path);
+	int err = 0;
+
+	if (!d)
+		return errno == ENOENT ? 0 : -1;
+	while ((de = readdir(d))) {
+		char sub[512];
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name);
+		if (de->d_type == DT_DIR)
+			err |= remove_tree(sub);
+		else if (unlink(sub))
+			err = -1;
+	}
+	closedir(d);
+	if (rmdir(path))
+		err = -1;
+	return err;
+}
+
+int xl_remove_pins(const char *instance)
+{
+	char path[256];
+
+	xl_pin_path(path, sizeof(path), instance, NULL);
+	return remove_tree(path);
+}
+
+void xl_watcher_pidfile(char *buf, size_t len, const char *instance)
+{
+	snprintf(buf, len, "%s/%s.pid", XL_RUN_DIR, instance);
+}

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/* Where an instance's pinned maps and links live, and the bpffs under them. */
+#ifndef XL_PINS_H
+#define XL_PINS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define XL_BPFFS "/sys/fs/bpf"
+#define XL_PIN_ROOT XL_BPFFS "/xdpleaf"
+#define XL_RUN_DIR "/run/xdpleaf"
+#define XL_INSTANCE_MAX 32
+
+/* Instance names become directory names: [A-Za-z0-9_-], 1..31 chars. */
+bool xl_instance_name_ok(const char *name);
+/* PIN_ROOT/instance[/leaf] into buf. */
+void xl_pin_path(char *buf, size_t len, const char *instance,
+		 const char *leaf);
+/* Make sure bpffs is mounted at /sys/fs/bpf; mounts it when this mount
+ * namespace is the host's. Returns 0 or -1 after printing why. */
+int xl_ensure_bpffs(void);
+bool xl_instance_exists(const char *instance);
+/* Open a pinned map of an instance; prints a clear error on failure. */
+int xl_open_pinned_map(const char *instance, const char *map);
+/* Remove the instance's pin directory and everything in it. */
+int xl_remove_pins(const char *instance);
+void xl_watcher_pidfile(char *buf, size_t len, const char *instance);
+
+#endif

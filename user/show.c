@@ -1,0 +1,394 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <net/if.h>
+#include <json-c/json.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "names.h"
+#include "pins.h"
+#include "show.h"
+#include "xdpleaf.h"
+
+#define MAX_CPUS 1024
+
+/* All ports of the instance, ordered by counter slot. */
+struct port_list {
+	struct xl_port p[XL_MAX_PORTS];
+	int n;
+};
+
+static int by_slot(const void *a, const void *b)
+{
+	return (int)((const struct xl_port *)a)->slot -
+	       (int)((const struct xl_port *)b)->slot;
+}
+
+static int read_ports(const char *instance, struct port_list *pl)
+{
+	int fd = xl_open_pinned_map(instance, "ports");
+	__u32 key, next;
+	void *prev = NULL;
+
+	if (fd < 0)
+		return -1;
+	pl->n = 0;
+	while (pl->n < XL_MAX_PORTS &&
+	       bpf_map_get_next_key(fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &pl->p[pl->n]) == 0)
+			pl->n++;
+	}
+	close(fd);
+	qsort(pl->p, pl->n, sizeof(pl->p[0]), by_slot);
+	return 0;
+}
+
+static int not_loaded(const char *instance)
+{
+	fprintf(stderr, "xdpleaf: instance '%s' is not loaded\n", instance);
+	return -1;
+}
+
+static void print_json(json_object *o)
+{
+	printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+						      JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
+}
+
+static void fmt_mac(char *buf, const __u8 *m)
+{
+	sprintf(buf, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3],
+		m[4], m[5]);
+}
+
+/* Sum one port slot's per-CPU counters. */
+static int read_port_stats(int fd, __u32 slot, struct xl_port_stats *sum)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	struct xl_port_stats *percpu;
+
+	if (ncpu <= 0 || ncpu > MAX_CPUS)
+		return -1;
+	percpu = calloc(ncpu, sizeof(*percpu));
+	if (!percpu || bpf_map_lookup_elem(fd, &slot, percpu)) {
+		free(percpu);
+		return -1;
+	}
+	memset(sum, 0, sizeof(*sum));
+	for (int c = 0; c < ncpu; c++) {
+		sum->rx_packets += percpu[c].rx_packets;
+		sum->rx_bytes += percpu[c].rx_bytes;
+		sum->tx_packets += percpu[c].tx_packets;
+		sum->tx_bytes += percpu[c].tx_bytes;
+		for (int v = 0; v < XL_VERDICT_MAX; v++)
+			sum->verdict[v] += percpu[c].verdict[v];
+		for (int r = 0; r < XL_REASON_MAX; r++)
+			sum->reason[r] += percpu[c].reason[r];
+	}
+	free(percpu);
+	return 0;
+}
+
+int xl_show_stats(const char *instance, bool json)
+{
+	struct port_list pl;
+	json_object *root = NULL, *arr = NULL;
+	int fd;
+
+	if (!xl_instance_exists(instance))
+		return not_loaded(instance);
+	if (read_ports(instance, &pl))
+		return -1;
+	fd = xl_open_pinned_map(instance, "port_stats");
+	if (fd < 0)
+		return -1;
+	if (json) {
+		root = json_object_new_object();
+		arr = json_object_new_array();
+		json_object_object_add(root, "instance",
+				       json_object_new_string(instance));
+		json_object_object_add(root, "ports", arr);
+	} else {
+		printf("%-8s %-8s %12s %14s %12s %14s %10s %10s %8s  %s\n",
+		       "port", "role", "rx_pkts", "rx_bytes", "tx_pkts",
+		       "tx_bytes", "redirect", "pass", "drop", "pass/drop reasons");
+	}
+	for (int i = 0; i < pl.n; i++) {
+		const struct xl_port *p = &pl.p[i];
+		struct xl_port_stats s;
+
+		if (read_port_stats(fd, p->slot, &s))
+			continue;
+		if (json) {
+			json_object *o = json_object_new_object();
+			json_object *v = json_object_new_object();
+			json_object *r = json_object_new_object();
+
+			json_object_object_add(o, "name", json_object_new_string(p->name));
+			json_object_object_add(o, "ifindex", json_object_new_int64(p->ifindex));
+			json_object_object_add(o, "role", json_object_new_string(xl_role_name(p->role)));
+			json_object_object_add(o, "rx_packets", json_object_new_uint64(s.rx_packets));
+			json_object_object_add(o, "rx_bytes", json_object_new_uint64(s.rx_bytes));
+			json_object_object_add(o, "tx_packets", json_object_new_uint64(s.tx_packets));
+			json_object_object_add(o, "tx_bytes", json_object_new_uint64(s.tx_bytes));
+			for (int k = 0; k < XL_VERDICT_MAX; k++)
+				json_object_object_add(v, xl_verdict_names[k],
+						       json_object_new_uint64(s.verdict[k]));
+			for (int k = 0; k < XL_REASON_MAX; k++)
+				json_object_object_add(r, xl_reason_names[k],
+						       json_object_new_uint64(s.reason[k]));
+			json_object_object_add(o, "verdicts", v);
+			json_object_object_add(o, "reasons", r);
+			json_object_array_add(arr, o);
+			continue;
+		}
+		printf("%-8s %-8s %12llu %14llu %12llu %14llu %10llu %10llu %8llu ",
+		       p->name, xl_role_name(p->role), s.rx_packets, s.rx_bytes,
+		       s.tx_packets, s.tx_bytes, s.verdict[4], s.verdict[2],
+		       s.verdict[1] + s.verdict[0]);
+		for (int k = 1; k < XL_REASON_MAX; k++)
+			if (s.reason[k])
+				printf(" %s=%llu", xl_reason_names[k], s.reason[k]);
+		printf("\n");
+	}
+	close(fd);
+	if (json)
+		print_json(root);
+	return 0;
+}
+
+static void route_target(char *buf, size_t len, const struct xl_route *r,
+			 const struct port_list *pl)
+{
+	if (r->kind == XL_ROUTE_GROUP) {
+		snprintf(buf, len, "group %u", r->target);
+		return;
+	}
+	for (int i = 0; i < pl->n; i++)
+		if (pl->p[i].ifindex == r->target) {
+			snprintf(buf, len, "port %s", pl->p[i].name);
+			return;
+		}
+	snprintf(buf, len, "port ifindex %u", r->target);
+}
+
+static void add_route(json_object *arr, const char *prefix,
+		      const struct xl_route *r, const struct port_list *pl)
+{
+	char target[64];
+
+	route_target(target, sizeof(target), r, pl);
+	if (!arr) {
+		printf("%-44s %s\n", prefix, target);
+		return;
+	}
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "prefix", json_object_new_string(prefix));
+	json_object_object_add(o, "kind", json_object_new_string(
+		r->kind == XL_ROUTE_GROUP ? "group" : "port"));
+	json_object_object_add(o, "target", json_object_new_string(strchr(target, ' ') + 1));
+	json_object_array_add(arr, o);
+}
+
+/* Walk one LPM trie; family decides the key layout. */
+static int walk_routes(const char *instance, const char *map, int family,
+		       json_object *arr, const struct port_list *pl)
+{
+	int fd = xl_open_pinned_map(instance, map);
+	struct xl_lpm6_key key, next; /* large enough for both layouts */
+	void *prev = NULL;
+
+	if (fd < 0)
+		return -1;
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		char addr[INET6_ADDRSTRLEN], prefix[64];
+		struct xl_route r;
+
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &r))
+			continue;
+		inet_ntop(family, key.addr, addr, sizeof(addr));
+		snprintf(prefix, sizeof(prefix), "%s/%u", addr, key.prefixlen);
+		add_route(arr, prefix, &r, pl);
+	}
+	close(fd);
+	return 0;
+}
+
+int xl_show_routes(const char *instance, bool json)
+{
+	json_object *arr = NULL;
+	struct port_list pl;
+	int err;
+
+	if (!xl_instance_exists(instance))
+		return not_loaded(instance);
+	if (read_ports(instance, &pl))
+		return -1;
+	if (json)
+		arr = json_object_new_array();
+	else
+		printf("%-44s %s\n", "prefix", "target");
+	err = walk_routes(instance, "routes4", AF_INET, arr, &pl);
+	err |= walk_routes(instance, "routes6", AF_INET6, arr, &pl);
+	if (json)
+		print_json(arr);
+	return err;
+}
+
+static const char *port_name(const struct port_list *pl, __u32 ifindex)
+{
+	for (int i = 0; i < pl->n; i++)
+		if (pl->p[i].ifindex == ifindex)
+			return pl->p[i].name;
+	return "?";
+}
+
+int xl_show_neigh(const char *instance, bool json)
+{
+	struct xl_neigh_key key, next;
+	json_object *arr = NULL;
+	struct port_list pl;
+	void *prev = NULL;
+	int fd;
+
+	if (!xl_instance_exists(instance))
+		return not_loaded(instance);
+	if (read_ports(instance, &pl))
+		return -1;
+	fd = xl_open_pinned_map(instance, "neigh");
+	if (fd < 0)
+		return -1;
+	if (json)
+		arr = json_object_new_array();
+	else
+		printf("%-8s %-40s %s\n", "port", "address", "mac");
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		char addr[INET6_ADDRSTRLEN], mac[18];
+		struct xl_neigh n;
+
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &n))
+			continue;
+		inet_ntop(key.family, key.addr, addr, sizeof(addr));
+		fmt_mac(mac, n.mac);
+		if (!json) {
+			printf("%-8s %-40s %s\n", port_name(&pl, key.ifindex), addr, mac);
+			continue;
+		}
+		json_object *o = json_object_new_object();
+		json_object_object_add(o, "port", json_object_new_string(port_name(&pl, key.ifindex)));
+		json_object_object_add(o, "address", json_object_new_string(addr));
+		json_object_object_add(o, "mac", json_object_new_string(mac));
+		json_object_array_add(arr, o);
+	}
+	close(fd);
+	if (json)
+		print_json(arr);
+	return 0;
+}
+
+/* The XDP program attached to an interface right now, 0 if none. */
+static __u32 attached_prog(__u32 ifindex)
+{
+	__u32 id = 0;
+
+	bpf_xdp_query_id(ifindex, 0, &id);
+	return id;
+}
+
+static int watcher_pid(const char *instance)
+{
+	char path[256];
+	int pid = 0;
+	FILE *f;
+
+	xl_watcher_pidfile(path, sizeof(path), instance);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%d", &pid) != 1 || pid <= 1 || kill(pid, 0))
+		pid = 0;
+	fclose(f);
+	return pid;
+}
+
+int xl_show_status(const char *instance, bool json)
+{
+	char path[256];
+	struct bpf_prog_info info = {};
+	__u32 info_len = sizeof(info);
+	struct port_list pl;
+	json_object *root, *ports;
+	int prog_fd, pid;
+
+	if (!xl_instance_exists(instance)) {
+		if (json) {
+			root = json_object_new_object();
+			json_object_object_add(root, "instance", json_object_new_string(instance));
+			json_object_object_add(root, "loaded", json_object_new_boolean(0));
+			print_json(root);
+		} else {
+			printf("instance %s: not loaded\n", instance);
+		}
+		return 0;
+	}
+	if (read_ports(instance, &pl))
+		return -1;
+	xl_pin_path(path, sizeof(path), instance, "prog_leaf");
+	prog_fd = bpf_obj_get(path);
+	if (prog_fd >= 0) {
+		bpf_obj_get_info_by_fd(prog_fd, &info, &info_len);
+		close(prog_fd);
+	}
+	pid = watcher_pid(instance);
+	root = json_object_new_object();
+	ports = json_object_new_array();
+	json_object_object_add(root, "instance", json_object_new_string(instance));
+	json_object_object_add(root, "loaded", json_object_new_boolean(1));
+	json_object_object_add(root, "pin_dir", json_object_new_string(
+		(xl_pin_path(path, sizeof(path), instance, NULL), path)));
+	json_object_object_add(root, "prog_id", json_object_new_int64(info.id));
+	json_object_object_add(root, "watcher_pid", json_object_new_int64(pid));
+	for (int i = 0; i < pl.n; i++) {
+		json_object *o = json_object_new_object();
+		__u32 cur = attached_prog(pl.p[i].ifindex);
+
+		json_object_object_add(o, "name", json_object_new_string(pl.p[i].name));
+		json_object_object_add(o, "ifindex", json_object_new_int64(pl.p[i].ifindex));
+		json_object_object_add(o, "role", json_object_new_string(xl_role_name(pl.p[i].role)));
+		json_object_object_add(o, "attached", json_object_new_boolean(cur && cur == info.id));
+		json_object_array_add(ports, o);
+	}
+	json_object_object_add(root, "ports", ports);
+	if (json) {
+		print_json(root);
+		return 0;
+	}
+	printf("instance %s: loaded, pins in %s\n", instance, path);
+	printf("program id %u, neighbour watcher %s", info.id,
+	       pid ? "running, pid " : "NOT running");
+	if (pid)
+		printf("%d", pid);
+	printf("\n%-8s %-8s %-8s %s\n", "port", "ifindex", "role", "xdp");
+	for (int i = 0; i < pl.n; i++) {
+		__u32 cur = attached_prog(pl.p[i].ifindex);
+
+		printf("%-8s %-8u %-8s %s\n", pl.p[i].name, pl.p[i].ifindex,
+		       xl_role_name(pl.p[i].role),
+		       cur == info.id ? "attached" : cur ? "OTHER PROGRAM" : "DETACHED");
+	}
+	json_object_put(root);
+	return 0;
+}
