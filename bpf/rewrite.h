@@ -8,16 +8,18 @@
 #include "parse.h"
 
 /* Caller has checked ttl > 1. The IPv4 checksum is updated incrementally
- * over the 16-bit word holding TTL and protocol. */
+ * over the 16-bit word whose high byte (network order) is the TTL; the
+ * protocol byte beside it does not change, so it can be left as zero. */
 static __always_inline void xl_decrement_ttl(struct xl_pkt *p)
 {
 	if (p->l3_proto == ETH_P_IP_) {
 		struct iphdr *iph = p->l3;
-		__u16 *word = (__u16 *)&iph->ttl;
-		__u16 old = *word;
+		__u8 ttl = iph->ttl;
 
-		iph->ttl--;
-		iph->check = xl_csum_replace16(iph->check, old, *word);
+		iph->ttl = ttl - 1;
+		iph->check = xl_csum_replace16(iph->check,
+					       bpf_htons((__u16)ttl << 8),
+					       bpf_htons((__u16)(ttl - 1) << 8));
 	} else {
 		struct ipv6hdr *ip6 = p->l3;
 

@@ -61,6 +61,10 @@ static int on_neigh(const struct nlmsghdr *nlh, void *data)
 	key.ifindex = nd->ndm_ifindex;
 	key.family = nd->ndm_family;
 	memcpy(key.addr, dst, dst_len);
+	/* Multicast groups appear as NOARP entries with a multicast MAC: not
+	 * next hops, and the dataplane never forwards to them. */
+	if (lladdr && ll_len == XL_ETH_ALEN && (((__u8 *)lladdr)[0] & 1))
+		return MNL_CB_OK;
 	if (nlh->nlmsg_type == RTM_NEWNEIGH && (nd->ndm_state & USABLE_STATES) &&
 	    lladdr && ll_len == XL_ETH_ALEN) {
 		memcpy(val.mac, lladdr, XL_ETH_ALEN);
@@ -182,6 +186,7 @@ int xl_neigh_watch(const char *instance)
 	struct watch_ctx ctx;
 	struct mnl_socket *events, *req;
 	char buf[MNL_SOCKET_BUFFER_SIZE];
+	time_t last_solicit = 0;
 	int err = 0;
 
 	ctx.neigh_fd = xl_open_pinned_map(instance, "neigh");
@@ -198,9 +203,14 @@ int xl_neigh_watch(const char *instance)
 	dump_neighbours(req, &ctx);
 	while (xl_instance_exists(instance)) {
 		struct pollfd pfd = { mnl_socket_get_fd(events), POLLIN, 0 };
+		time_t now = time(NULL);
 		int n;
 
-		solicit_next_hops(req, &ctx);
+		/* At most once a second: the kernel rate-limits probes anyway. */
+		if (now != last_solicit) {
+			solicit_next_hops(req, &ctx);
+			last_solicit = now;
+		}
 		if (poll(&pfd, 1, 1000) <= 0)
 			continue;
 		n = mnl_socket_recvfrom(events, buf, sizeof(buf));
