@@ -1,0 +1,625 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* Unit tests for user/config.c. Run from the repository root (fixtures are
+ * read from tests/configs, or from $XL_CONFIG_DIR).
+ *
+ * Each file in tests/configs/bad starts with "# expect: LINE: substring";
+ * a second line "# needs: interfaces" marks the one that is only wrong on a
+ * machine without that interface (it is loaded with check_interfaces, and
+ * must load cleanly without). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+
+static const char *conf_dir(void)
+{
+	const char *d = getenv("XL_CONFIG_DIR");
+
+	return d && *d ? d : "tests/configs";
+}
+
+static void fixture_path(char *buf, size_t len, const char *rel)
+{
+	snprintf(buf, len, "%s/%s", conf_dir(), rel);
+}
+
+/* Writes text to a temporary file and loads it. */
+static int load_text(const char *text, bool check_interfaces, struct xl_config *cfg,
+		     char *err, size_t errlen, char *path, size_t pathlen)
+{
+	char tmpl[] = "/tmp/xl-test-config-XXXXXX";
+	int fd = mkstemp(tmpl), rc;
+	FILE *f;
+
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	snprintf(path, pathlen, "%s", tmpl);
+	rc = xl_config_load(tmpl, check_interfaces, cfg, err, errlen);
+	unlink(tmpl);
+	return rc;
+}
+
+static int find_port(const struct xl_config *cfg, const char *name)
+{
+	for (int i = 0; i < cfg->n_ports; i++)
+		if (!strcmp(cfg->ports[i].ifname, name))
+			return i;
+	return -1;
+}
+
+static const struct xl_cfg_route *find_route(const struct xl_config *cfg, const char *pfx)
+{
+	char a[INET6_ADDRSTRLEN], s[64];
+
+	for (int i = 0; i < cfg->n_routes; i++) {
+		const struct xl_cfg_route *r = &cfg->routes[i];
+
+		inet_ntop(r->family, r->addr, a, sizeof(a));
+		snprintf(s, sizeof(s), "%s/%u", a, r->prefixlen);
+		if (!strcmp(s, pfx))
+			return r;
+	}
+	return NULL;
+}
+
+static bool all_zero(const void *p, size_t len)
+{
+	const unsigned char *b = p;
+
+	for (size_t i = 0; i < len; i++)
+		if (b[i])
+			return false;
+	return true;
+}
+
+/* ---- good fixtures ---- */
+
+static void test_good_fixture(void **state)
+{
+	struct xl_config cfg;
+	char path[512], err[XL_ERR_MAX] = "";
+
+	fixture_path(path, sizeof(path), *state);
+	if (xl_config_load(path, false, &cfg, err, sizeof(err)))
+		fail_msg("%s: %s", path, err);
+	assert_string_equal(cfg.path, path);
+	assert_true(cfg.n_ports > 0);
+	/* Indices are resolved and in range. */
+	for (int i = 0; i < cfg.n_ports; i++) {
+		const struct xl_cfg_port *p = &cfg.ports[i];
+
+		if (p->role == XL_ROLE_UPLINK) {
+			assert_in_range(p->group_id, 0, cfg.n_groups - 1);
+			assert_string_equal(cfg.groups[p->group_id].name, p->group);
+		} else {
+			assert_int_equal(p->group_id, -1);
+		}
+		assert_int_equal(p->ifindex, 0);
+	}
+	for (int i = 0; i < cfg.n_routes; i++) {
+		const struct xl_cfg_route *r = &cfg.routes[i];
+
+		assert_string_equal(r->target, r->kind == XL_ROUTE_PORT ?
+				    cfg.ports[r->target_id].ifname :
+				    cfg.groups[r->target_id].name);
+	}
+	for (int i = 0; i < cfg.n_groups; i++)
+		assert_in_range(cfg.groups[i].n_members, 1, XL_MAX_GROUP_MEMBERS);
+	xl_config_free(&cfg);
+	assert_null(cfg.routes);
+	assert_int_equal(cfg.n_routes, 0);
+}
+
+static void test_good_minimal(void **state)
+{
+	struct xl_config cfg;
+	char path[512], err[XL_ERR_MAX] = "";
+
+	(void)state;
+	fixture_path(path, sizeof(path), "good/minimal.conf");
+	assert_int_equal(xl_config_load(path, false, &cfg, err, sizeof(err)), 0);
+	assert_int_equal(cfg.n_ports, 1);
+	assert_string_equal(cfg.ports[0].ifname, "s1");
+	assert_int_equal(cfg.ports[0].line, 2);
+	assert_int_equal(cfg.ports[0].role, XL_ROLE_DOWNLINK);
+	assert_int_equal(cfg.ports[0].group_id, -1);
+	assert_false(cfg.ports[0].has_nexthop4);
+	assert_false(cfg.ports[0].has_nexthop6);
+	assert_int_equal(cfg.n_groups, 0);
+	assert_int_equal(cfg.n_routes, 0);
+	assert_int_equal(cfg.malformed, XL_MALFORMED_PASS);
+	assert_int_equal(cfg.xdp_mode, XL_XDP_NATIVE);
+	xl_config_free(&cfg);
+}
+
+static void test_good_leaf(void **state)
+{
+	static const __u8 v6[16] = { 0xfd, 0, 0, 2 };
+	struct xl_config cfg;
+	char path[512], name[8], pfx[64], err[XL_ERR_MAX] = "";
+	const struct xl_cfg_route *r;
+	__u8 a[16];
+	int n, i;
+
+	(void)state;
+	fixture_path(path, sizeof(path), "good/leaf.conf");
+	assert_int_equal(xl_config_load(path, false, &cfg, err, sizeof(err)), 0);
+	assert_int_equal(cfg.n_ports, 8);
+	assert_int_equal(cfg.n_groups, 1);
+	assert_int_equal(cfg.n_routes, 10);
+	assert_string_equal(cfg.groups[0].name, "spine");
+	assert_int_equal(cfg.groups[0].n_members, 4);
+	assert_int_equal(cfg.groups[0].lb_mode, XL_LB_HASH);
+	assert_int_equal(cfg.malformed, XL_MALFORMED_PASS);
+	assert_int_equal(cfg.xdp_mode, XL_XDP_NATIVE);
+	for (n = 1; n <= 4; n++) {
+		snprintf(name, sizeof(name), "s%d", n);
+		i = find_port(&cfg, name);
+		assert_true(i >= 0);
+		assert_int_equal(cfg.ports[i].role, XL_ROLE_DOWNLINK);
+
+		snprintf(pfx, sizeof(pfx), "10.1.%d.0/24", n);
+		assert_non_null(r = find_route(&cfg, pfx));
+		assert_int_equal(r->family, AF_INET);
+		assert_int_equal(r->kind, XL_ROUTE_PORT);
+		assert_int_equal(r->target_id, i);
+		snprintf(pfx, sizeof(pfx), "fd00:1:%d::/64", n);
+		assert_non_null(r = find_route(&cfg, pfx));
+		assert_int_equal(r->family, AF_INET6);
+		assert_int_equal(r->target_id, i);
+
+		snprintf(name, sizeof(name), "u%d", n);
+		i = find_port(&cfg, name);
+		assert_true(i >= 0);
+		assert_int_equal(cfg.ports[i].role, XL_ROLE_UPLINK);
+		assert_string_equal(cfg.ports[i].group, "spine");
+		assert_int_equal(cfg.ports[i].group_id, 0);
+		assert_true(cfg.ports[i].has_nexthop4 && cfg.ports[i].has_nexthop6);
+		snprintf(pfx, sizeof(pfx), "10.254.%d.2", n);
+		inet_pton(AF_INET, pfx, a);
+		assert_memory_equal(cfg.ports[i].nexthop4, a, 4);
+		snprintf(pfx, sizeof(pfx), "fd00:254:%d::2", n);
+		inet_pton(AF_INET6, pfx, a);
+		assert_memory_equal(cfg.ports[i].nexthop6, a, 16);
+	}
+	assert_non_null(r = find_route(&cfg, "10.2.0.0/16"));
+	assert_int_equal(r->kind, XL_ROUTE_GROUP);
+	assert_int_equal(r->target_id, 0);
+	assert_non_null(r = find_route(&cfg, "fd00:2::/32"));
+	assert_int_equal(r->kind, XL_ROUTE_GROUP);
+	assert_int_equal(r->prefixlen, 32);
+	assert_memory_equal(r->addr, v6, 16);
+	assert_string_equal(r->target, "spine");
+	xl_config_free(&cfg);
+}
+
+static void test_good_style(void **state)
+{
+	struct xl_config cfg;
+	char path[512], err[XL_ERR_MAX] = "";
+
+	(void)state;
+	fixture_path(path, sizeof(path), "good/style.conf");
+	assert_int_equal(xl_config_load(path, false, &cfg, err, sizeof(err)), 0);
+	assert_int_equal(cfg.malformed, XL_MALFORMED_DROP);
+	assert_int_equal(cfg.xdp_mode, XL_XDP_GENERIC);
+	assert_int_equal(cfg.n_ports, 1);
+	assert_string_equal(cfg.ports[0].ifname, "u1");
+	assert_int_equal(cfg.ports[0].line, 9);
+	assert_int_equal(cfg.ports[0].role, XL_ROLE_UPLINK);
+	assert_false(cfg.ports[0].has_nexthop4);
+	assert_true(cfg.ports[0].has_nexthop6);
+	assert_int_equal(cfg.n_routes, 1);
+	assert_int_equal(cfg.routes[0].line, 6);
+	assert_int_equal(cfg.routes[0].kind, XL_ROUTE_GROUP);
+	assert_string_equal(cfg.routes[0].target, "spine");
+	assert_int_equal(cfg.groups[0].line, 14);
+	xl_config_free(&cfg);
+}
+
+static void test_good_edge_prefixes(void **state)
+{
+	struct xl_config cfg;
+	char path[512], err[XL_ERR_MAX] = "";
+
+	(void)state;
+	fixture_path(path, sizeof(path), "good/edge-prefixes.conf");
+	assert_int_equal(xl_config_load(path, false, &cfg, err, sizeof(err)), 0);
+	assert_int_equal(cfg.n_routes, 4);
+	assert_int_equal(find_route(&cfg, "0.0.0.0/0")->prefixlen, 0);
+	assert_int_equal(find_route(&cfg, "::/0")->family, AF_INET6);
+	assert_int_equal(find_route(&cfg, "10.1.1.7/32")->prefixlen, 32);
+	assert_int_equal(find_route(&cfg, "fd00:1::7/128")->prefixlen, 128);
+	xl_config_free(&cfg);
+}
+
+/* ---- bad fixtures ---- */
+
+struct expect {
+	int line;
+	char substr[256];
+	bool needs_interfaces;
+};
+
+static void read_expect(const char *path, struct expect *e)
+{
+	char l1[512], l2[512] = "";
+	FILE *f = fopen(path, "r");
+	int n = 0;
+
+	assert_non_null(f);
+	assert_non_null(fgets(l1, sizeof(l1), f));
+	if (!fgets(l2, sizeof(l2), f))
+		l2[0] = 0;
+	fclose(f);
+	l1[strcspn(l1, "\n")] = 0;
+	if (sscanf(l1, "# expect: %d: %n", &e->line, &n) != 1 || !n || !l1[n])
+		fail_msg("%s: first line must be '# expect: LINE: substring'", path);
+	snprintf(e->substr, sizeof(e->substr), "%s", l1 + n);
+	e->needs_interfaces = !strncmp(l2, "# needs: interfaces", 19);
+}
+
+static void test_bad_fixture(void **state)
+{
+	struct xl_config cfg;
+	char path[512], want[600], err[XL_ERR_MAX] = "";
+	struct expect e;
+
+	fixture_path(path, sizeof(path), *state);
+	read_expect(path, &e);
+	if (e.needs_interfaces) {
+		/* Only the environment is wrong: the file itself is fine. */
+		if (xl_config_load(path, false, &cfg, err, sizeof(err)))
+			fail_msg("%s without interface check: %s", path, err);
+		xl_config_free(&cfg);
+	}
+	memset(&cfg, 0xa5, sizeof(cfg)); /* load must not rely on a clean cfg */
+	assert_int_equal(xl_config_load(path, e.needs_interfaces, &cfg, err, sizeof(err)), -1);
+	snprintf(want, sizeof(want), "%s:%d: ", path, e.line);
+	if (strncmp(err, want, strlen(want)) || !strstr(err, e.substr))
+		fail_msg("%s\n  got:  %s\n  want: %s...%s", path, err, want, e.substr);
+	assert_null(strchr(err, '\n'));
+	assert_true(all_zero(&cfg, sizeof(cfg)));
+}
+
+/* Every fixture on disk is in the lists below, and there are enough. */
+#define GOOD_FILES(X) X(minimal) X(leaf) X(style) X(edge-prefixes)
+
+#define BAD_FILES(X) \
+	X(unknown-section) X(unknown-key-port) X(unknown-key-xdpleaf) \
+	X(key-outside-section) X(duplicate-key) X(duplicate-port) X(duplicate-group) \
+	X(duplicate-route) X(duplicate-xdpleaf) X(xdpleaf-with-name) \
+	X(port-name-missing) X(port-name-too-long) X(port-name-invalid) \
+	X(group-name-invalid) X(group-name-too-long) X(group-name-empty) \
+	X(section-unclosed) X(section-empty) X(no-equals) X(empty-value) \
+	X(prefix-syntax) X(prefix-len-garbage) X(prefix-len-33) X(prefix-len-129) \
+	X(prefix-host-bits) X(prefix-host-bits-v6) X(prefix-no-length) \
+	X(nexthop4-invalid) X(nexthop4-is-ipv6) X(nexthop6-is-ipv4) \
+	X(bad-role) X(bad-malformed) X(bad-xdp-mode) X(mode-host) X(lb-mode-flowlet) \
+	X(uplink-no-group) X(uplink-no-nexthop) X(downlink-with-group) \
+	X(downlink-with-nexthop) X(group-undefined) X(group-no-members) \
+	X(group-too-many-members) X(too-many-ports) X(route-no-target) \
+	X(route-both-targets) X(route-unknown-port) X(route-unknown-group) \
+	X(no-ports) X(missing-interface)
+
+#define GOOD_NAME(n) "good/" #n ".conf",
+#define BAD_NAME(n) "bad/" #n ".conf",
+static const char *const good_files[] = { GOOD_FILES(GOOD_NAME) };
+static const char *const bad_files[] = { BAD_FILES(BAD_NAME) };
+
+static bool listed(const char *rel, const char *const *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(list[i], rel))
+			return true;
+	return false;
+}
+
+static void check_dir(const char *sub, const char *const *list, size_t n)
+{
+	char dir[512], rel[300];
+	struct dirent *d;
+	size_t seen = 0;
+	DIR *dp;
+
+	fixture_path(dir, sizeof(dir), sub);
+	dp = opendir(dir);
+	assert_non_null(dp);
+	while ((d = readdir(dp))) {
+		size_t len = strlen(d->d_name);
+
+		if (len < 5 || strcmp(d->d_name + len - 5, ".conf"))
+			continue;
+		snprintf(rel, sizeof(rel), "%s/%s", sub, d->d_name);
+		if (!listed(rel, list, n))
+			fail_msg("%s is not listed in tests/unit/test_config.c", rel);
+		seen++;
+	}
+	closedir(dp);
+	assert_int_equal(seen, n);
+}
+
+static void test_fixture_lists_complete(void **state)
+{
+	(void)state;
+	check_dir("good", good_files, sizeof(good_files) / sizeof(good_files[0]));
+	check_dir("bad", bad_files, sizeof(bad_files) / sizeof(bad_files[0]));
+	assert_true(sizeof(bad_files) / sizeof(bad_files[0]) >= 15);
+}
+
+/* ---- xl_parse_prefix ---- */
+
+static void test_prefix_ok(void **state)
+{
+	static const struct { const char *s; int fam; __u32 plen; const char *addr; } ok[] = {
+		{ "0.0.0.0/0", AF_INET, 0, "0.0.0.0" },
+		{ "10.0.0.0/8", AF_INET, 8, "10.0.0.0" },
+		{ "10.128.0.0/9", AF_INET, 9, "10.128.0.0" },
+		{ "10.1.1.128/25", AF_INET, 25, "10.1.1.128" },
+		{ "10.1.1.7/32", AF_INET, 32, "10.1.1.7" },
+		{ "255.255.255.255/32", AF_INET, 32, "255.255.255.255" },
+		{ "10.1.1.0/024", AF_INET, 24, "10.1.1.0" },
+		{ "::/0", AF_INET6, 0, "::" },
+		{ "fe80::/10", AF_INET6, 10, "fe80::" },
+		{ "fd00:1:2::/64", AF_INET6, 64, "fd00:1:2::" },
+		{ "fd00::1/128", AF_INET6, 128, "fd00::1" },
+		{ "::ffff:10.0.0.0/104", AF_INET6, 104, "::ffff:10.0.0.0" },
+	};
+	__u8 addr[16], want[16];
+	char err[128];
+	__u32 plen;
+	int fam;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		memset(addr, 0xff, sizeof(addr));
+		memset(want, 0, sizeof(want));
+		if (xl_parse_prefix(ok[i].s, &fam, addr, &plen, err, sizeof(err)))
+			fail_msg("%s: %s", ok[i].s, err);
+		assert_int_equal(fam, ok[i].fam);
+		assert_int_equal(plen, ok[i].plen);
+		assert_int_equal(inet_pton(ok[i].fam, ok[i].addr, want), 1);
+		assert_memory_equal(addr, want, 16); /* IPv4: tail zeroed */
+	}
+}
+
+static void test_prefix_bad(void **state)
+{
+	static const struct { const char *s, *why; } bad[] = {
+		{ "10.1.1.7", "missing prefix length in '10.1.1.7' (write 10.1.1.7/32 for a single host)" },
+		{ "fd00::7", "(write fd00::7/128 for a single host)" },
+		{ "10.0.0.0/33", "prefix length /33 out of range for IPv4 (0-32)" },
+		{ "::/129", "prefix length /129 out of range for IPv6 (0-128)" },
+		{ "10.0.0.0/99999999999999999999", "out of range for IPv4" },
+		{ "10.1.1.5/24", "host bits set beyond /24 (did you mean 10.1.1.0/24?)" },
+		{ "10.1.1.64/25", "did you mean 10.1.1.0/25?" },
+		{ "10.0.0.0/0", "did you mean 0.0.0.0/0?" },
+		{ "fd00::1/64", "did you mean fd00::/64?" },
+		{ "fd00:2:1::/32", "did you mean fd00:2::/32?" },
+		{ "garbage", "missing prefix length" },
+		{ "garbage/24", "invalid IPv4 address 'garbage'" },
+		{ "10.1.1/24", "invalid IPv4 address '10.1.1'" },
+		{ "1.2.3.4.5/8", "invalid IPv4 address" },
+		{ "/8", "invalid IPv4 address ''" },
+		{ "fd00:::1/64", "invalid IPv6 address 'fd00:::1'" },
+		{ "fe80::1%eth0/64", "invalid IPv6 address" },
+		{ "10.0.0.0/", "invalid prefix length ''" },
+		{ "10.0.0.0/-1", "invalid prefix length '-1'" },
+		{ "10.0.0.0/+8", "invalid prefix length '+8'" },
+		{ "10.0.0.0/ 8", "invalid prefix length ' 8'" },
+		{ "10.0.0.0/8 ", "invalid prefix length '8 '" },
+		{ "10.0.0.0/8/8", "invalid prefix length '8/8'" },
+		{ "", "missing prefix length" },
+	};
+	__u8 addr[16];
+	char err[128];
+	__u32 plen = 77;
+	int fam = 77;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = 0;
+		if (!xl_parse_prefix(bad[i].s, &fam, addr, &plen, err, sizeof(err)))
+			fail_msg("'%s' was accepted", bad[i].s);
+		if (!strstr(err, bad[i].why))
+			fail_msg("'%s': got '%s', want '%s'", bad[i].s, err, bad[i].why);
+	}
+	assert_int_equal(fam, 77); /* outputs untouched on error */
+	assert_int_equal(plen, 77);
+	/* A tiny or absent error buffer is fine. */
+	assert_int_equal(xl_parse_prefix("x", &fam, addr, &plen, err, 4), -1);
+	assert_string_equal(err, "mis");
+	assert_int_equal(xl_parse_prefix("x", &fam, addr, &plen, NULL, 0), -1);
+}
+
+/* ---- loading: interfaces, errors, text forms ---- */
+
+static void test_interfaces(void **state)
+{
+	struct xl_config cfg;
+	char path[64], err[XL_ERR_MAX] = "", want[128];
+
+	(void)state;
+	assert_int_equal(load_text("[port lo]\n", true, &cfg, err, sizeof(err),
+				   path, sizeof(path)), 0);
+	assert_int_equal(cfg.ports[0].ifindex, if_nametoindex("lo"));
+	assert_true(cfg.ports[0].ifindex > 0);
+	xl_config_free(&cfg);
+
+	assert_int_equal(load_text("[port lo]\n", false, &cfg, err, sizeof(err),
+				   path, sizeof(path)), 0);
+	assert_int_equal(cfg.ports[0].ifindex, 0);
+	xl_config_free(&cfg);
+
+	assert_int_equal(load_text("[port lo]\n\n[port nosuchif0]\n", true, &cfg, err,
+				   sizeof(err), path, sizeof(path)), -1);
+	snprintf(want, sizeof(want), "%s:3: interface 'nosuchif0' does not exist", path);
+	assert_string_equal(err, want);
+}
+
+static void test_cannot_open(void **state)
+{
+	struct xl_config cfg;
+	char err[XL_ERR_MAX];
+
+	(void)state;
+	assert_int_equal(xl_config_load("/nonexistent/xdpleaf.conf", false, &cfg, err,
+					sizeof(err)), -1);
+	assert_string_equal(err, "/nonexistent/xdpleaf.conf:0: cannot open: "
+			    "No such file or directory");
+	assert_true(all_zero(&cfg, sizeof(cfg)));
+	/* A small or absent error buffer must not break anything. */
+	assert_int_equal(xl_config_load("/nonexistent/x", false, &cfg, err, 5), -1);
+	assert_string_equal(err, "/non");
+	assert_int_equal(xl_config_load("/nonexistent/x", false, &cfg, NULL, 0), -1);
+}
+
+/* Routes live on the heap: an error found after they were read frees them. */
+static void test_error_after_routes(void **state)
+{
+	struct xl_config cfg;
+	char path[64], err[XL_ERR_MAX];
+
+	(void)state;
+	assert_int_equal(load_text("[route 10.1.0.0/16]\nport = s1\n"
+				   "[route 10.2.0.0/16]\nport = s9\n[port s1]\n",
+				   false, &cfg, err, sizeof(err), path, sizeof(path)), -1);
+	assert_non_null(strstr(err, ":4: route 10.2.0.0/16: port 's9' is not defined"));
+	assert_true(all_zero(&cfg, sizeof(cfg)));
+}
+
+static void test_many_routes(void **state)
+{
+	enum { N = 5000 };
+	size_t cap = 64 + N * 40, len = 0;
+	char *text = malloc(cap), path[64], err[XL_ERR_MAX] = "";
+	struct xl_config cfg;
+
+	(void)state;
+	assert_non_null(text);
+	len += snprintf(text + len, cap - len, "[port s1]\n");
+	for (int i = 0; i < N; i++)
+		len += snprintf(text + len, cap - len, "[route 10.%d.%d.0/24]\nport = s1\n",
+				i / 256, i % 256);
+	if (load_text(text, false, &cfg, err, sizeof(err), path, sizeof(path)))
+		fail_msg("%s", err);
+	free(text);
+	assert_int_equal(cfg.n_routes, N);
+	assert_int_equal(cfg.routes[N - 1].line, 2 + 2 * (N - 1));
+	assert_non_null(find_route(&cfg, "10.19.135.0/24"));
+	assert_int_equal(cfg.routes[N - 1].target_id, 0);
+	xl_config_free(&cfg);
+}
+
+/* Line endings, BOM, comment rules and line length, with the exact error. */
+static void test_text_forms(void **state)
+{
+	static const struct { const char *text; const char *want; } cases[] = {
+		/* accepted (want NULL) */
+		{ "\xef\xbb\xbf[port s1]\r\nrole = uplink\r\ngroup = g\r\n"
+		  "nexthop4 = 10.0.0.1\r\n[group g]\r\n", NULL },
+		{ "  [ port s1 ]   ;c\n\trole=downlink\n\n\t\n", NULL },
+		{ "[port s1]\nrole = downlink # comment\n", NULL },
+		{ "[port s1]\nrole = downlink ; comment\n", NULL },
+		{ "[port s1]\n# role = nonsense\n; role = nonsense\n", NULL },
+		{ "[port s1]\n[route 10.0.0.0/8]\nport = s1", NULL }, /* no final newline */
+		/* rejected */
+		{ "[port s1]\nrole = downlink#x\n", ":2: invalid role 'downlink#x'" },
+		{ "[port s1]\nrole: downlink\n", ":2: expected 'key = value'" },
+		{ "[port s1]\n= downlink\n", ":2: expected 'key = value'" },
+		{ "[port s1] extra\n", ":1: section header must end with ']'" },
+		{ "[Port s1]\n", ":1: unknown section type 'Port'" },
+		{ "[port s1]\nRole = downlink\n", ":2: unknown key 'Role'" },
+		{ "[port s1]\nrole = Uplink\n", ":2: invalid role 'Uplink'" },
+		{ "[port s1]\n[route 10.0.0.0/8]\nport = s1\ngroup = g\n",
+		  ":4: route has both port and group" },
+		{ "[port s1]\n[route 10.0.0.0/8]\nport = s1\nport = s1\n",
+		  ":4: duplicate key 'port' (first at line 3)" },
+		{ "[port s1]\n[route 10.0.0.0/8]\nport = a/b\n", ":3: invalid interface name 'a/b'" },
+		{ "[port s1]\nnexthop4 = 10.0.0.1\nrole = uplink\n",
+		  ":1: uplink port s1 needs a group" },
+		{ "[port s1]\nnexthop4 = 10.0.0.1\ngroup = g\n[group g]\n",
+		  ":2: nexthop4 is only allowed on uplinks (port s1 is a downlink)" },
+		{ "", ":0: no ports defined" },
+		{ "# only a comment\n", ":0: no ports defined" },
+	};
+	struct xl_config cfg;
+	char path[64], err[XL_ERR_MAX];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int rc;
+
+		err[0] = 0;
+		rc = load_text(cases[i].text, false, &cfg, err, sizeof(err), path, sizeof(path));
+		if (!cases[i].want) {
+			if (rc)
+				fail_msg("case %zu: %s", i, err);
+			xl_config_free(&cfg);
+		} else if (!rc || !strstr(err, cases[i].want) || strncmp(err, path, strlen(path))) {
+			fail_msg("case %zu: got '%s', want '%s'", i, rc ? err : "success",
+				 cases[i].want);
+		}
+	}
+}
+
+static void test_long_line(void **state)
+{
+	static const char *const ends[] = { "\n", "\r\n", "" };
+	char text[1024], path[64], err[XL_ERR_MAX];
+	struct xl_config cfg;
+	int n;
+
+	(void)state;
+	/* 199 characters is the limit, whatever ends the line */
+	for (size_t i = 0; i < 3; i++) {
+		n = snprintf(text, sizeof(text), "[port s1]\n# %0197d%s", 0, ends[i]);
+		assert_int_equal(n, 10 + 199 + strlen(ends[i]));
+		if (load_text(text, false, &cfg, err, sizeof(err), path, sizeof(path)))
+			fail_msg("end %zu: %s", i, err);
+		xl_config_free(&cfg);
+	}
+	snprintf(text, sizeof(text), "[port s1]\n# %0198d\r\n", 0);
+	assert_int_equal(load_text(text, false, &cfg, err, sizeof(err), path, sizeof(path)), -1);
+	assert_non_null(strstr(err, ":2: line too long (max 199 characters)"));
+}
+
+#define BAD_TEST(n) { "bad/" #n, test_bad_fixture, NULL, NULL, "bad/" #n ".conf" },
+#define GOOD_TEST(n) { "good/" #n, test_good_fixture, NULL, NULL, "good/" #n ".conf" },
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fixture_lists_complete),
+		GOOD_FILES(GOOD_TEST)
+		cmocka_unit_test(test_good_minimal),
+		cmocka_unit_test(test_good_leaf),
+		cmocka_unit_test(test_good_style),
+		cmocka_unit_test(test_good_edge_prefixes),
+		BAD_FILES(BAD_TEST)
+		cmocka_unit_test(test_prefix_ok),
+		cmocka_unit_test(test_prefix_bad),
+		cmocka_unit_test(test_interfaces),
+		cmocka_unit_test(test_cannot_open),
+		cmocka_unit_test(test_error_after_routes),
+		cmocka_unit_test(test_many_routes),
+		cmocka_unit_test(test_text_forms),
+		cmocka_unit_test(test_long_line),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

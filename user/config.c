@@ -1,0 +1,610 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* The configuration file: parsed with inih, validated whole before anything
+ * is attached. The format and every rule are in docs/config.md; keep the two
+ * in step.
+ *
+ * inih is only used to split "key = value". Everything that needs a line
+ * number happens in our reader (read_line), which inih calls once per line:
+ * Debian's inih has no INI_HANDLER_LINENO and does not call the handler on
+ * section headers, so the reader counts lines, handles [section] headers
+ * itself and hands inih a normalised line (comments stripped, no
+ * indentation, so inih's multi-line continuation can never trigger). */
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <ini.h>
+#include <net/if.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+
+enum sect { S_NONE, S_XDPLEAF, S_PORT, S_GROUP, S_ROUTE };
+static const char *const sect_names[] = { "", "xdpleaf", "port", "group", "route" };
+
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Every key and its section; the enum also indexes ctx.key_line, which
+ * finds duplicates. */
+enum key {
+	K_MODE, K_MALFORMED, K_XDP_MODE,
+	K_ROLE, K_PGROUP, K_NH4, K_NH6,
+	K_LB_MODE,
+	K_RPORT, K_RGROUP,
+	K_COUNT
+};
+static const struct { enum sect sect; const char *name; } keys[K_COUNT] = {
+	[K_MODE] = { S_XDPLEAF, "mode" },
+	[K_MALFORMED] = { S_XDPLEAF, "malformed" },
+	[K_XDP_MODE] = { S_XDPLEAF, "xdp_mode" },
+	[K_ROLE] = { S_PORT, "role" },
+	[K_PGROUP] = { S_PORT, "group" },
+	[K_NH4] = { S_PORT, "nexthop4" },
+	[K_NH6] = { S_PORT, "nexthop6" },
+	[K_LB_MODE] = { S_GROUP, "lb_mode" },
+	[K_RPORT] = { S_ROUTE, "port" },
+	[K_RGROUP] = { S_ROUTE, "group" },
+};
+
+struct ctx {
+	struct xl_config *cfg;
+	const char *path;
+	FILE *f;
+	int line;                  /* line last handed to inih */
+	char *err;
+	size_t errlen;
+	bool failed;
+	enum sect sect;            /* section being read */
+	int sect_line;
+	int key_line[K_COUNT];     /* where each key was set in this section */
+	int xdpleaf_line;
+	int port_group_line[XL_MAX_PORTS]; /* line of each port's group key */
+	int *route_tline;          /* line of each route's port/group key */
+	int routes_cap;
+};
+
+/* Records the first error only: later ones are usually consequences. */
+__attribute__((format(printf, 3, 4)))
+static int fail(struct ctx *c, int line, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (c->failed)
+		return 0;
+	c->failed = true;
+	if (!c->err || !c->errlen)
+		return 0;
+	n = snprintf(c->err, c->errlen, "%s:%d: ", c->path, line);
+	if (n >= 0 && (size_t)n < c->errlen) {
+		va_start(ap, fmt);
+		vsnprintf(c->err + n, c->errlen - n, fmt, ap);
+		va_end(ap);
+	}
+	return 0;
+}
+
+/* Linux's rules (dev_valid_name): 1..15 bytes, not "." or "..", no '/',
+ * ':' or whitespace. */
+static bool check_ifname(struct ctx *c, int line, const char *name)
+{
+	if (!*name)
+		return fail(c, line, "empty interface name");
+	if (strlen(name) >= XL_IFNAMSIZ)
+		return fail(c, line, "interface name '%s' is too long (max %d characters)",
+			    name, XL_IFNAMSIZ - 1);
+	if (!strcmp(name, ".") || !strcmp(name, "..") || strpbrk(name, "/: \t"))
+		return fail(c, line, "invalid interface name '%s'", name);
+	return true;
+}
+
+static bool check_group_name(struct ctx *c, int line, const char *name)
+{
+	if (!*name)
+		return fail(c, line, "empty group name");
+	if (strlen(name) >= XL_NAME_MAX)
+		return fail(c, line, "group name '%s' is too long (max %d characters)",
+			    name, XL_NAME_MAX - 1);
+	if (name[strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+			       "0123456789_-")])
+		return fail(c, line, "invalid group name '%s' (allowed: A-Z a-z 0-9 _ -)", name);
+	return true;
+}
+
+int xl_parse_prefix(const char *s, int *family, __u8 addr[16], __u32 *plen,
+		    char *err, size_t errlen)
+{
+	char buf[INET6_ADDRSTRLEN];
+	const char *slash = strchr(s, '/');
+	size_t alen = slash ? (size_t)(slash - s) : strlen(s);
+	int fam = memchr(s, ':', alen) ? AF_INET6 : AF_INET;
+	unsigned int max = fam == AF_INET ? 32 : 128, len, i;
+	__u8 a[16] = { 0 }, m[16] = { 0 };
+	size_t nd;
+
+	/* No host-route shorthand: a forgotten "/24" must not quietly become
+	 * a /32. */
+	if (!slash) {
+		snprintf(err, errlen, "missing prefix length in '%s' (write %s/%u for a single host)",
+			 s, s, max);
+		return -1;
+	}
+	if (alen < sizeof(buf)) {
+		memcpy(buf, s, alen);
+		buf[alen] = 0;
+	}
+	if (alen >= sizeof(buf) || inet_pton(fam, buf, a) != 1) {
+		snprintf(err, errlen, "invalid %s address '%.*s'",
+			 fam == AF_INET ? "IPv4" : "IPv6", (int)alen, s);
+		return -1;
+	}
+	/* Digits only: strtoul would take "+24", " 24" or "24abc". */
+	nd = strspn(slash + 1, "0123456789");
+	if (!nd || slash[1 + nd]) {
+		snprintf(err, errlen, "invalid prefix length '%s'", slash + 1);
+		return -1;
+	}
+	for (len = 0, i = 1; i <= nd; i++) /* saturates: no overflow */
+		len = len > max ? len : len * 10 + (slash[i] - '0');
+	if (len > max) {
+		snprintf(err, errlen, "prefix length /%s out of range for %s (0-%u)",
+			 slash + 1, fam == AF_INET ? "IPv4" : "IPv6", max);
+		return -1;
+	}
+	for (i = 0; i < max / 8; i++) {
+		m[i] = a[i];
+		if (len < i * 8 + 8)
+			m[i] &= len > i * 8 ? (__u8)(0xff << (i * 8 + 8 - len)) : 0;
+	}
+	if (memcmp(a, m, max / 8)) {
+		inet_ntop(fam, m, buf, sizeof(buf));
+		snprintf(err, errlen, "host bits set beyond /%u (did you mean %s/%u?)",
+			 len, buf, len);
+		return -1;
+	}
+	*family = fam;
+	memcpy(addr, a, 16);
+	*plen = len;
+	return 0;
+}
+
+static void prefix_str(const struct xl_cfg_route *r, char *buf, size_t len)
+{
+	char a[INET6_ADDRSTRLEN];
+
+	inet_ntop(r->family, r->addr, a, sizeof(a));
+	snprintf(buf, len, "%s/%u", a, r->prefixlen);
+}
+
+static bool add_route(struct ctx *c, const char *name)
+{
+	struct xl_config *cfg = c->cfg;
+	struct xl_cfg_route r = { .line = c->line, .target_id = -1 };
+	char why[128], p[64];
+	int i;
+
+	if (xl_parse_prefix(name, &r.family, r.addr, &r.prefixlen, why, sizeof(why)))
+		return fail(c, c->line, "bad route prefix '%s': %s", name, why);
+	for (i = 0; i < cfg->n_routes; i++) {
+		struct xl_cfg_route *o = &cfg->routes[i];
+
+		if (o->family == r.family && o->prefixlen == r.prefixlen &&
+		    !memcmp(o->addr, r.addr, 16)) {
+			prefix_str(&r, p, sizeof(p));
+			return fail(c, c->line, "duplicate section [route %s] (first at line %d)",
+				    p, o->line);
+		}
+	}
+	if (cfg->n_routes >= XL_MAX_ROUTES)
+		return fail(c, c->line, "too many routes (max %d)", XL_MAX_ROUTES);
+	if (cfg->n_routes == c->routes_cap) {
+		int cap = c->routes_cap ? c->routes_cap * 2 : 16;
+		struct xl_cfg_route *nr = realloc(cfg->routes, cap * sizeof(*nr));
+		int *nl;
+
+		if (!nr)
+			return fail(c, c->line, "out of memory");
+		cfg->routes = nr;
+		nl = realloc(c->route_tline, cap * sizeof(*nl));
+		if (!nl)
+			return fail(c, c->line, "out of memory");
+		c->route_tline = nl;
+		c->routes_cap = cap;
+	}
+	c->route_tline[cfg->n_routes] = 0;
+	cfg->routes[cfg->n_routes++] = r;
+	return true;
+}
+
+/* Checks that need the whole section (keys come in any order). */
+static bool close_section(struct ctx *c)
+{
+	struct xl_config *cfg = c->cfg;
+	struct xl_cfg_port *p;
+
+	if (c->failed)
+		return false;
+	if (c->sect == S_PORT) {
+		p = &cfg->ports[cfg->n_ports - 1];
+		if (p->role == XL_ROLE_UPLINK && !p->group[0])
+			return fail(c, c->sect_line, "uplink port %s needs a group", p->ifname);
+		if (p->role == XL_ROLE_UPLINK && !p->has_nexthop4 && !p->has_nexthop6)
+			return fail(c, c->sect_line, "uplink port %s needs nexthop4 and/or nexthop6",
+				    p->ifname);
+		if (p->role == XL_ROLE_DOWNLINK) {
+			enum key k, bad = K_COUNT; /* the first in the file */
+
+			for (k = K_PGROUP; k <= K_NH6; k++)
+				if (c->key_line[k] && (bad == K_COUNT ||
+						       c->key_line[k] < c->key_line[bad]))
+					bad = k;
+			if (bad != K_COUNT)
+				return fail(c, c->key_line[bad],
+					    "%s is only allowed on uplinks (port %s is a downlink)",
+					    keys[bad].name, p->ifname);
+		}
+	}
+	if (c->sect == S_ROUTE && !cfg->routes[cfg->n_routes - 1].kind)
+		return fail(c, c->sect_line,
+			    "route has no target (set port = IFNAME or group = NAME)");
+	return true;
+}
+
+/* `hdr` is what is between the brackets, trimmed. */
+static bool open_section(struct ctx *c, char *hdr)
+{
+	struct xl_config *cfg = c->cfg;
+	char *name = hdr + strcspn(hdr, " \t");
+	int i;
+
+	if (!close_section(c))
+		return false;
+	if (*name)
+		*name++ = 0;
+	name += strspn(name, " \t");
+	c->sect = S_NONE;
+	c->sect_line = c->line;
+	memset(c->key_line, 0, sizeof(c->key_line));
+
+	if (!strcmp(hdr, "xdpleaf")) {
+		if (*name)
+			return fail(c, c->line, "section [xdpleaf] takes no name");
+		if (c->xdpleaf_line)
+			return fail(c, c->line, "duplicate section [xdpleaf] (first at line %d)",
+				    c->xdpleaf_line);
+		c->xdpleaf_line = c->line;
+		c->sect = S_XDPLEAF;
+	} else if (!strcmp(hdr, "port")) {
+		if (!*name)
+			return fail(c, c->line, "section [port] needs an interface name: [port IFNAME]");
+		if (!check_ifname(c, c->line, name))
+			return false;
+		for (i = 0; i < cfg->n_ports; i++)
+			if (!strcmp(cfg->ports[i].ifname, name))
+				return fail(c, c->line, "duplicate section [port %s] (first at line %d)",
+					    name, cfg->ports[i].line);
+		if (cfg->n_ports >= XL_MAX_PORTS)
+			return fail(c, c->line, "too many ports (max %d)", XL_MAX_PORTS);
+		cfg->ports[cfg->n_ports] = (struct xl_cfg_port){ .line = c->line, .group_id = -1 };
+		strcpy(cfg->ports[cfg->n_ports++].ifname, name);
+		c->sect = S_PORT;
+	} else if (!strcmp(hdr, "group")) {
+		if (!*name)
+			return fail(c, c->line, "section [group] needs a name: [group NAME]");
+		if (!check_group_name(c, c->line, name))
+			return false;
+		for (i = 0; i < cfg->n_groups; i++)
+			if (!strcmp(cfg->groups[i].name, name))
+				return fail(c, c->line, "duplicate section [group %s] (first at line %d)",
+					    name, cfg->groups[i].line);
+		if (cfg->n_groups >= XL_MAX_GROUPS)
+			return fail(c, c->line, "too many groups (max %d)", XL_MAX_GROUPS);
+		cfg->groups[cfg->n_groups] = (struct xl_cfg_group){ .line = c->line };
+		strcpy(cfg->groups[cfg->n_groups++].name, name);
+		c->sect = S_GROUP;
+	} else if (!strcmp(hdr, "route")) {
+		if (!*name)
+			return fail(c, c->line, "section [route] needs a prefix: [route PREFIX]");
+		if (!add_route(c, name))
+			return false;
+		c->sect = S_ROUTE;
+	} else if (!*hdr) {
+		return fail(c, c->line, "empty section header");
+	} else {
+		return fail(c, c->line,
+			    "unknown section type '%s' (allowed: xdpleaf, port, group, route)", hdr);
+	}
+	return true;
+}
+
+/* inih reads through this. It keeps the line count and turns each line into
+ * something inih parses exactly as we document: comments (full-line and
+ * inline after whitespace, '#' or ';') removed, indentation removed, section
+ * headers consumed here. Returning NULL ends the parse, which is how the
+ * first error stops it. */
+static char *read_line(char *str, int num, void *stream)
+{
+	struct ctx *c = stream;
+	char *s = str, *p, *eq;
+	size_t len;
+
+	if (c->failed || !fgets(str, num, c->f))
+		return NULL;
+	c->line++;
+	len = strlen(str);
+	/* A full buffer without the newline: fine only if the line ends here. */
+	if (len == (size_t)num - 1 && str[len - 1] != '\n') {
+		int ch = fgetc(c->f);
+
+		if (ch == '\r')
+			ch = fgetc(c->f);
+		if (ch != EOF && ch != '\n') {
+			fail(c, c->line, "line too long (max %d characters)", num - 1);
+			return NULL;
+		}
+	}
+	if (c->line == 1 && !strncmp(s, "\xef\xbb\xbf", 3))
+		s += 3; /* UTF-8 byte order mark */
+	while (isspace((unsigned char)*s))
+		s++;
+	for (p = s; *p; p++)
+		if ((*p == '#' || *p == ';') && (p == s || isspace((unsigned char)p[-1]))) {
+			*p = 0;
+			break;
+		}
+	len = strlen(s);
+	while (len && isspace((unsigned char)s[len - 1]))
+		s[--len] = 0;
+
+	if (*s == '[') {
+		if (s[len - 1] != ']') {
+			fail(c, c->line, "section header must end with ']'");
+			return NULL;
+		}
+		s[len - 1] = 0;
+		for (p = s + 1; isspace((unsigned char)*p); p++)
+			;
+		len = strlen(p);
+		while (len && isspace((unsigned char)p[len - 1]))
+			p[--len] = 0;
+		if (!open_section(c, p))
+			return NULL;
+		*s = 0; /* inih sees a blank line */
+	} else if (*s) {
+		/* inih would also split at ':', which IPv6 values contain. */
+		eq = strchr(s, '=');
+		if (!eq || eq == s || memchr(s, ':', eq - s)) {
+			fail(c, c->line, "expected 'key = value', a [section] header or a comment");
+			return NULL;
+		}
+	}
+	memmove(str, s, strlen(s) + 1);
+	return str;
+}
+
+/* Matches value against names; *out = its index. `future` picks the wording
+ * for keys whose other values are planned but not implemented yet. */
+static bool parse_choice(struct ctx *c, enum key k, const char *value,
+			 const char *const *names, int n, bool future, __u32 *out)
+{
+	char list[128] = "";
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (!strcmp(value, names[i])) {
+			*out = i;
+			return true;
+		}
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+			 i ? ", " : "", names[i]);
+	}
+	if (future)
+		return fail(c, c->line, "%s '%s' is not supported by this version (supported: %s)",
+			    keys[k].name, value, list);
+	return fail(c, c->line, "invalid %s '%s' (allowed: %s)", keys[k].name, value, list);
+}
+
+static bool parse_nexthop(struct ctx *c, enum key k, const char *value, __u8 *addr)
+{
+	int fam = k == K_NH4 ? AF_INET : AF_INET6, other = k == K_NH4 ? AF_INET6 : AF_INET;
+	__u8 tmp[16];
+
+	if (inet_pton(fam, value, addr) == 1)
+		return true;
+	if (inet_pton(other, value, tmp) == 1)
+		return fail(c, c->line, "%s '%s' is an %s address; use %s", keys[k].name, value,
+			    other == AF_INET ? "IPv4" : "IPv6", k == K_NH4 ? "nexthop6" : "nexthop4");
+	return fail(c, c->line, "invalid %s address '%s' for %s",
+		    fam == AF_INET ? "IPv4" : "IPv6", value, keys[k].name);
+}
+
+static int on_key(void *user, const char *section, const char *name, const char *value)
+{
+	static const char *const modes[] = { "leaf" }, *const malformed[] = { "pass", "drop" },
+		*const xdp_modes[] = { "native", "generic" },
+		*const roles[] = { "downlink", "uplink" }, *const lb_modes[] = { "hash" };
+	struct ctx *c = user;
+	struct xl_config *cfg = c->cfg;
+	struct xl_cfg_port *p = &cfg->ports[cfg->n_ports ? cfg->n_ports - 1 : 0];
+	struct xl_cfg_route *r = cfg->n_routes ? &cfg->routes[cfg->n_routes - 1] : NULL;
+	char list[128] = "";
+	__u32 dummy;
+	int k;
+
+	(void)section; /* the reader tracks sections, with their lines */
+	if (c->failed)
+		return 0;
+	if (c->sect == S_NONE)
+		return fail(c, c->line, "key '%s' outside any section", name);
+	for (k = 0; k < K_COUNT; k++) {
+		if (keys[k].sect != c->sect)
+			continue;
+		if (!strcmp(keys[k].name, name))
+			break;
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+			 list[0] ? ", " : "", keys[k].name);
+	}
+	if (k == K_COUNT)
+		return fail(c, c->line, "unknown key '%s' in [%s] section (allowed: %s)",
+			    name, sect_names[c->sect], list);
+	if (c->key_line[k])
+		return fail(c, c->line, "duplicate key '%s' (first at line %d)",
+			    name, c->key_line[k]);
+	c->key_line[k] = c->line;
+	if (!*value)
+		return fail(c, c->line, "key '%s' has no value", name);
+
+	switch ((enum key)k) {
+	case K_MODE:
+		return parse_choice(c, k, value, modes, ARRAY_LEN(modes), true, &dummy);
+	case K_MALFORMED:
+		return parse_choice(c, k, value, malformed, ARRAY_LEN(malformed), false, &cfg->malformed);
+	case K_XDP_MODE:
+		return parse_choice(c, k, value, xdp_modes, ARRAY_LEN(xdp_modes), false, &cfg->xdp_mode);
+	case K_ROLE:
+		return parse_choice(c, k, value, roles, ARRAY_LEN(roles), false, &p->role);
+	case K_PGROUP:
+		if (!check_group_name(c, c->line, value))
+			return 0;
+		strcpy(p->group, value);
+		c->port_group_line[cfg->n_ports - 1] = c->line;
+		return 1;
+	case K_NH4:
+		return p->has_nexthop4 = parse_nexthop(c, k, value, p->nexthop4);
+	case K_NH6:
+		return p->has_nexthop6 = parse_nexthop(c, k, value, p->nexthop6);
+	case K_LB_MODE:
+		return parse_choice(c, k, value, lb_modes, ARRAY_LEN(lb_modes), true,
+				    &cfg->groups[cfg->n_groups - 1].lb_mode);
+	case K_RPORT:
+	case K_RGROUP:
+		if (r->kind)
+			return fail(c, c->line, "route has both port and group (use exactly one)");
+		if (k == K_RPORT ? !check_ifname(c, c->line, value)
+				 : !check_group_name(c, c->line, value))
+			return 0;
+		r->kind = k == K_RPORT ? XL_ROUTE_PORT : XL_ROUTE_GROUP;
+		strcpy(r->target, value);
+		c->route_tline[cfg->n_routes - 1] = c->line;
+		return 1;
+	case K_COUNT:
+		break;
+	}
+	return 0;
+}
+
+static int find_port(const struct xl_config *cfg, const char *name)
+{
+	int i;
+
+	for (i = 0; i < cfg->n_ports; i++)
+		if (!strcmp(cfg->ports[i].ifname, name))
+			return i;
+	return -1;
+}
+
+static int find_group(const struct xl_config *cfg, const char *name)
+{
+	int i;
+
+	for (i = 0; i < cfg->n_groups; i++)
+		if (!strcmp(cfg->groups[i].name, name))
+			return i;
+	return -1;
+}
+
+/* Cross-references, once everything is read. Interfaces come last so a
+ * file is reported for its own mistakes the same way on any machine. */
+static bool check_all(struct ctx *c, bool check_interfaces)
+{
+	struct xl_config *cfg = c->cfg;
+	char pfx[64];
+	int i, id;
+
+	if (!cfg->n_ports)
+		return fail(c, 0, "no ports defined (add a [port IFNAME] section)");
+	for (i = 0; i < cfg->n_ports; i++) {
+		struct xl_cfg_port *p = &cfg->ports[i];
+
+		if (!p->group[0])
+			continue;
+		id = find_group(cfg, p->group);
+		if (id < 0)
+			return fail(c, c->port_group_line[i],
+				    "group '%s' is not defined (no [group %s] section)",
+				    p->group, p->group);
+		if (cfg->groups[id].n_members >= XL_MAX_GROUP_MEMBERS)
+			return fail(c, c->port_group_line[i],
+				    "group '%s' has more than %d member ports", p->group,
+				    XL_MAX_GROUP_MEMBERS);
+		cfg->groups[id].n_members++;
+		p->group_id = id;
+	}
+	for (i = 0; i < cfg->n_groups; i++)
+		if (!cfg->groups[i].n_members)
+			return fail(c, cfg->groups[i].line,
+				    "group '%s' has no member ports (set group = %s on an uplink port)",
+				    cfg->groups[i].name, cfg->groups[i].name);
+	for (i = 0; i < cfg->n_routes; i++) {
+		struct xl_cfg_route *r = &cfg->routes[i];
+		bool port = r->kind == XL_ROUTE_PORT;
+
+		id = port ? find_port(cfg, r->target) : find_group(cfg, r->target);
+		if (id < 0) {
+			prefix_str(r, pfx, sizeof(pfx));
+			return fail(c, c->route_tline[i],
+				    "route %s: %s '%s' is not defined (no [%s %s] section)", pfx,
+				    port ? "port" : "group", r->target, port ? "port" : "group",
+				    r->target);
+		}
+		r->target_id = id;
+	}
+	for (i = 0; check_interfaces && i < cfg->n_ports; i++) {
+		struct xl_cfg_port *p = &cfg->ports[i];
+
+		p->ifindex = if_nametoindex(p->ifname);
+		if (!p->ifindex)
+			return fail(c, p->line, "interface '%s' does not exist", p->ifname);
+	}
+	return true;
+}
+
+int xl_config_load(const char *path, bool check_interfaces,
+		   struct xl_config *cfg, char *err, size_t errlen)
+{
+	struct ctx c = { .cfg = cfg, .path = path, .err = err, .errlen = errlen };
+	int rc;
+
+	memset(cfg, 0, sizeof(*cfg));
+	snprintf(cfg->path, sizeof(cfg->path), "%s", path);
+	c.f = fopen(path, "r");
+	if (!c.f) {
+		fail(&c, 0, "cannot open: %s", strerror(errno));
+		goto out;
+	}
+	rc = ini_parse_stream(read_line, &c, on_key, &c);
+	if (!c.failed && ferror(c.f))
+		fail(&c, c.line, "read error");
+	else if (rc > 0) /* only if inih rejects a line we let through */
+		fail(&c, rc, "syntax error");
+	else if (rc < 0)
+		fail(&c, c.line, "out of memory");
+	fclose(c.f);
+	if (close_section(&c))
+		check_all(&c, check_interfaces);
+out:
+	free(c.route_tline);
+	if (c.failed) {
+		xl_config_free(cfg);
+		return -1;
+	}
+	return 0;
+}
+
+void xl_config_free(struct xl_config *cfg)
+{
+	free(cfg->routes);
+	memset(cfg, 0, sizeof(*cfg));
+}
