@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Install the build and test dependencies that are missing (Debian 12, apt).
+# Silent and fast when everything is there; `apt-get update` only runs when
+# something actually has to be installed.
+set -euo pipefail
+
+PACKAGES=(
+	# build
+	clang llvm libbpf-dev libelf-dev zlib1g-dev bpftool libinih-dev
+	libjson-c-dev libmnl-dev pkg-config make gcc
+	# unit tests
+	libcmocka-dev
+	# lab tests and demo (ping and sysctl are not in a minimal image)
+	iproute2 procps ethtool iperf3 bats jq iputils-ping python3-scapy tshark
+)
+
+missing=()
+for pkg in "${PACKAGES[@]}"; do
+	status=$(dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null || true)
+	[[ $status == installed ]] || missing+=("$pkg")
+done
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+if [[ $EUID -ne 0 ]]; then
+	echo "deps.sh: missing packages: ${missing[*]}" >&2
+	echo "deps.sh: must run as root to install them (sudo make deps)" >&2
+	exit 1
+fi
+
+echo "deps.sh: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+# tshark's postinst asks whether non-root users may capture; answer it up
+# front so the install never waits for input.
+echo 'wireshark-common wireshark-common/install-setuid boolean false' |
+	debconf-set-selections
+apt-get update -q
+apt-get install -y -q --no-install-recommends "${missing[@]}"

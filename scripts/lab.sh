@@ -1,0 +1,279 @@
+#!/usr/bin/env bash
+# Lab fabric for xdpleaf: 4 senders -> leaf1 -> 4 spines -> leaf2 -> 4 receivers,
+# every node its own network namespace, joined by veth pairs.
+#
+#   lab.sh up|down|status [--prefix P] [--mode xdp|kernel] [--config FILE]
+#
+# All namespaces are named P-<node> so parallel runs with different prefixes
+# never clash. Topology and addressing: docs/lab.md.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
+XDPLEAF=${XDPLEAF:-$ROOT/build/xdpleaf}
+STATE_DIR=/run/xdpleaf-lab
+HOSTS=(1 2 3 4)
+
+die() { echo "lab.sh: $*" >&2; exit 1; }
+log() { echo "lab.sh: $*" >&2; }
+
+usage() {
+	cat >&2 <<EOF
+usage: $0 up|down|status [--prefix P] [--mode xdp|kernel] [--config FILE]
+  --prefix P     namespace prefix and xdpleaf instance name (default xl)
+  --mode M       xdp: load xdpleaf in leaf1 (default); kernel: kernel ECMP only
+  --config FILE  xdpleaf config for leaf1 (default scripts/leaf1.conf)
+EOF
+	exit 2
+}
+
+# Run a command inside a lab namespace. nsenter --net only switches the
+# network namespace; `ip netns exec` would also remount /sys and hide the
+# bpffs at /sys/fs/bpf that xdpleaf pins into.
+in_ns() {
+	local ns=$1
+	shift
+	nsenter --net="/run/netns/$ns" -- "$@"
+}
+
+ns_exists() { [[ -e /run/netns/$1 ]]; }
+
+# Namespaces belonging to this prefix. The trailing dash keeps prefix "xl"
+# from matching another run's "xlt123-...".
+lab_namespaces() {
+	ip netns list | awk '{print $1}' | grep -E "^${PREFIX}-" | sort || true
+}
+
+# xdpleaf pins maps into bpffs; mount it if this machine has not yet.
+ensure_bpffs() {
+	mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf
+}
+
+# A namespace with loopback up and DAD off, so IPv6 addresses on the links
+# created next are usable immediately instead of "tentative" for ~2 s.
+make_ns() {
+	local ns=$PREFIX-$1
+	ip netns add "$ns"
+	ip -n "$ns" link set lo up
+	in_ns "$ns" sysctl -qw net.ipv6.conf.default.accept_dad=0 \
+		net.ipv6.conf.all.accept_dad=0
+}
+
+# veth pair created directly inside both namespaces, so the fixed short
+# names (eth0, s1, u1, ...) never meet in the root namespace.
+make_link() {
+	local ns_a=$PREFIX-$1 if_a=$2 ns_b=$PREFIX-$3 if_b=$4
+	ip link add name "$if_a" netns "$ns_a" type veth peer name "$if_b" netns "$ns_b"
+	ip -n "$ns_a" link set dev "$if_a" up
+	ip -n "$ns_b" link set dev "$if_b" up
+}
+
+addr() {
+	local ns=$PREFIX-$1 dev=$2 v4=$3 v6=$4
+	ip -n "$ns" addr add "$v4" dev "$dev"
+	ip -n "$ns" -6 addr add "$v6" dev "$dev" nodad
+}
+
+router() {
+	in_ns "$PREFIX-$1" sysctl -qw net.ipv4.ip_forward=1 \
+		net.ipv6.conf.all.forwarding=1
+}
+
+# ethtool -K, quietly: veth reports "Actual changes" noise on stdout.
+offload() {
+	local ns=$PREFIX-$1 dev=$2
+	shift 2
+	in_ns "$ns" ethtool -K "$dev" "$@" >/dev/null
+}
+
+# Poll (no fixed sleep) until every interface of a namespace reports
+# LOWER_UP, i.e. its veth peer is up too.
+wait_links_up() {
+	local ns=$1 tries=100
+	while ((tries-- > 0)); do
+		if ! ip -n "$ns" -o link show up | grep -v ' lo:' |
+			grep -qv 'LOWER_UP'; then
+			return 0
+		fi
+		sleep 0.05
+	done
+	die "links in $ns did not come up: $(ip -n "$ns" -br link)"
+}
+
+build_fabric() {
+	local n node
+	for node in leaf1 leaf2 "${HOSTS[@]/#/s}" "${HOSTS[@]/#/sp}" "${HOSTS[@]/#/r}"; do
+		make_ns "$node"
+	done
+	router leaf1
+	router leaf2
+	# fib_multipath_hash_policy=1 hashes on the L4 5-tuple, the ECMP
+	# baseline xdpleaf's hash mode is compared against.
+	for node in leaf1 leaf2; do
+		in_ns "$PREFIX-$node" sysctl -qw net.ipv4.fib_multipath_hash_policy=1 \
+			net.ipv6.fib_multipath_hash_policy=1
+	done
+
+	for n in "${HOSTS[@]}"; do
+		router "sp$n"
+		make_link "s$n" eth0 leaf1 "s$n"
+		make_link leaf1 "u$n" "sp$n" down
+		make_link "sp$n" up leaf2 "u$n"
+		make_link leaf2 "r$n" "r$n" eth0
+
+		addr "s$n" eth0 "10.1.$n.2/24" "fd00:1:$n::2/64"
+		addr leaf1 "s$n" "10.1.$n.1/24" "fd00:1:$n::1/64"
+		addr leaf1 "u$n" "10.254.$n.1/24" "fd00:254:$n::1/64"
+		addr "sp$n" down "10.254.$n.2/24" "fd00:254:$n::2/64"
+		addr "sp$n" up "10.253.$n.1/24" "fd00:253:$n::1/64"
+		addr leaf2 "u$n" "10.253.$n.2/24" "fd00:253:$n::2/64"
+		addr leaf2 "r$n" "10.2.$n.1/24" "fd00:2:$n::1/64"
+		addr "r$n" eth0 "10.2.$n.2/24" "fd00:2:$n::2/64"
+
+		ip -n "$PREFIX-s$n" route add default via "10.1.$n.1"
+		ip -n "$PREFIX-s$n" -6 route add default via "fd00:1:$n::1"
+		ip -n "$PREFIX-r$n" route add default via "10.2.$n.1"
+		ip -n "$PREFIX-r$n" -6 route add default via "fd00:2:$n::1"
+
+		ip -n "$PREFIX-sp$n" route add 10.1.0.0/16 via "10.254.$n.1" dev down
+		ip -n "$PREFIX-sp$n" -6 route add fd00:1::/32 via "fd00:254:$n::1" dev down
+		ip -n "$PREFIX-sp$n" route add 10.2.0.0/16 via "10.253.$n.2" dev up
+		ip -n "$PREFIX-sp$n" -6 route add fd00:2::/32 via "fd00:253:$n::2" dev up
+
+		# An XDP_REDIRECT into a veth is dropped unless the target's
+		# peer runs NAPI: GRO on (or an XDP program) enables it. leaf1
+		# redirects out of sN (peer: sender eth0) and uN (peer: spine
+		# down); GRO on leaf1's own ports is harmless.
+		offload "s$n" eth0 gro on
+		offload "sp$n" down gro on
+		offload leaf1 "s$n" gro on
+		offload leaf1 "u$n" gro on
+		# A CHECKSUM_PARTIAL skb loses its "finish the checksum later"
+		# note when XDP turns it into a frame, so hosts must put the
+		# full checksum in the packet themselves.
+		offload "s$n" eth0 tx off
+		offload "r$n" eth0 tx off
+		offload "sp$n" down tx off
+		offload leaf2 "u$n" tx off
+		offload leaf2 "r$n" tx off
+	done
+
+	# Kernel ECMP over the four uplinks on both leaves. On leaf1 this is
+	# the whole dataplane in kernel mode and the slow path in xdp mode.
+	local nh4_1=() nh6_1=() nh4_2=() nh6_2=()
+	for n in "${HOSTS[@]}"; do
+		nh4_1+=(nexthop via "10.254.$n.2" dev "u$n")
+		nh6_1+=(nexthop via "fd00:254:$n::2" dev "u$n")
+		nh4_2+=(nexthop via "10.253.$n.1" dev "u$n")
+		nh6_2+=(nexthop via "fd00:253:$n::1" dev "u$n")
+	done
+	ip -n "$PREFIX-leaf1" route add 10.2.0.0/16 "${nh4_1[@]}"
+	ip -n "$PREFIX-leaf1" -6 route add fd00:2::/32 "${nh6_1[@]}"
+	ip -n "$PREFIX-leaf2" route add 10.1.0.0/16 "${nh4_2[@]}"
+	ip -n "$PREFIX-leaf2" -6 route add fd00:1::/32 "${nh6_2[@]}"
+
+	local ns
+	while read -r ns; do
+		wait_links_up "$ns"
+	done < <(lab_namespaces)
+}
+
+cmd_up() {
+	[[ -z $(lab_namespaces) && ! -e $STATE_FILE ]] ||
+		die "lab '$PREFIX' already exists; run: $0 down --prefix $PREFIX"
+	if [[ $MODE == xdp ]]; then
+		[[ -x $XDPLEAF ]] || die "$XDPLEAF not found; run make first"
+		[[ -r $CONFIG ]] || die "cannot read config $CONFIG"
+	fi
+	# State first, so `down` after a failure here knows what to undo.
+	mkdir -p "$STATE_DIR"
+	printf 'MODE=%s\nCONFIG=%s\n' "$MODE" "$CONFIG" >"$STATE_FILE"
+	STATE_MODE=$MODE
+	# A half-built fabric is useless: tear it down if anything fails
+	# (set -e exits the script, so the EXIT trap is where to catch it).
+	UP_DONE=0
+	trap '[[ $UP_DONE == 1 ]] || { log "up failed, cleaning up"; cmd_down; }' EXIT
+
+	build_fabric
+	if [[ $MODE == xdp ]]; then
+		ensure_bpffs
+		# stdin from /dev/null: the watcher xdpleaf leaves running
+		# must not hold our terminal.
+		in_ns "$PREFIX-leaf1" "$XDPLEAF" load --config "$CONFIG" \
+			--instance "$PREFIX" </dev/null
+	fi
+	UP_DONE=1
+	log "lab '$PREFIX' up ($MODE mode)"
+}
+
+cmd_down() {
+	# Unload before the namespace goes away so pins and the watcher are
+	# removed by xdpleaf itself; ignore failures, the namespaces go anyway.
+	if ns_exists "$PREFIX-leaf1" && [[ -x $XDPLEAF ]] &&
+		[[ ${STATE_MODE:-xdp} == xdp || -d /sys/fs/bpf/xdpleaf/$PREFIX ]]; then
+		in_ns "$PREFIX-leaf1" "$XDPLEAF" unload --instance "$PREFIX" ||
+			log "warning: xdpleaf unload --instance $PREFIX failed"
+	fi
+	local ns
+	while read -r ns; do
+		[[ -n $ns ]] && ip netns del "$ns"
+	done < <(lab_namespaces)
+	rm -f "$STATE_FILE"
+	if [[ -d /sys/fs/bpf/xdpleaf/$PREFIX ]]; then
+		log "warning: /sys/fs/bpf/xdpleaf/$PREFIX left behind by xdpleaf"
+	fi
+	return 0
+}
+
+cmd_status() {
+	local nss
+	nss=$(lab_namespaces)
+	if [[ -z $nss ]]; then
+		echo "lab '$PREFIX': down"
+		return 0
+	fi
+	echo "lab '$PREFIX': ${STATE_MODE:-unknown} mode"
+	echo "namespaces:"
+	sed 's/^/  /' <<<"$nss"
+	if [[ ${STATE_MODE:-} == xdp ]] && ns_exists "$PREFIX-leaf1"; then
+		echo "xdpleaf:"
+		in_ns "$PREFIX-leaf1" "$XDPLEAF" status --instance "$PREFIX"
+	fi
+}
+
+main() {
+	[[ $# -ge 1 ]] || usage
+	local cmd=$1
+	shift
+	PREFIX=xl
+	MODE=xdp
+	CONFIG=$ROOT/scripts/leaf1.conf
+	while [[ $# -gt 0 ]]; do
+		case $1 in
+		--prefix) PREFIX=${2:?--prefix needs a value}; shift 2 ;;
+		--mode) MODE=${2:?--mode needs a value}; shift 2 ;;
+		--config) CONFIG=${2:?--config needs a value}; shift 2 ;;
+		*) usage ;;
+		esac
+	done
+	# The prefix names namespaces, a state file and the xdpleaf instance:
+	# keep it to characters that are safe in all three.
+	[[ $PREFIX =~ ^[A-Za-z0-9_]{1,20}$ ]] ||
+		die "bad prefix '$PREFIX' (letters, digits, _; at most 20)"
+	[[ $MODE == xdp || $MODE == kernel ]] || die "bad mode '$MODE'"
+	[[ $EUID -eq 0 ]] || die "must run as root"
+
+	STATE_FILE=$STATE_DIR/$PREFIX.env
+	STATE_MODE=
+	if [[ -r $STATE_FILE ]]; then
+		STATE_MODE=$(sed -n 's/^MODE=//p' "$STATE_FILE")
+	fi
+
+	case $cmd in
+	up) cmd_up ;;
+	down) cmd_down ;;
+	status) cmd_status ;;
+	*) usage ;;
+	esac
+}
+
+main "$@"

@@ -1,0 +1,192 @@
+#!/usr/bin/env bats
+# xdpleaf load/unload contract: bad configs are refused with FILE:LINE and
+# leave nothing behind; load/unload cycles are clean and idempotent.
+
+load helpers
+bats_require_minimum_version 1.5.0 # run --separate-stderr
+
+setup_file() {
+	export LAB_SKIP
+	LAB_SKIP=$(lab_unavailable)
+	if [[ -n $LAB_SKIP ]]; then
+		return 0
+	fi
+	ensure_bpffs
+	export I="xlt$$c"
+}
+
+# Each test gets a fresh throwaway namespace "$I-cfg" holding leaf1's port
+# names as four veth pairs s1<->u1 .. s4<->u4, so scripts/leaf1.conf loads.
+setup() {
+	require_lab
+	NS=$I-cfg
+	make_cfg_ns
+	local n
+	for n in 1 2 3 4; do
+		ip -n "$NS" link add name "s$n" type veth peer name "u$n"
+		ip -n "$NS" link set dev "s$n" up
+		ip -n "$NS" link set dev "u$n" up
+	done
+}
+
+teardown() {
+	if [[ -n ${NS:-} ]]; then
+		drop_cfg_ns
+	fi
+}
+
+make_cfg_ns() {
+	ip netns add "$NS"
+	ip -n "$NS" link set lo up
+}
+
+drop_cfg_ns() {
+	if [[ -e /run/netns/$NS ]]; then
+		in_ns "$NS" "$XDPLEAF" unload --instance "$I" >/dev/null 2>&1 || true
+		ip netns del "$NS"
+	fi
+}
+
+xl() {
+	in_ns "$NS" "$XDPLEAF" "$@"
+}
+
+# Nothing of instance $I may remain: pins, XDP programs, watcher.
+# Prints what it found and fails if anything is left.
+assert_clean() {
+	local left=()
+	[[ ! -e /sys/fs/bpf/xdpleaf/$I ]] || left+=("pins /sys/fs/bpf/xdpleaf/$I")
+	local links
+	links=$(xdp_links "$NS" | tr '\n' ' ')
+	[[ -z $links ]] || left+=("XDP on $links")
+	local n_xdp
+	n_xdp=$(in_ns "$NS" bpftool -j net | jq '[.[].xdp[]?] | length')
+	[[ $n_xdp -eq 0 ]] || left+=("bpftool net: $n_xdp xdp programs")
+	local pidfile=/run/xdpleaf/$I.pid pid
+	if [[ -e $pidfile ]]; then
+		pid=$(<"$pidfile")
+		if [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null; then
+			left+=("watcher pid $pid still running")
+		else
+			left+=("stale pid file $pidfile")
+		fi
+	fi
+	if ((${#left[@]})); then
+		printf 'left behind: %s\n' "${left[@]}"
+		return 1
+	fi
+}
+
+# Pins, attached program ids and watcher pid: equal before and after a
+# refused load means the refused load changed nothing.
+snapshot() {
+	find "/sys/fs/bpf/xdpleaf/$I" 2>/dev/null | sort
+	ip -n "$NS" -j link show | jq -c '[.[] | {ifname, prog: .xdp.prog.id}]'
+	cat "/run/xdpleaf/$I.pid" 2>/dev/null || true
+}
+
+@test "every bad config is refused with FILE:LINE: message and leaves nothing" {
+	local dir=$ROOT/tests/configs/bad f first line want err rc bad=() count=0
+	local -a files=("$dir"/*.conf)
+	[[ -e ${files[0]} ]] || { echo "no configs in $dir"; return 1; }
+	err=$BATS_TEST_TMPDIR/stderr
+	for f in "${files[@]}"; do
+		count=$((count + 1))
+		IFS= read -r first <"$f"
+		if [[ ! $first =~ ^#\ expect:\ ([0-9]+):\ (.*)$ ]]; then
+			bad+=("$(basename "$f"): first line is not '# expect: LINE: text'")
+			continue
+		fi
+		line=${BASH_REMATCH[1]} want=${BASH_REMATCH[2]}
+		# A fresh namespace per file holding only lo: the files name
+		# `lo` for a port that must exist. ("# needs: interfaces" marks
+		# errors only found when interfaces are checked, which load
+		# always does.)
+		drop_cfg_ns
+		make_cfg_ns
+		rc=0
+		xl load --config "$f" --instance "$I" >/dev/null 2>"$err" || rc=$?
+		if ((rc == 0)); then
+			bad+=("$(basename "$f"): load succeeded")
+		elif ! grep -qF "$f:$line:" "$err"; then
+			bad+=("$(basename "$f"): stderr lacks '$f:$line:': $(<"$err")")
+		elif ! grep -qF -- "$want" "$err"; then
+			bad+=("$(basename "$f"): stderr lacks '$want': $(<"$err")")
+		elif ! assert_clean >"$BATS_TEST_TMPDIR/clean"; then
+			bad+=("$(basename "$f"): $(<"$BATS_TEST_TMPDIR/clean")")
+		fi
+	done
+	echo "checked $count bad configs"
+	if ((${#bad[@]})); then
+		printf 'FAILED %s\n' "${bad[@]}"
+		return 1
+	fi
+	((count >= 10)) || { echo "only $count bad configs, want >= 10"; return 1; }
+}
+
+@test "load then unload leaves nothing behind" {
+	run xl load --config "$CONF" --instance "$I"
+	[[ $status -eq 0 ]] || { echo "$output"; return 1; }
+	[[ -d /sys/fs/bpf/xdpleaf/$I ]] || { echo "no pins after load"; return 1; }
+	[[ $(xdp_links "$NS" | wc -l) -eq 8 ]] ||
+		{ echo "XDP on: $(xdp_links "$NS")"; return 1; }
+	local pid
+	pid=$(cat "/run/xdpleaf/$I.pid")
+	kill -0 "$pid" || { echo "watcher $pid not running"; return 1; }
+
+	run xl unload --instance "$I"
+	[[ $status -eq 0 ]] || { echo "$output"; return 1; }
+	# The watcher may take a moment to exit after its signal.
+	local tries=50
+	while kill -0 "$pid" 2>/dev/null && ((tries-- > 0)); do sleep 0.1; done
+	assert_clean
+}
+
+@test "load on an already loaded instance is refused and changes nothing" {
+	run xl load --config "$CONF" --instance "$I"
+	[[ $status -eq 0 ]] || { echo "$output"; return 1; }
+	local before after
+	before=$(snapshot)
+	run --separate-stderr xl load --config "$CONF" --instance "$I"
+	echo "second load: status $status, stderr: $stderr"
+	[[ $status -ne 0 ]]
+	[[ $stderr == *"$I"* && $stderr == *already* ]]
+	after=$(snapshot)
+	[[ $before == "$after" ]] || { diff <(echo "$before") <(echo "$after"); return 1; }
+	run xl unload --instance "$I"
+	[[ $status -eq 0 ]]
+}
+
+@test "unload twice, and unload of an instance never loaded, exit 0" {
+	run xl unload --instance "$I"
+	[[ $status -eq 0 ]] || { echo "never loaded: $output"; return 1; }
+	run xl load --config "$CONF" --instance "$I"
+	[[ $status -eq 0 ]] || { echo "$output"; return 1; }
+	run xl unload --instance "$I"
+	[[ $status -eq 0 ]] || { echo "first: $output"; return 1; }
+	run xl unload --instance "$I"
+	[[ $status -eq 0 ]] || { echo "second: $output"; return 1; }
+	assert_clean
+}
+
+@test "load as non-root fails with a clear message" {
+	# scripts/leaf1.conf is world-readable (bats' temp dirs are not), so
+	# the error must be about privileges, not about reading the file.
+	run --separate-stderr in_ns "$NS" setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$XDPLEAF" load --config "$CONF" --instance "$I"
+	echo "status $status, stderr: $stderr"
+	[[ $status -ne 0 ]]
+	grep -qiE 'root|permission|privilege|CAP_' <<<"$stderr"
+	assert_clean
+}
+
+@test "load with a missing interface names it" {
+	local conf=$BATS_TEST_TMPDIR/missing.conf
+	sed 's/^\[port u4\]/[port xlgone4]/' "$CONF" >"$conf"
+	run --separate-stderr xl load --config "$conf" --instance "$I"
+	echo "status $status, stderr: $stderr"
+	[[ $status -ne 0 ]]
+	[[ $stderr == *xlgone4* ]]
+	[[ $stderr == *"$conf:"* ]]
+	assert_clean
+}

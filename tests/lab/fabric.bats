@@ -1,0 +1,162 @@
+#!/usr/bin/env bats
+# End-to-end traffic through the lab fabric: xdpleaf in leaf1 (xdp mode),
+# then the same traffic with leaf1 forwarding in the kernel (the baseline).
+
+load helpers
+
+# Throughput floor for one TCP flow; far below what either path does, it
+# only catches "traffic trickles through the slow path or retransmits".
+TCP_FLOOR_MBPS=${TCP_FLOOR_MBPS:-50}
+UDP_RATE=200M
+UDP_MAX_LOSS_PCT=5
+# Largest TCP payload in one frame at MTU 1500 with timestamps: a lower
+# bound on the packets needed for N bytes is N / 1448.
+TCP_MSS=1448
+
+setup_file() {
+	export LAB_SKIP
+	LAB_SKIP=$(lab_unavailable)
+	if [[ -n $LAB_SKIP ]]; then
+		return 0
+	fi
+	ensure_bpffs
+	# One prefix per run and per lab, so parallel runs never clash.
+	export P="xlt$$f" PK="xlt$$k"
+	"$LAB" up --prefix "$P" 3>&-
+	warm_up "$P"
+	wait_neigh_learned "$P"
+	local n
+	for n in 1 2 3 4; do
+		start_iperf_server "$P-r$n"
+	done
+}
+
+setup() {
+	require_lab
+}
+
+teardown_file() {
+	if [[ -z ${P:-} ]]; then
+		return 0
+	fi
+	stop_iperf_servers
+	"$LAB" down --prefix "$P" 3>&-
+	"$LAB" down --prefix "$PK" 3>&-
+}
+
+# sum of one counter over leaf1's uplinks
+uplink_sum() {
+	jqv "$1" "[.ports[] | select(.role == \"uplink\") | .$2] | add"
+}
+
+# one counter of one port
+port_val() {
+	jqv "$1" ".ports[] | select(.name == \"$2\") | .$3"
+}
+
+# Run iperf3 TCP from sender $2 to address $3 in lab $1 and check it took
+# leaf1's XDP path: the sender's port redirected, the uplinks transmitted at
+# least as many packets as the payload needs. Prints Mbit/s on stdout.
+tcp_via_xdp() {
+	local p=$1 n=$2 dst=$3 before after json bytes mbps pkts redir tx
+	before=$(stats_json "$p")
+	json=$(in_ns "$p-s$n" timeout 30 iperf3 -c "$dst" -t 2 -J) ||
+		{ echo "iperf3 s$n -> $dst failed: $json" >&2; return 1; }
+	after=$(stats_json "$p")
+	bytes=$(jqv "$json" '.end.sum_received.bytes')
+	mbps=$(jqv "$json" '.end.sum_received.bits_per_second / 1e6 | floor')
+	pkts=$((bytes / TCP_MSS))
+	redir=$(($(port_val "$after" "s$n" verdicts.redirect) - $(port_val "$before" "s$n" verdicts.redirect)))
+	tx=$(($(uplink_sum "$after" tx_packets) - $(uplink_sum "$before" tx_packets)))
+	note "XDP    TCP s$n -> $dst: $mbps Mbit/s ($pkts+ data packets; s$n redirect +$redir, uplinks tx +$tx)"
+	((mbps >= TCP_FLOOR_MBPS)) ||
+		{ echo "s$n -> $dst: $mbps Mbit/s < $TCP_FLOOR_MBPS" >&2; return 1; }
+	((redir >= pkts)) ||
+		{ echo "s$n redirect grew $redir < $pkts packets: not on the XDP path" >&2; return 1; }
+	((tx >= pkts)) ||
+		{ echo "uplinks tx grew $tx < $pkts packets: not on the XDP path" >&2; return 1; }
+	echo "$mbps"
+}
+
+@test "xdpleaf is attached to every leaf1 port" {
+	run xdp_links "$P-leaf1"
+	[[ $status -eq 0 ]]
+	[[ $(sort <<<"$output" | tr '\n' ' ') == "s1 s2 s3 s4 u1 u2 u3 u4 " ]] ||
+		{ echo "XDP on: $output"; return 1; }
+}
+
+@test "xdp: ping v4 and v6 from every sender to r1 and to its own receiver" {
+	local n dst
+	for n in 1 2 3 4; do
+		for dst in 10.2.1.2 fd00:2:1::2 "10.2.$n.2" "fd00:2:$n::2"; do
+			in_ns "$P-s$n" ping -q -c3 -i0.2 -W2 "$dst" >/dev/null ||
+				{ echo "ping s$n -> $dst failed"; return 1; }
+		done
+	done
+}
+
+@test "xdp: iperf3 TCP from every sender crosses leaf1 on the XDP path" {
+	local n mbps
+	: >"$BATS_FILE_TMPDIR/tcp-xdp"
+	for n in 1 2 3 4; do
+		mbps=$(tcp_via_xdp "$P" "$n" "10.2.$n.2")
+		echo "$mbps" >>"$BATS_FILE_TMPDIR/tcp-xdp"
+	done
+}
+
+@test "xdp: iperf3 TCP over IPv6 crosses leaf1 on the XDP path" {
+	tcp_via_xdp "$P" 1 fd00:2:2::2 >/dev/null
+	tcp_via_xdp "$P" 3 fd00:2:4::2 >/dev/null
+}
+
+@test "xdp: iperf3 UDP from every sender, < ${UDP_MAX_LOSS_PCT}% loss at $UDP_RATE" {
+	local n before after json sent lost loss redir tx got
+	for n in 1 2 3 4; do
+		before=$(stats_json "$P")
+		# -l 1400: one datagram per frame, no IP fragments.
+		json=$(in_ns "$P-s$n" timeout 30 iperf3 -c "10.2.$n.2" -u -b "$UDP_RATE" \
+			-l 1400 -t 2 -J) ||
+			{ echo "iperf3 UDP s$n failed: $json"; return 1; }
+		after=$(stats_json "$P")
+		sent=$(jqv "$json" '.end.sum.packets')
+		lost=$(jqv "$json" '.end.sum.lost_packets')
+		loss=$(jqv "$json" '.end.sum.lost_percent | floor')
+		# Datagrams the receiver got certainly crossed leaf1.
+		got=$((sent - lost))
+		redir=$(($(port_val "$after" "s$n" verdicts.redirect) - $(port_val "$before" "s$n" verdicts.redirect)))
+		tx=$(($(uplink_sum "$after" tx_packets) - $(uplink_sum "$before" tx_packets)))
+		note "XDP    UDP s$n -> r$n: $sent sent, $lost lost; s$n redirect +$redir, uplinks tx +$tx"
+		((loss < UDP_MAX_LOSS_PCT)) || { echo "s$n: ${loss}% loss"; return 1; }
+		((got > 0)) || { echo "s$n: nothing received"; return 1; }
+		((redir >= got)) || { echo "s$n redirect grew $redir < $got received"; return 1; }
+		((tx >= got)) || { echo "uplinks tx grew $tx < $got received"; return 1; }
+	done
+}
+
+@test "kernel: same pings and iperf3 TCP with leaf1 forwarding in the kernel" {
+	"$LAB" up --prefix "$PK" --mode kernel 3>&-
+	run xdp_links "$PK-leaf1"
+	[[ -z $output ]] || { echo "XDP attached in kernel mode: $output"; return 1; }
+
+	local n dst json mbps sum=0 cnt=0 xdp_avg
+	for n in 1 2 3 4; do
+		for dst in 10.2.1.2 fd00:2:1::2 "10.2.$n.2" "fd00:2:$n::2"; do
+			in_ns "$PK-s$n" ping -q -c3 -i0.2 -W2 "$dst" >/dev/null ||
+				{ echo "ping s$n -> $dst failed"; return 1; }
+		done
+	done
+	for n in 1 2 3 4; do
+		start_iperf_server "$PK-r$n"
+		json=$(in_ns "$PK-s$n" timeout 30 iperf3 -c "10.2.$n.2" -t 2 -J) ||
+			{ echo "iperf3 s$n failed: $json"; return 1; }
+		mbps=$(jqv "$json" '.end.sum_received.bits_per_second / 1e6 | floor')
+		note "kernel TCP s$n -> 10.2.$n.2: $mbps Mbit/s"
+		((mbps >= TCP_FLOOR_MBPS)) || { echo "s$n: $mbps Mbit/s"; return 1; }
+		sum=$((sum + mbps))
+		cnt=$((cnt + 1))
+	done
+	if [[ -s $BATS_FILE_TMPDIR/tcp-xdp ]]; then
+		xdp_avg=$(awk '{s+=$1} END {printf "%d", s/NR}' "$BATS_FILE_TMPDIR/tcp-xdp")
+		note "single-flow TCP average: XDP $xdp_avg Mbit/s, kernel $((sum / cnt)) Mbit/s"
+	fi
+}

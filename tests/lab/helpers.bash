@@ -1,0 +1,128 @@
+# Shared helpers for the lab tests. Loaded with `load helpers`.
+# shellcheck disable=SC2034 # LAB, CONF are used by the .bats files
+
+ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd -P)
+LAB=$ROOT/scripts/lab.sh
+XDPLEAF=$ROOT/build/xdpleaf
+CONF=$ROOT/scripts/leaf1.conf
+
+# Why lab tests cannot run here, or nothing when they can.
+lab_unavailable() {
+	if [[ $EUID -ne 0 ]]; then
+		echo "lab tests need root"
+		return 0
+	fi
+	if [[ ! -x $XDPLEAF ]]; then
+		echo "build/xdpleaf not built (run make)"
+		return 0
+	fi
+	local tool
+	for tool in ip ethtool iperf3 jq ping nsenter bpftool ss; do
+		if ! command -v "$tool" >/dev/null; then
+			echo "$tool not installed (make deps)"
+			return 0
+		fi
+	done
+}
+
+# Skip this test unless lab tests can run. Call it from setup(): bats 1.8
+# cannot skip from setup_file (it reports "setup_file failed"), so files
+# with a setup_file record lab_unavailable in LAB_SKIP there and return.
+require_lab() {
+	local why=${LAB_SKIP-$(lab_unavailable)}
+	if [[ -n $why ]]; then
+		skip "$why"
+	fi
+}
+
+# Run inside a namespace. nsenter --net keeps our mount namespace, so the
+# bpffs at /sys/fs/bpf stays visible (ip netns exec would remount /sys).
+in_ns() {
+	local ns=$1
+	shift
+	nsenter --net="/run/netns/$ns" -- "$@"
+}
+
+ensure_bpffs() {
+	mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf
+}
+
+# Print to the bats TAP stream so numbers show up in `make test` output.
+note() {
+	echo "# $*" >&3
+}
+
+# leaf1's counters of lab $1 as JSON.
+stats_json() {
+	in_ns "$1-leaf1" "$XDPLEAF" stats --json --instance "$1"
+}
+
+# jq over a JSON string: jqv JSON FILTER
+jqv() {
+	jq -r "$2" <<<"$1"
+}
+
+# Fill neighbour tables before measuring, so no flow starts on the slow path:
+# leaf1 resolves every spine and every sender, and every sender reaches every
+# receiver once (v4 and v6).
+warm_up() {
+	local p=$1 n
+	for n in 1 2 3 4; do
+		in_ns "$p-leaf1" ping -q -c1 -W2 "10.254.$n.2" >/dev/null || true
+		in_ns "$p-leaf1" ping -q -6 -c1 -W2 "fd00:254:$n::2" >/dev/null || true
+		in_ns "$p-leaf1" ping -q -c1 -W2 "10.1.$n.2" >/dev/null || true
+		in_ns "$p-leaf1" ping -q -6 -c1 -W2 "fd00:1:$n::2" >/dev/null || true
+		in_ns "$p-s$n" ping -q -c1 -W2 "10.2.$n.2" >/dev/null || true
+		in_ns "$p-s$n" ping -q -6 -c1 -W2 "fd00:2:$n::2" >/dev/null || true
+	done
+}
+
+# In xdp mode, wait (up to ~5 s) until xdpleaf's watcher has learned the
+# neighbours warm_up resolved; format-agnostic, it only looks for addresses.
+wait_neigh_learned() {
+	local p=$1 tries=50 out n missing
+	while ((tries-- > 0)); do
+		out=$(in_ns "$p-leaf1" "$XDPLEAF" neigh --instance "$p" 2>/dev/null || true)
+		missing=0
+		for n in 1 2 3 4; do
+			grep -qF "10.254.$n.2" <<<"$out" || missing=1
+			grep -qF "10.1.$n.2" <<<"$out" || missing=1
+		done
+		((missing == 0)) && return 0
+		sleep 0.1
+	done
+	echo "warning: xdpleaf neigh did not list all neighbours:" >&2
+	echo "$out" >&2
+	return 0
+}
+
+# Start a persistent iperf3 server in namespace $1; its pid file goes to
+# $BATS_FILE_TMPDIR so teardown can stop exactly that process. fd 3 must be
+# closed or bats would wait for the daemon to exit.
+start_iperf_server() {
+	local ns=$1 pidfile=$BATS_FILE_TMPDIR/iperf-$1.pid tries=50
+	in_ns "$ns" iperf3 -s -D -I "$pidfile" </dev/null >/dev/null 2>&1 3>&-
+	while ((tries-- > 0)); do
+		[[ -n $(in_ns "$ns" ss -Hltn 'sport = :5201') ]] && return 0
+		sleep 0.1
+	done
+	echo "iperf3 server in $ns not listening" >&2
+	return 1
+}
+
+stop_iperf_servers() {
+	local f pid
+	for f in "$BATS_FILE_TMPDIR"/iperf-*.pid; do
+		[[ -e $f ]] || continue
+		pid=$(<"$f")
+		if [[ -n $pid ]]; then
+			kill "$pid" 2>/dev/null || true
+		fi
+		rm -f "$f"
+	done
+}
+
+# Interfaces of namespace $1 that have an XDP program attached.
+xdp_links() {
+	ip -n "$1" -j link show | jq -r '.[] | select(.xdp != null) | .ifname'
+}

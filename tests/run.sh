@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Run every test suite and end with one summary line:
+#   N passed, N failed[, N skipped]
+# Suites: each build/tests/test_* (cmocka, TAP output), then bats tests/lab.
+# Exits non-zero if any test failed or a suite crashed.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
+cd "$ROOT"
+BUILD=${BUILD:-build}
+
+passed=0 failed=0 skipped=0
+LOG=$(mktemp)
+trap 'rm -f "$LOG"' EXIT
+
+# Add one suite's TAP results (in $LOG) to the totals. A suite that exits
+# non-zero without reporting a failure (crash, abort, bad setup) counts as
+# one failure, and so does one killed by a signal; results the plan
+# ("1..N") promised but never printed count as failures too.
+tally() {
+	local name=$1 rc=$2 ok notok skip planned
+	# bats marks skips "ok N name # skip", cmocka "not ok N # SKIP name".
+	skip=$(grep -ciE '^(not )?ok .*# skip' "$LOG" || true)
+	ok=$(grep -iE '^ok ' "$LOG" | grep -civE '# skip' || true)
+	notok=$(grep -iE '^not ok ' "$LOG" | grep -civE '# skip' || true)
+	planned=$(sed -nE 's/^1\.\.([0-9]+).*/\1/p' "$LOG" | awk '{s+=$1} END {print s+0}')
+	passed=$((passed + ok))
+	skipped=$((skipped + skip))
+	failed=$((failed + notok))
+	if ((ok + notok + skip < planned)); then
+		echo "run.sh: $name: $((planned - ok - notok - skip)) planned test(s) never reported"
+		failed=$((failed + planned - ok - notok - skip))
+	elif ((rc != 0 && notok == 0)) || ((rc > 128)); then
+		echo "run.sh: $name: exited with status $rc"
+		failed=$((failed + 1))
+	fi
+}
+
+# Run one suite, showing its output live and keeping a copy to count.
+run_suite() {
+	local name=$1 rc
+	shift
+	echo "=== $name"
+	set +e
+	"$@" </dev/null 2>&1 | tee "$LOG"
+	rc=${PIPESTATUS[0]}
+	set -e
+	tally "$name" "$rc"
+}
+
+export CMOCKA_MESSAGE_OUTPUT=TAP
+shopt -s nullglob
+for bin in "$BUILD"/tests/test_*; do
+	[[ -x $bin ]] || continue
+	run_suite "$bin" "$bin"
+done
+
+lab_tests=(tests/lab/*.bats)
+if ((${#lab_tests[@]} > 0)); then
+	run_suite "bats tests/lab" bats --tap tests/lab
+fi
+
+summary="$passed passed, $failed failed"
+((skipped == 0)) || summary+=", $skipped skipped"
+echo "$summary"
+# A skipped test is a test that did not run: it fails the run too.
+((failed == 0 && skipped == 0))
