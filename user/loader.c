@@ -275,9 +275,15 @@ static void stop_watcher(const char *instance)
 	f = fopen(path, "r");
 	if (!f)
 		return;
-	if (fscanf(f, "%d", &pid) == 1 && pid > 1)
-		kill(pid, SIGTERM);
+	if (fscanf(f, "%d", &pid) == 1 && pid > 1 && !kill(pid, SIGTERM)) {
+		/* Return only once it is gone, so "unloaded" means no process
+		 * is left; it exits at once on SIGTERM. */
+		for (int i = 0; i < 200 && xl_process_alive(pid); i++)
+			usleep(10000);
+	}
 	fclose(f);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/%s.log", XL_RUN_DIR, instance);
 	unlink(path);
 }
 

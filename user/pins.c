@@ -133,3 +133,20 @@ void xl_watcher_pidfile(char *buf, size_t len, const char *instance)
 {
 	snprintf(buf, len, "%s/%s.pid", XL_RUN_DIR, instance);
 }
+
+/* A dead process can linger as a zombie until its parent reaps it; that
+ * is not a running watcher. */
+bool xl_process_alive(int pid)
+{
+	char path[64], state = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	if (fscanf(f, "%*d (%*[^)]) %c", &state) != 1)
+		state = 0;
+	fclose(f);
+	return state && state != 'Z' && state != 'X';
+}

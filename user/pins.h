@@ -25,5 +25,7 @@ int xl_open_pinned_map(const char *instance, const char *map);
 /* Remove the instance's pin directory and everything in it. */
 int xl_remove_pins(const char *instance);
 void xl_watcher_pidfile(char *buf, size_t len, const char *instance);
+/* Running, and not a zombie waiting to be reaped. */
+bool xl_process_alive(int pid);
 
 #endif

@@ -308,23 +308,6 @@ static __u32 attached_prog(__u32 ifindex)
 	return id;
 }
 
-/* A dead process can linger as a zombie until its parent reaps it; that
- * is not a running watcher. */
-static bool process_alive(int pid)
-{
-	char path[64], state = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return false;
-	if (fscanf(f, "%*d (%*[^)]) %c", &state) != 1)
-		state = 0;
-	fclose(f);
-	return state && state != 'Z' && state != 'X';
-}
-
 static int watcher_pid(const char *instance)
 {
 	char path[256];
@@ -335,7 +318,7 @@ static int watcher_pid(const char *instance)
 	f = fopen(path, "r");
 	if (!f)
 		return 0;
-	if (fscanf(f, "%d", &pid) != 1 || pid <= 1 || !process_alive(pid))
+	if (fscanf(f, "%d", &pid) != 1 || pid <= 1 || !xl_process_alive(pid))
 		pid = 0;
 	fclose(f);
 	return pid;
