@@ -34,8 +34,14 @@ static inline __u16 xl_csum_full(const void *data, int len)
 	__u32 sum = 0;
 	int i;
 
-	for (i = 0; i + 1 < len; i += 2)
-		sum += (__u32)(p[i] | (p[i + 1] << 8));
+	/* Native-order 16-bit loads: one's-complement sums are byte-order
+	 * independent, and the result is stored back the same way. */
+	for (i = 0; i + 1 < len; i += 2) {
+		__u16 w;
+
+		__builtin_memcpy(&w, p + i, 2);
+		sum += w;
+	}
 	return (__u16)~xl_csum_fold(sum);
 }
 

@@ -43,7 +43,9 @@ static inline __u32 xl_flow_hash(const struct xl_flow *f, __u32 seed)
 	__u32 h = seed ^ f->proto ^ ((__u32)f->family << 8);
 	int i;
 
-#pragma unroll
+#ifdef __clang__
+#pragma unroll /* the BPF verifier then sees straight-line code */
+#endif
 	for (i = 0; i < 16; i += 4) {
 		h = xl_mix32(h ^ xl_load32(&f->saddr[i]));
 		h = xl_mix32(h ^ xl_load32(&f->daddr[i]));
