@@ -125,7 +125,7 @@ static __always_inline int not_for_fast_path(const struct xl_pkt *p,
 	return XL_R_FORWARDED;
 }
 
-SEC("xdp")
+SEC("xdp.frags")
 int xdpleaf_leaf(struct xdp_md *ctx)
 {
 	void *data = (void *)(long)ctx->data;
@@ -138,7 +138,7 @@ int xdpleaf_leaf(struct xdp_md *ctx)
 	struct xl_route *rt;
 	struct xl_neigh *nb;
 	int reason, action;
-	__u64 len = end - data;
+	__u64 len = bpf_xdp_get_buff_len(ctx); /* all fragments */
 
 	in = bpf_map_lookup_elem(&ports, &in_ifindex);
 	if (!in)
