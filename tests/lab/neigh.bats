@@ -1,0 +1,81 @@
+#!/usr/bin/env bats
+# The neighbour watcher mirrors the kernel's neighbour table into the
+# dataplane's `neigh` map: uplink next hops are resolved without traffic,
+# new neighbours appear, removed ones disappear (and their traffic goes to
+# the kernel until it has resolved them again).
+
+load helpers
+
+setup_file() {
+	export LAB_SKIP
+	LAB_SKIP=$(lab_unavailable)
+	[[ -z $LAB_SKIP ]] || return 0
+	ensure_bpffs
+	export P="xlt$$n"
+	"$LAB" up --prefix "$P" 3>&-
+}
+
+setup() {
+	require_lab
+}
+
+teardown_file() {
+	[[ -n ${P:-} ]] || return 0
+	"$LAB" down --prefix "$P" 3>&-
+}
+
+neigh_json() {
+	in_ns "$P-leaf1" "$XDPLEAF" neigh --json --instance "$P"
+}
+
+# Poll (up to 5 s) until `xdpleaf neigh` lists address $1 on port $2
+# (or, with $3 = absent, no longer lists it).
+wait_neigh() {
+	local addr=$1 port=$2 want=${3:-present} tries=100 n
+	while ((tries-- > 0)); do
+		n=$(neigh_json | jq --arg a "$addr" --arg p "$port" \
+			'[.[] | select(.address == $a and .port == $p)] | length')
+		[[ $want == present && $n -eq 1 ]] && return 0
+		[[ $want == absent && $n -eq 0 ]] && return 0
+		sleep 0.05
+	done
+	echo "neighbour $addr on $port not $want; map has:" >&2
+	neigh_json >&2
+	return 1
+}
+
+@test "uplink next hops are learned without any traffic" {
+	local n
+	for n in 1 2 3 4; do
+		wait_neigh "10.254.$n.2" "u$n"
+		wait_neigh "fd00:254:$n::2" "u$n"
+	done
+}
+
+@test "the learned MAC is the spine's real MAC" {
+	local n mac want
+	for n in 1 2 3 4; do
+		wait_neigh "10.254.$n.2" "u$n"
+		want=$(ip -n "$P-sp$n" -j link show down | jq -r '.[0].address')
+		mac=$(neigh_json | jq -r --arg a "10.254.$n.2" '.[] | select(.address == $a) | .mac')
+		[[ $mac == "$want" ]] || { echo "u$n: map $mac, spine $want"; return 1; }
+	done
+}
+
+@test "multicast neighbour entries are not mirrored" {
+	local json mcast
+	wait_neigh "fd00:254:1::2" u1 # the watcher has done its first dump
+	json=$(neigh_json)
+	mcast=$(jq '[.[] | select(.address | startswith("ff"))] | length' <<<"$json")
+	[[ $mcast -eq 0 ]] || { echo "$json"; return 1; }
+}
+
+@test "a host appears when resolved and disappears when the kernel forgets it" {
+	in_ns "$P-s2" ping -q -c1 -W2 10.2.2.2 >/dev/null
+	wait_neigh 10.1.2.2 s2
+	ip -n "$P-leaf1" neigh del 10.1.2.2 dev s2
+	wait_neigh 10.1.2.2 s2 absent
+	# Traffic resolves it again through the kernel, and the map follows.
+	in_ns "$P-s2" ping -q -c2 -i 0.2 -W2 10.2.2.2 >/dev/null
+	wait_neigh 10.1.2.2 s2
+}
