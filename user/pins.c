@@ -42,36 +42,64 @@ static bool is_bpffs(const char *path)
 	return statfs(path, &st) == 0 && st.f_type == BPF_FS_MAGIC;
 }
 
-/* `ip netns exec` gives the command a private mount namespace with a fresh
- * /sys and no bpffs; mounting one there would create a private bpffs whose
- * pins vanish with the process, silently detaching everything. */
+/* The process whose view of the mounts counts as the host's: pid 1, or,
+ * where pid 1 is hidden from us (some sandboxes), our parent, since `ip
+ * netns exec` unshares the mount namespace of the command it execs, not
+ * of the shell that runs it. */
+static void reference_proc(char *buf, size_t len)
+{
+	if (access("/proc/1/ns/mnt", R_OK) == 0)
+		snprintf(buf, len, "/proc/1");
+	else
+		snprintf(buf, len, "/proc/%d", (int)getppid());
+}
+
 static bool in_host_mount_ns(void)
 {
-	struct stat self, init;
+	struct stat self, ref;
+	char path[64];
 
-	if (stat("/proc/self/ns/mnt", &self) || stat("/proc/1/ns/mnt", &init))
+	reference_proc(path, sizeof(path) - 8);
+	strcat(path, "/ns/mnt");
+	if (stat("/proc/self/ns/mnt", &self) || stat(path, &ref))
 		return true; /* cannot tell: assume the usual case */
-	return self.st_ino == init.st_ino && self.st_dev == init.st_dev;
+	return self.st_ino == ref.st_ino && self.st_dev == ref.st_dev;
+}
+
+/* True when our /sys/fs/bpf is the same bpffs the host sees. */
+static bool sees_host_bpffs(void)
+{
+	struct stat ours, host;
+	char path[64];
+
+	reference_proc(path, sizeof(path) - 20);
+	strcat(path, "/root" XL_BPFFS);
+	return is_bpffs(XL_BPFFS) && stat(XL_BPFFS, &ours) == 0 &&
+	       stat(path, &host) == 0 && ours.st_dev == host.st_dev;
 }
 
 int xl_ensure_bpffs(void)
 {
-	if (is_bpffs(XL_BPFFS))
+	if (in_host_mount_ns()) {
+		if (is_bpffs(XL_BPFFS))
+			return 0;
+		if (mount("bpf", XL_BPFFS, "bpf", 0, "mode=0700")) {
+			fprintf(stderr, "xdpleaf: cannot mount bpffs at %s: %s\n",
+				XL_BPFFS, strerror(errno));
+			return -1;
+		}
 		return 0;
-	if (!in_host_mount_ns()) {
-		fprintf(stderr,
-			"xdpleaf: no bpffs at %s in this mount namespace "
-			"(was this started with 'ip netns exec'? it remounts "
-			"/sys). Use 'nsenter --net=/run/netns/NAME xdpleaf ...' "
-			"instead.\n", XL_BPFFS);
-		return -1;
 	}
-	if (mount("bpf", XL_BPFFS, "bpf", 0, "mode=0700")) {
-		fprintf(stderr, "xdpleaf: cannot mount bpffs at %s: %s\n",
-			XL_BPFFS, strerror(errno));
-		return -1;
-	}
-	return 0;
+	/* `ip netns exec` runs us in a private mount namespace with a fresh
+	 * /sys (and, with some iproute2 versions, a fresh empty bpffs): pins
+	 * made there vanish with the process and existing ones are hidden. */
+	if (sees_host_bpffs())
+		return 0;
+	fprintf(stderr,
+		"xdpleaf: %s here is not the host's bpffs (started with 'ip "
+		"netns exec'? it remounts /sys). Use 'nsenter --net=/run/netns/"
+		"NAME xdpleaf ...' instead.\n", XL_BPFFS);
+	return -1;
 }
 
 bool xl_instance_exists(const char *instance)

@@ -190,3 +190,11 @@ snapshot() {
 	[[ $stderr == *"$conf:"* ]]
 	assert_clean
 }
+
+@test "under 'ip netns exec' (private /sys, no host bpffs) load refuses and says why" {
+	run --separate-stderr ip netns exec "$NS" "$XDPLEAF" load --config "$CONF" --instance "$I"
+	echo "status $status, stderr: $stderr"
+	[[ $status -ne 0 ]]
+	[[ $stderr == *"nsenter --net"* ]]
+	assert_clean
+}
