@@ -26,12 +26,19 @@ _Static_assert((XL_MAX_GROUP_MEMBERS & (XL_MAX_GROUP_MEMBERS - 1)) == 0,
 #endif
 
 #define XL_IFNAMSIZ 16
+
+#include "ecn.h"
 #define XL_ETH_ALEN 6
 #define XL_ROCEV2_PORT 4791
 
 enum xl_port_role {
 	XL_ROLE_DOWNLINK = 0, /* hosts behind this leaf */
 	XL_ROLE_UPLINK = 1,   /* toward a spine; member of one group */
+};
+
+enum xl_overflow {
+	XL_OVERFLOW_DROP = 0, /* a full buffer tail-drops, as a switch does */
+	XL_OVERFLOW_MARK = 1, /* a full buffer marks ECT packets, never drops */
 };
 
 /* Value of the `ports` map, keyed by ifindex. */
@@ -46,6 +53,37 @@ struct xl_port {
 	__u8 nexthop4[4];  /* uplink next hop (the spine), network order */
 	__u8 nexthop6[16];
 	char name[XL_IFNAMSIZ];
+	/* Phantom queue (include/ecn.h); drain_bps 0 = unlimited port, no
+	 * queue, no marking. */
+	__u64 line_rate_bps;
+	__u64 drain_bps;      /* gamma x line rate: what the queue drains at */
+	__u32 gamma_ppm;      /* gamma in millionths, for display */
+	__u32 buffer_bytes;
+	__u32 overflow;       /* enum xl_overflow */
+	__u32 pad;
+};
+
+/* Shared (not per-CPU) state of one port's phantom queue, keyed by slot:
+ * the time it will be empty, in 1/64 ns (include/ecn.h). */
+struct xl_queue {
+	__u64 vtime;
+};
+
+/* A traffic class: its marking profile and name, keyed by class id. */
+struct xl_class {
+	struct xl_wred wred;
+	char name[XL_IFNAMSIZ];
+};
+
+/* Per-CPU counters of one (port slot, class): key slot * XL_MAX_CLASSES +
+ * class. */
+struct xl_queue_stats {
+	__u64 enq_packets;   /* offered to the queue (marked, passed, dropped) */
+	__u64 enq_bytes;
+	__u64 marked;        /* CE set by us */
+	__u64 dropped;       /* tail drops */
+	__u64 peak_bytes;    /* largest queue seen at enqueue, this CPU */
+	__u64 hist[XL_QHIST_BUCKETS]; /* queue length at enqueue, log2 */
 };
 
 enum xl_route_kind {
@@ -121,6 +159,7 @@ enum xl_reason {
 	XL_R_NO_MEMBER,    /* uplink group without a usable member */
 	XL_R_UNKNOWN_PORT, /* route or member points at an unconfigured port */
 	XL_R_REDIRECT_FAILED,
+	XL_R_TAIL_DROP,    /* egress port's phantom queue is full */
 	/* malformed: pass or drop per xl_settings.malformed */
 	XL_R_TRUNC_ETH,
 	XL_R_TRUNC_VLAN,

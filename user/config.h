@@ -28,6 +28,23 @@ struct xl_cfg_port {
 	bool has_nexthop6;
 	__u8 nexthop4[4];     /* network order */
 	__u8 nexthop6[16];
+	/* Phantom queue / line-rate emulation (docs/ecn.md) */
+	__u64 rate_bps;       /* line rate; 0 = unset (unlimited, no queue) */
+	__u32 gamma_ppm;      /* drain fraction in millionths, default 1000000 */
+	__u32 buffer_bytes;   /* default XL_DEFAULT_BUFFER */
+	__u32 overflow;       /* enum xl_overflow, default drop */
+};
+
+#define XL_DEFAULT_BUFFER (1024 * 1024)
+#define XL_CLASS_DEFAULT 0    /* id of the catch-all class "default" */
+
+/* A traffic class: DSCPs that map to it and its WRED/ECN profile. Class 0
+ * is "default" (every DSCP no other class claims, paper profile); "cnp"
+ * (DSCP 48, never marked or dropped) exists unless the file redefines it. */
+struct xl_cfg_class {
+	char name[XL_IFNAMSIZ];
+	int line;             /* 0 for a built-in class not in the file */
+	struct xl_wred wred;
 };
 
 struct xl_cfg_group {
@@ -57,6 +74,9 @@ struct xl_config {
 	int n_groups;
 	struct xl_cfg_route *routes; /* heap, n_routes entries */
 	int n_routes;
+	struct xl_cfg_class classes[XL_MAX_CLASSES];
+	int n_classes;
+	__u8 dscp_class[64];  /* DSCP -> class id */
 };
 
 /* Parse and validate `path`. With check_interfaces, every port must name an

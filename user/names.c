@@ -17,6 +17,7 @@ const char *const xl_reason_names[XL_REASON_MAX] = {
 	[XL_R_NO_MEMBER] = "no_member",
 	[XL_R_UNKNOWN_PORT] = "unknown_port",
 	[XL_R_REDIRECT_FAILED] = "redirect_failed",
+	[XL_R_TAIL_DROP] = "tail_drop",
 	[XL_R_TRUNC_ETH] = "trunc_eth",
 	[XL_R_TRUNC_VLAN] = "trunc_vlan",
 	[XL_R_TRUNC_IP4] = "trunc_ip4",

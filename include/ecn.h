@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/* DCQCN's congestion point: a phantom queue per egress port and the
+ * RED/WRED marking curve. Pure C over plain integers, shared by the
+ * dataplane, the unit tests and `xdpleaf sim`.
+ *
+ * The phantom queue is kept as the time at which it would be empty
+ * ("virtual finish time", as a token bucket keeps its tokens): a packet of
+ * L bytes moves it to max(vtime, now) + L / (γ · rate). The backlog at any
+ * moment follows from (vtime − now) · γ · rate, so draining needs no
+ * bookkeeping and one 64-bit word is the whole shared state, which makes a
+ * lock-free compare-and-swap update possible when CPUs forward to the same
+ * port at once. Time is in units of 1/64 ns, fine enough for a 64-byte
+ * packet at 400 Gb/s (82 units), and wraps after 9 years of uptime, which
+ * the signed differences below tolerate. */
+#ifndef XL_ECN_H
+#define XL_ECN_H
+
+#define XL_VT_SHIFT 6                 /* vtime units per ns = 1 << 6 */
+#define XL_VT_PER_BYTE_NUM (8ULL * 1000000000ULL << XL_VT_SHIFT)
+#define XL_PROB_ONE (1ULL << 32)      /* probability 1.0 in 2^-32 units */
+#define XL_ECN_MASK 0x3
+#define XL_ECN_NOT_ECT 0x0
+#define XL_ECN_ECT1 0x1
+#define XL_ECN_ECT0 0x2
+#define XL_ECN_CE 0x3
+/* A backlog is at most buffer + one packet; clamping the time difference
+ * keeps ns × bytes-per-second inside 64 bits for any rate up to 1.1 Tb/s
+ * (2^26 ns = 67 ms, 2^37 B/s): a queue cannot be longer than 67 ms. */
+#define XL_VT_MAX_DELTA_NS (1ULL << 26)
+
+#ifndef XL_MAX_CLASSES
+#define XL_MAX_CLASSES 8
+#endif
+#define XL_QHIST_BUCKETS 24 /* log2 buckets of queue bytes: 0, 1, 2-3, ..., >= 4 MiB */
+
+/* Marking profile of one traffic class (WRED with ECN). */
+struct xl_wred {
+	__u32 kmin;      /* bytes: at or below, never mark */
+	__u32 kmax;      /* bytes: above, always mark */
+	__u32 pmax;      /* probability at kmax, in 2^-32 units */
+	__u32 flags;     /* XL_CLASS_* */
+};
+
+#define XL_CLASS_NO_MARK (1U << 0) /* never CE-marked (CNPs) */
+#define XL_CLASS_NO_DROP (1U << 1) /* never tail-dropped (CNPs) */
+
+/* Probability (2^-32 units, XL_PROB_ONE = certain) of marking a packet that
+ * finds q bytes queued, per ../shared/dcqcn.md:
+ *   q <= Kmin: 0;  Kmin < q <= Kmax: Pmax (q - Kmin) / (Kmax - Kmin);
+ *   q > Kmax: 1. */
+static inline __u64 xl_wred_prob(__u64 q, const struct xl_wred *w)
+{
+	if (q <= w->kmin)
+		return 0;
+	if (q > w->kmax)
+		return XL_PROB_ONE;
+	/* kmax > kmin here (q lies between them); the product fits in 64
+	 * bits because both factors are below 2^32. */
+	return (__u64)w->pmax * (q - w->kmin) / (w->kmax - w->kmin);
+}
+
+/* Decide with a uniform 32-bit random number. */
+static inline int xl_wred_decide(__u64 prob, __u32 rnd)
+{
+	return (__u64)rnd < prob;
+}
+
+/* Time a packet of len bytes occupies the port: vtime units at rate bit/s.
+ * rate must be non-zero (the caller only keeps queues on limited ports). */
+static inline __u64 xl_vt_of_bytes(__u64 len, __u64 rate_bps)
+{
+	return len * XL_VT_PER_BYTE_NUM / rate_bps;
+}
+
+static inline __u64 xl_vt_now(__u64 now_ns)
+{
+	return now_ns << XL_VT_SHIFT;
+}
+
+/* Bytes still queued at vt_now when the queue empties at vtime. Signed
+ * difference: correct across the wrap of either clock. */
+static inline __u64 xl_backlog(__u64 vtime, __u64 vt_now, __u64 rate_bps)
+{
+	__s64 ahead = (__s64)(vtime - vt_now);
+	__u64 ns;
+
+	if (ahead <= 0)
+		return 0;
+	ns = (__u64)ahead >> XL_VT_SHIFT;
+	if (ns > XL_VT_MAX_DELTA_NS)
+		ns = XL_VT_MAX_DELTA_NS;
+	return ns * (rate_bps / 8) / 1000000000ULL;
+}
+
+/* The new vtime after enqueueing len bytes at vt_now. */
+static inline __u64 xl_vt_enqueue(__u64 vtime, __u64 vt_now, __u64 len,
+				  __u64 rate_bps)
+{
+	__u64 start = (__s64)(vtime - vt_now) > 0 ? vtime : vt_now;
+
+	return start + xl_vt_of_bytes(len, rate_bps);
+}
+
+/* Histogram bucket of a queue length: 0 for an empty queue, then
+ * floor(log2(q)) + 1, capped at the last bucket. */
+static inline __u32 xl_qhist_bucket(__u64 q)
+{
+	__u32 b = 0;
+
+	if (q >= 1ULL << 16) { b += 16; q >>= 16; }
+	if (q >= 1ULL << 8) { b += 8; q >>= 8; }
+	if (q >= 1ULL << 4) { b += 4; q >>= 4; }
+	if (q >= 1ULL << 2) { b += 2; q >>= 2; }
+	if (q >= 1ULL << 1) { b += 1; q >>= 1; }
+	b += (__u32)q; /* q is 0 or 1 now: 0 -> bucket 0, else +1 */
+	return b < XL_QHIST_BUCKETS ? b : XL_QHIST_BUCKETS - 1;
+}
+
+/* The outcome of offering one packet to a port's phantom queue: a set of
+ * these bits. No bit: forwarded as it is without being queued (buffer full
+ * in mark-only mode, packet not markable). */
+#define XL_Q_ENQUEUE (1 << 0) /* counts toward the queue */
+#define XL_Q_MARK (1 << 1)    /* set CE */
+#define XL_Q_DROP (1 << 2)    /* tail drop: the buffer is full */
+
+/* Marking and admission for a packet of len bytes finding q bytes queued
+ * (before it). ect: the packet is ECN-capable; rnd: uniform random;
+ * mark_only: a full buffer marks instead of dropping (the packet is then
+ * not queued, so the queue never grows past the buffer). */
+static inline int xl_queue_decide(__u64 q, __u64 len, __u64 buffer,
+				  const struct xl_wred *w, int ect,
+				  int mark_only, __u32 rnd)
+{
+	int may_mark = ect && !(w->flags & XL_CLASS_NO_MARK);
+
+	if (q + len > buffer && !(w->flags & XL_CLASS_NO_DROP)) {
+		if (!mark_only)
+			return XL_Q_DROP;
+		return may_mark ? XL_Q_MARK : 0;
+	}
+	if (may_mark && xl_wred_decide(xl_wred_prob(q, w), rnd))
+		return XL_Q_ENQUEUE | XL_Q_MARK;
+	return XL_Q_ENQUEUE;
+}
+
+#endif /* XL_ECN_H */
