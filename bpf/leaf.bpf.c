@@ -10,6 +10,7 @@
 #include "parse.h"
 #include "maps.h"
 #include "rewrite.h"
+#include "queue.h"
 
 #define AF_INET_ 2
 #define AF_INET6_ 10
@@ -169,6 +170,14 @@ int xdpleaf_leaf(struct xdp_md *ctx)
 	if (!nb)
 		return verdict(st, XL_R_NO_NEIGH, XDP_PASS);
 
+	if (out->drain_bps) {
+		int q = xl_phantom_queue(&p, out, len);
+
+		if (q & XL_Q_DROP)
+			return verdict(st, XL_R_TAIL_DROP, XDP_DROP);
+		if (q & XL_Q_MARK)
+			xl_set_ce(&p);
+	}
 	xl_decrement_ttl(&p);
 	xl_rewrite_l2(&p, out->mac, nb->mac);
 	action = bpf_redirect_map(&tx_ports, out->ifindex, 0);

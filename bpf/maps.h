@@ -73,4 +73,37 @@ struct {
 	__type(value, struct xl_port_stats);
 } port_stats SEC(".maps");
 
+/* Phantom queue of each port slot: one word of shared state, updated with
+ * compare-and-swap (bpf/queue.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, XL_MAX_PORTS);
+	__type(key, __u32);
+	__type(value, struct xl_queue);
+} queues SEC(".maps");
+
+/* Traffic classes by id: WRED/ECN profile and name. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, XL_MAX_CLASSES);
+	__type(key, __u32);
+	__type(value, struct xl_class);
+} classes SEC(".maps");
+
+/* DSCP (0..63) -> traffic class id. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 64);
+	__type(key, __u32);
+	__type(value, __u32);
+} dscp_class SEC(".maps");
+
+/* Per-CPU marking/drop counters and queue histograms per (slot, class). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, XL_MAX_PORTS * XL_MAX_CLASSES);
+	__type(key, __u32);
+	__type(value, struct xl_queue_stats);
+} queue_stats SEC(".maps");
+
 #endif /* XL_MAPS_H */

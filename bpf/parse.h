@@ -33,6 +33,8 @@ struct xl_pkt {
 	__u16 l3_proto;      /* ETH_P_IP_ or ETH_P_IPV6_, host order */
 	__u8 has_vlan;
 	__u8 ttl;            /* TTL or hop limit as received */
+	__u8 dscp;           /* DSCP, 0..63 */
+	__u8 ecn;            /* ECN field: XL_ECN_* */
 	__u8 icmp6_type;     /* ICMPv6 only */
 	__u8 is_roce;
 	__u8 bth_opcode;     /* RoCEv2 only */
@@ -98,6 +100,8 @@ static __always_inline int parse_ipv4(struct xl_pkt *p, void *end)
 	    (void *)iph + bpf_ntohs(iph->tot_len) > end)
 		return XL_R_BAD_IP4;
 	p->ttl = iph->ttl;
+	p->dscp = iph->tos >> 2;
+	p->ecn = iph->tos & XL_ECN_MASK;
 	p->flow.family = 4;
 	__builtin_memcpy(p->flow.saddr, &iph->saddr, 4);
 	__builtin_memcpy(p->flow.daddr, &iph->daddr, 4);
@@ -120,6 +124,10 @@ static __always_inline int parse_ipv6(struct xl_pkt *p, void *end)
 	    (void *)(ip6 + 1) + bpf_ntohs(ip6->payload_len) > end)
 		return XL_R_BAD_IP6;
 	p->ttl = ip6->hop_limit;
+	/* Traffic class straddles the first two bytes: priority holds its
+	 * top four bits, the top nibble of flow_lbl[0] the bottom four. */
+	p->dscp = (ip6->priority << 2) | (ip6->flow_lbl[0] >> 6);
+	p->ecn = (ip6->flow_lbl[0] >> 4) & XL_ECN_MASK;
 	p->flow.family = 6;
 	__builtin_memcpy(p->flow.saddr, &ip6->saddr, 16);
 	__builtin_memcpy(p->flow.daddr, &ip6->daddr, 16);

@@ -27,6 +27,24 @@ static __always_inline void xl_decrement_ttl(struct xl_pkt *p)
 	}
 }
 
+/* Congestion Experienced (RFC 3168). Only called for ECT packets; the IPv4
+ * checksum is updated over the word whose low byte is the TOS. */
+static __always_inline void xl_set_ce(struct xl_pkt *p)
+{
+	if (p->l3_proto == ETH_P_IP_) {
+		struct iphdr *iph = p->l3;
+		__u8 tos = iph->tos;
+
+		iph->tos = tos | XL_ECN_CE;
+		iph->check = xl_csum_replace16(iph->check, bpf_htons(tos),
+					       bpf_htons(tos | XL_ECN_CE));
+	} else {
+		struct ipv6hdr *ip6 = p->l3;
+
+		ip6->flow_lbl[0] |= XL_ECN_CE << 4;
+	}
+}
+
 static __always_inline void xl_rewrite_l2(struct xl_pkt *p, const __u8 *src,
 					  const __u8 *dst)
 {

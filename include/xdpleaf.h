@@ -69,6 +69,9 @@ struct xl_queue {
 	__u64 vtime;
 };
 
+#define XL_CLASS_DEFAULT 0 /* id of the catch-all class "default" */
+#define XL_CLASS_CNP 1     /* id of the built-in class "cnp" */
+
 /* A traffic class: its marking profile and name, keyed by class id. */
 struct xl_class {
 	struct xl_wred wred;

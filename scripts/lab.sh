@@ -3,6 +3,7 @@
 # every node its own network namespace, joined by veth pairs.
 #
 #   lab.sh up|down|status [--prefix P] [--mode xdp|kernel] [--config FILE]
+#                         [--leaf2-config FILE]
 #
 # All namespaces are named P-<node> so parallel runs with different prefixes
 # never clash. Topology and addressing: docs/lab.md.
@@ -19,9 +20,13 @@ log() { echo "lab.sh: $*" >&2; }
 usage() {
 	cat >&2 <<EOF
 usage: $0 up|down|status [--prefix P] [--mode xdp|kernel] [--config FILE]
+                         [--leaf2-config FILE]
   --prefix P     namespace prefix and xdpleaf instance name (default xl)
   --mode M       xdp: load xdpleaf in leaf1 (default); kernel: kernel ECMP only
   --config FILE  xdpleaf config for leaf1 (default scripts/leaf1.conf)
+  --leaf2-config FILE
+                 also run xdpleaf in leaf2 with FILE (instance P_leaf2), e.g.
+                 scripts/leaf2.conf; without it leaf2 forwards in the kernel
 EOF
 	exit 2
 }
@@ -142,17 +147,24 @@ build_fabric() {
 		# An XDP_REDIRECT into a veth is dropped unless the target's
 		# peer runs NAPI: GRO on (or an XDP program) enables it. leaf1
 		# redirects out of sN (peer: sender eth0) and uN (peer: spine
-		# down); GRO on leaf1's own ports is harmless.
+		# down), leaf2 (when it runs xdpleaf) out of rN (peer: receiver
+		# eth0) and uN (peer: spine up); GRO on the leaves' own ports
+		# is harmless.
 		offload "s$n" eth0 gro on
+		offload "r$n" eth0 gro on
 		offload "sp$n" down gro on
+		offload "sp$n" up gro on
 		offload leaf1 "s$n" gro on
 		offload leaf1 "u$n" gro on
+		offload leaf2 "r$n" gro on
+		offload leaf2 "u$n" gro on
 		# A CHECKSUM_PARTIAL skb loses its "finish the checksum later"
 		# note when XDP turns it into a frame, so hosts must put the
 		# full checksum in the packet themselves.
 		offload "s$n" eth0 tx off
 		offload "r$n" eth0 tx off
 		offload "sp$n" down tx off
+		offload "sp$n" up tx off
 		offload leaf2 "u$n" tx off
 		offload leaf2 "r$n" tx off
 	done
@@ -201,6 +213,11 @@ cmd_up() {
 		in_ns "$PREFIX-leaf1" "$XDPLEAF" load --config "$CONFIG" \
 			--instance "$PREFIX" </dev/null
 	fi
+	if [[ -n $CONFIG2 ]]; then
+		ensure_bpffs
+		in_ns "$PREFIX-leaf2" "$XDPLEAF" load --config "$CONFIG2" \
+			--instance "${PREFIX}_leaf2" </dev/null
+	fi
 	UP_DONE=1
 	log "lab '$PREFIX' up ($MODE mode)"
 }
@@ -212,6 +229,11 @@ cmd_down() {
 		[[ ${STATE_MODE:-xdp} == xdp || -d /sys/fs/bpf/xdpleaf/$PREFIX ]]; then
 		in_ns "$PREFIX-leaf1" "$XDPLEAF" unload --instance "$PREFIX" ||
 			log "warning: xdpleaf unload --instance $PREFIX failed"
+	fi
+	if ns_exists "$PREFIX-leaf2" && [[ -x $XDPLEAF ]] &&
+		[[ -d /sys/fs/bpf/xdpleaf/${PREFIX}_leaf2 ]]; then
+		in_ns "$PREFIX-leaf2" "$XDPLEAF" unload --instance "${PREFIX}_leaf2" ||
+			log "warning: xdpleaf unload --instance ${PREFIX}_leaf2 failed"
 	fi
 	local ns
 	while read -r ns; do
@@ -235,8 +257,12 @@ cmd_status() {
 	echo "namespaces:"
 	sed 's/^/  /' <<<"$nss"
 	if [[ ${STATE_MODE:-} == xdp ]] && ns_exists "$PREFIX-leaf1"; then
-		echo "xdpleaf:"
+		echo "xdpleaf on leaf1:"
 		in_ns "$PREFIX-leaf1" "$XDPLEAF" status --instance "$PREFIX"
+	fi
+	if [[ -d /sys/fs/bpf/xdpleaf/${PREFIX}_leaf2 ]]; then
+		echo "xdpleaf on leaf2:"
+		in_ns "$PREFIX-leaf2" "$XDPLEAF" status --instance "${PREFIX}_leaf2"
 	fi
 }
 
@@ -247,11 +273,13 @@ main() {
 	PREFIX=xl
 	MODE=xdp
 	CONFIG=$ROOT/scripts/leaf1.conf
+	CONFIG2=
 	while [[ $# -gt 0 ]]; do
 		case $1 in
 		--prefix) PREFIX=${2:?--prefix needs a value}; shift 2 ;;
 		--mode) MODE=${2:?--mode needs a value}; shift 2 ;;
 		--config) CONFIG=${2:?--config needs a value}; shift 2 ;;
+		--leaf2-config) CONFIG2=${2:?--leaf2-config needs a value}; shift 2 ;;
 		*) usage ;;
 		esac
 	done

@@ -61,6 +61,11 @@ static int fill_ports(struct leaf *skel, const struct xl_config *cfg)
 			.group = cp->group_id < 0 ? 0 : cp->group_id,
 			.has_nexthop4 = cp->has_nexthop4,
 			.has_nexthop6 = cp->has_nexthop6,
+			.line_rate_bps = cp->rate_bps,
+			.drain_bps = cp->rate_bps * cp->gamma_ppm / 1000000,
+			.gamma_ppm = cp->gamma_ppm,
+			.buffer_bytes = cp->buffer_bytes,
+			.overflow = cp->overflow,
 		};
 
 		memcpy(p.nexthop4, cp->nexthop4, 4);
@@ -88,6 +93,22 @@ static int fill_groups(struct leaf *skel, const struct xl_config *cfg)
 			    cfg->ports[i].group_id == g)
 				grp.members[grp.n_members++] = cfg->ports[i].ifindex;
 		MAP_SET(skel->maps.groups, &id, &grp, "groups");
+	}
+	return 0;
+}
+
+static int fill_classes(struct leaf *skel, const struct xl_config *cfg)
+{
+	for (__u32 id = 0; id < (__u32)cfg->n_classes; id++) {
+		struct xl_class c = { .wred = cfg->classes[id].wred };
+
+		snprintf(c.name, sizeof(c.name), "%s", cfg->classes[id].name);
+		MAP_SET(skel->maps.classes, &id, &c, "classes");
+	}
+	for (__u32 dscp = 0; dscp < 64; dscp++) {
+		__u32 id = cfg->dscp_class[dscp];
+
+		MAP_SET(skel->maps.dscp_class, &dscp, &id, "dscp_class");
 	}
 	return 0;
 }
@@ -123,7 +144,7 @@ static int fill_maps(struct leaf *skel, const struct xl_config *cfg)
 
 	MAP_SET(skel->maps.settings, &zero, &s, "settings");
 	if (fill_ports(skel, cfg) || fill_groups(skel, cfg) ||
-	    fill_routes(skel, cfg))
+	    fill_classes(skel, cfg) || fill_routes(skel, cfg))
 		return -1;
 	if (xl_neigh_sync(bpf_map__fd(skel->maps.neigh),
 			  bpf_map__fd(skel->maps.ports)))

@@ -13,6 +13,7 @@
 #include <bpf/libbpf.h>
 #include "names.h"
 #include "pins.h"
+#include "queue_report.h"
 #include "show.h"
 #include "xdpleaf.h"
 
@@ -102,6 +103,7 @@ int xl_show_stats(const char *instance, bool json)
 {
 	struct port_list pl;
 	json_object *root = NULL, *arr = NULL;
+	struct xl_queue_reader *qr;
 	int fd;
 
 	if (!xl_instance_exists(instance))
@@ -111,6 +113,11 @@ int xl_show_stats(const char *instance, bool json)
 	fd = xl_open_pinned_map(instance, "port_stats");
 	if (fd < 0)
 		return -1;
+	qr = xl_queue_reader_open(instance);
+	if (!qr) {
+		close(fd);
+		return -1;
+	}
 	if (json) {
 		root = json_object_new_object();
 		arr = json_object_new_array();
@@ -148,6 +155,7 @@ int xl_show_stats(const char *instance, bool json)
 						       json_object_new_uint64(s.reason[k]));
 			json_object_object_add(o, "verdicts", v);
 			json_object_object_add(o, "reasons", r);
+			json_object_object_add(o, "queue", xl_queue_json(qr, p));
 			json_object_array_add(arr, o);
 			continue;
 		}
@@ -159,7 +167,9 @@ int xl_show_stats(const char *instance, bool json)
 			if (s.reason[k])
 				printf(" %s=%llu", xl_reason_names[k], s.reason[k]);
 		printf("\n");
+		xl_queue_print(qr, p);
 	}
+	xl_queue_reader_close(qr);
 	close(fd);
 	if (json)
 		print_json(root);
