@@ -36,7 +36,6 @@ struct xl_cfg_port {
 };
 
 #define XL_DEFAULT_BUFFER (1024 * 1024)
-#define XL_CLASS_DEFAULT 0    /* id of the catch-all class "default" */
 
 /* A traffic class: DSCPs that map to it and its WRED/ECN profile. Class 0
  * is "default" (every DSCP no other class claims, paper profile); "cnp"
