@@ -21,8 +21,8 @@
 
 #include "config.h"
 
-enum sect { S_NONE, S_XDPLEAF, S_PORT, S_GROUP, S_ROUTE };
-static const char *const sect_names[] = { "", "xdpleaf", "port", "group", "route" };
+enum sect { S_NONE, S_XDPLEAF, S_PORT, S_GROUP, S_ROUTE, S_CLASS };
+static const char *const sect_names[] = { "", "xdpleaf", "port", "group", "route", "class" };
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -30,9 +30,10 @@ static const char *const sect_names[] = { "", "xdpleaf", "port", "group", "route
  * finds duplicates. */
 enum key {
 	K_MODE, K_MALFORMED, K_XDP_MODE,
-	K_ROLE, K_PGROUP, K_NH4, K_NH6,
+	K_ROLE, K_PGROUP, K_NH4, K_NH6, K_RATE, K_GAMMA, K_BUFFER, K_OVERFLOW,
 	K_LB_MODE,
 	K_RPORT, K_RGROUP,
+	K_DSCP, K_KMIN, K_KMAX, K_PMAX, K_MARK, K_DROP,
 	K_COUNT
 };
 static const struct { enum sect sect; const char *name; } keys[K_COUNT] = {
@@ -43,10 +44,32 @@ static const struct { enum sect sect; const char *name; } keys[K_COUNT] = {
 	[K_PGROUP] = { S_PORT, "group" },
 	[K_NH4] = { S_PORT, "nexthop4" },
 	[K_NH6] = { S_PORT, "nexthop6" },
+	[K_RATE] = { S_PORT, "rate" },
+	[K_GAMMA] = { S_PORT, "gamma" },
+	[K_BUFFER] = { S_PORT, "buffer" },
+	[K_OVERFLOW] = { S_PORT, "overflow" },
 	[K_LB_MODE] = { S_GROUP, "lb_mode" },
 	[K_RPORT] = { S_ROUTE, "port" },
 	[K_RGROUP] = { S_ROUTE, "group" },
+	[K_DSCP] = { S_CLASS, "dscp" },
+	[K_KMIN] = { S_CLASS, "kmin" },
+	[K_KMAX] = { S_CLASS, "kmax" },
+	[K_PMAX] = { S_CLASS, "pmax" },
+	[K_MARK] = { S_CLASS, "mark" },
+	[K_DROP] = { S_CLASS, "drop" },
 };
+
+/* Built-in classes (docs/config.md): ids, and the paper's marking profile
+ * (../shared/dcqcn.md: Kmin 5 KB, Kmax 200 KB, Pmax 1 %). */
+#define CLASS_CNP 1
+#define CNP_DSCP 48
+#define N_BUILTIN_CLASSES 2
+#define PROFILE_KMIN (5 * 1024)
+#define PROFILE_KMAX (200 * 1024)
+#define PROFILE_PMAX ((__u32)((XL_PROB_ONE + 50) / 100)) /* round(0.01 * 2^32) */
+#define MAX_BYTES (256U << 20) /* largest buffer, kmin or kmax */
+_Static_assert(XL_CLASS_DEFAULT == 0 && XL_MAX_CLASSES >= N_BUILTIN_CLASSES &&
+	       XL_MAX_CLASSES <= 256, "class ids must fit dscp_class (__u8)");
 
 struct ctx {
 	struct xl_config *cfg;
@@ -63,6 +86,10 @@ struct ctx {
 	int port_group_line[XL_MAX_PORTS]; /* line of each port's group key */
 	int *route_tline;          /* line of each route's port/group key */
 	int routes_cap;
+	int cur_class;             /* class being read (S_CLASS) */
+	int class_dscp_line[XL_MAX_CLASSES]; /* line of each class's dscp key */
+	int dscp_owner[64];        /* class id + 1 that the file gives it, 0 none */
+	int dscp_line[64];         /* line of that dscp key */
 };
 
 /* Records the first error only: later ones are usually consequences. */
@@ -100,17 +127,24 @@ static bool check_ifname(struct ctx *c, int line, const char *name)
 	return true;
 }
 
-static bool check_group_name(struct ctx *c, int line, const char *name)
+/* Group and class names: 1..size-1 characters from A-Z a-z 0-9 _ -. */
+static bool check_name(struct ctx *c, int line, const char *what, const char *name,
+		       size_t size)
 {
 	if (!*name)
-		return fail(c, line, "empty group name");
-	if (strlen(name) >= XL_NAME_MAX)
-		return fail(c, line, "group name '%s' is too long (max %d characters)",
-			    name, XL_NAME_MAX - 1);
+		return fail(c, line, "empty %s name", what);
+	if (strlen(name) >= size)
+		return fail(c, line, "%s name '%s' is too long (max %zu characters)",
+			    what, name, size - 1);
 	if (name[strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 			       "0123456789_-")])
-		return fail(c, line, "invalid group name '%s' (allowed: A-Z a-z 0-9 _ -)", name);
+		return fail(c, line, "invalid %s name '%s' (allowed: A-Z a-z 0-9 _ -)", what, name);
 	return true;
+}
+
+static bool check_group_name(struct ctx *c, int line, const char *name)
+{
+	return check_name(c, line, "group", name, XL_NAME_MAX);
 }
 
 int xl_parse_prefix(const char *s, int *family, __u8 addr[16], __u32 *plen,
@@ -218,11 +252,37 @@ static bool add_route(struct ctx *c, const char *name)
 	return true;
 }
 
+/* A class with the paper's marking profile. */
+static void set_class(struct xl_cfg_class *k, const char *name, __u32 flags)
+{
+	*k = (struct xl_cfg_class){
+		.wred = { .kmin = PROFILE_KMIN, .kmax = PROFILE_KMAX,
+			  .pmax = PROFILE_PMAX, .flags = flags },
+	};
+	snprintf(k->name, sizeof(k->name), "%s", name);
+}
+
+/* Of the keys ks set in this section, the first in the file; K_COUNT if
+ * none is set. */
+static enum key first_key(const struct ctx *c, const enum key *ks, size_t n)
+{
+	enum key first = K_COUNT;
+
+	for (size_t i = 0; i < n; i++)
+		if (c->key_line[ks[i]] && (first == K_COUNT ||
+					   c->key_line[ks[i]] < c->key_line[first]))
+			first = ks[i];
+	return first;
+}
+
 /* Checks that need the whole section (keys come in any order). */
 static bool close_section(struct ctx *c)
 {
+	static const enum key uplink_only[] = { K_PGROUP, K_NH4, K_NH6 },
+		needs_rate[] = { K_GAMMA, K_BUFFER, K_OVERFLOW };
 	struct xl_config *cfg = c->cfg;
 	struct xl_cfg_port *p;
+	enum key bad;
 
 	if (c->failed)
 		return false;
@@ -233,18 +293,30 @@ static bool close_section(struct ctx *c)
 		if (p->role == XL_ROLE_UPLINK && !p->has_nexthop4 && !p->has_nexthop6)
 			return fail(c, c->sect_line, "uplink port %s needs nexthop4 and/or nexthop6",
 				    p->ifname);
-		if (p->role == XL_ROLE_DOWNLINK) {
-			enum key k, bad = K_COUNT; /* the first in the file */
+		bad = first_key(c, uplink_only, ARRAY_LEN(uplink_only));
+		if (p->role == XL_ROLE_DOWNLINK && bad != K_COUNT)
+			return fail(c, c->key_line[bad],
+				    "%s is only allowed on uplinks (port %s is a downlink)",
+				    keys[bad].name, p->ifname);
+		bad = first_key(c, needs_rate, ARRAY_LEN(needs_rate));
+		if (!p->rate_bps && bad != K_COUNT)
+			return fail(c, c->key_line[bad],
+				    "%s has no effect without rate (port %s has no rate: set one, or remove %s)",
+				    keys[bad].name, p->ifname, keys[bad].name);
+	}
+	if (c->sect == S_CLASS) {
+		struct xl_cfg_class *k = &cfg->classes[c->cur_class];
+		int line = c->key_line[K_KMIN] > c->key_line[K_KMAX] ? c->key_line[K_KMIN]
+								      : c->key_line[K_KMAX];
 
-			for (k = K_PGROUP; k <= K_NH6; k++)
-				if (c->key_line[k] && (bad == K_COUNT ||
-						       c->key_line[k] < c->key_line[bad]))
-					bad = k;
-			if (bad != K_COUNT)
-				return fail(c, c->key_line[bad],
-					    "%s is only allowed on uplinks (port %s is a downlink)",
-					    keys[bad].name, p->ifname);
-		}
+		if (k->wred.kmin >= k->wred.kmax)
+			return fail(c, line ? line : c->sect_line,
+				    "kmin must be less than kmax in class '%s' (kmin %u bytes, kmax %u bytes)",
+				    k->name, k->wred.kmin, k->wred.kmax);
+		if (c->cur_class >= N_BUILTIN_CLASSES && !c->class_dscp_line[c->cur_class])
+			return fail(c, c->sect_line,
+				    "class '%s' has no dscp (set dscp = the DSCP values 0-63 it takes)",
+				    k->name);
 	}
 	if (c->sect == S_ROUTE && !cfg->routes[cfg->n_routes - 1].kind)
 		return fail(c, c->sect_line,
@@ -287,7 +359,9 @@ static bool open_section(struct ctx *c, char *hdr)
 					    name, cfg->ports[i].line);
 		if (cfg->n_ports >= XL_MAX_PORTS)
 			return fail(c, c->line, "too many ports (max %d)", XL_MAX_PORTS);
-		cfg->ports[cfg->n_ports] = (struct xl_cfg_port){ .line = c->line, .group_id = -1 };
+		cfg->ports[cfg->n_ports] = (struct xl_cfg_port){
+			.line = c->line, .group_id = -1, .gamma_ppm = 1000000,
+			.buffer_bytes = XL_DEFAULT_BUFFER, .overflow = XL_OVERFLOW_DROP };
 		strcpy(cfg->ports[cfg->n_ports++].ifname, name);
 		c->sect = S_PORT;
 	} else if (!strcmp(hdr, "group")) {
@@ -310,11 +384,32 @@ static bool open_section(struct ctx *c, char *hdr)
 		if (!add_route(c, name))
 			return false;
 		c->sect = S_ROUTE;
+	} else if (!strcmp(hdr, "class")) {
+		if (!*name)
+			return fail(c, c->line, "section [class] needs a name: [class NAME]");
+		if (!check_name(c, c->line, "class", name, XL_IFNAMSIZ))
+			return false;
+		for (i = 0; i < cfg->n_classes; i++)
+			if (!strcmp(cfg->classes[i].name, name))
+				break;
+		if (i < cfg->n_classes && cfg->classes[i].line)
+			return fail(c, c->line, "duplicate section [class %s] (first at line %d)",
+				    name, cfg->classes[i].line);
+		if (i == cfg->n_classes) {
+			if (cfg->n_classes >= XL_MAX_CLASSES)
+				return fail(c, c->line,
+					    "too many classes (max %d, counting the built-in default and cnp)",
+					    XL_MAX_CLASSES);
+			set_class(&cfg->classes[cfg->n_classes++], name, 0);
+		}
+		cfg->classes[i].line = c->line;
+		c->cur_class = i;
+		c->sect = S_CLASS;
 	} else if (!*hdr) {
 		return fail(c, c->line, "empty section header");
 	} else {
 		return fail(c, c->line,
-			    "unknown section type '%s' (allowed: xdpleaf, port, group, route)", hdr);
+			    "unknown section type '%s' (allowed: xdpleaf, port, group, route, class)", hdr);
 	}
 	return true;
 }
@@ -420,17 +515,214 @@ static bool parse_nexthop(struct ctx *c, enum key k, const char *value, __u8 *ad
 		    fam == AF_INET ? "IPv4" : "IPv6", value, keys[k].name);
 }
 
+/* Numbers: "DIGITS[.DIGITS]", no sign, no spaces, no exponent. The value is
+ * mant / 10^ndec, exact. A mantissa too long for 64 bits sets huge: with
+ * at most 6 decimals it is then above 1.8e12, out of range for every key. */
+struct dec {
+	__u64 mant;
+	int ndec;
+	bool huge;
+};
+
+#define MAX_DECIMALS 6
+
+/* Returns where the number ends (a unit may follow), or NULL if s does not
+ * start with one. */
+static const char *parse_dec(const char *s, struct dec *d)
+{
+	bool frac = false;
+
+	*d = (struct dec){ 0 };
+	if (!isdigit((unsigned char)*s))
+		return NULL;
+	for (;; s++) {
+		if (*s == '.' && !frac && isdigit((unsigned char)s[1])) {
+			frac = true;
+			continue;
+		}
+		if (!isdigit((unsigned char)*s))
+			return s;
+		if (d->mant > (~0ULL - 9) / 10)
+			d->huge = true;
+		else
+			d->mant = d->mant * 10 + (*s - '0');
+		d->ndec += frac;
+	}
+}
+
+static __u64 pow10u(int n)
+{
+	__u64 r = 1;
+
+	while (n-- > 0)
+		r *= 10;
+	return r;
+}
+
+/* rate: bit/s, SI suffixes (powers of 1000). */
+static bool parse_rate(struct ctx *c, const char *v, __u64 *out)
+{
+	static const char units[] = "KMGT";
+	const __u64 lo = 1000000ULL, hi = 1600000000000ULL;
+	const char *e, *u;
+	struct dec d;
+	int exp = 0;
+	__u64 r, p;
+
+	e = parse_dec(v, &d);
+	if (e && *e && (u = strchr(units, *e))) {
+		exp = 3 * (int)(u - units + 1);
+		e++;
+	}
+	if (!e || *e || d.ndec > MAX_DECIMALS)
+		return fail(c, c->line,
+			    "invalid rate '%s' (bit/s: a number with at most %d decimals and an optional "
+			    "K, M, G or T for 10^3, 10^6, 10^9, 10^12, e.g. 400M or 2.5G)",
+			    v, MAX_DECIMALS);
+	exp -= d.ndec;
+	p = pow10u(exp < 0 ? -exp : exp);
+	if (exp < 0)
+		r = d.mant / p;
+	else
+		r = d.mant > hi / p ? hi + 1 : d.mant * p;
+	if (d.huge || r < lo || r > hi)
+		return fail(c, c->line, "rate '%s' out of range (1M..1600G bit/s)", v);
+	if (exp < 0 && d.mant % p)
+		return fail(c, c->line, "rate '%s' is not a whole number of bit/s", v);
+	*out = r;
+	return true;
+}
+
+/* gamma: 0 < gamma <= 1, in millionths. */
+static bool parse_gamma(struct ctx *c, const char *v, __u32 *out)
+{
+	const char *e;
+	struct dec d;
+
+	e = parse_dec(v, &d);
+	if (!e || *e || d.ndec > MAX_DECIMALS)
+		return fail(c, c->line,
+			    "invalid gamma '%s' (a number with at most %d decimals, e.g. 0.95)",
+			    v, MAX_DECIMALS);
+	if (d.huge || !d.mant || d.mant > pow10u(d.ndec))
+		return fail(c, c->line, "gamma '%s' out of range (0 < gamma <= 1)", v);
+	*out = (__u32)(d.mant * pow10u(MAX_DECIMALS - d.ndec));
+	return true;
+}
+
+/* buffer, kmin, kmax: bytes, K and M are powers of 1024. */
+static bool parse_bytes(struct ctx *c, enum key k, const char *v, __u32 lo,
+			const char *lo_str, __u32 *out)
+{
+	const char *e;
+	struct dec d;
+	int shift = 0;
+
+	e = parse_dec(v, &d);
+	if (e && (*e == 'K' || *e == 'M')) {
+		shift = *e == 'K' ? 10 : 20;
+		e++;
+	}
+	if (!e || *e || d.ndec)
+		return fail(c, c->line,
+			    "invalid %s '%s' (bytes: a whole number with an optional K = 1024 "
+			    "or M = 1048576, e.g. 200K)", keys[k].name, v);
+	if (d.huge || d.mant > MAX_BYTES >> shift || d.mant << shift < lo)
+		return fail(c, c->line, "%s '%s' out of range (%s..256M bytes)",
+			    keys[k].name, v, lo_str);
+	*out = (__u32)(d.mant << shift);
+	return true;
+}
+
+/* pmax: a fraction 0..1 or a percentage 0%..100%, in 2^-32 units. */
+static bool parse_pmax(struct ctx *c, const char *v, __u32 *out)
+{
+	const char *e;
+	struct dec d;
+	bool pct;
+	__u64 den, p;
+
+	e = parse_dec(v, &d);
+	pct = e && *e == '%';
+	if (pct)
+		e++;
+	if (!e || *e || d.ndec > MAX_DECIMALS)
+		return fail(c, c->line,
+			    "invalid pmax '%s' (a fraction 0..1 such as 0.01, or a percentage "
+			    "such as 1%%; at most %d decimals)", v, MAX_DECIMALS);
+	den = pow10u(d.ndec) * (pct ? 100 : 1);
+	if (d.huge || d.mant > den)
+		return fail(c, c->line, "pmax '%s' out of range (0..1, or 0%%..100%%)", v);
+	/* mant <= den <= 10^8: no overflow. round(mant / den * 2^32) */
+	p = ((d.mant << 32) + den / 2) / den;
+	*out = p > 0xFFFFFFFFULL ? 0xFFFFFFFFU : (__u32)p;
+	return true;
+}
+
+/* dscp: values 0-63 separated by spaces and/or commas. A DSCP belongs to at
+ * most one class; the built-in cnp's 48 is checked at the end, when it is
+ * known whether [class cnp] moves it. */
+static bool parse_dscp(struct ctx *c, const char *v)
+{
+	const char *s = v;
+	__u64 mask = 0;
+	unsigned int d;
+	size_t n, i;
+
+	if (c->cur_class == XL_CLASS_DEFAULT)
+		return fail(c, c->line,
+			    "dscp is not allowed in [class default]: it takes every DSCP "
+			    "that no other class claims");
+	while (*s) {
+		const char *tok = s;
+
+		n = strcspn(s, " \t,");
+		if (!n) {
+			s++;
+			continue;
+		}
+		s += n;
+		if (strspn(tok, "0123456789") < n)
+			return fail(c, c->line, "invalid DSCP '%.*s' (numbers 0-63, "
+				    "separated by spaces or commas)", (int)n, tok);
+		for (d = 0, i = 0; i < n; i++) /* saturates: no overflow */
+			d = d > 63 ? d : d * 10 + (tok[i] - '0');
+		if (d > 63)
+			return fail(c, c->line, "DSCP %.*s out of range (0-63)", (int)n, tok);
+		if (mask & (1ULL << d))
+			return fail(c, c->line, "DSCP %u is listed twice", d);
+		mask |= 1ULL << d;
+	}
+	if (!mask)
+		return fail(c, c->line, "dscp needs at least one value (0-63)");
+	for (d = 0; d < 64; d++) {
+		int o = c->dscp_owner[d] - 1;
+
+		if (!(mask & (1ULL << d)))
+			continue;
+		if (o >= 0)
+			return fail(c, c->line, "DSCP %u is already in class '%s' (line %d)",
+				    d, c->cfg->classes[o].name, c->dscp_line[d]);
+		c->dscp_owner[d] = c->cur_class + 1;
+		c->dscp_line[d] = c->line;
+	}
+	c->class_dscp_line[c->cur_class] = c->line;
+	return true;
+}
+
 static int on_key(void *user, const char *section, const char *name, const char *value)
 {
 	static const char *const modes[] = { "leaf" }, *const malformed[] = { "pass", "drop" },
 		*const xdp_modes[] = { "native", "generic" },
-		*const roles[] = { "downlink", "uplink" }, *const lb_modes[] = { "hash" };
+		*const roles[] = { "downlink", "uplink" }, *const lb_modes[] = { "hash" },
+		*const overflows[] = { "drop", "mark" }, *const yes_no[] = { "yes", "no" };
 	struct ctx *c = user;
 	struct xl_config *cfg = c->cfg;
 	struct xl_cfg_port *p = &cfg->ports[cfg->n_ports ? cfg->n_ports - 1 : 0];
 	struct xl_cfg_route *r = cfg->n_routes ? &cfg->routes[cfg->n_routes - 1] : NULL;
+	struct xl_wred *w = &cfg->classes[c->cur_class].wred;
 	char list[128] = "";
-	__u32 dummy;
+	__u32 dummy, bit;
 	int k;
 
 	(void)section; /* the reader tracks sections, with their lines */
@@ -475,6 +767,15 @@ static int on_key(void *user, const char *section, const char *name, const char 
 		return p->has_nexthop4 = parse_nexthop(c, k, value, p->nexthop4);
 	case K_NH6:
 		return p->has_nexthop6 = parse_nexthop(c, k, value, p->nexthop6);
+	case K_RATE:
+		return parse_rate(c, value, &p->rate_bps);
+	case K_GAMMA:
+		return parse_gamma(c, value, &p->gamma_ppm);
+	case K_BUFFER:
+		return parse_bytes(c, k, value, 2048, "2K", &p->buffer_bytes);
+	case K_OVERFLOW:
+		return parse_choice(c, k, value, overflows, ARRAY_LEN(overflows), false,
+				    &p->overflow);
 	case K_LB_MODE:
 		return parse_choice(c, k, value, lb_modes, ARRAY_LEN(lb_modes), true,
 				    &cfg->groups[cfg->n_groups - 1].lb_mode);
@@ -488,6 +789,21 @@ static int on_key(void *user, const char *section, const char *name, const char 
 		r->kind = k == K_RPORT ? XL_ROUTE_PORT : XL_ROUTE_GROUP;
 		strcpy(r->target, value);
 		c->route_tline[cfg->n_routes - 1] = c->line;
+		return 1;
+	case K_DSCP:
+		return parse_dscp(c, value);
+	case K_KMIN:
+		return parse_bytes(c, k, value, 0, "0", &w->kmin);
+	case K_KMAX:
+		return parse_bytes(c, k, value, 0, "0", &w->kmax);
+	case K_PMAX:
+		return parse_pmax(c, value, &w->pmax);
+	case K_MARK:
+	case K_DROP:
+		bit = k == K_MARK ? XL_CLASS_NO_MARK : XL_CLASS_NO_DROP;
+		if (!parse_choice(c, k, value, yes_no, ARRAY_LEN(yes_no), false, &dummy))
+			return 0;
+		w->flags = dummy ? w->flags | bit : w->flags & ~bit;
 		return 1;
 	case K_COUNT:
 		break;
@@ -561,6 +877,15 @@ static bool check_all(struct ctx *c, bool check_interfaces)
 		}
 		r->target_id = id;
 	}
+	/* The built-in cnp keeps DSCP 48 unless [class cnp] sets dscp. */
+	if (!c->class_dscp_line[CLASS_CNP] && c->dscp_owner[CNP_DSCP])
+		return fail(c, c->dscp_line[CNP_DSCP],
+			    "DSCP %d is already in class 'cnp' (its built-in DSCP; to use it here, "
+			    "set another dscp in [class cnp])", CNP_DSCP);
+	for (i = 0; i < 64; i++)
+		cfg->dscp_class[i] = c->dscp_owner[i] ? c->dscp_owner[i] - 1 : XL_CLASS_DEFAULT;
+	if (!c->class_dscp_line[CLASS_CNP])
+		cfg->dscp_class[CNP_DSCP] = CLASS_CNP;
 	for (i = 0; check_interfaces && i < cfg->n_ports; i++) {
 		struct xl_cfg_port *p = &cfg->ports[i];
 
@@ -579,6 +904,9 @@ int xl_config_load(const char *path, bool check_interfaces,
 
 	memset(cfg, 0, sizeof(*cfg));
 	snprintf(cfg->path, sizeof(cfg->path), "%s", path);
+	set_class(&cfg->classes[XL_CLASS_DEFAULT], "default", 0);
+	set_class(&cfg->classes[CLASS_CNP], "cnp", XL_CLASS_NO_MARK | XL_CLASS_NO_DROP);
+	cfg->n_classes = N_BUILTIN_CLASSES;
 	c.f = fopen(path, "r");
 	if (!c.f) {
 		fail(&c, 0, "cannot open: %s", strerror(errno));

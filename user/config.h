@@ -39,7 +39,8 @@ struct xl_cfg_port {
 
 /* A traffic class: DSCPs that map to it and its WRED/ECN profile. Class 0
  * is "default" (every DSCP no other class claims, paper profile); "cnp"
- * (DSCP 48, never marked or dropped) exists unless the file redefines it. */
+ * (DSCP 48, never marked or dropped) always exists; a section of either
+ * name re-tunes the built-in. */
 struct xl_cfg_class {
 	char name[XL_IFNAMSIZ];
 	int line;             /* 0 for a built-in class not in the file */

@@ -119,6 +119,33 @@ static void test_good_fixture(void **state)
 	}
 	for (int i = 0; i < cfg.n_groups; i++)
 		assert_in_range(cfg.groups[i].n_members, 1, XL_MAX_GROUP_MEMBERS);
+	/* Ports: queue settings in range. */
+	for (int i = 0; i < cfg.n_ports; i++) {
+		const struct xl_cfg_port *p = &cfg.ports[i];
+
+		assert_true(p->rate_bps == 0 ||
+			    (p->rate_bps >= 1000000 && p->rate_bps <= 1600000000000ULL));
+		assert_in_range(p->gamma_ppm, 1, 1000000);
+		assert_in_range(p->buffer_bytes, 2048, 256 << 20);
+		assert_in_range(p->overflow, XL_OVERFLOW_DROP, XL_OVERFLOW_MARK);
+	}
+	/* Classes: the built-ins first, names filled, profiles sane, every
+	 * DSCP mapped to an existing class. */
+	assert_in_range(cfg.n_classes, 2, XL_MAX_CLASSES);
+	assert_string_equal(cfg.classes[XL_CLASS_DEFAULT].name, "default");
+	assert_string_equal(cfg.classes[1].name, "cnp");
+	for (int i = 0; i < cfg.n_classes; i++) {
+		assert_true(cfg.classes[i].name[0]);
+		assert_true(cfg.classes[i].wred.kmin < cfg.classes[i].wred.kmax);
+		assert_in_range(cfg.classes[i].wred.flags, 0,
+				XL_CLASS_NO_MARK | XL_CLASS_NO_DROP);
+		for (int j = 0; j < i; j++)
+			assert_string_not_equal(cfg.classes[i].name, cfg.classes[j].name);
+		if (i >= 2)
+			assert_true(cfg.classes[i].line > 0);
+	}
+	for (int d = 0; d < 64; d++)
+		assert_in_range(cfg.dscp_class[d], 0, cfg.n_classes - 1);
 	xl_config_free(&cfg);
 	assert_null(cfg.routes);
 	assert_int_equal(cfg.n_routes, 0);
@@ -143,6 +170,27 @@ static void test_good_minimal(void **state)
 	assert_int_equal(cfg.n_routes, 0);
 	assert_int_equal(cfg.malformed, XL_MALFORMED_PASS);
 	assert_int_equal(cfg.xdp_mode, XL_XDP_NATIVE);
+	/* No rate: an unlimited port, with the queue defaults. */
+	assert_int_equal(cfg.ports[0].rate_bps, 0);
+	assert_int_equal(cfg.ports[0].gamma_ppm, 1000000);
+	assert_int_equal(cfg.ports[0].buffer_bytes, XL_DEFAULT_BUFFER);
+	assert_int_equal(cfg.ports[0].overflow, XL_OVERFLOW_DROP);
+	/* The built-in classes, with the paper's profile. */
+	assert_int_equal(cfg.n_classes, 2);
+	assert_string_equal(cfg.classes[0].name, "default");
+	assert_int_equal(cfg.classes[0].line, 0);
+	assert_int_equal(cfg.classes[0].wred.kmin, 5120);
+	assert_int_equal(cfg.classes[0].wred.kmax, 204800);
+	assert_int_equal(cfg.classes[0].wred.pmax, 42949673); /* round(0.01 * 2^32) */
+	assert_int_equal(cfg.classes[0].wred.flags, 0);
+	assert_string_equal(cfg.classes[1].name, "cnp");
+	assert_int_equal(cfg.classes[1].line, 0);
+	assert_int_equal(cfg.classes[1].wred.kmin, 5120);
+	assert_int_equal(cfg.classes[1].wred.kmax, 204800);
+	assert_int_equal(cfg.classes[1].wred.pmax, 42949673);
+	assert_int_equal(cfg.classes[1].wred.flags, XL_CLASS_NO_MARK | XL_CLASS_NO_DROP);
+	for (int d = 0; d < 64; d++)
+		assert_int_equal(cfg.dscp_class[d], d == 48 ? 1 : XL_CLASS_DEFAULT);
 	xl_config_free(&cfg);
 }
 
@@ -204,6 +252,101 @@ static void test_good_leaf(void **state)
 	assert_int_equal(r->prefixlen, 32);
 	assert_memory_equal(r->addr, v6, 16);
 	assert_string_equal(r->target, "spine");
+	xl_config_free(&cfg);
+}
+
+static const struct xl_cfg_class *find_class(const struct xl_config *cfg, const char *name)
+{
+	for (int i = 0; i < cfg->n_classes; i++)
+		if (!strcmp(cfg->classes[i].name, name))
+			return &cfg->classes[i];
+	return NULL;
+}
+
+static void test_good_ecn_leaf(void **state)
+{
+	struct xl_config cfg;
+	char path[512], err[XL_ERR_MAX] = "";
+	const struct xl_cfg_port *p;
+	const struct xl_cfg_class *k;
+
+	(void)state;
+	fixture_path(path, sizeof(path), "good/ecn-leaf.conf");
+	if (xl_config_load(path, false, &cfg, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_int_equal(cfg.n_ports, 5);
+
+	p = &cfg.ports[find_port(&cfg, "s1")];
+	assert_int_equal(p->rate_bps, 1000000000ULL);
+	assert_int_equal(p->gamma_ppm, 950000);
+	assert_int_equal(p->buffer_bytes, 200 * 1024);
+	assert_int_equal(p->overflow, XL_OVERFLOW_DROP);
+
+	p = &cfg.ports[find_port(&cfg, "s2")];
+	assert_int_equal(p->rate_bps, 0);
+	assert_int_equal(p->gamma_ppm, 1000000);
+	assert_int_equal(p->buffer_bytes, XL_DEFAULT_BUFFER);
+	assert_int_equal(p->overflow, XL_OVERFLOW_DROP);
+
+	p = &cfg.ports[find_port(&cfg, "u1")];
+	assert_int_equal(p->role, XL_ROLE_UPLINK);
+	assert_int_equal(p->rate_bps, 2500000000ULL);
+	assert_int_equal(p->gamma_ppm, 1000000);
+	assert_int_equal(p->buffer_bytes, 4 << 20);
+	assert_int_equal(p->overflow, XL_OVERFLOW_MARK);
+
+	p = &cfg.ports[find_port(&cfg, "u2")];
+	assert_int_equal(p->rate_bps, 0);
+
+	p = &cfg.ports[find_port(&cfg, "u3")];
+	assert_int_equal(p->rate_bps, 400000000ULL);
+	assert_int_equal(p->gamma_ppm, 1000000);
+	assert_int_equal(p->buffer_bytes, XL_DEFAULT_BUFFER);
+	assert_int_equal(p->overflow, XL_OVERFLOW_DROP);
+
+	/* Built-ins keep ids 0 and 1; user classes follow in file order. */
+	assert_int_equal(cfg.n_classes, 4);
+	k = &cfg.classes[0];
+	assert_string_equal(k->name, "default");
+	assert_int_equal(k->line, 61);
+	assert_int_equal(k->wred.kmin, 5120);    /* kept */
+	assert_int_equal(k->wred.kmax, 300 * 1024);
+	assert_int_equal(k->wred.pmax, 42949673); /* kept */
+	assert_int_equal(k->wred.flags, 0);
+	k = &cfg.classes[1];
+	assert_string_equal(k->name, "cnp");
+	assert_int_equal(k->line, 57);
+	assert_int_equal(k->wred.kmin, 5120);
+	assert_int_equal(k->wred.kmax, 204800);
+	assert_int_equal(k->wred.pmax, 0xFFFFFFFFU); /* 100 % */
+	assert_int_equal(k->wred.flags, XL_CLASS_NO_MARK | XL_CLASS_NO_DROP);
+	k = &cfg.classes[2];
+	assert_ptr_equal(k, find_class(&cfg, "rdma"));
+	assert_int_equal(k->line, 42);
+	assert_int_equal(k->wred.kmin, 100 * 1024);
+	assert_int_equal(k->wred.kmax, 400 * 1024);
+	assert_int_equal(k->wred.pmax, 858993459); /* round(0.2 * 2^32) */
+	assert_int_equal(k->wred.flags, 0);
+	k = &cfg.classes[3];
+	assert_ptr_equal(k, find_class(&cfg, "bulk"));
+	assert_int_equal(k->line, 49);
+	assert_int_equal(k->wred.kmin, 0);
+	assert_int_equal(k->wred.kmax, 1 << 20);
+	assert_int_equal(k->wred.pmax, 1U << 31);
+	assert_int_equal(k->wred.flags, XL_CLASS_NO_DROP);
+
+	for (int d = 0; d < 64; d++) {
+		int want = XL_CLASS_DEFAULT;
+
+		if (d == 26 || d == 27)
+			want = 2;
+		else if (d == 10 || d == 12 || d == 14)
+			want = 3;
+		else if (d == 46)
+			want = 1;
+		if (cfg.dscp_class[d] != want)
+			fail_msg("DSCP %d: class %d, want %d", d, cfg.dscp_class[d], want);
+	}
 	xl_config_free(&cfg);
 }
 
@@ -297,7 +440,7 @@ static void test_bad_fixture(void **state)
 }
 
 /* Every fixture on disk is in the lists below, and there are enough. */
-#define GOOD_FILES(X) X(minimal) X(leaf) X(style) X(edge-prefixes)
+#define GOOD_FILES(X) X(minimal) X(leaf) X(style) X(edge-prefixes) X(ecn-leaf)
 
 #define BAD_FILES(X) \
 	X(unknown-section) X(unknown-key-port) X(unknown-key-xdpleaf) \
@@ -314,7 +457,12 @@ static void test_bad_fixture(void **state)
 	X(downlink-with-nexthop) X(group-undefined) X(group-no-members) \
 	X(group-too-many-members) X(too-many-ports) X(route-no-target) \
 	X(route-both-targets) X(route-unknown-port) X(route-unknown-group) \
-	X(no-ports) X(missing-interface)
+	X(no-ports) X(missing-interface) \
+	X(rate-syntax) X(rate-range) X(gamma-zero) X(gamma-above-one) \
+	X(buffer-range) X(overflow-invalid) X(gamma-without-rate) X(dscp-64) \
+	X(dscp-two-classes) X(dscp-in-default) X(kmin-not-below-kmax) \
+	X(pmax-150-percent) X(pmax-negative) X(mark-maybe) X(too-many-classes) \
+	X(class-name-too-long) X(unknown-key-class)
 
 #define GOOD_NAME(n) "good/" #n ".conf",
 #define BAD_NAME(n) "bad/" #n ".conf",
@@ -598,6 +746,334 @@ static void test_long_line(void **state)
 	assert_non_null(strstr(err, ":2: line too long (max 199 characters)"));
 }
 
+/* ---- queue and class values ---- */
+
+/* Loads text; want_err NULL: must load (cfg left loaded), else the error
+ * must contain want_err (give ":LINE: message"). */
+static bool load_case(const char *text, const char *want_err, struct xl_config *cfg,
+		      const char *what)
+{
+	char path[64], err[XL_ERR_MAX] = "";
+	int rc = load_text(text, false, cfg, err, sizeof(err), path, sizeof(path));
+
+	if (!want_err) {
+		if (rc)
+			fail_msg("%s: %s", what, err);
+		return true;
+	}
+	if (!rc || strncmp(err, path, strlen(path)) || !strstr(err, want_err))
+		fail_msg("%s: got '%s', want '%s'", what, rc ? err : "success", want_err);
+	assert_true(all_zero(cfg, sizeof(*cfg)));
+	return false;
+}
+
+static void test_port_queue_values(void **state)
+{
+	static const struct {
+		const char *key, *value;
+		unsigned long long want;
+		const char *err;
+	} cases[] = {
+		{ "rate", "1M", 1000000, NULL },
+		{ "rate", "1000000", 1000000, NULL },
+		{ "rate", "100M", 100000000, NULL },
+		{ "rate", "2.5G", 2500000000ULL, NULL },
+		{ "rate", "25G", 25000000000ULL, NULL },
+		{ "rate", "400G", 400000000000ULL, NULL },
+		{ "rate", "1.6T", 1600000000000ULL, NULL },
+		{ "rate", "1600G", 1600000000000ULL, NULL },
+		{ "rate", "0.001G", 1000000, NULL },
+		{ "rate", "1000.5K", 1000500, NULL },
+		{ "rate", "1.000001M", 1000001, NULL },
+		{ "rate", "1000000.0", 1000000, NULL },
+		{ "rate", "007G", 7000000000ULL, NULL },
+		{ "rate", "999999", 0, ":3: rate '999999' out of range (1M..1600G bit/s)" },
+		{ "rate", "0", 0, ":3: rate '0' out of range" },
+		{ "rate", "0.999999M", 0, ":3: rate '0.999999M' out of range" },
+		{ "rate", "1600000000001", 0, ":3: rate '1600000000001' out of range" },
+		{ "rate", "1.600001T", 0, ":3: rate '1.600001T' out of range" },
+		{ "rate", "2T", 0, ":3: rate '2T' out of range" },
+		{ "rate", "99999999999999999999999999G", 0, ":3: rate '99999999999999999999999999G' out of range (1M..1600G" },
+		{ "rate", "18446744073709551617", 0, ":3: rate '18446744073709551617' out of range (1M..1600G" },
+		{ "rate", "1000000.5", 0, ":3: rate '1000000.5' is not a whole number of bit/s" },
+		{ "rate", "1g", 0, ":3: invalid rate '1g' (bit/s: a number with at most 6 decimals" },
+		{ "rate", "1 G", 0, ":3: invalid rate '1 G'" },
+		{ "rate", "1Gbit", 0, ":3: invalid rate '1Gbit'" },
+		{ "rate", "1GG", 0, ":3: invalid rate '1GG'" },
+		{ "rate", "G", 0, ":3: invalid rate 'G'" },
+		{ "rate", "-1G", 0, ":3: invalid rate '-1G'" },
+		{ "rate", "+1G", 0, ":3: invalid rate '+1G'" },
+		{ "rate", ".5G", 0, ":3: invalid rate '.5G'" },
+		{ "rate", "5.G", 0, ":3: invalid rate '5.G'" },
+		{ "rate", "1.2.3G", 0, ":3: invalid rate '1.2.3G'" },
+		{ "rate", "1e9", 0, ":3: invalid rate '1e9'" },
+		{ "rate", "0x10G", 0, ":3: invalid rate '0x10G'" },
+		{ "rate", "1.0000001G", 0, ":3: invalid rate '1.0000001G'" },
+		{ "gamma", "1", 1000000, NULL },
+		{ "gamma", "1.000000", 1000000, NULL },
+		{ "gamma", "0.95", 950000, NULL },
+		{ "gamma", "0.5", 500000, NULL },
+		{ "gamma", "0.000001", 1, NULL },
+		{ "gamma", "00.9", 900000, NULL },
+		{ "gamma", "0", 0, ":3: gamma '0' out of range (0 < gamma <= 1)" },
+		{ "gamma", "0.000000", 0, ":3: gamma '0.000000' out of range" },
+		{ "gamma", "1.000001", 0, ":3: gamma '1.000001' out of range" },
+		{ "gamma", "1.5", 0, ":3: gamma '1.5' out of range" },
+		{ "gamma", "99999999999999999999999", 0, ":3: gamma '99999999999999999999999' out of range (0 < gamma <= 1)" },
+		{ "gamma", "0.0000001", 0, ":3: invalid gamma '0.0000001' (a number with at most 6 decimals" },
+		{ "gamma", "-0.5", 0, ":3: invalid gamma '-0.5'" },
+		{ "gamma", "95%", 0, ":3: invalid gamma '95%'" },
+		{ "gamma", ".9", 0, ":3: invalid gamma '.9'" },
+		{ "buffer", "2K", 2048, NULL },
+		{ "buffer", "2048", 2048, NULL },
+		{ "buffer", "200K", 204800, NULL },
+		{ "buffer", "1M", 1048576, NULL },
+		{ "buffer", "256M", 268435456, NULL },
+		{ "buffer", "262144K", 268435456, NULL },
+		{ "buffer", "2047", 0, ":3: buffer '2047' out of range (2K..256M bytes)" },
+		{ "buffer", "1K", 0, ":3: buffer '1K' out of range (2K..256M bytes)" },
+		{ "buffer", "0", 0, ":3: buffer '0' out of range" },
+		{ "buffer", "257M", 0, ":3: buffer '257M' out of range" },
+		{ "buffer", "262145K", 0, ":3: buffer '262145K' out of range" },
+		{ "buffer", "268435457", 0, ":3: buffer '268435457' out of range" },
+		{ "buffer", "99999999999999999999999999K", 0, ":3: buffer '99999999999999999999999999K' out of range (2K..256M" },
+		{ "buffer", "1.5M", 0, ":3: invalid buffer '1.5M' (bytes: a whole number with an optional K = 1024" },
+		{ "buffer", "1G", 0, ":3: invalid buffer '1G'" },
+		{ "buffer", "200k", 0, ":3: invalid buffer '200k'" },
+		{ "buffer", "200KB", 0, ":3: invalid buffer '200KB'" },
+		{ "buffer", "-2K", 0, ":3: invalid buffer '-2K'" },
+		{ "overflow", "drop", XL_OVERFLOW_DROP, NULL },
+		{ "overflow", "mark", XL_OVERFLOW_MARK, NULL },
+		{ "overflow", "Mark", 0, ":3: invalid overflow 'Mark' (allowed: drop, mark)" },
+	};
+	struct xl_config cfg;
+	char text[256], what[128];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct xl_cfg_port *p = &cfg.ports[0];
+		unsigned long long got;
+
+		/* The key on line 3, after a rate (or a role for rate itself). */
+		snprintf(text, sizeof(text), "[port s1]\n%s\n%s = %s\n",
+			 strcmp(cases[i].key, "rate") ? "rate = 10G" : "role = downlink",
+			 cases[i].key, cases[i].value);
+		snprintf(what, sizeof(what), "%s = %s", cases[i].key, cases[i].value);
+		if (!load_case(text, cases[i].err, &cfg, what))
+			continue;
+		got = !strcmp(cases[i].key, "rate") ? p->rate_bps :
+		      !strcmp(cases[i].key, "gamma") ? p->gamma_ppm :
+		      !strcmp(cases[i].key, "buffer") ? p->buffer_bytes : p->overflow;
+		if (got != cases[i].want)
+			fail_msg("%s: got %llu, want %llu", what, got, cases[i].want);
+		xl_config_free(&cfg);
+	}
+}
+
+enum class_field { F_KMIN, F_KMAX, F_PMAX, F_FLAGS };
+
+static void test_class_values(void **state)
+{
+	static const struct {
+		const char *key, *value;
+		enum class_field f;
+		unsigned long long want;
+		const char *err;
+	} cases[] = {
+		{ "kmin", "0", F_KMIN, 0, NULL },
+		{ "kmin", "5K", F_KMIN, 5120, NULL },
+		{ "kmin", "100000", F_KMIN, 100000, NULL },
+		{ "kmin", "255M", F_KMIN, 255U << 20, NULL },
+		{ "kmin", "257M", F_KMIN, 0, ":5: kmin '257M' out of range (0..256M bytes)" },
+		{ "kmin", "5KB", F_KMIN, 0, ":5: invalid kmin '5KB'" },
+		{ "kmax", "1", F_KMAX, 1, NULL },
+		{ "kmax", "256M", F_KMAX, 256U << 20, NULL },
+		{ "kmax", "268435457", F_KMAX, 0, ":5: kmax '268435457' out of range (0..256M bytes)" },
+		{ "kmax", "0.5K", F_KMAX, 0, ":5: invalid kmax '0.5K'" },
+		{ "pmax", "1%", F_PMAX, 42949673, NULL },      /* round(0.01 * 2^32) */
+		{ "pmax", "0.01", F_PMAX, 42949673, NULL },
+		{ "pmax", "0.010000", F_PMAX, 42949673, NULL },
+		{ "pmax", "0", F_PMAX, 0, NULL },
+		{ "pmax", "0%", F_PMAX, 0, NULL },
+		{ "pmax", "0.5", F_PMAX, 1U << 31, NULL },
+		{ "pmax", "50%", F_PMAX, 1U << 31, NULL },
+		{ "pmax", "0.2", F_PMAX, 858993459, NULL },     /* 858993459.2 */
+		{ "pmax", "20%", F_PMAX, 858993459, NULL },
+		{ "pmax", "0.000001", F_PMAX, 4295, NULL },     /* 4294.967296 */
+		{ "pmax", "0.000001%", F_PMAX, 43, NULL },      /* 42.94967296 */
+		{ "pmax", "99.999999%", F_PMAX, 4294967253U, NULL },
+		{ "pmax", "1", F_PMAX, 0xFFFFFFFFU, NULL },     /* 2^32 clamped */
+		{ "pmax", "1.000000", F_PMAX, 0xFFFFFFFFU, NULL },
+		{ "pmax", "100%", F_PMAX, 0xFFFFFFFFU, NULL },
+		{ "pmax", "1.000001", F_PMAX, 0, ":5: pmax '1.000001' out of range (0..1, or 0%..100%)" },
+		{ "pmax", "100.000001%", F_PMAX, 0, ":5: pmax '100.000001%' out of range" },
+		{ "pmax", "150%", F_PMAX, 0, ":5: pmax '150%' out of range" },
+		{ "pmax", "2", F_PMAX, 0, ":5: pmax '2' out of range" },
+		{ "pmax", "99999999999999999999999%", F_PMAX, 0, ":5: pmax '99999999999999999999999%' out of range (0..1" },
+		{ "pmax", "-1", F_PMAX, 0, ":5: invalid pmax '-1' (a fraction 0..1 such as 0.01, or a percentage such as 1%" },
+		{ "pmax", "1 %", F_PMAX, 0, ":5: invalid pmax '1 %'" },
+		{ "pmax", "%", F_PMAX, 0, ":5: invalid pmax '%'" },
+		{ "pmax", "1%%", F_PMAX, 0, ":5: invalid pmax '1%%'" },
+		{ "pmax", "0.0000001", F_PMAX, 0, ":5: invalid pmax '0.0000001'" },
+		{ "pmax", "1/100", F_PMAX, 0, ":5: invalid pmax '1/100'" },
+		{ "mark", "no", F_FLAGS, XL_CLASS_NO_MARK, NULL },
+		{ "mark", "yes", F_FLAGS, 0, NULL },
+		{ "mark", "YES", F_FLAGS, 0, ":5: invalid mark 'YES' (allowed: yes, no)" },
+		{ "drop", "no", F_FLAGS, XL_CLASS_NO_DROP, NULL },
+		{ "drop", "yes", F_FLAGS, 0, NULL },
+		{ "drop", "0", F_FLAGS, 0, ":5: invalid drop '0' (allowed: yes, no)" },
+	};
+	struct xl_config cfg;
+	char text[256], what[128];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct xl_wred *w = &cfg.classes[2].wred;
+		unsigned long long got;
+
+		/* The key on line 5; the other bound of the pair is wide open. */
+		snprintf(text, sizeof(text), "[port s1]\n[class c]\ndscp = 1\n%s\n%s = %s\n",
+			 !strcmp(cases[i].key, "kmin") ? "kmax = 256M" :
+			 !strcmp(cases[i].key, "kmax") ? "kmin = 0" : "",
+			 cases[i].key, cases[i].value);
+		snprintf(what, sizeof(what), "%s = %s", cases[i].key, cases[i].value);
+		if (!load_case(text, cases[i].err, &cfg, what))
+			continue;
+		assert_int_equal(cfg.n_classes, 3);
+		got = cases[i].f == F_KMIN ? w->kmin : cases[i].f == F_KMAX ? w->kmax :
+		      cases[i].f == F_PMAX ? w->pmax : w->flags;
+		if (got != cases[i].want)
+			fail_msg("%s: got %llu, want %llu", what, got, cases[i].want);
+		xl_config_free(&cfg);
+	}
+}
+
+/* The dscp list syntax: the DSCPs in mask end in the new class (id 2), 48 in
+ * cnp, the rest in default; or the error. */
+static void test_dscp_values(void **state)
+{
+	static const struct {
+		const char *value;
+		unsigned long long mask; /* the DSCPs that end in class 2 */
+		const char *err;
+	} cases[] = {
+		{ "0", 1ULL << 0, NULL },
+		{ "63", 1ULL << 63, NULL },
+		{ "026", 1ULL << 26, NULL },
+		{ "26 27", 3ULL << 26, NULL },
+		{ "26,27", 3ULL << 26, NULL },
+		{ "26, 27", 3ULL << 26, NULL },
+		{ "1,2 ,, 3\t4,", 0x1eULL, NULL },
+		{ ",5", 1ULL << 5, NULL },
+		{ "64", 0, ":3: DSCP 64 out of range (0-63)" },
+		{ "1 99999999999999999999", 0, ":3: DSCP 99999999999999999999 out of range (0-63)" },
+		{ ",", 0, ":3: dscp needs at least one value (0-63)" },
+		{ "1 1", 0, ":3: DSCP 1 is listed twice" },
+		{ "1,01", 0, ":3: DSCP 1 is listed twice" },
+		{ "1 x", 0, ":3: invalid DSCP 'x' (numbers 0-63, separated by spaces or commas)" },
+		{ "-1", 0, ":3: invalid DSCP '-1'" },
+		{ "1;2", 0, ":3: invalid DSCP '1;2'" },
+		{ "1-3", 0, ":3: invalid DSCP '1-3'" },
+		{ "0x1a", 0, ":3: invalid DSCP '0x1a'" },
+	};
+	struct xl_config cfg;
+	char text[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(text, sizeof(text), "[port s1]\n[class c]\ndscp = %s\n", cases[i].value);
+		if (!load_case(text, cases[i].err, &cfg, cases[i].value))
+			continue;
+		for (int d = 0; d < 64; d++) {
+			int want = cases[i].mask & (1ULL << d) ? 2 : d == 48 ? 1 : 0;
+
+			if (cfg.dscp_class[d] != want)
+				fail_msg("'%s': DSCP %d in class %d, want %d", cases[i].value, d,
+					 cfg.dscp_class[d], want);
+		}
+		xl_config_free(&cfg);
+	}
+}
+
+/* Class sections and port queue keys as a whole: what is accepted, and
+ * every rule with its exact line. */
+static void test_class_rules(void **state)
+{
+	static const struct { const char *text, *err; } cases[] = {
+		/* accepted (err NULL) */
+		{ "[port s1]\n[class abcdefghijklmno]\ndscp = 1\n", NULL },
+		{ "[port s1]\n[class default]\n[class cnp]\n", NULL },
+		{ "[port s1]\n[class rdma]\ndscp = 48\n[class cnp]\ndscp = 49\n", NULL },
+		{ "[port s1]\nrate = 1G\ngamma = 0.9\nbuffer = 64K\noverflow = mark\n", NULL },
+		{ "[port s1]\n[class c1]\ndscp=1\n[class c2]\ndscp=2\n[class c3]\ndscp=3\n"
+		  "[class c4]\ndscp=4\n[class c5]\ndscp=5\n[class c6]\ndscp=6\n"
+		  "[class default]\nkmin=1K\n[class cnp]\nkmin=1K\n", NULL },
+		/* rejected */
+		{ "[port s1]\n[class]\n", ":2: section [class] needs a name: [class NAME]" },
+		{ "[port s1]\n[class a.b]\n", ":2: invalid class name 'a.b' (allowed: A-Z a-z 0-9 _ -)" },
+		{ "[port s1]\n[class abcdefghijklmnop]\n",
+		  ":2: class name 'abcdefghijklmnop' is too long (max 15 characters)" },
+		{ "[port s1]\n[class c]\ndscp = 1\n\n[class c]\n",
+		  ":5: duplicate section [class c] (first at line 2)" },
+		{ "[port s1]\n[class default]\n[class default]\n",
+		  ":3: duplicate section [class default] (first at line 2)" },
+		{ "[port s1]\n[class cnp]\nkmin = 1K\n[class cnp]\n",
+		  ":4: duplicate section [class cnp] (first at line 2)" },
+		{ "[port s1]\n[class c]\nkmin = 1K\n",
+		  ":2: class 'c' has no dscp (set dscp = the DSCP values 0-63 it takes)" },
+		{ "[port s1]\n[class c]\ndscp = 1\ndscp = 2\n",
+		  ":4: duplicate key 'dscp' (first at line 3)" },
+		{ "[port s1]\n[class c]\ndscp = 1\nkmin = 1K\nkmin = 2K\n",
+		  ":5: duplicate key 'kmin' (first at line 4)" },
+		{ "[port s1]\n[class default]\ndscp = 0\n",
+		  ":3: dscp is not allowed in [class default]: it takes every DSCP that no other class claims" },
+		{ "[port s1]\n[class default]\nkmin = 300K\n",
+		  ":3: kmin must be less than kmax in class 'default' (kmin 307200 bytes, kmax 204800 bytes)" },
+		{ "[port s1]\n[class cnp]\nkmax = 5K\n",
+		  ":3: kmin must be less than kmax in class 'cnp' (kmin 5120 bytes, kmax 5120 bytes)" },
+		{ "[port s1]\n[class c]\nkmin = 10K\ndscp = 1\nkmax = 10K\n",
+		  ":5: kmin must be less than kmax in class 'c'" },
+		{ "[port s1]\n[class c]\nkmax = 1K\ndscp = 1\nkmin = 2K\n",
+		  ":5: kmin must be less than kmax in class 'c'" },
+		{ "[port s1]\n[class c]\ndscp = 48\n",
+		  ":3: DSCP 48 is already in class 'cnp' (its built-in DSCP; to use it here, set another dscp in [class cnp])" },
+		{ "[port s1]\n[class cnp]\nmark = yes\n[class c]\ndscp = 1 48\n",
+		  ":5: DSCP 48 is already in class 'cnp' (its built-in DSCP" },
+		{ "[port s1]\n[class cnp]\ndscp = 26\n[class r]\ndscp = 26\n",
+		  ":5: DSCP 26 is already in class 'cnp' (line 3)" },
+		{ "[port s1]\n[class r]\ndscp = 26\n[class cnp]\ndscp = 7 26\n",
+		  ":5: DSCP 26 is already in class 'r' (line 3)" },
+		{ "[port s1]\n[class c1]\ndscp=1\n[class c2]\ndscp=2\n[class c3]\ndscp=3\n"
+		  "[class c4]\ndscp=4\n[class c5]\ndscp=5\n[class c6]\ndscp=6\n[class c7]\n",
+		  ":14: too many classes (max 8, counting the built-in default and cnp)" },
+		{ "[port s1]\n[class c]\nrate = 1G\n",
+		  ":3: unknown key 'rate' in [class] section (allowed: dscp, kmin, kmax, pmax, mark, drop)" },
+		/* no new global keys */
+		{ "[xdpleaf]\nrate = 1G\n[port s1]\n",
+		  ":2: unknown key 'rate' in [xdpleaf] section (allowed: mode, malformed, xdp_mode)" },
+		{ "[xdpleaf]\ndscp = 1\n[port s1]\n", ":2: unknown key 'dscp' in [xdpleaf] section" },
+		{ "[xdpleaf]\npmax = 1%\n[port s1]\n", ":2: unknown key 'pmax' in [xdpleaf] section" },
+		{ "[port s1]\ndscp = 1\n", ":2: unknown key 'dscp' in [port] section" },
+		{ "[port s1]\n[group g]\nrate = 1G\n", ":3: unknown key 'rate' in [group] section" },
+		/* queue keys need a rate; the first one in the file is named */
+		{ "[port s1]\nbuffer = 1M\noverflow = mark\n",
+		  ":2: buffer has no effect without rate (port s1 has no rate: set one, or remove buffer)" },
+		{ "[port s1]\noverflow = mark\ngamma = 1\n", ":2: overflow has no effect without rate" },
+		{ "[port s1]\ngamma = 1\n[port s2]\nrate = 1G\n", ":2: gamma has no effect without rate" },
+		{ "[port s1]\nrole = uplink\ngroup = g\nnexthop4 = 10.0.0.1\nbuffer = 1M\n[group g]\n",
+		  ":5: buffer has no effect without rate" },
+	};
+	struct xl_config cfg;
+	char what[32];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(what, sizeof(what), "case %zu", i);
+		if (load_case(cases[i].text, cases[i].err, &cfg, what))
+			xl_config_free(&cfg);
+	}
+}
+
 #define BAD_TEST(n) { "bad/" #n, test_bad_fixture, NULL, NULL, "bad/" #n ".conf" },
 #define GOOD_TEST(n) { "good/" #n, test_good_fixture, NULL, NULL, "good/" #n ".conf" },
 
@@ -608,6 +1084,7 @@ int main(void)
 		GOOD_FILES(GOOD_TEST)
 		cmocka_unit_test(test_good_minimal),
 		cmocka_unit_test(test_good_leaf),
+		cmocka_unit_test(test_good_ecn_leaf),
 		cmocka_unit_test(test_good_style),
 		cmocka_unit_test(test_good_edge_prefixes),
 		BAD_FILES(BAD_TEST)
@@ -619,6 +1096,10 @@ int main(void)
 		cmocka_unit_test(test_many_routes),
 		cmocka_unit_test(test_text_forms),
 		cmocka_unit_test(test_long_line),
+		cmocka_unit_test(test_port_queue_values),
+		cmocka_unit_test(test_class_values),
+		cmocka_unit_test(test_dscp_values),
+		cmocka_unit_test(test_class_rules),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
