@@ -24,8 +24,9 @@
 #define XL_ECN_ECT0 0x2
 #define XL_ECN_CE 0x3
 /* A backlog is at most buffer + one packet; clamping the time difference
- * keeps ns × bytes-per-second inside 64 bits for any rate up to 2 Tb/s (the config allows 1.6 Tb/s)
- * (2^26 ns = 67 ms, 2^37 B/s): a queue cannot be longer than 67 ms. */
+ * to 2^26 ns (67 ms) keeps ns × bytes-per-second inside 64 bits for any
+ * rate up to 2 Tb/s (the config allows 1.6 Tb/s): a queue cannot be
+ * longer than 67 ms. */
 #define XL_VT_MAX_DELTA_NS (1ULL << 26)
 
 #ifndef XL_MAX_CLASSES
