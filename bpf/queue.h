@@ -46,12 +46,11 @@ static __always_inline int xl_phantom_queue(const struct xl_pkt *p,
 					    __u64 len)
 {
 	__u32 slot = out->slot, dscp = p->dscp, cls_id = XL_CLASS_DEFAULT;
-	__u64 now = xl_vt_now(bpf_ktime_get_ns());
 	__u32 rnd = bpf_get_prandom_u32();
 	struct xl_queue *queue;
 	struct xl_class *cls;
 	__u32 *id;
-	__u64 old = 0, q = 0;
+	__u64 old = 0, q = 0, now;
 	int d = XL_Q_ENQUEUE, i, done = 0;
 
 	id = bpf_map_lookup_elem(&dscp_class, &dscp);
@@ -62,7 +61,10 @@ static __always_inline int xl_phantom_queue(const struct xl_pkt *p,
 	if (!cls || !queue)
 		return XL_Q_ENQUEUE;
 	for (i = 0; i < XL_CAS_TRIES && !done; i++) {
+		/* The clock is read after the queue word, every round: a
+		 * stale "now" would see the queue longer than it is. */
 		old = XL_READ_ONCE(queue->vtime);
+		now = xl_vt_now(bpf_ktime_get_ns());
 		q = xl_backlog(old, now, out->drain_bps);
 		d = xl_queue_decide(q, len, out->buffer_bytes, &cls->wred,
 				    p->ecn != XL_ECN_NOT_ECT,
@@ -73,7 +75,7 @@ static __always_inline int xl_phantom_queue(const struct xl_pkt *p,
 				xl_vt_enqueue(old, now, len, out->drain_bps)) == old)
 			done = 1;
 	}
-	if (!done)
+	if (!done) /* lost every race: the queue is busy */
 		__sync_fetch_and_add(&queue->vtime,
 				     xl_vt_of_bytes(len, out->drain_bps));
 	count_queue(slot, cls_id, q, len, d);
