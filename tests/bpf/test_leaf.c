@@ -11,8 +11,9 @@
  * Interfaces: the devmap (`tx_ports`) only accepts ifindexes of existing
  * devices, and test_run resolves ctx.ingress_ifindex in the caller's netns,
  * so the suite moves itself into a fresh network namespace (unshare) and
- * creates one TAP device per port there (open /dev/net/tun, kept open).
- * Everything disappears when the process exits. Needs root. */
+ * creates one TAP device per port there (tests/bpf/fixture.h, shared with
+ * test_leaf_ecn.c). Everything disappears when the process exits. Needs
+ * root. */
 #define _GNU_SOURCE
 #include <stdarg.h>
 #include <stddef.h>
@@ -43,6 +44,7 @@
 #include "names.h"
 #include "leaf.skel.h"
 #include "packets.h"
+#include "fixture.h" /* tap_create, SETUP_CHECK, map_set */
 
 /* ---- topology ---------------------------------------------------------- */
 
@@ -170,51 +172,6 @@ static struct {
 } E;
 
 /* ---- environment ------------------------------------------------------- */
-
-static int tap_create(const char *name, const __u8 mac[6], int *fd_out)
-{
-	struct ifreq ifr;
-	int fd, sk, err;
-
-	fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	memset(&ifr, 0, sizeof(ifr));
-	ifr.ifr_flags = IFF_TAP | IFF_NO_PI;
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
-	if (ioctl(fd, TUNSETIFF, &ifr) < 0) {
-		err = -errno;
-		close(fd);
-		return err;
-	}
-	/* Same MAC on the device as in `ports`, as the loader would read. */
-	sk = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	ifr.ifr_hwaddr.sa_family = ARPHRD_ETHER;
-	memcpy(ifr.ifr_hwaddr.sa_data, mac, 6);
-	err = sk < 0 || ioctl(sk, SIOCSIFHWADDR, &ifr) < 0 ? -errno : 0;
-	if (sk >= 0)
-		close(sk);
-	if (err) {
-		close(fd);
-		return err;
-	}
-	*fd_out = fd;
-	return 0;
-}
-
-#define SETUP_CHECK(cond, ...)                                            \
-	do {                                                              \
-		if (!(cond)) {                                            \
-			print_error("setup: " __VA_ARGS__);               \
-			return -1;                                        \
-		}                                                         \
-	} while (0)
-
-static int map_set(struct bpf_map *map, const void *k, size_t ksz,
-		   const void *v, size_t vsz)
-{
-	return bpf_map__update_elem(map, k, ksz, v, vsz, BPF_ANY);
-}
 
 static int set_malformed(__u32 action)
 {
