@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "units.h"
 
 enum sect { S_NONE, S_XDPLEAF, S_PORT, S_GROUP, S_ROUTE, S_CLASS };
 static const char *const sect_names[] = { "", "xdpleaf", "port", "group", "route", "class" };
@@ -67,7 +68,6 @@ static const struct { enum sect sect; const char *name; } keys[K_COUNT] = {
 #define PROFILE_KMIN (5 * 1024)
 #define PROFILE_KMAX (200 * 1024)
 #define PROFILE_PMAX ((__u32)((XL_PROB_ONE + 50) / 100)) /* round(0.01 * 2^32) */
-#define MAX_BYTES (256U << 20) /* largest buffer, kmin or kmax */
 _Static_assert(XL_CLASS_DEFAULT == 0 && XL_MAX_CLASSES >= N_BUILTIN_CLASSES &&
 	       XL_MAX_CLASSES <= 256, "class ids must fit dscp_class (__u8)");
 
@@ -515,148 +515,41 @@ static bool parse_nexthop(struct ctx *c, enum key k, const char *value, __u8 *ad
 		    fam == AF_INET ? "IPv4" : "IPv6", value, keys[k].name);
 }
 
-/* Numbers: "DIGITS[.DIGITS]", no sign, no spaces, no exponent. The value is
- * mant / 10^ndec, exact. A mantissa too long for 64 bits sets huge: with
- * at most 6 decimals it is then above 1.8e12, out of range for every key. */
-struct dec {
-	__u64 mant;
-	int ndec;
-	bool huge;
-};
-
-#define MAX_DECIMALS 6
-
-/* Returns where the number ends (a unit may follow), or NULL if s does not
- * start with one. */
-static const char *parse_dec(const char *s, struct dec *d)
+/* The value parsers live in units.c, shared with the command line; these
+ * put their message at the current line. */
+static bool unit_result(struct ctx *c, int ret, const char *msg)
 {
-	bool frac = false;
-
-	*d = (struct dec){ 0 };
-	if (!isdigit((unsigned char)*s))
-		return NULL;
-	for (;; s++) {
-		if (*s == '.' && !frac && isdigit((unsigned char)s[1])) {
-			frac = true;
-			continue;
-		}
-		if (!isdigit((unsigned char)*s))
-			return s;
-		if (d->mant > (~0ULL - 9) / 10)
-			d->huge = true;
-		else
-			d->mant = d->mant * 10 + (*s - '0');
-		d->ndec += frac;
-	}
+	return ret ? fail(c, c->line, "%s", msg) : true;
 }
 
-static __u64 pow10u(int n)
-{
-	__u64 r = 1;
-
-	while (n-- > 0)
-		r *= 10;
-	return r;
-}
-
-/* rate: bit/s, SI suffixes (powers of 1000). */
 static bool parse_rate(struct ctx *c, const char *v, __u64 *out)
 {
-	static const char units[] = "KMGT";
-	const __u64 lo = 1000000ULL, hi = 1600000000000ULL;
-	const char *e, *u;
-	struct dec d;
-	int exp = 0;
-	__u64 r, p;
+	char msg[XL_ERR_MAX];
 
-	e = parse_dec(v, &d);
-	if (e && *e && (u = strchr(units, *e))) {
-		exp = 3 * (int)(u - units + 1);
-		e++;
-	}
-	if (!e || *e || d.ndec > MAX_DECIMALS)
-		return fail(c, c->line,
-			    "invalid rate '%s' (bit/s: a number with at most %d decimals and an optional "
-			    "K, M, G or T for 10^3, 10^6, 10^9, 10^12, e.g. 400M or 2.5G)",
-			    v, MAX_DECIMALS);
-	exp -= d.ndec;
-	p = pow10u(exp < 0 ? -exp : exp);
-	if (exp < 0)
-		r = d.mant / p;
-	else
-		r = d.mant > hi / p ? hi + 1 : d.mant * p;
-	if (d.huge || r < lo || r > hi)
-		return fail(c, c->line, "rate '%s' out of range (1M..1600G bit/s)", v);
-	if (exp < 0 && d.mant % p)
-		return fail(c, c->line, "rate '%s' is not a whole number of bit/s", v);
-	*out = r;
-	return true;
+	return unit_result(c, xl_parse_rate(v, out, msg, sizeof(msg)), msg);
 }
 
-/* gamma: 0 < gamma <= 1, in millionths. */
 static bool parse_gamma(struct ctx *c, const char *v, __u32 *out)
 {
-	const char *e;
-	struct dec d;
+	char msg[XL_ERR_MAX];
 
-	e = parse_dec(v, &d);
-	if (!e || *e || d.ndec > MAX_DECIMALS)
-		return fail(c, c->line,
-			    "invalid gamma '%s' (a number with at most %d decimals, e.g. 0.95)",
-			    v, MAX_DECIMALS);
-	if (d.huge || !d.mant || d.mant > pow10u(d.ndec))
-		return fail(c, c->line, "gamma '%s' out of range (0 < gamma <= 1)", v);
-	*out = (__u32)(d.mant * pow10u(MAX_DECIMALS - d.ndec));
-	return true;
+	return unit_result(c, xl_parse_gamma(v, out, msg, sizeof(msg)), msg);
 }
 
-/* buffer, kmin, kmax: bytes, K and M are powers of 1024. */
 static bool parse_bytes(struct ctx *c, enum key k, const char *v, __u32 lo,
 			const char *lo_str, __u32 *out)
 {
-	const char *e;
-	struct dec d;
-	int shift = 0;
+	char msg[XL_ERR_MAX];
 
-	e = parse_dec(v, &d);
-	if (e && (*e == 'K' || *e == 'M')) {
-		shift = *e == 'K' ? 10 : 20;
-		e++;
-	}
-	if (!e || *e || d.ndec)
-		return fail(c, c->line,
-			    "invalid %s '%s' (bytes: a whole number with an optional K = 1024 "
-			    "or M = 1048576, e.g. 200K)", keys[k].name, v);
-	if (d.huge || d.mant > MAX_BYTES >> shift || d.mant << shift < lo)
-		return fail(c, c->line, "%s '%s' out of range (%s..256M bytes)",
-			    keys[k].name, v, lo_str);
-	*out = (__u32)(d.mant << shift);
-	return true;
+	return unit_result(c, xl_parse_bytes(keys[k].name, v, lo, lo_str, out,
+					     msg, sizeof(msg)), msg);
 }
 
-/* pmax: a fraction 0..1 or a percentage 0%..100%, in 2^-32 units. */
 static bool parse_pmax(struct ctx *c, const char *v, __u32 *out)
 {
-	const char *e;
-	struct dec d;
-	bool pct;
-	__u64 den, p;
+	char msg[XL_ERR_MAX];
 
-	e = parse_dec(v, &d);
-	pct = e && *e == '%';
-	if (pct)
-		e++;
-	if (!e || *e || d.ndec > MAX_DECIMALS)
-		return fail(c, c->line,
-			    "invalid pmax '%s' (a fraction 0..1 such as 0.01, or a percentage "
-			    "such as 1%%; at most %d decimals)", v, MAX_DECIMALS);
-	den = pow10u(d.ndec) * (pct ? 100 : 1);
-	if (d.huge || d.mant > den)
-		return fail(c, c->line, "pmax '%s' out of range (0..1, or 0%%..100%%)", v);
-	/* mant <= den <= 10^8: no overflow. round(mant / den * 2^32) */
-	p = ((d.mant << 32) + den / 2) / den;
-	*out = p > 0xFFFFFFFFULL ? 0xFFFFFFFFU : (__u32)p;
-	return true;
+	return unit_result(c, xl_parse_pmax(v, out, msg, sizeof(msg)), msg);
 }
 
 /* dscp: values 0-63 separated by spaces and/or commas. A DSCP belongs to at

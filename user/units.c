@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* Numbers with units, as written in the config file and on the command
+ * line (`xdpleaf sim`): rates, byte sizes, fractions. */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include "units.h"
+
+__attribute__((format(printf, 3, 4)))
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+/* Numbers: "DIGITS[.DIGITS]", no sign, no spaces, no exponent. The value is
+ * mant / 10^ndec, exact. A mantissa too long for 64 bits sets huge: with
+ * at most 6 decimals it is then above 1.8e12, out of range for every key. */
+struct dec {
+	__u64 mant;
+	int ndec;
+	bool huge;
+};
+
+#define MAX_DECIMALS 6
+
+/* Returns where the number ends (a unit may follow), or NULL if s does not
+ * start with one. */
+static const char *parse_dec(const char *s, struct dec *d)
+{
+	bool frac = false;
+
+	*d = (struct dec){ 0 };
+	if (!isdigit((unsigned char)*s))
+		return NULL;
+	for (;; s++) {
+		if (*s == '.' && !frac && isdigit((unsigned char)s[1])) {
+			frac = true;
+			continue;
+		}
+		if (!isdigit((unsigned char)*s))
+			return s;
+		if (d->mant > (~0ULL - 9) / 10)
+			d->huge = true;
+		else
+			d->mant = d->mant * 10 + (*s - '0');
+		d->ndec += frac;
+	}
+}
+
+static __u64 pow10u(int n)
+{
+	__u64 r = 1;
+
+	while (n-- > 0)
+		r *= 10;
+	return r;
+}
+
+/* rate: bit/s, SI suffixes (powers of 1000). */
+int xl_parse_rate(const char *v, __u64 *out, char *err, size_t errlen)
+{
+	static const char units[] = "KMGT";
+	const __u64 lo = 1000000ULL, hi = 1600000000000ULL;
+	const char *e, *u;
+	struct dec d;
+	int exp = 0;
+	__u64 r, p;
+
+	e = parse_dec(v, &d);
+	if (e && *e && (u = strchr(units, *e))) {
+		exp = 3 * (int)(u - units + 1);
+		e++;
+	}
+	if (!e || *e || d.ndec > MAX_DECIMALS)
+		return fail(err, errlen,
+			    "invalid rate '%s' (bit/s: a number with at most %d decimals and an optional "
+			    "K, M, G or T for 10^3, 10^6, 10^9, 10^12, e.g. 400M or 2.5G)",
+			    v, MAX_DECIMALS);
+	exp -= d.ndec;
+	p = pow10u(exp < 0 ? -exp : exp);
+	if (exp < 0)
+		r = d.mant / p;
+	else
+		r = d.mant > hi / p ? hi + 1 : d.mant * p;
+	if (d.huge || r < lo || r > hi)
+		return fail(err, errlen, "rate '%s' out of range (1M..1600G bit/s)", v);
+	if (exp < 0 && d.mant % p)
+		return fail(err, errlen, "rate '%s' is not a whole number of bit/s", v);
+	*out = r;
+	return 0;
+}
+
+/* gamma: 0 < gamma <= 1, in millionths. */
+int xl_parse_gamma(const char *v, __u32 *out, char *err, size_t errlen)
+{
+	const char *e;
+	struct dec d;
+
+	e = parse_dec(v, &d);
+	if (!e || *e || d.ndec > MAX_DECIMALS)
+		return fail(err, errlen,
+			    "invalid gamma '%s' (a number with at most %d decimals, e.g. 0.95)",
+			    v, MAX_DECIMALS);
+	if (d.huge || !d.mant || d.mant > pow10u(d.ndec))
+		return fail(err, errlen, "gamma '%s' out of range (0 < gamma <= 1)", v);
+	*out = (__u32)(d.mant * pow10u(MAX_DECIMALS - d.ndec));
+	return 0;
+}
+
+/* buffer, kmin, kmax: bytes, K and M are powers of 1024. */
+int xl_parse_bytes(const char *what, const char *v, __u32 lo,
+		   const char *lo_str, __u32 *out, char *err, size_t errlen)
+{
+	const char *e;
+	struct dec d;
+	int shift = 0;
+
+	e = parse_dec(v, &d);
+	if (e && (*e == 'K' || *e == 'M')) {
+		shift = *e == 'K' ? 10 : 20;
+		e++;
+	}
+	if (!e || *e || d.ndec)
+		return fail(err, errlen,
+			    "invalid %s '%s' (bytes: a whole number with an optional K = 1024 "
+			    "or M = 1048576, e.g. 200K)", what, v);
+	if (d.huge || d.mant > XL_MAX_BYTES >> shift || d.mant << shift < lo)
+		return fail(err, errlen, "%s '%s' out of range (%s..256M bytes)",
+			    what, v, lo_str);
+	*out = (__u32)(d.mant << shift);
+	return 0;
+}
+
+/* pmax: a fraction 0..1 or a percentage 0%..100%, in 2^-32 units. */
+int xl_parse_pmax(const char *v, __u32 *out, char *err, size_t errlen)
+{
+	const char *e;
+	struct dec d;
+	bool pct;
+	__u64 den, p;
+
+	e = parse_dec(v, &d);
+	pct = e && *e == '%';
+	if (pct)
+		e++;
+	if (!e || *e || d.ndec > MAX_DECIMALS)
+		return fail(err, errlen,
+			    "invalid pmax '%s' (a fraction 0..1 such as 0.01, or a percentage "
+			    "such as 1%%; at most %d decimals)", v, MAX_DECIMALS);
+	den = pow10u(d.ndec) * (pct ? 100 : 1);
+	if (d.huge || d.mant > den)
+		return fail(err, errlen, "pmax '%s' out of range (0..1, or 0%%..100%%)", v);
+	/* mant <= den <= 10^8: no overflow. round(mant / den * 2^32) */
+	p = ((d.mant << 32) + den / 2) / den;
+	*out = p > 0xFFFFFFFFULL ? 0xFFFFFFFFU : (__u32)p;
+	return 0;
+}
