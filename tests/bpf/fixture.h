@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/* Shared setup of the BPF_PROG_TEST_RUN suites: a private network
+ * namespace with one TAP device per port, so the devmap and
+ * ctx.ingress_ifindex see real ifindexes, and small map helpers.
+ *
+ * The devmap (`tx_ports`) only accepts ifindexes of existing devices, and
+ * test_run resolves ctx.ingress_ifindex in the caller's netns, so a suite
+ * moves itself into a fresh network namespace (unshare) and creates its
+ * TAP devices there (open /dev/net/tun, kept open). Everything disappears
+ * when the process exits. Needs root.
+ *
+ * Include after <cmocka.h> (SETUP_CHECK reports with print_error). Static
+ * inline functions only: the Makefile compiles just the test_*.c file. */
+#ifndef XL_TEST_FIXTURE_H
+#define XL_TEST_FIXTURE_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <net/if.h>
+#include <net/if_arp.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <linux/types.h>
+#include <linux/if_tun.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+/* In a group setup: report and fail the setup. */
+#define SETUP_CHECK(cond, ...)                                            \
+	do {                                                              \
+		if (!(cond)) {                                            \
+			print_error("setup: " __VA_ARGS__);               \
+			return -1;                                        \
+		}                                                         \
+	} while (0)
+
+/* A TAP device `name` with MAC `mac`; *fd_out keeps it alive. */
+static inline int tap_create(const char *name, const __u8 mac[6],
+			     int *fd_out)
+{
+	struct ifreq ifr;
+	int fd, sk, err;
+
+	fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	memset(&ifr, 0, sizeof(ifr));
+	ifr.ifr_flags = IFF_TAP | IFF_NO_PI;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
+	if (ioctl(fd, TUNSETIFF, &ifr) < 0) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	/* Same MAC on the device as in `ports`, as the loader would read. */
+	sk = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	ifr.ifr_hwaddr.sa_family = ARPHRD_ETHER;
+	memcpy(ifr.ifr_hwaddr.sa_data, mac, 6);
+	err = sk < 0 || ioctl(sk, SIOCSIFHWADDR, &ifr) < 0 ? -errno : 0;
+	if (sk >= 0)
+		close(sk);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	*fd_out = fd;
+	return 0;
+}
+
+static inline int map_set(struct bpf_map *map, const void *k, size_t ksz,
+			  const void *v, size_t vsz)
+{
+	return bpf_map__update_elem(map, k, ksz, v, vsz, BPF_ANY);
+}
+
+#endif /* XL_TEST_FIXTURE_H */
