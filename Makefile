@@ -24,9 +24,9 @@ USER_OBJS := $(patsubst user/%.c,$(BUILD)/user/%.o,$(USER_SRCS))
 LIB_OBJS := $(filter-out $(BUILD)/user/main.o,$(USER_OBJS))
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
-UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
+UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))
 BPFT_SRCS := $(wildcard tests/bpf/test_*.c)
-BPFT_BINS := $(patsubst tests/bpf/%.c,$(BUILD)/tests/%,$(BPFT_SRCS))
+BPFT_BINS := $(patsubst tests/bpf/%.c,$(BUILD)/tests/bpf/%,$(BPFT_SRCS))
 
 .PHONY: all deps test demo clean help
 .SECONDARY:
@@ -59,11 +59,11 @@ $(BUILD)/user/%.o: user/%.c $(USER_HDRS) $(SKELS)
 $(BUILD)/xdpleaf: $(USER_OBJS)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
-$(BUILD)/tests/test_%: tests/unit/test_%.c $(LIB_OBJS) $(USER_HDRS)
+$(BUILD)/tests/unit/test_%: tests/unit/test_%.c $(LIB_OBJS) $(USER_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $< $(LIB_OBJS) -o $@ $(LDLIBS) -lcmocka
 
-$(BUILD)/tests/test_%: tests/bpf/test_%.c tests/bpf/*.h $(LIB_OBJS) $(SKELS) $(USER_HDRS)
+$(BUILD)/tests/bpf/test_%: tests/bpf/test_%.c tests/bpf/*.h $(LIB_OBJS) $(SKELS) $(USER_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itests/bpf $< $(LIB_OBJS) -o $@ $(LDLIBS) -lcmocka
 

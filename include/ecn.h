@@ -23,11 +23,10 @@
 #define XL_ECN_ECT1 0x1
 #define XL_ECN_ECT0 0x2
 #define XL_ECN_CE 0x3
-/* A backlog is at most buffer + one packet; clamping the time difference
- * to 2^26 ns (67 ms) keeps ns × bytes-per-second inside 64 bits for any
- * rate up to 2 Tb/s (the config allows 1.6 Tb/s): a queue cannot be
- * longer than 67 ms. */
-#define XL_VT_MAX_DELTA_NS (1ULL << 26)
+/* Queues longer than this (18 minutes: nothing real) are read as this
+ * long, which keeps every product in xl_backlog inside 64 bits. */
+#define XL_VT_MAX_AHEAD (1ULL << (40 + XL_VT_SHIFT))
+#define XL_VT_PER_MS (1000000ULL << XL_VT_SHIFT)
 
 #ifndef XL_MAX_CLASSES
 #define XL_MAX_CLASSES 8
@@ -41,6 +40,12 @@ struct xl_wred {
 	__u32 pmax;      /* probability at kmax, in 2^-32 units */
 	__u32 flags;     /* XL_CLASS_* */
 };
+
+/* The paper's profile (../shared/dcqcn.md): Kmin 5 KB, Kmax 200 KB,
+ * Pmax 1 % (rounded to 2^-32 units). */
+#define XL_WRED_PAPER_KMIN (5 * 1024)
+#define XL_WRED_PAPER_KMAX (200 * 1024)
+#define XL_WRED_PAPER_PMAX ((__u32)((XL_PROB_ONE + 50) / 100))
 
 #define XL_CLASS_NO_MARK (1U << 0) /* never CE-marked (CNPs) */
 #define XL_CLASS_NO_DROP (1U << 1) /* never tail-dropped (CNPs) */
@@ -78,19 +83,27 @@ static inline __u64 xl_vt_now(__u64 now_ns)
 	return now_ns << XL_VT_SHIFT;
 }
 
-/* Bytes still queued at vt_now when the queue empties at vtime. Signed
- * difference: correct across the wrap of either clock. */
+/* Bytes still queued at vt_now when the queue empties at vtime, rounded
+ * down. Signed difference: correct across the wrap of either clock. Whole
+ * milliseconds and the rest are converted apart, so that neither product
+ * overflows for any rate up to 2 Tb/s while the rest keeps the 1/64 ns
+ * resolution (a 64-byte packet at 800 Gb/s is 0.64 ns); the two parts'
+ * fractions are added back so the result is one floor, not two. */
 static inline __u64 xl_backlog(__u64 vtime, __u64 vt_now, __u64 rate_bps)
 {
+	const __u64 rest_den = XL_VT_PER_MS * 1000; /* vtime units x 8 bits */
 	__s64 ahead = (__s64)(vtime - vt_now);
-	__u64 ns;
+	__u64 a, ms_bits, rest_num, bytes;
 
 	if (ahead <= 0)
 		return 0;
-	ns = (__u64)ahead >> XL_VT_SHIFT;
-	if (ns > XL_VT_MAX_DELTA_NS)
-		ns = XL_VT_MAX_DELTA_NS;
-	return ns * (rate_bps / 8) / 1000000000ULL;
+	a = (__u64)ahead < XL_VT_MAX_AHEAD ? (__u64)ahead : XL_VT_MAX_AHEAD;
+	ms_bits = a / XL_VT_PER_MS * rate_bps;        /* bytes x 8000 */
+	rest_num = a % XL_VT_PER_MS * (rate_bps / 8); /* bytes x rest_den */
+	bytes = ms_bits / 8000 + rest_num / rest_den;
+	if (ms_bits % 8000 * (rest_den / 8000) + rest_num % rest_den >= rest_den)
+		bytes++;
+	return bytes;
 }
 
 /* The new vtime after enqueueing len bytes at vt_now. */

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Run every test suite and end with one summary line:
 #   N passed, N failed[, N skipped]
-# Suites: each build/tests/test_* (cmocka, TAP output), then bats tests/lab.
+# Suites: each build/tests/{unit,bpf}/test_* (cmocka, TAP output), then bats
+# tests/lab.
 # Exits non-zero if any test failed or a suite crashed.
 set -euo pipefail
 
@@ -50,7 +51,7 @@ run_suite() {
 
 export CMOCKA_MESSAGE_OUTPUT=TAP
 shopt -s nullglob
-for bin in "$BUILD"/tests/test_*; do
+for bin in "$BUILD"/tests/unit/test_* "$BUILD"/tests/bpf/test_*; do
 	[[ -x $bin ]] || continue
 	run_suite "$bin" "$bin"
 done

@@ -61,13 +61,13 @@ static const struct { enum sect sect; const char *name; } keys[K_COUNT] = {
 };
 
 /* Built-in classes (docs/config.md): ids, and the paper's marking profile
- * (../shared/dcqcn.md: Kmin 5 KB, Kmax 200 KB, Pmax 1 %). */
-#define CLASS_CNP 1
+ * (include/ecn.h). */
+#define CLASS_CNP XL_CLASS_CNP
 #define CNP_DSCP 48
 #define N_BUILTIN_CLASSES 2
-#define PROFILE_KMIN (5 * 1024)
-#define PROFILE_KMAX (200 * 1024)
-#define PROFILE_PMAX ((__u32)((XL_PROB_ONE + 50) / 100)) /* round(0.01 * 2^32) */
+#define PROFILE_KMIN XL_WRED_PAPER_KMIN
+#define PROFILE_KMAX XL_WRED_PAPER_KMAX
+#define PROFILE_PMAX XL_WRED_PAPER_PMAX
 _Static_assert(XL_CLASS_DEFAULT == 0 && XL_MAX_CLASSES >= N_BUILTIN_CLASSES &&
 	       XL_MAX_CLASSES <= 256, "class ids must fit dscp_class (__u8)");
 

@@ -16,6 +16,7 @@
 #include "neigh_watch.h"
 #include "pins.h"
 #include "show.h"
+#include "sim.h"
 
 struct opts {
 	const char *instance;
@@ -153,6 +154,8 @@ static void usage(FILE *f)
 		   "An XDP leaf-switch dataplane. Commands:\n");
 	for (size_t i = 0; i < N_COMMANDS; i++)
 		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "  %-8s %s\n", "sim", "run the dataplane's algorithms offline "
+		   "('xdpleaf sim --help')");
 	fprintf(f, "\n'xdpleaf COMMAND --help' for a command's options. The "
 		   "default instance is 'default'.\nRun it in the network "
 		   "namespace of the ports: nsenter --net=/run/netns/NS xdpleaf "
@@ -246,6 +249,9 @@ int main(int argc, char **argv)
 		return argc < 2 ? 2 : 0;
 	}
 	libbpf_set_print(quiet_libbpf);
+	/* sim takes its own options per model and needs no privileges. */
+	if (!strcmp(argv[1], "sim"))
+		return xl_sim_main(argc - 1, argv + 1);
 	for (size_t i = 0; i < N_COMMANDS; i++) {
 		if (strcmp(argv[1], commands[i].name))
 			continue;

@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* `xdpleaf sim queue`: drive one port's phantom queue and WRED profile
+ * (include/ecn.h, the code the dataplane runs) with a packet trace or a
+ * synthetic constant-rate load, and print what happens to every packet. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "config.h"
+#include "sim.h"
+#include "units.h"
+#include "xdpleaf.h"
+
+struct queue_sim {
+	__u64 drain_bps;
+	__u64 buffer;
+	int mark_only;
+	struct xl_wred wred;
+	__u64 vtime;
+	__u64 rng;
+	/* totals */
+	__u64 packets, bytes, marked, dropped, fwd_bytes, peak;
+	__u64 first_ns, last_ns;
+};
+
+/* xorshift64*: reproducible for a given --seed, unlike the kernel's. */
+static __u32 next_random(__u64 *s)
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return (__u32)((*s * 0x2545F4914F6CDD1DULL) >> 32);
+}
+
+static const char *action_name(int d)
+{
+	if (d & XL_Q_DROP)
+		return "dropped";
+	if ((d & XL_Q_ENQUEUE) && (d & XL_Q_MARK))
+		return "marked";
+	if (d & XL_Q_ENQUEUE)
+		return "queued";
+	return d & XL_Q_MARK ? "over_marked" : "over_passed";
+}
+
+/* One packet, exactly as bpf/queue.h does it on one CPU. */
+static void offer(struct queue_sim *s, __u64 t_ns, __u64 len, int ect)
+{
+	__u64 now = xl_vt_now(t_ns);
+	__u64 q = xl_backlog(s->vtime, now, s->drain_bps);
+	int d = xl_queue_decide(q, len, s->buffer, &s->wred, ect, s->mark_only,
+				next_random(&s->rng));
+
+	if (d & XL_Q_ENQUEUE)
+		s->vtime = xl_vt_enqueue(s->vtime, now, len, s->drain_bps);
+	if (!s->packets)
+		s->first_ns = t_ns;
+	s->last_ns = t_ns;
+	s->packets++;
+	s->bytes += len;
+	s->marked += !!(d & XL_Q_MARK);
+	s->dropped += !!(d & XL_Q_DROP);
+	s->fwd_bytes += d & XL_Q_DROP ? 0 : len;
+	if (q > s->peak)
+		s->peak = q;
+	printf("%llu,%llu,%llu,%s\n", t_ns, len, q, action_name(d));
+}
+
+static int run_trace(struct queue_sim *s, const char *path, int ect)
+{
+	FILE *f = fopen(path, "r");
+	char line[256];
+	int n = 0;
+
+	if (!f) {
+		fprintf(stderr, "xdpleaf sim queue: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long t, len;
+		int e = ect, fields;
+
+		n++;
+		if (n == 1 && !strncmp(line, "time_ns", 7))
+			continue;
+		fields = sscanf(line, "%llu,%llu,%d", &t, &len, &e);
+		if (fields < 2 || len == 0 || len > 65535 || (e != 0 && e != 1) ||
+		    (s->packets && t < s->last_ns)) {
+			fprintf(stderr, "%s:%d: expected time_ns,bytes[,ect] with time "
+					"not decreasing, 1..65535 bytes, ect 0 or 1\n",
+				path, n);
+			fclose(f);
+			return -1;
+		}
+		offer(s, t, len, e);
+	}
+	fclose(f);
+	return 0;
+}
+
+/* "10ms", "500us", "2s", "1000" (ns) -> ns */
+static int parse_duration(const char *v, __u64 *ns)
+{
+	static const struct { const char *sfx; __u64 mul; } units[] = {
+		{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 },
+		{ "", 1 },
+	};
+	char *end;
+	unsigned long long n = strtoull(v, &end, 10);
+
+	if (end == v)
+		return -1;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(end, units[i].sfx)) {
+			*ns = n * units[i].mul;
+			return *ns ? 0 : -1;
+		}
+	return -1;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: xdpleaf sim queue --rate RATE [--gamma G] [--buffer BYTES]\n"
+		"                         [--overflow drop|mark] [--kmin BYTES] [--kmax BYTES]\n"
+		"                         [--pmax P] [--not-ect] [--seed N]\n"
+		"                         (--trace FILE | --load RATE [--packet BYTES] --duration T)\n\n"
+		"Runs one port's phantom queue and WRED marking (the dataplane's code) over\n"
+		"a packet trace (CSV time_ns,bytes[,ect]) or a constant-rate load, and\n"
+		"prints time_ns,bytes,queue_bytes,action per packet (action: queued,\n"
+		"marked, dropped, over_marked, over_passed); a summary goes to stderr.\n"
+		"Defaults: gamma 1, buffer 1M, overflow drop, kmin 5K, kmax 200K, pmax 1%%,\n"
+		"packets ECT, packet 1500 bytes, seed 1. T: N[ns|us|ms|s].\n");
+}
+
+int xl_sim_queue(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "rate", required_argument, NULL, 'r' },
+		{ "gamma", required_argument, NULL, 'g' },
+		{ "buffer", required_argument, NULL, 'b' },
+		{ "overflow", required_argument, NULL, 'o' },
+		{ "kmin", required_argument, NULL, 'k' },
+		{ "kmax", required_argument, NULL, 'K' },
+		{ "pmax", required_argument, NULL, 'p' },
+		{ "not-ect", no_argument, NULL, 'n' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "trace", required_argument, NULL, 't' },
+		{ "load", required_argument, NULL, 'l' },
+		{ "packet", required_argument, NULL, 'P' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	struct queue_sim s = {
+		.buffer = XL_DEFAULT_BUFFER,
+		.wred = { .kmin = XL_WRED_PAPER_KMIN, .kmax = XL_WRED_PAPER_KMAX,
+			  .pmax = XL_WRED_PAPER_PMAX },
+		.rng = 1,
+	};
+	__u64 rate = 0, load = 0, duration = 0, packet = 1500;
+	__u32 gamma = 1000000, u32v;
+	const char *trace = NULL;
+	char err[256] = "";
+	int ch, ect = 1, bad = 0;
+
+	optind = 1;
+	while (!bad && (ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'r': bad = xl_parse_rate(optarg, &rate, err, sizeof(err)); break;
+		case 'g': bad = xl_parse_gamma(optarg, &gamma, err, sizeof(err)); break;
+		case 'b':
+			bad = xl_parse_bytes("buffer", optarg, 2048, "2K", &u32v, err, sizeof(err));
+			s.buffer = u32v;
+			break;
+		case 'k': bad = xl_parse_bytes("kmin", optarg, 0, "0", &s.wred.kmin, err, sizeof(err)); break;
+		case 'K': bad = xl_parse_bytes("kmax", optarg, 0, "0", &s.wred.kmax, err, sizeof(err)); break;
+		case 'p': bad = xl_parse_pmax(optarg, &s.wred.pmax, err, sizeof(err)); break;
+		case 'o':
+			s.mark_only = !strcmp(optarg, "mark");
+			if (!s.mark_only && strcmp(optarg, "drop")) {
+				snprintf(err, sizeof(err), "overflow must be drop or mark");
+				bad = 1;
+			}
+			break;
+		case 'n': ect = 0; break;
+		case 's': s.rng = strtoull(optarg, NULL, 0) | 1; break;
+		case 't': trace = optarg; break;
+		case 'l': bad = xl_parse_rate(optarg, &load, err, sizeof(err)); break;
+		case 'P':
+			bad = xl_parse_bytes("packet", optarg, 64, "64", &u32v, err, sizeof(err)) ||
+			      u32v > 65535;
+			packet = u32v;
+			break;
+		case 'd':
+			if (parse_duration(optarg, &duration)) {
+				snprintf(err, sizeof(err), "bad duration '%s'", optarg);
+				bad = 1;
+			}
+			break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (!bad && (!rate || (!trace == !load) || (load && !duration) ||
+		     s.wred.kmin >= s.wred.kmax || optind < argc)) {
+		snprintf(err, sizeof(err), "need --rate, exactly one of --trace and "
+			 "--load (with --duration), kmin < kmax");
+		bad = 1;
+	}
+	if (bad) {
+		fprintf(stderr, "xdpleaf sim queue: %s\n", err[0] ? err : "bad value");
+		usage(stderr);
+		return 2;
+	}
+	s.drain_bps = rate * gamma / 1000000;
+	printf("time_ns,bytes,queue_bytes,action\n");
+	if (trace) {
+		if (run_trace(&s, trace, ect))
+			return 1;
+	} else {
+		/* Arrivals every packet·8/load seconds, on an exact ns grid. */
+		for (__u64 i = 0;; i++) {
+			__u64 t = i * packet * 8000000000ULL / load;
+
+			if (t >= duration)
+				break;
+			offer(&s, t, packet, ect);
+		}
+	}
+	if (s.packets) {
+		double secs = (s.last_ns - s.first_ns) / 1e9;
+
+		fprintf(stderr, "packets %llu, marked %llu (%.2f%%), dropped %llu "
+				"(%.2f%%), peak queue %llu bytes, forwarded %.1f Mbit/s\n",
+			s.packets, s.marked, 100.0 * s.marked / s.packets, s.dropped,
+			100.0 * s.dropped / s.packets, s.peak,
+			secs > 0 ? s.fwd_bytes * 8 / secs / 1e6 : 0.0);
+	}
+	return 0;
+}
