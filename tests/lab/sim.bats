@@ -1,0 +1,39 @@
+#!/usr/bin/env bats
+# `xdpleaf sim queue` runs the dataplane's phantom queue offline: an
+# overload is capped at the port's rate, marks and drops show up, and a bad
+# trace line is reported with its line number.
+
+load helpers
+bats_require_minimum_version 1.5.0 # run --separate-stderr
+
+@test "sim queue: 2.4G into a 1G/200K port forwards ~1G, marks and drops" {
+	run --separate-stderr "$XDPLEAF" sim queue --rate 1G --buffer 200K \
+		--load 2.4G --packet 1442 --duration 50ms
+	[[ $status -eq 0 ]] || { echo "$stderr"; return 1; }
+	echo "$stderr"
+	# one CSV row per packet after the header: 50 ms x 2.4G / 1442 B
+	local rows=$((${#lines[@]} - 1)) want=$((50000000 * 2400 / 1442 / 8000))
+	((rows >= want - 1 && rows <= want + 1)) || { echo "rows $rows, want $want"; return 1; }
+	[[ ${lines[0]} == time_ns,bytes,queue_bytes,action ]]
+	local mbps
+	mbps=$(sed -nE 's/.*forwarded ([0-9]+)\..*/\1/p' <<<"$stderr")
+	((mbps >= 990 && mbps <= 1050)) || { echo "forwarded $mbps Mbit/s"; return 1; }
+	printf '%s\n' "${lines[@]}" | grep -q ',dropped$'
+	printf '%s\n' "${lines[@]}" | grep -q ',marked$'
+}
+
+@test "sim queue: Not-ECT traffic is never marked" {
+	run --separate-stderr "$XDPLEAF" sim queue --rate 1G --buffer 200K \
+		--load 2G --duration 20ms --not-ect
+	[[ $status -eq 0 ]]
+	! printf '%s\n' "${lines[@]}" | grep -q ',marked$'
+	printf '%s\n' "${lines[@]}" | grep -q ',dropped$'
+}
+
+@test "sim queue: a bad trace line is reported with its line number" {
+	local trace=$BATS_TEST_TMPDIR/t.csv
+	printf 'time_ns,bytes\n0,1500\n10,zero\n' >"$trace"
+	run --separate-stderr "$XDPLEAF" sim queue --rate 1G --trace "$trace"
+	[[ $status -ne 0 ]]
+	[[ $stderr == *"$trace:3:"* ]]
+}
