@@ -110,14 +110,64 @@ struct xl_lpm6_key {
 };
 
 enum xl_lb_mode {
-	XL_LB_HASH = 0, /* 5-tuple hash: the ECMP baseline */
+	XL_LB_HASH = 0,           /* 5-tuple hash: the ECMP baseline */
+	XL_LB_FLOWLET = 1,        /* new flowlet -> member with most headroom */
+	XL_LB_FLOWLET_RANDOM = 2, /* new flowlet -> random member (LetFlow) */
+	XL_LB_SPRAY = 3,          /* every packet -> random member, by capacity */
+	XL_LB_MODES,
 };
+
+#ifndef XL_FLOW_TABLE_SIZE
+#define XL_FLOW_TABLE_SIZE 65536 /* default; the config can set it */
+#endif
+#define XL_DEFAULT_FLOWLET_TIMEOUT_NS 100000ULL /* 100 us */
 
 /* Value of the `groups` array, keyed by group id. */
 struct xl_group {
 	__u32 lb_mode;   /* enum xl_lb_mode */
 	__u32 n_members;
-	__u32 members[XL_MAX_GROUP_MEMBERS]; /* ifindexes */
+	__u32 members[XL_MAX_GROUP_MEMBERS];      /* ifindexes */
+	__u32 member_slot[XL_MAX_GROUP_MEMBERS];  /* their counter slots */
+	__u64 capacity_bps[XL_MAX_GROUP_MEMBERS]; /* port rate; 0 = unknown */
+	__u64 flowlet_timeout_ns;
+};
+
+/* A flow for load balancing: RoCEv2 (UDP 4791) is addresses + UDP source
+ * port + destination QP; everything else the 5-tuple (qp 0). IPv4
+ * addresses use the first 4 bytes. */
+struct xl_flow_key {
+	__u8 saddr[16];
+	__u8 daddr[16];
+	__u16 sport;
+	__u16 dport;
+	__u8 proto;
+	__u8 family;   /* 4 or 6 */
+	__u16 pad;
+	__u32 qp;      /* BTH destination QP for RoCEv2, else 0 */
+};
+
+/* Value of the `flows` LRU table. Written by the CPU that sees the flow's
+ * packet; a flow's packets normally arrive on one CPU. */
+struct xl_flow_state {
+	__u64 last_ns;       /* previous packet */
+	__u64 first_ns;
+	__u64 packets;
+	__u64 bytes;
+	__u64 flowlets;      /* times a new flowlet started */
+	__u64 moves;         /* flowlets that changed uplink */
+	__u64 win_start_ns;  /* rate: bytes of the current and last window */
+	__u64 win_bytes;
+	__u64 prev_win_bytes;
+	__u32 uplink;        /* ifindex of the current uplink */
+	__u32 group;
+};
+
+/* Measured transmit rate of an uplink, keyed by port slot. Shared; only
+ * the CPU that wins the compare-and-swap on sample_ns updates a sample. */
+struct xl_uplink_rate {
+	__u64 sample_ns;     /* time of the last sample */
+	__u64 sample_bytes;  /* tx bytes (all CPUs) at that time */
+	__u64 rate_bps;      /* time-decayed average */
 };
 
 /* Key of the `neigh` map: a next hop on one port. IPv4 addresses use the
@@ -187,6 +237,9 @@ struct xl_port_stats {
 	__u64 rx_bytes;
 	__u64 tx_packets;
 	__u64 tx_bytes;
+	__u64 flowlets;      /* uplinks: flowlets started on this port */
+	__u64 moves_in;      /* uplinks: flowlets that moved here ... */
+	__u64 moves_out;     /* ... and away from here */
 	__u64 verdict[XL_VERDICT_MAX];
 	__u64 reason[XL_REASON_MAX];
 };

@@ -51,6 +51,7 @@ struct xl_cfg_group {
 	char name[XL_NAME_MAX];
 	int line;
 	__u32 lb_mode;        /* enum xl_lb_mode */
+	__u64 flowlet_timeout_ns; /* default XL_DEFAULT_FLOWLET_TIMEOUT_NS */
 	int n_members;        /* uplink ports naming this group */
 };
 
@@ -68,6 +69,8 @@ struct xl_config {
 	char path[256];
 	__u32 malformed;      /* enum xl_malformed_action */
 	__u32 xdp_mode;       /* enum xl_xdp_mode */
+	__u32 flow_table_size; /* entries of the flow table, default
+				* XL_FLOW_TABLE_SIZE */
 	struct xl_cfg_port ports[XL_MAX_PORTS];
 	int n_ports;
 	struct xl_cfg_group groups[XL_MAX_GROUPS];
