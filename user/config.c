@@ -30,9 +30,9 @@ static const char *const sect_names[] = { "", "xdpleaf", "port", "group", "route
 /* Every key and its section; the enum also indexes ctx.key_line, which
  * finds duplicates. */
 enum key {
-	K_MODE, K_MALFORMED, K_XDP_MODE,
+	K_MODE, K_MALFORMED, K_XDP_MODE, K_FLOW_TABLE_SIZE,
 	K_ROLE, K_PGROUP, K_NH4, K_NH6, K_RATE, K_GAMMA, K_BUFFER, K_OVERFLOW,
-	K_LB_MODE,
+	K_LB_MODE, K_FLOWLET_TIMEOUT,
 	K_RPORT, K_RGROUP,
 	K_DSCP, K_KMIN, K_KMAX, K_PMAX, K_MARK, K_DROP,
 	K_COUNT
@@ -41,6 +41,7 @@ static const struct { enum sect sect; const char *name; } keys[K_COUNT] = {
 	[K_MODE] = { S_XDPLEAF, "mode" },
 	[K_MALFORMED] = { S_XDPLEAF, "malformed" },
 	[K_XDP_MODE] = { S_XDPLEAF, "xdp_mode" },
+	[K_FLOW_TABLE_SIZE] = { S_XDPLEAF, "flow_table_size" },
 	[K_ROLE] = { S_PORT, "role" },
 	[K_PGROUP] = { S_PORT, "group" },
 	[K_NH4] = { S_PORT, "nexthop4" },
@@ -50,6 +51,7 @@ static const struct { enum sect sect; const char *name; } keys[K_COUNT] = {
 	[K_BUFFER] = { S_PORT, "buffer" },
 	[K_OVERFLOW] = { S_PORT, "overflow" },
 	[K_LB_MODE] = { S_GROUP, "lb_mode" },
+	[K_FLOWLET_TIMEOUT] = { S_GROUP, "flowlet_timeout" },
 	[K_RPORT] = { S_ROUTE, "port" },
 	[K_RGROUP] = { S_ROUTE, "group" },
 	[K_DSCP] = { S_CLASS, "dscp" },
@@ -59,6 +61,39 @@ static const struct { enum sect sect; const char *name; } keys[K_COUNT] = {
 	[K_MARK] = { S_CLASS, "mark" },
 	[K_DROP] = { S_CLASS, "drop" },
 };
+
+/* lb_mode words, indexed by enum xl_lb_mode. */
+static const char *const lb_modes[] = {
+	[XL_LB_HASH] = "hash",
+	[XL_LB_FLOWLET] = "flowlet",
+	[XL_LB_FLOWLET_RANDOM] = "flowlet-random",
+	[XL_LB_SPRAY] = "spray",
+};
+_Static_assert(sizeof(lb_modes) / sizeof(lb_modes[0]) == XL_LB_MODES,
+	       "a new xl_lb_mode needs its word in lb_modes");
+
+/* Modes that weigh members by capacity (port rate): all members have a
+ * rate or none has. */
+static bool lb_uses_capacity(__u32 mode)
+{
+	return mode == XL_LB_FLOWLET || mode == XL_LB_SPRAY;
+}
+
+/* Modes that have flowlets, so a flowlet_timeout. */
+static bool lb_has_flowlets(__u32 mode)
+{
+	return mode == XL_LB_FLOWLET || mode == XL_LB_FLOWLET_RANDOM;
+}
+
+#define FLOWLET_TIMEOUT_MIN 1000ULL       /* 1us */
+#define FLOWLET_TIMEOUT_MAX 1000000000ULL /* 1s */
+#define FLOW_TABLE_MIN 1024U
+#define FLOW_TABLE_MAX (4U << 20)
+_Static_assert(XL_DEFAULT_FLOWLET_TIMEOUT_NS >= FLOWLET_TIMEOUT_MIN &&
+	       XL_DEFAULT_FLOWLET_TIMEOUT_NS <= FLOWLET_TIMEOUT_MAX,
+	       "default flowlet timeout out of the config's range");
+_Static_assert(XL_FLOW_TABLE_SIZE >= FLOW_TABLE_MIN && XL_FLOW_TABLE_SIZE <= FLOW_TABLE_MAX,
+	       "default flow table size out of the config's range");
 
 /* Built-in classes (docs/config.md): ids, and the paper's marking profile
  * (include/ecn.h). */
@@ -318,6 +353,16 @@ static bool close_section(struct ctx *c)
 				    "class '%s' has no dscp (set dscp = the DSCP values 0-63 it takes)",
 				    k->name);
 	}
+	if (c->sect == S_GROUP) {
+		struct xl_cfg_group *g = &cfg->groups[cfg->n_groups - 1];
+
+		if (c->key_line[K_FLOWLET_TIMEOUT] && !lb_has_flowlets(g->lb_mode))
+			return fail(c, c->key_line[K_FLOWLET_TIMEOUT],
+				    "flowlet_timeout has no effect with lb_mode %s%s (group %s: set "
+				    "lb_mode = flowlet or flowlet-random, or remove flowlet_timeout)",
+				    lb_modes[g->lb_mode],
+				    c->key_line[K_LB_MODE] ? "" : ", the default", g->name);
+	}
 	if (c->sect == S_ROUTE && !cfg->routes[cfg->n_routes - 1].kind)
 		return fail(c, c->sect_line,
 			    "route has no target (set port = IFNAME or group = NAME)");
@@ -375,7 +420,9 @@ static bool open_section(struct ctx *c, char *hdr)
 					    name, cfg->groups[i].line);
 		if (cfg->n_groups >= XL_MAX_GROUPS)
 			return fail(c, c->line, "too many groups (max %d)", XL_MAX_GROUPS);
-		cfg->groups[cfg->n_groups] = (struct xl_cfg_group){ .line = c->line };
+		cfg->groups[cfg->n_groups] = (struct xl_cfg_group){
+			.line = c->line, .lb_mode = XL_LB_HASH,
+			.flowlet_timeout_ns = XL_DEFAULT_FLOWLET_TIMEOUT_NS };
 		strcpy(cfg->groups[cfg->n_groups++].name, name);
 		c->sect = S_GROUP;
 	} else if (!strcmp(hdr, "route")) {
@@ -552,6 +599,26 @@ static bool parse_pmax(struct ctx *c, const char *v, __u32 *out)
 	return unit_result(c, xl_parse_pmax(v, out, msg, sizeof(msg)), msg);
 }
 
+static bool parse_count(struct ctx *c, enum key k, const char *v, __u32 lo, __u32 hi,
+			__u32 *out)
+{
+	char msg[XL_ERR_MAX];
+
+	return unit_result(c, xl_parse_count(keys[k].name, v, lo, hi, out, msg, sizeof(msg)),
+			   msg);
+}
+
+/* The duration parser does not know the key: the message gets it first. */
+static bool parse_duration(struct ctx *c, enum key k, const char *v, __u64 lo, __u64 hi,
+			   __u64 *out)
+{
+	char msg[XL_ERR_MAX];
+
+	if (!xl_parse_duration(v, lo, hi, out, msg, sizeof(msg)))
+		return true;
+	return fail(c, c->line, "%s: %s", keys[k].name, msg);
+}
+
 /* dscp: values 0-63 separated by spaces and/or commas. A DSCP belongs to at
  * most one class; the built-in cnp's 48 is checked at the end, when it is
  * known whether [class cnp] moves it. */
@@ -607,7 +674,7 @@ static int on_key(void *user, const char *section, const char *name, const char 
 {
 	static const char *const modes[] = { "leaf" }, *const malformed[] = { "pass", "drop" },
 		*const xdp_modes[] = { "native", "generic" },
-		*const roles[] = { "downlink", "uplink" }, *const lb_modes[] = { "hash" },
+		*const roles[] = { "downlink", "uplink" },
 		*const overflows[] = { "drop", "mark" }, *const yes_no[] = { "yes", "no" };
 	struct ctx *c = user;
 	struct xl_config *cfg = c->cfg;
@@ -648,6 +715,9 @@ static int on_key(void *user, const char *section, const char *name, const char 
 		return parse_choice(c, k, value, malformed, ARRAY_LEN(malformed), false, &cfg->malformed);
 	case K_XDP_MODE:
 		return parse_choice(c, k, value, xdp_modes, ARRAY_LEN(xdp_modes), false, &cfg->xdp_mode);
+	case K_FLOW_TABLE_SIZE:
+		return parse_count(c, k, value, FLOW_TABLE_MIN, FLOW_TABLE_MAX,
+				   &cfg->flow_table_size);
 	case K_ROLE:
 		return parse_choice(c, k, value, roles, ARRAY_LEN(roles), false, &p->role);
 	case K_PGROUP:
@@ -670,8 +740,11 @@ static int on_key(void *user, const char *section, const char *name, const char 
 		return parse_choice(c, k, value, overflows, ARRAY_LEN(overflows), false,
 				    &p->overflow);
 	case K_LB_MODE:
-		return parse_choice(c, k, value, lb_modes, ARRAY_LEN(lb_modes), true,
+		return parse_choice(c, k, value, lb_modes, ARRAY_LEN(lb_modes), false,
 				    &cfg->groups[cfg->n_groups - 1].lb_mode);
+	case K_FLOWLET_TIMEOUT:
+		return parse_duration(c, k, value, FLOWLET_TIMEOUT_MIN, FLOWLET_TIMEOUT_MAX,
+				      &cfg->groups[cfg->n_groups - 1].flowlet_timeout_ns);
 	case K_RPORT:
 	case K_RGROUP:
 		if (r->kind)
@@ -724,6 +797,36 @@ static int find_group(const struct xl_config *cfg, const char *name)
 	return -1;
 }
 
+/* A mode that weighs members by capacity (their port's rate) needs it on
+ * every member or on none: reported at the group, naming the first member
+ * (file order) with a rate and the first without. */
+static bool check_capacities(struct ctx *c, int id)
+{
+	const struct xl_config *cfg = c->cfg;
+	const struct xl_cfg_group *g = &cfg->groups[id];
+	const struct xl_cfg_port *with = NULL, *without = NULL;
+	int i;
+
+	if (!lb_uses_capacity(g->lb_mode))
+		return true;
+	for (i = 0; i < cfg->n_ports; i++) {
+		const struct xl_cfg_port *p = &cfg->ports[i];
+
+		if (p->group_id != id)
+			continue;
+		if (p->rate_bps && !with)
+			with = p;
+		if (!p->rate_bps && !without)
+			without = p;
+	}
+	if (with && without)
+		return fail(c, g->line,
+			    "group '%s' (lb_mode %s) has mixed capacities: %s has rate, %s has none; "
+			    "give all members a rate or none", g->name, lb_modes[g->lb_mode],
+			    with->ifname, without->ifname);
+	return true;
+}
+
 /* Cross-references, once everything is read. Interfaces come last so a
  * file is reported for its own mistakes the same way on any machine. */
 static bool check_all(struct ctx *c, bool check_interfaces)
@@ -756,6 +859,9 @@ static bool check_all(struct ctx *c, bool check_interfaces)
 			return fail(c, cfg->groups[i].line,
 				    "group '%s' has no member ports (set group = %s on an uplink port)",
 				    cfg->groups[i].name, cfg->groups[i].name);
+	for (i = 0; i < cfg->n_groups; i++)
+		if (!check_capacities(c, i))
+			return false;
 	for (i = 0; i < cfg->n_routes; i++) {
 		struct xl_cfg_route *r = &cfg->routes[i];
 		bool port = r->kind == XL_ROUTE_PORT;
@@ -800,6 +906,7 @@ int xl_config_load(const char *path, bool check_interfaces,
 	set_class(&cfg->classes[XL_CLASS_DEFAULT], "default", 0);
 	set_class(&cfg->classes[CLASS_CNP], "cnp", XL_CLASS_NO_MARK | XL_CLASS_NO_DROP);
 	cfg->n_classes = N_BUILTIN_CLASSES;
+	cfg->flow_table_size = XL_FLOW_TABLE_SIZE;
 	c.f = fopen(path, "r");
 	if (!c.f) {
 		fail(&c, 0, "cannot open: %s", strerror(errno));

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* Numbers with units, as written in the config file and on the command
- * line (`xdpleaf sim`): rates, byte sizes, fractions. */
+ * line (`xdpleaf sim`): rates, byte sizes, fractions, counts, durations. */
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -163,4 +163,124 @@ int xl_parse_pmax(const char *v, __u32 *out, char *err, size_t errlen)
 	p = ((d.mant << 32) + den / 2) / den;
 	*out = p > 0xFFFFFFFFULL ? 0xFFFFFFFFU : (__u32)p;
 	return 0;
+}
+
+/* "1024" -> "1K": the largest power-of-1024 suffix that divides n. */
+static void fmt_count(char *buf, size_t len, __u32 n)
+{
+	if (n && !(n % (1U << 20)))
+		snprintf(buf, len, "%uM", n >> 20);
+	else if (n && !(n % (1U << 10)))
+		snprintf(buf, len, "%uK", n >> 10);
+	else
+		snprintf(buf, len, "%u", n);
+}
+
+/* A count (table entries): a whole number, K and M are powers of 1024. */
+int xl_parse_count(const char *what, const char *v, __u32 lo, __u32 hi,
+		   __u32 *out, char *err, size_t errlen)
+{
+	char los[16], his[16];
+	const char *e;
+	struct dec d;
+	int shift = 0;
+
+	e = parse_dec(v, &d);
+	if (e && (*e == 'K' || *e == 'M')) {
+		shift = *e == 'K' ? 10 : 20;
+		e++;
+	}
+	if (!e || *e || d.ndec)
+		return fail(err, errlen,
+			    "invalid %s '%s' (a whole number with an optional K = 1024 "
+			    "or M = 1048576, e.g. 64K)", what, v);
+	if (d.huge || d.mant > hi >> shift || d.mant << shift < lo) {
+		fmt_count(los, sizeof(los), lo);
+		fmt_count(his, sizeof(his), hi);
+		return fail(err, errlen, "%s '%s' out of range (%s..%s)", what, v, los, his);
+	}
+	*out = (__u32)(d.mant << shift);
+	return 0;
+}
+
+static const struct {
+	const char *name;
+	__u64 ns;
+} time_units[] = {
+	{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 },
+};
+
+#define N_TIME_UNITS (sizeof(time_units) / sizeof(time_units[0]))
+#define MAX_TIME_DECIMALS 9 /* 0.000000001s = 1ns */
+
+/* ns -> "100us": the largest unit that divides it. */
+static void fmt_duration(char *buf, size_t len, __u64 ns)
+{
+	size_t i = N_TIME_UNITS - 1;
+
+	while (i && (!ns || ns % time_units[i].ns))
+		i--;
+	snprintf(buf, len, "%llu%s", (unsigned long long)(ns / time_units[i].ns),
+		 time_units[i].name);
+}
+
+/* Durations: "DIGITS[.DIGITS]UNIT", unit ns, us, ms or s, nothing between
+ * number and unit. Parsed exactly (integer and fraction apart), so the
+ * range may be anything up to 2^64-1 ns. */
+int xl_parse_duration(const char *v, __u64 lo_ns, __u64 hi_ns, __u64 *out_ns,
+		      char *err, size_t errlen)
+{
+	const char *s = v;
+	__u64 ip = 0, fp = 0, scale = 1, unit = 0, frac, ns = 0;
+	char los[32], his[32];
+	bool over = false;
+	int ndec = 0;
+	size_t i;
+
+	if (!isdigit((unsigned char)*s))
+		goto syntax;
+	for (; isdigit((unsigned char)*s); s++) {
+		unsigned int dig = *s - '0';
+
+		if (over || ip > (~0ULL - dig) / 10)
+			over = true; /* saturates: out of range below */
+		else
+			ip = ip * 10 + dig;
+	}
+	if (*s == '.' && isdigit((unsigned char)s[1])) {
+		for (s++; isdigit((unsigned char)*s); s++) {
+			if (++ndec > MAX_TIME_DECIMALS)
+				goto syntax;
+			fp = fp * 10 + (*s - '0');
+			scale *= 10;
+		}
+	}
+	if (!*s)
+		return fail(err, errlen,
+			    "duration '%s' has no unit (write ns, us, ms or s right after "
+			    "the number, e.g. 100us)", v);
+	for (i = 0; i < N_TIME_UNITS; i++)
+		if (!strcmp(s, time_units[i].name))
+			unit = time_units[i].ns;
+	if (!unit)
+		goto syntax;
+	/* fp < 10^9 and unit <= 10^9: fp * unit fits. */
+	frac = fp * unit / scale;
+	if (!over && ip <= (~0ULL - frac) / unit)
+		ns = ip * unit + frac;
+	else
+		over = true;
+	if (over || ns < lo_ns || ns > hi_ns) {
+		fmt_duration(los, sizeof(los), lo_ns);
+		fmt_duration(his, sizeof(his), hi_ns);
+		return fail(err, errlen, "duration '%s' out of range (%s..%s)", v, los, his);
+	}
+	if (fp * unit % scale)
+		return fail(err, errlen, "duration '%s' is not a whole number of nanoseconds", v);
+	*out_ns = ns;
+	return 0;
+syntax:
+	return fail(err, errlen,
+		    "invalid duration '%s' (a number with at most %d decimals followed "
+		    "directly by ns, us, ms or s, e.g. 100us or 2.5ms)", v, MAX_TIME_DECIMALS);
 }

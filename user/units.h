@@ -18,5 +18,14 @@ int xl_parse_bytes(const char *what, const char *v, __u32 lo,
 		   const char *lo_str, __u32 *out, char *err, size_t errlen);
 /* a fraction 0..1 or a percentage, in 2^-32 units. */
 int xl_parse_pmax(const char *v, __u32 *out, char *err, size_t errlen);
+/* a count such as table entries: whole number, K M = powers of 1024,
+ * lo..hi; what names the value in errors. */
+int xl_parse_count(const char *what, const char *v, __u32 lo, __u32 hi,
+		   __u32 *out, char *err, size_t errlen);
+/* a duration: a number (at most 9 decimals) and a unit ns, us, ms or s
+ * written right after it (required), e.g. 100us, 2.5ms; lo_ns..hi_ns, in
+ * ns; the result must be a whole number of ns. */
+int xl_parse_duration(const char *v, __u64 lo_ns, __u64 hi_ns, __u64 *out_ns,
+		      char *err, size_t errlen);
 
 #endif

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "units.h"
 
 static const char *conf_dir(void)
 {
@@ -117,8 +118,22 @@ static void test_good_fixture(void **state)
 				    cfg.ports[r->target_id].ifname :
 				    cfg.groups[r->target_id].name);
 	}
-	for (int i = 0; i < cfg.n_groups; i++)
-		assert_in_range(cfg.groups[i].n_members, 1, XL_MAX_GROUP_MEMBERS);
+	/* Groups: a known mode, a timeout in range, and the capacity rule. */
+	assert_in_range(cfg.flow_table_size, 1024, 4 << 20);
+	for (int i = 0; i < cfg.n_groups; i++) {
+		const struct xl_cfg_group *g = &cfg.groups[i];
+		int with = 0, without = 0;
+
+		assert_in_range(g->n_members, 1, XL_MAX_GROUP_MEMBERS);
+		assert_in_range(g->lb_mode, XL_LB_HASH, XL_LB_MODES - 1);
+		assert_in_range(g->flowlet_timeout_ns, 1000, 1000000000);
+		for (int j = 0; j < cfg.n_ports; j++)
+			if (cfg.ports[j].group_id == i)
+				cfg.ports[j].rate_bps ? with++ : without++;
+		assert_int_equal(with + without, g->n_members);
+		if (g->lb_mode == XL_LB_FLOWLET || g->lb_mode == XL_LB_SPRAY)
+			assert_true(!with || !without);
+	}
 	/* Ports: queue settings in range. */
 	for (int i = 0; i < cfg.n_ports; i++) {
 		const struct xl_cfg_port *p = &cfg.ports[i];
@@ -170,6 +185,8 @@ static void test_good_minimal(void **state)
 	assert_int_equal(cfg.n_routes, 0);
 	assert_int_equal(cfg.malformed, XL_MALFORMED_PASS);
 	assert_int_equal(cfg.xdp_mode, XL_XDP_NATIVE);
+	assert_int_equal(cfg.flow_table_size, XL_FLOW_TABLE_SIZE);
+	assert_int_equal(cfg.flow_table_size, 65536);
 	/* No rate: an unlimited port, with the queue defaults. */
 	assert_int_equal(cfg.ports[0].rate_bps, 0);
 	assert_int_equal(cfg.ports[0].gamma_ppm, 1000000);
@@ -212,6 +229,8 @@ static void test_good_leaf(void **state)
 	assert_string_equal(cfg.groups[0].name, "spine");
 	assert_int_equal(cfg.groups[0].n_members, 4);
 	assert_int_equal(cfg.groups[0].lb_mode, XL_LB_HASH);
+	assert_int_equal(cfg.groups[0].flowlet_timeout_ns, XL_DEFAULT_FLOWLET_TIMEOUT_NS);
+	assert_int_equal(cfg.flow_table_size, XL_FLOW_TABLE_SIZE);
 	assert_int_equal(cfg.malformed, XL_MALFORMED_PASS);
 	assert_int_equal(cfg.xdp_mode, XL_XDP_NATIVE);
 	for (n = 1; n <= 4; n++) {
@@ -390,6 +409,67 @@ static void test_good_edge_prefixes(void **state)
 	xl_config_free(&cfg);
 }
 
+static const struct xl_cfg_group *find_group(const struct xl_config *cfg, const char *name)
+{
+	for (int i = 0; i < cfg->n_groups; i++)
+		if (!strcmp(cfg->groups[i].name, name))
+			return &cfg->groups[i];
+	return NULL;
+}
+
+static void test_good_lb_modes(void **state)
+{
+	static const struct {
+		const char *name;
+		enum xl_lb_mode mode;
+		unsigned long long timeout_ns;
+		int line, members;
+	} want[] = {
+		{ "ecmp", XL_LB_HASH, 100000, 22, 2 },
+		{ "fl", XL_LB_FLOWLET, 50000, 37, 2 },
+		{ "fl-norate", XL_LB_FLOWLET, 100000, 47, 1 },
+		{ "letflow", XL_LB_FLOWLET_RANDOM, 2500000, 51, 2 },
+		{ "spray", XL_LB_SPRAY, 100000, 80, 2 },
+	};
+	static const struct { const char *port, *group; unsigned long long rate; } ports[] = {
+		{ "h1", "ecmp", 10000000000ULL }, { "h2", "ecmp", 0 },
+		{ "f1", "fl", 10000000000ULL }, { "f2", "fl", 40000000000ULL },
+		{ "g1", "fl-norate", 0 },
+		{ "r1", "letflow", 25000000000ULL }, { "r2", "letflow", 0 },
+		{ "p1", "spray", 100000000000ULL }, { "p2", "spray", 100000000000ULL },
+	};
+	struct xl_config cfg;
+	char path[512], err[XL_ERR_MAX] = "";
+	const struct xl_cfg_group *g;
+
+	(void)state;
+	fixture_path(path, sizeof(path), "good/lb-modes.conf");
+	if (xl_config_load(path, false, &cfg, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_int_equal(cfg.flow_table_size, 256 * 1024);
+	assert_int_equal(cfg.n_groups, 5);
+	assert_int_equal(cfg.n_ports, 10);
+	assert_int_equal(cfg.n_routes, 6);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		g = find_group(&cfg, want[i].name);
+		assert_non_null(g);
+		assert_ptr_equal(g, &cfg.groups[i]); /* file order */
+		assert_int_equal(g->lb_mode, want[i].mode);
+		assert_int_equal(g->flowlet_timeout_ns, want[i].timeout_ns);
+		assert_int_equal(g->line, want[i].line);
+		assert_int_equal(g->n_members, want[i].members);
+	}
+	for (size_t i = 0; i < sizeof(ports) / sizeof(ports[0]); i++) {
+		int p = find_port(&cfg, ports[i].port);
+
+		assert_true(p >= 0);
+		assert_string_equal(cfg.groups[cfg.ports[p].group_id].name, ports[i].group);
+		assert_int_equal(cfg.ports[p].rate_bps, ports[i].rate);
+	}
+	assert_int_equal(find_route(&cfg, "10.5.0.0/16")->target_id, 3);
+	xl_config_free(&cfg);
+}
+
 /* ---- bad fixtures ---- */
 
 struct expect {
@@ -440,7 +520,7 @@ static void test_bad_fixture(void **state)
 }
 
 /* Every fixture on disk is in the lists below, and there are enough. */
-#define GOOD_FILES(X) X(minimal) X(leaf) X(style) X(edge-prefixes) X(ecn-leaf)
+#define GOOD_FILES(X) X(minimal) X(leaf) X(style) X(edge-prefixes) X(ecn-leaf) X(lb-modes)
 
 #define BAD_FILES(X) \
 	X(unknown-section) X(unknown-key-port) X(unknown-key-xdpleaf) \
@@ -452,7 +532,7 @@ static void test_bad_fixture(void **state)
 	X(prefix-syntax) X(prefix-len-garbage) X(prefix-len-33) X(prefix-len-129) \
 	X(prefix-host-bits) X(prefix-host-bits-v6) X(prefix-no-length) \
 	X(nexthop4-invalid) X(nexthop4-is-ipv6) X(nexthop6-is-ipv4) \
-	X(bad-role) X(bad-malformed) X(bad-xdp-mode) X(mode-host) X(lb-mode-flowlet) \
+	X(bad-role) X(bad-malformed) X(bad-xdp-mode) X(mode-host) X(lb-mode-invalid) \
 	X(uplink-no-group) X(uplink-no-nexthop) X(downlink-with-group) \
 	X(downlink-with-nexthop) X(group-undefined) X(group-no-members) \
 	X(group-too-many-members) X(too-many-ports) X(route-no-target) \
@@ -462,7 +542,9 @@ static void test_bad_fixture(void **state)
 	X(buffer-range) X(overflow-invalid) X(gamma-without-rate) X(dscp-64) \
 	X(dscp-two-classes) X(dscp-in-default) X(kmin-not-below-kmax) \
 	X(pmax-150-percent) X(pmax-negative) X(mark-maybe) X(too-many-classes) \
-	X(class-name-too-long) X(unknown-key-class)
+	X(class-name-too-long) X(unknown-key-class) \
+	X(flowlet-timeout-syntax) X(flowlet-timeout-range) X(flowlet-timeout-no-unit) \
+	X(flowlet-timeout-hash) X(flow-table-size-range) X(capacity-mixed)
 
 #define GOOD_NAME(n) "good/" #n ".conf",
 #define BAD_NAME(n) "bad/" #n ".conf",
@@ -1050,7 +1132,7 @@ static void test_class_rules(void **state)
 		  ":3: unknown key 'rate' in [class] section (allowed: dscp, kmin, kmax, pmax, mark, drop)" },
 		/* no new global keys */
 		{ "[xdpleaf]\nrate = 1G\n[port s1]\n",
-		  ":2: unknown key 'rate' in [xdpleaf] section (allowed: mode, malformed, xdp_mode)" },
+		  ":2: unknown key 'rate' in [xdpleaf] section (allowed: mode, malformed, xdp_mode, flow_table_size)" },
 		{ "[xdpleaf]\ndscp = 1\n[port s1]\n", ":2: unknown key 'dscp' in [xdpleaf] section" },
 		{ "[xdpleaf]\npmax = 1%\n[port s1]\n", ":2: unknown key 'pmax' in [xdpleaf] section" },
 		{ "[port s1]\ndscp = 1\n", ":2: unknown key 'dscp' in [port] section" },
@@ -1063,6 +1145,332 @@ static void test_class_rules(void **state)
 		{ "[port s1]\nrole = uplink\ngroup = g\nnexthop4 = 10.0.0.1\nbuffer = 1M\n[group g]\n",
 		  ":5: buffer has no effect without rate" },
 	};
+	struct xl_config cfg;
+	char what[32];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(what, sizeof(what), "case %zu", i);
+		if (load_case(cases[i].text, cases[i].err, &cfg, what))
+			xl_config_free(&cfg);
+	}
+}
+
+/* ---- load balancing: xl_parse_duration, xl_parse_count, group keys ---- */
+
+#define US 1000ULL
+#define MS 1000000ULL
+#define SEC 1000000000ULL
+#define U64_MAX 18446744073709551615ULL
+
+static void test_duration(void **state)
+{
+	static const struct {
+		const char *v;
+		unsigned long long lo, hi, want;
+		const char *err; /* NULL: accepted, want is the value */
+	} cases[] = {
+		/* the edges of the unit grid */
+		{ "1ns", 1, SEC, 1, NULL },
+		{ "0ns", 0, SEC, 0, NULL },
+		{ "0ns", 1, SEC, 0, "duration '0ns' out of range (1ns..1s)" },
+		{ "0.000000001s", 1, SEC, 1, NULL },
+		{ "0.001us", 1, SEC, 1, NULL },
+		{ "0.0005us", 0, SEC, 0, "duration '0.0005us' is not a whole number of nanoseconds" },
+		{ "0.0005us", 1, SEC, 0, "duration '0.0005us' out of range (1ns..1s)" },
+		{ "1.5ns", 1, SEC, 0, "duration '1.5ns' is not a whole number of nanoseconds" },
+		{ "1.0ns", 1, SEC, 1, NULL },
+		{ "0.0000000005s", 0, SEC, 0, "invalid duration '0.0000000005s' (a number with at most 9 decimals" },
+		{ "1us", US, SEC, 1000, NULL },
+		{ "1000ns", US, SEC, 1000, NULL },
+		{ "0.001ms", US, SEC, 1000, NULL },
+		{ "999ns", US, SEC, 0, "duration '999ns' out of range (1us..1s)" },
+		{ "0.000999ms", US, SEC, 0, "duration '0.000999ms' out of range (1us..1s)" },
+		{ "0.999999ms", US, SEC, 999999, NULL },
+		{ "100us", US, SEC, 100000, NULL },
+		{ "2.5ms", US, SEC, 2500000, NULL },
+		{ "2.500ms", US, SEC, 2500000, NULL },
+		{ "0.0025s", US, SEC, 2500000, NULL },
+		{ "2500us", US, SEC, 2500000, NULL },
+		{ "1.000001ms", US, SEC, 1000001, NULL },
+		{ "007us", US, SEC, 7000, NULL },
+		{ "1s", US, SEC, SEC, NULL },
+		{ "1000ms", US, SEC, SEC, NULL },
+		{ "1.000000000s", US, SEC, SEC, NULL },
+		{ "1000000000ns", US, SEC, SEC, NULL },
+		{ "1000000001ns", US, SEC, 0, "duration '1000000001ns' out of range (1us..1s)" },
+		{ "1.000000001s", US, SEC, 0, "out of range (1us..1s)" },
+		{ "2s", US, SEC, 0, "duration '2s' out of range (1us..1s)" },
+		/* whatever the range, in its best unit */
+		{ "5ms", 1500, 3 * MS, 0, "duration '5ms' out of range (1500ns..3ms)" },
+		{ "1ns", 0, U64_MAX, 1, NULL },
+		{ "0ns", 1, 0, 0, "out of range (1ns..0ns)" },
+		/* overflow: exact up to 2^64-1 ns, out of range past it */
+		{ "18446744073709551615ns", 0, U64_MAX, U64_MAX, NULL },
+		{ "18446744073.709551615s", 0, U64_MAX, U64_MAX, NULL },
+		{ "18446744073709551616ns", 0, U64_MAX,
+		  0, "duration '18446744073709551616ns' out of range (0ns..18446744073709551615ns)" },
+		{ "18446744073.709551616s", 0, U64_MAX, 0, "out of range (0ns..18446744073709551615ns)" },
+		{ "18446744074s", 0, U64_MAX, 0, "out of range" },
+		{ "18446744073709552us", 0, U64_MAX, 0, "out of range" },
+		{ "99999999999999999999999999999s", 0, U64_MAX, 0, "out of range" },
+		{ "99999999999999999999999999999.5ns", US, SEC, 0, "out of range (1us..1s)" },
+		/* garbage */
+		{ "", US, SEC, 0, "invalid duration '' (a number with at most 9 decimals followed directly by ns, us, ms or s, e.g. 100us or 2.5ms)" },
+		{ "100", US, SEC, 0, "duration '100' has no unit (write ns, us, ms or s right after the number, e.g. 100us)" },
+		{ "2.5", US, SEC, 0, "duration '2.5' has no unit" },
+		{ "us", US, SEC, 0, "invalid duration 'us'" },
+		{ "100 us", US, SEC, 0, "invalid duration '100 us'" },
+		{ " 100us", US, SEC, 0, "invalid duration ' 100us'" },
+		{ "100us ", US, SEC, 0, "invalid duration '100us '" },
+		{ "100usec", US, SEC, 0, "invalid duration '100usec'" },
+		{ "100uss", US, SEC, 0, "invalid duration '100uss'" },
+		{ "100US", US, SEC, 0, "invalid duration '100US'" },
+		{ "1S", US, SEC, 0, "invalid duration '1S'" },
+		{ "1Ms", US, SEC, 0, "invalid duration '1Ms'" },
+		{ "100\xc2\xb5s", US, SEC, 0, "invalid duration" }, /* micro sign */
+		{ "1m", US, SEC, 0, "invalid duration '1m'" },
+		{ "1sec", US, SEC, 0, "invalid duration '1sec'" },
+		{ "1ms500us", US, SEC, 0, "invalid duration '1ms500us'" },
+		{ "-1ms", US, SEC, 0, "invalid duration '-1ms'" },
+		{ "+1ms", US, SEC, 0, "invalid duration '+1ms'" },
+		{ ".5ms", US, SEC, 0, "invalid duration '.5ms'" },
+		{ "5.ms", US, SEC, 0, "invalid duration '5.ms'" },
+		{ "1.2.3ms", US, SEC, 0, "invalid duration '1.2.3ms'" },
+		{ "1,5ms", US, SEC, 0, "invalid duration '1,5ms'" },
+		{ "1e3us", US, SEC, 0, "invalid duration '1e3us'" },
+		{ "0x10us", US, SEC, 0, "invalid duration '0x10us'" },
+	};
+	char err[256];
+	__u64 out;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int rc;
+
+		out = 12345;
+		err[0] = 0;
+		rc = xl_parse_duration(cases[i].v, cases[i].lo, cases[i].hi, &out, err, sizeof(err));
+		if (!cases[i].err) {
+			if (rc)
+				fail_msg("'%s': %s", cases[i].v, err);
+			if (out != cases[i].want)
+				fail_msg("'%s': got %llu ns, want %llu", cases[i].v,
+					 (unsigned long long)out, cases[i].want);
+		} else {
+			if (rc != -1 || !strstr(err, cases[i].err))
+				fail_msg("'%s': got %d '%s', want '%s'", cases[i].v, rc, err,
+					 cases[i].err);
+			assert_int_equal(out, 12345); /* untouched on error */
+			assert_null(strchr(err, '\n'));
+		}
+	}
+	/* A tiny or absent error buffer is fine. */
+	assert_int_equal(xl_parse_duration("x", 0, 1, &out, err, 4), -1);
+	assert_string_equal(err, "inv");
+	assert_int_equal(xl_parse_duration("x", 0, 1, &out, NULL, 0), -1);
+	assert_int_equal(xl_parse_duration("5s", 0, 1, &out, NULL, 0), -1);
+}
+
+static void test_count(void **state)
+{
+	static const struct {
+		const char *v;
+		unsigned int lo, hi, want;
+		const char *err;
+	} cases[] = {
+		{ "1024", 1024, 4 << 20, 1024, NULL },
+		{ "1K", 1024, 4 << 20, 1024, NULL },
+		{ "64K", 1024, 4 << 20, 65536, NULL },
+		{ "65536", 1024, 4 << 20, 65536, NULL },
+		{ "100000", 1024, 4 << 20, 100000, NULL },
+		{ "4M", 1024, 4 << 20, 4 << 20, NULL },
+		{ "4096K", 1024, 4 << 20, 4 << 20, NULL },
+		{ "4194304", 1024, 4 << 20, 4 << 20, NULL },
+		{ "1023", 1024, 4 << 20, 0, "flows '1023' out of range (1K..4M)" },
+		{ "0", 1024, 4 << 20, 0, "flows '0' out of range (1K..4M)" },
+		{ "4194305", 1024, 4 << 20, 0, "flows '4194305' out of range (1K..4M)" },
+		{ "4097K", 1024, 4 << 20, 0, "flows '4097K' out of range" },
+		{ "5M", 1024, 4 << 20, 0, "flows '5M' out of range" },
+		{ "99999999999999999999999M", 1024, 4 << 20, 0, "out of range (1K..4M)" },
+		{ "7", 3, 1000, 7, NULL },
+		{ "1K", 3, 1000, 0, "flows '1K' out of range (3..1000)" },
+		{ "1.5K", 1024, 4 << 20, 0, "invalid flows '1.5K' (a whole number with an optional K = 1024 or M = 1048576, e.g. 64K)" },
+		{ "64k", 1024, 4 << 20, 0, "invalid flows '64k'" },
+		{ "64 K", 1024, 4 << 20, 0, "invalid flows '64 K'" },
+		{ "1G", 1024, 4 << 20, 0, "invalid flows '1G'" },
+		{ "-1024", 1024, 4 << 20, 0, "invalid flows '-1024'" },
+		{ "0x400", 1024, 4 << 20, 0, "invalid flows '0x400'" },
+		{ "", 1024, 4 << 20, 0, "invalid flows ''" },
+	};
+	char err[256];
+	__u32 out;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int rc;
+
+		out = 777;
+		err[0] = 0;
+		rc = xl_parse_count("flows", cases[i].v, cases[i].lo, cases[i].hi, &out, err,
+				    sizeof(err));
+		if (!cases[i].err) {
+			if (rc)
+				fail_msg("'%s': %s", cases[i].v, err);
+			assert_int_equal(out, cases[i].want);
+		} else {
+			if (rc != -1 || !strstr(err, cases[i].err))
+				fail_msg("'%s': got %d '%s', want '%s'", cases[i].v, rc, err,
+					 cases[i].err);
+			assert_int_equal(out, 777);
+		}
+	}
+}
+
+/* lb_mode, flowlet_timeout and flow_table_size as written in a file: the
+ * value stored, or the error at its line (3). */
+static void test_lb_values(void **state)
+{
+	static const struct {
+		const char *key, *value, *mode;
+		unsigned long long want;
+		const char *err;
+	} cases[] = {
+		{ "lb_mode", "hash", NULL, XL_LB_HASH, NULL },
+		{ "lb_mode", "flowlet", NULL, XL_LB_FLOWLET, NULL },
+		{ "lb_mode", "flowlet-random", NULL, XL_LB_FLOWLET_RANDOM, NULL },
+		{ "lb_mode", "spray", NULL, XL_LB_SPRAY, NULL },
+		{ "lb_mode", "conga", NULL, 0, ":3: invalid lb_mode 'conga' (allowed: hash, flowlet, flowlet-random, spray)" },
+		{ "lb_mode", "Flowlet", NULL, 0, ":3: invalid lb_mode 'Flowlet' (allowed: hash, flowlet, flowlet-random, spray)" },
+		{ "lb_mode", "flowlet_random", NULL, 0, ":3: invalid lb_mode 'flowlet_random'" },
+		{ "lb_mode", "letflow", NULL, 0, ":3: invalid lb_mode 'letflow'" },
+		{ "lb_mode", "ecmp", NULL, 0, ":3: invalid lb_mode 'ecmp'" },
+		{ "flowlet_timeout", "1us", "flowlet", 1000, NULL },
+		{ "flowlet_timeout", "1000ns", "flowlet", 1000, NULL },
+		{ "flowlet_timeout", "50us", "flowlet", 50000, NULL },
+		{ "flowlet_timeout", "100us", "flowlet-random", 100000, NULL },
+		{ "flowlet_timeout", "0.5ms", "flowlet", 500000, NULL },
+		{ "flowlet_timeout", "2.5ms", "flowlet-random", 2500000, NULL },
+		{ "flowlet_timeout", "1s", "flowlet", 1000000000, NULL },
+		{ "flowlet_timeout", "1000ms", "flowlet", 1000000000, NULL },
+		{ "flowlet_timeout", "999ns", "flowlet", 0, ":3: flowlet_timeout: duration '999ns' out of range (1us..1s)" },
+		{ "flowlet_timeout", "0us", "flowlet", 0, ":3: flowlet_timeout: duration '0us' out of range (1us..1s)" },
+		{ "flowlet_timeout", "1001ms", "flowlet", 0, ":3: flowlet_timeout: duration '1001ms' out of range (1us..1s)" },
+		{ "flowlet_timeout", "100", "flowlet", 0, ":3: flowlet_timeout: duration '100' has no unit" },
+		{ "flowlet_timeout", "100 us", "flowlet", 0, ":3: flowlet_timeout: invalid duration '100 us'" },
+		{ "flowlet_timeout", "1.5us", "flowlet", 1500, NULL },
+		{ "flowlet_timeout", "1.0005us", "flowlet", 0, ":3: flowlet_timeout: duration '1.0005us' is not a whole number of nanoseconds" },
+		{ "flow_table_size", "1024", NULL, 1024, NULL },
+		{ "flow_table_size", "1K", NULL, 1024, NULL },
+		{ "flow_table_size", "65536", NULL, 65536, NULL },
+		{ "flow_table_size", "100000", NULL, 100000, NULL },
+		{ "flow_table_size", "1M", NULL, 1 << 20, NULL },
+		{ "flow_table_size", "4M", NULL, 4 << 20, NULL },
+		{ "flow_table_size", "4194304", NULL, 4 << 20, NULL },
+		{ "flow_table_size", "1023", NULL, 0, ":3: flow_table_size '1023' out of range (1K..4M)" },
+		{ "flow_table_size", "4194305", NULL, 0, ":3: flow_table_size '4194305' out of range (1K..4M)" },
+		{ "flow_table_size", "0", NULL, 0, ":3: flow_table_size '0' out of range (1K..4M)" },
+		{ "flow_table_size", "64k", NULL, 0, ":3: invalid flow_table_size '64k' (a whole number with an optional K = 1024 or M = 1048576" },
+		{ "flow_table_size", "0.5M", NULL, 0, ":3: invalid flow_table_size '0.5M'" },
+	};
+	struct xl_config cfg;
+	char text[512], what[128];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		unsigned long long got;
+		bool global = !strcmp(cases[i].key, "flow_table_size");
+
+		/* The key on line 3 of [xdpleaf] or of a group with one member. */
+		if (global)
+			snprintf(text, sizeof(text), "[xdpleaf]\nmalformed = pass\n%s = %s\n"
+				 "[port s1]\n", cases[i].key, cases[i].value);
+		else
+			snprintf(text, sizeof(text), "[group g]\n%s%s\n%s = %s\n"
+				 "[port u1]\nrole = uplink\ngroup = g\nnexthop4 = 10.0.0.1\n",
+				 cases[i].mode ? "lb_mode = " : "", cases[i].mode ? cases[i].mode : "",
+				 cases[i].key, cases[i].value);
+		snprintf(what, sizeof(what), "%s = %s", cases[i].key, cases[i].value);
+		if (!load_case(text, cases[i].err, &cfg, what))
+			continue;
+		if (global) {
+			got = cfg.flow_table_size;
+			assert_int_equal(cfg.n_groups, 0);
+		} else {
+			const struct xl_cfg_group *g = &cfg.groups[0];
+
+			got = !strcmp(cases[i].key, "lb_mode") ? g->lb_mode : g->flowlet_timeout_ns;
+			if (strcmp(cases[i].key, "flowlet_timeout"))
+				assert_int_equal(g->flowlet_timeout_ns, XL_DEFAULT_FLOWLET_TIMEOUT_NS);
+			assert_int_equal(cfg.flow_table_size, XL_FLOW_TABLE_SIZE);
+		}
+		if (got != cases[i].want)
+			fail_msg("%s: got %llu, want %llu", what, got, cases[i].want);
+		xl_config_free(&cfg);
+	}
+}
+
+/* Group rules: flowlet_timeout only where there are flowlets, the capacity
+ * rule of flowlet and spray; each with its exact line. */
+static void test_lb_rules(void **state)
+{
+#define U(n, g, rate) "[port u" #n "]\nrole = uplink\ngroup = " g "\nnexthop4 = 10.0.0." #n \
+	"\n" rate
+#define R "rate = 10G\n"
+	static const struct { const char *text, *err; } cases[] = {
+		/* accepted (err NULL) */
+		{ "[group g]\nlb_mode = flowlet\nflowlet_timeout = 1ms\n" U(1, "g", ""), NULL },
+		{ "[group g]\nflowlet_timeout = 1ms\nlb_mode = flowlet-random\n" U(1, "g", ""), NULL },
+		{ "[group g]\nlb_mode = flowlet\n" U(1, "g", R) U(2, "g", R) U(3, "g", "rate = 40G\n"), NULL },
+		{ "[group g]\nlb_mode = flowlet\n" U(1, "g", "") U(2, "g", "") U(3, "g", ""), NULL },
+		{ "[group g]\nlb_mode = spray\n" U(1, "g", R) U(2, "g", R), NULL },
+		{ "[group g]\nlb_mode = spray\n" U(1, "g", "") U(2, "g", ""), NULL },
+		{ "[group g]\nlb_mode = hash\n" U(1, "g", R) U(2, "g", ""), NULL },
+		{ "[group g]\n" U(1, "g", R) U(2, "g", ""), NULL },
+		{ "[group g]\nlb_mode = flowlet-random\n" U(1, "g", "") U(2, "g", R), NULL },
+		/* one group's rates do not count in another's */
+		{ "[group g]\nlb_mode = flowlet\n[group h]\nlb_mode = spray\n"
+		  U(1, "g", R) U(2, "g", R) U(3, "h", "") U(4, "h", ""), NULL },
+		/* rejected: flowlet_timeout without flowlets, at its key */
+		{ "[group g]\nflowlet_timeout = 1ms\n" U(1, "g", ""),
+		  ":2: flowlet_timeout has no effect with lb_mode hash, the default (group g: set lb_mode = flowlet or flowlet-random, or remove flowlet_timeout)" },
+		{ "[group g]\nlb_mode = hash\nflowlet_timeout = 1ms\n" U(1, "g", ""),
+		  ":3: flowlet_timeout has no effect with lb_mode hash (group g: set lb_mode" },
+		{ "[group g]\nflowlet_timeout = 100us\nlb_mode = spray\n" U(1, "g", ""),
+		  ":2: flowlet_timeout has no effect with lb_mode spray (group g: set lb_mode" },
+		/* ... checked before a later section's mistakes */
+		{ "[group g]\nlb_mode = spray\nflowlet_timeout = 100us\n[port u1]\nrole = bad\n",
+		  ":3: flowlet_timeout has no effect with lb_mode spray" },
+		/* a bad value is reported as such, not as "no effect" */
+		{ "[group g]\nflowlet_timeout = 5s\n" U(1, "g", ""),
+		  ":2: flowlet_timeout: duration '5s' out of range (1us..1s)" },
+		{ "[group g]\nlb_mode = flowlet\nflowlet_timeout = 1ms\nflowlet_timeout = 2ms\n",
+		  ":4: duplicate key 'flowlet_timeout' (first at line 3)" },
+		{ "[group g]\nlb_mode = flowlet\nlb_mode = spray\n",
+		  ":3: duplicate key 'lb_mode' (first at line 2)" },
+		{ "[xdpleaf]\nflow_table_size = 64K\nflow_table_size = 64K\n",
+		  ":3: duplicate key 'flow_table_size' (first at line 2)" },
+		{ "[port s1]\nflowlet_timeout = 1ms\n",
+		  ":2: unknown key 'flowlet_timeout' in [port] section" },
+		{ "[port s1]\n[group g]\nflow_table_size = 1M\n",
+		  ":3: unknown key 'flow_table_size' in [group] section (allowed: lb_mode, flowlet_timeout)" },
+		{ "[xdpleaf]\nlb_mode = flowlet\n[port s1]\n",
+		  ":2: unknown key 'lb_mode' in [xdpleaf] section (allowed: mode, malformed, xdp_mode, flow_table_size)" },
+		/* rejected: mixed capacities, at the group, first with and first without */
+		{ "[group g]\nlb_mode = flowlet\n" U(1, "g", R) U(2, "g", R) U(3, "g", ""),
+		  ":1: group 'g' (lb_mode flowlet) has mixed capacities: u1 has rate, u3 has none; give all members a rate or none" },
+		{ "[port s1]\n" U(1, "g", "") U(2, "g", R) U(3, "g", "") U(4, "g", R)
+		  "[group g]\nlb_mode = spray\n",
+		  ":20: group 'g' (lb_mode spray) has mixed capacities: u2 has rate, u1 has none" },
+		{ "[group g]\nlb_mode = flowlet-random\n[group h]\nlb_mode = spray\n"
+		  U(1, "g", R) U(2, "g", "") U(3, "h", R) U(4, "h", ""),
+		  ":3: group 'h' (lb_mode spray) has mixed capacities: u3 has rate, u4 has none" },
+		/* an undefined group is reported first (it is the cause) */
+		{ "[group g]\nlb_mode = flowlet\n" U(1, "g", R) U(2, "x", ""),
+		  ":10: group 'x' is not defined" },
+	};
+#undef U
+#undef R
 	struct xl_config cfg;
 	char what[32];
 
@@ -1087,6 +1495,7 @@ int main(void)
 		cmocka_unit_test(test_good_ecn_leaf),
 		cmocka_unit_test(test_good_style),
 		cmocka_unit_test(test_good_edge_prefixes),
+		cmocka_unit_test(test_good_lb_modes),
 		BAD_FILES(BAD_TEST)
 		cmocka_unit_test(test_prefix_ok),
 		cmocka_unit_test(test_prefix_bad),
@@ -1100,6 +1509,10 @@ int main(void)
 		cmocka_unit_test(test_class_values),
 		cmocka_unit_test(test_dscp_values),
 		cmocka_unit_test(test_class_rules),
+		cmocka_unit_test(test_duration),
+		cmocka_unit_test(test_count),
+		cmocka_unit_test(test_lb_values),
+		cmocka_unit_test(test_lb_rules),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
