@@ -11,6 +11,7 @@
 #include "maps.h"
 #include "rewrite.h"
 #include "queue.h"
+#include "uplink.h"
 
 #define AF_INET_ 2
 #define AF_INET6_ 10
@@ -43,27 +44,28 @@ static __always_inline int malformed_action(void)
 	return s && s->malformed == XL_MALFORMED_DROP ? XDP_DROP : XDP_PASS;
 }
 
-static __always_inline struct xl_route *route_lookup(const struct xl_pkt *p)
+static __always_inline struct xl_route *route_lookup(const struct xl_flow *f)
 {
-	if (p->flow.family == 4) {
+	if (f->family == 4) {
 		struct xl_lpm4_key k = { .prefixlen = 32 };
 
-		__builtin_memcpy(k.addr, p->flow.daddr, 4);
+		__builtin_memcpy(k.addr, f->daddr, 4);
 		return bpf_map_lookup_elem(&routes4, &k);
 	} else {
 		struct xl_lpm6_key k = { .prefixlen = 128 };
 
-		__builtin_memcpy(k.addr, p->flow.daddr, 16);
+		__builtin_memcpy(k.addr, f->daddr, 16);
 		return bpf_map_lookup_elem(&routes6, &k);
 	}
 }
 
 /* Resolve the route to an egress port and the neighbour key of its next
  * hop. Returns XL_R_FORWARDED or the reason it could not. */
-static __always_inline int next_hop(const struct xl_pkt *p,
+static __always_inline int next_hop(struct xl_flow *f,
 				    const struct xl_route *rt,
 				    struct xl_port **out,
-				    struct xl_neigh_key *nk)
+				    struct xl_neigh_key *nk,
+				    __u64 now, __u64 len)
 {
 	__u32 ifindex = rt->target;
 	struct xl_port *port;
@@ -75,7 +77,7 @@ static __always_inline int next_hop(const struct xl_pkt *p,
 
 		if (!g)
 			return XL_R_NO_MEMBER;
-		m = xl_choose_member(g, &p->flow);
+		m = xl_choose_uplink(f, gid, now, len);
 		if (m < 0 || m >= XL_MAX_GROUP_MEMBERS)
 			return XL_R_NO_MEMBER;
 		/* The mask is a no-op the verifier can see (clang folds the
@@ -88,8 +90,8 @@ static __always_inline int next_hop(const struct xl_pkt *p,
 	nk->ifindex = ifindex;
 	if (rt->kind == XL_ROUTE_PORT) {
 		/* On-link: the destination host is the neighbour. */
-		__builtin_memcpy(nk->addr, p->flow.daddr, 16);
-	} else if (p->flow.family == 4) {
+		__builtin_memcpy(nk->addr, f->daddr, 16);
+	} else if (f->family == 4) {
 		if (!port->has_nexthop4)
 			return XL_R_NO_NEIGH;
 		__builtin_memcpy(nk->addr, port->nexthop4, 4);
@@ -98,7 +100,7 @@ static __always_inline int next_hop(const struct xl_pkt *p,
 			return XL_R_NO_NEIGH;
 		__builtin_memcpy(nk->addr, port->nexthop6, 16);
 	}
-	nk->family = p->flow.family == 4 ? AF_INET_ : AF_INET6_;
+	nk->family = f->family == 4 ? AF_INET_ : AF_INET6_;
 	*out = port;
 	return XL_R_FORWARDED;
 }
@@ -126,20 +128,94 @@ static __always_inline int not_for_fast_path(const struct xl_pkt *p,
 	return XL_R_FORWARDED;
 }
 
+/* Everything after the parser: route, choose the uplink, resolve the next
+ * hop, apply the egress queue, rewrite and redirect. A global function:
+ * the verifier checks it once with unknown arguments, instead of once per
+ * combination of header facts (family, VLAN, L4, RoCE) the parser leaves
+ * behind, which kept loading slow. flow is the parsed flow, l3 the offset
+ * of the IP header. Returns (XDP action << 8) | reason. */
+__noinline int xl_forward(struct xdp_md *ctx, struct xl_flow *flow, __u32 l3)
+{
+	void *data = (void *)(long)ctx->data;
+	void *end = (void *)(long)ctx->data_end;
+	__u64 len = bpf_xdp_get_buff_len(ctx), now = bpf_ktime_get_ns();
+	struct ethhdr *eth = data;
+	struct xl_neigh_key nk = {};
+	struct xl_port_stats *tx_st;
+	struct xl_port *out = NULL;
+	__u16 l3_proto;
+	__u8 tos;
+	struct xl_route *rt;
+	struct xl_neigh *nb;
+	void *l3h;
+	int reason;
+
+	if (!flow || l3 > sizeof(struct ethhdr) + sizeof(struct vlan_hdr))
+		return XDP_PASS << 8 | XL_R_NO_ROUTE;
+	/* The parser checked these bounds; the verifier needs to see them
+	 * again here, where l3 is just a number. */
+	l3h = data + l3;
+	if ((void *)(eth + 1) > end)
+		return XDP_PASS << 8 | XL_R_TRUNC_ETH;
+	if (flow->family == 4) {
+		struct iphdr *iph = l3h;
+
+		if ((void *)(iph + 1) > end)
+			return XDP_PASS << 8 | XL_R_TRUNC_IP4;
+		l3_proto = ETH_P_IP_;
+		tos = iph->tos;
+	} else {
+		struct ipv6hdr *ip6 = l3h;
+
+		if ((void *)(ip6 + 1) > end)
+			return XDP_PASS << 8 | XL_R_TRUNC_IP6;
+		l3_proto = ETH_P_IPV6_;
+		tos = (ip6->priority << 4) | (ip6->flow_lbl[0] >> 4);
+	}
+
+	rt = route_lookup(flow);
+	if (!rt)
+		return XDP_PASS << 8 | XL_R_NO_ROUTE;
+	reason = next_hop(flow, rt, &out, &nk, now, len);
+	if (reason != XL_R_FORWARDED || !out)
+		return XDP_PASS << 8 | reason;
+	nb = bpf_map_lookup_elem(&neigh, &nk);
+	if (!nb)
+		return XDP_PASS << 8 | XL_R_NO_NEIGH;
+
+	if (out->drain_bps) {
+		int q = xl_phantom_queue(out, tos >> 2, tos & XL_ECN_MASK, len);
+
+		if (q & XL_Q_DROP)
+			return XDP_DROP << 8 | XL_R_TAIL_DROP;
+		if (q & XL_Q_MARK)
+			xl_set_ce(l3h, l3_proto);
+	}
+	xl_decrement_ttl(l3h, l3_proto);
+	xl_rewrite_l2(eth, out->mac, nb->mac);
+	if (bpf_redirect_map(&tx_ports, out->ifindex, 0) != XDP_REDIRECT)
+		return XDP_DROP << 8 | XL_R_REDIRECT_FAILED;
+	tx_st = stats_of(out->slot);
+	if (tx_st) {
+		tx_st->tx_packets++;
+		tx_st->tx_bytes += len;
+	}
+	if (out->role == XL_ROLE_UPLINK)
+		xl_sample_uplink_rate(out->slot, now);
+	return XDP_REDIRECT << 8 | XL_R_FORWARDED;
+}
+
 SEC("xdp.frags")
 int xdpleaf_leaf(struct xdp_md *ctx)
 {
 	void *data = (void *)(long)ctx->data;
 	void *end = (void *)(long)ctx->data_end;
 	__u32 in_ifindex = ctx->ingress_ifindex;
-	struct xl_neigh_key nk = {};
-	struct xl_pkt p = {};
-	struct xl_port_stats *st, *tx_st;
-	struct xl_port *in, *out = NULL;
-	struct xl_route *rt;
-	struct xl_neigh *nb;
-	int reason, action;
 	__u64 len = bpf_xdp_get_buff_len(ctx); /* all fragments */
+	struct xl_port_stats *st;
+	struct xl_pkt p = {};
+	struct xl_port *in;
+	int reason, r;
 
 	in = bpf_map_lookup_elem(&ports, &in_ifindex);
 	if (!in)
@@ -160,33 +236,6 @@ int xdpleaf_leaf(struct xdp_md *ctx)
 	if (reason != XL_R_FORWARDED)
 		return verdict(st, reason, XDP_PASS);
 
-	rt = route_lookup(&p);
-	if (!rt)
-		return verdict(st, XL_R_NO_ROUTE, XDP_PASS);
-	reason = next_hop(&p, rt, &out, &nk);
-	if (reason != XL_R_FORWARDED || !out)
-		return verdict(st, reason, XDP_PASS);
-	nb = bpf_map_lookup_elem(&neigh, &nk);
-	if (!nb)
-		return verdict(st, XL_R_NO_NEIGH, XDP_PASS);
-
-	if (out->drain_bps) {
-		int q = xl_phantom_queue(&p, out, len);
-
-		if (q & XL_Q_DROP)
-			return verdict(st, XL_R_TAIL_DROP, XDP_DROP);
-		if (q & XL_Q_MARK)
-			xl_set_ce(&p);
-	}
-	xl_decrement_ttl(&p);
-	xl_rewrite_l2(&p, out->mac, nb->mac);
-	action = bpf_redirect_map(&tx_ports, out->ifindex, 0);
-	if (action != XDP_REDIRECT)
-		return verdict(st, XL_R_REDIRECT_FAILED, XDP_DROP);
-	tx_st = stats_of(out->slot);
-	if (tx_st) {
-		tx_st->tx_packets++;
-		tx_st->tx_bytes += len;
-	}
-	return verdict(st, XL_R_FORWARDED, XDP_REDIRECT);
+	r = xl_forward(ctx, &p.flow, (__u32)((long)p.l3 - (long)data));
+	return verdict(st, r & 0xff, (r >> 8) & 0xff);
 }

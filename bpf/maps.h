@@ -106,4 +106,38 @@ struct {
 	__type(value, struct xl_queue_stats);
 } queue_stats SEC(".maps");
 
+/* Load balancing (bpf/uplink.h). The flow table: one entry per flow, least
+ * recently used flows are evicted; its size comes from the config. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, XL_FLOW_TABLE_SIZE);
+	__type(key, struct xl_flow);
+	__type(value, struct xl_flow_state);
+} flows SEC(".maps");
+
+/* Measured transmit rate per port slot (uplinks). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, XL_MAX_PORTS);
+	__type(key, __u32);
+	__type(value, struct xl_uplink_rate);
+} uplink_rates SEC(".maps");
+
+/* Members of each group whose link is down (bit i = member i), written by
+ * the loader's link watcher; 0 = all up. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, XL_MAX_GROUPS);
+	__type(key, __u32);
+	__type(value, __u32);
+} group_down SEC(".maps");
+
+/* Rotating start for tie-breaking among equally good members. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, XL_MAX_GROUPS);
+	__type(key, __u32);
+	__type(value, __u32);
+} group_rr SEC(".maps");
+
 #endif /* XL_MAPS_H */

@@ -62,6 +62,7 @@ static __always_inline int parse_l4(struct xl_pkt *p, void *l4, void *end,
 		p->is_roce = 1;
 		p->bth_opcode = bth->opcode;
 		p->dest_qp = bpf_ntohl(bth->qpn) & 0xffffff;
+		p->flow.qp = p->dest_qp; /* a RoCE flow is a QP */
 		p->psn = bpf_ntohl(bth->apsn) & 0xffffff;
 	} else if (proto == IPPROTO_TCP) {
 		struct tcphdr *tcp = l4;

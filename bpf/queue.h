@@ -34,18 +34,18 @@ static __always_inline void count_queue(__u32 slot, __u32 cls, __u64 q,
 		qs->hist[b]++;
 }
 
-/* Returns XL_Q_* bits for a packet of len bytes leaving through out. Both
+/* Returns XL_Q_* bits for a packet of len bytes, DSCP dscp and ECN field
+ * ecn leaving through out. A global function, verified on its own. Both
  * CPUs may run this for one port at once: the queue is one word moved by
  * compare-and-swap, and the decision is taken again from the fresh value
  * when another CPU got there first, so no byte is lost or counted twice.
  * After XL_CAS_TRIES lost races (another CPU enqueued each time, so the
  * queue is busy and its vtime lies ahead of now) the packet's time is
  * added atomically, which is the same update for a non-empty queue. */
-static __always_inline int xl_phantom_queue(const struct xl_pkt *p,
-					    const struct xl_port *out,
-					    __u64 len)
+__noinline int xl_phantom_queue(const struct xl_port *out, __u32 dscp,
+				__u32 ecn, __u64 len)
 {
-	__u32 slot = out->slot, dscp = p->dscp, cls_id = XL_CLASS_DEFAULT;
+	__u32 slot, cls_id = XL_CLASS_DEFAULT;
 	__u32 rnd = bpf_get_prandom_u32();
 	struct xl_queue *queue;
 	struct xl_class *cls;
@@ -53,6 +53,9 @@ static __always_inline int xl_phantom_queue(const struct xl_pkt *p,
 	__u64 old = 0, q = 0, now;
 	int d = XL_Q_ENQUEUE, i, done = 0;
 
+	if (!out)
+		return XL_Q_ENQUEUE;
+	slot = out->slot;
 	id = bpf_map_lookup_elem(&dscp_class, &dscp);
 	if (id && *id < XL_MAX_CLASSES)
 		cls_id = *id;
@@ -67,7 +70,7 @@ static __always_inline int xl_phantom_queue(const struct xl_pkt *p,
 		now = xl_vt_now(bpf_ktime_get_ns());
 		q = xl_backlog(old, now, out->drain_bps);
 		d = xl_queue_decide(q, len, out->buffer_bytes, &cls->wred,
-				    p->ecn != XL_ECN_NOT_ECT,
+				    ecn != XL_ECN_NOT_ECT,
 				    out->overflow == XL_OVERFLOW_MARK, rnd);
 		if (!(d & XL_Q_ENQUEUE))
 			done = 1;

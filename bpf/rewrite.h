@@ -10,10 +10,10 @@
 /* Caller has checked ttl > 1. The IPv4 checksum is updated incrementally
  * over the 16-bit word whose high byte (network order) is the TTL; the
  * protocol byte beside it does not change, so it can be left as zero. */
-static __always_inline void xl_decrement_ttl(struct xl_pkt *p)
+static __always_inline void xl_decrement_ttl(void *l3, __u16 l3_proto)
 {
-	if (p->l3_proto == ETH_P_IP_) {
-		struct iphdr *iph = p->l3;
+	if (l3_proto == ETH_P_IP_) {
+		struct iphdr *iph = l3;
 		__u8 ttl = iph->ttl;
 
 		iph->ttl = ttl - 1;
@@ -21,7 +21,7 @@ static __always_inline void xl_decrement_ttl(struct xl_pkt *p)
 					       bpf_htons((__u16)ttl << 8),
 					       bpf_htons((__u16)(ttl - 1) << 8));
 	} else {
-		struct ipv6hdr *ip6 = p->l3;
+		struct ipv6hdr *ip6 = l3;
 
 		ip6->hop_limit--;
 	}
@@ -29,27 +29,27 @@ static __always_inline void xl_decrement_ttl(struct xl_pkt *p)
 
 /* Congestion Experienced (RFC 3168). Only called for ECT packets; the IPv4
  * checksum is updated over the word whose low byte is the TOS. */
-static __always_inline void xl_set_ce(struct xl_pkt *p)
+static __always_inline void xl_set_ce(void *l3, __u16 l3_proto)
 {
-	if (p->l3_proto == ETH_P_IP_) {
-		struct iphdr *iph = p->l3;
+	if (l3_proto == ETH_P_IP_) {
+		struct iphdr *iph = l3;
 		__u8 tos = iph->tos;
 
 		iph->tos = tos | XL_ECN_CE;
 		iph->check = xl_csum_replace16(iph->check, bpf_htons(tos),
 					       bpf_htons(tos | XL_ECN_CE));
 	} else {
-		struct ipv6hdr *ip6 = p->l3;
+		struct ipv6hdr *ip6 = l3;
 
 		ip6->flow_lbl[0] |= XL_ECN_CE << 4;
 	}
 }
 
-static __always_inline void xl_rewrite_l2(struct xl_pkt *p, const __u8 *src,
+static __always_inline void xl_rewrite_l2(struct ethhdr *eth, const __u8 *src,
 					  const __u8 *dst)
 {
-	__builtin_memcpy(p->eth->h_source, src, XL_ETH_ALEN);
-	__builtin_memcpy(p->eth->h_dest, dst, XL_ETH_ALEN);
+	__builtin_memcpy(eth->h_source, src, XL_ETH_ALEN);
+	__builtin_memcpy(eth->h_dest, dst, XL_ETH_ALEN);
 }
 
 #endif /* XL_REWRITE_H */

@@ -1,22 +1,13 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
-/* Uplink choice for a packet of a flow. One function decides, so later load
- * balancing modes slot in here and the unit tests, `xdpleaf sim` and the
- * dataplane all run the same code. Pure C over plain structs. */
+/* Uplink choice: 5-tuple hash (ECMP), flowlet switching by headroom,
+ * random flowlets (LetFlow) and per-packet spraying, plus the uplink rate
+ * estimator they rely on. Pure C over plain integers, shared by the
+ * dataplane (bpf/uplink.h), the unit tests and `xdpleaf sim`; the
+ * algorithm is explained in docs/load-balancing.md. */
 #ifndef XL_LB_H
 #define XL_LB_H
 
 #include "xdpleaf.h"
-
-/* What identifies a flow for hashing. IPv4 addresses use the first 4 bytes
- * of saddr/daddr, the rest zero, so one hash serves both families. */
-struct xl_flow {
-	__u8 saddr[16];
-	__u8 daddr[16];
-	__u16 sport;  /* host order; 0 for fragments and non-TCP/UDP */
-	__u16 dport;
-	__u8 proto;
-	__u8 family;  /* 4 or 6 */
-};
 
 /* murmur3's 32-bit finaliser: every input bit affects every output bit,
  * which a plain xor of the fields does not (two flows differing only in
@@ -37,7 +28,9 @@ static inline __u32 xl_load32(const __u8 *p)
 	       (__u32)p[3] << 24;
 }
 
-/* 5-tuple hash; seed lets an operator de-correlate tiers (not yet exposed). */
+/* 5-tuple hash (struct xl_flow in xdpleaf.h; the QP is left out, as a
+ * switch's ECMP leaves it out); seed lets an operator de-correlate tiers
+ * (not yet exposed). */
 static inline __u32 xl_flow_hash(const struct xl_flow *f, __u32 seed)
 {
 	__u32 h = seed ^ f->proto ^ ((__u32)f->family << 8);
@@ -71,6 +64,184 @@ static inline int xl_choose_member(const struct xl_group *g,
 	default:
 		return xl_pick_by_hash(xl_flow_hash(f, 0), g->n_members);
 	}
+}
+
+/* ---- up members ------------------------------------------------------ */
+
+/* Bit i of an up mask: member i is usable (link up). */
+#define XL_ALL_UP 0xffffffffU
+
+static inline __u32 xl_popcount(__u32 x)
+{
+	x = x - ((x >> 1) & 0x55555555);
+	x = (x & 0x33333333) + ((x >> 2) & 0x33333333);
+	x = (x + (x >> 4)) & 0x0f0f0f0f;
+	return (x * 0x01010101) >> 24;
+}
+
+/* Index of the k-th (from 0) set bit among the low n bits, or -1. */
+static inline int xl_nth_up(__u32 up, __u32 n, __u32 k)
+{
+	int i;
+
+	for (i = 0; i < XL_MAX_GROUP_MEMBERS; i++) {
+		if ((__u32)i >= n)
+			break;
+		if (up & (1U << i)) {
+			if (k == 0)
+				return i;
+			k--;
+		}
+	}
+	return -1;
+}
+
+static inline __u32 xl_up_mask(__u32 up, __u32 n)
+{
+	return n >= 32 ? up : up & ((1U << n) - 1);
+}
+
+/* ECMP over the members that are up: a flow stays on its member as long as
+ * the set of up members does not change. */
+static inline int xl_pick_hash_up(__u32 hash, __u32 n, __u32 up)
+{
+	__u32 m = xl_up_mask(up, n);
+	int k = xl_pick_by_hash(hash, xl_popcount(m));
+
+	return k < 0 ? -1 : xl_nth_up(m, n, k);
+}
+
+/* LetFlow: any up member, uniformly. */
+static inline int xl_pick_random(__u32 n, __u32 up, __u32 rnd)
+{
+	return xl_pick_hash_up(rnd, n, up);
+}
+
+/* Spraying: an up member with probability proportional to its capacity
+ * (all equal when capacities are unknown, i.e. 0). Capacities are scaled
+ * to Mb/s so that their sum fits 32 bits. */
+static inline __u32 xl_member_weight(const __u64 *cap_bps, __u32 m, int i)
+{
+	if (!(m & (1U << i)))
+		return 0;
+	return cap_bps[i] ? (__u32)(cap_bps[i] / 1000000) + 1 : 1;
+}
+
+static inline int xl_pick_weighted(const __u64 *cap_bps, __u32 n, __u32 up,
+				   __u32 rnd)
+{
+	__u32 m = xl_up_mask(up, n), total = 0, w;
+	__u64 pick;
+	int i;
+
+	for (i = 0; i < XL_MAX_GROUP_MEMBERS && (__u32)i < n; i++)
+		total += xl_member_weight(cap_bps, m, i);
+	if (!total)
+		return -1;
+	pick = ((__u64)rnd * total) >> 32;
+	for (i = 0; i < XL_MAX_GROUP_MEMBERS && (__u32)i < n; i++) {
+		w = xl_member_weight(cap_bps, m, i);
+		if (pick < w)
+			return i;
+		pick -= w;
+	}
+	return -1;
+}
+
+/* ---- flowlets --------------------------------------------------------- */
+
+/* A packet starts a new flowlet when the gap since the flow's previous
+ * packet is longer than the timeout (a gap of exactly the timeout does
+ * not). Signed difference: a clock that went back never splits. */
+static inline int xl_flowlet_expired(__u64 now_ns, __u64 last_ns,
+				     __u64 timeout_ns)
+{
+	__s64 gap = (__s64)(now_ns - last_ns);
+
+	return gap > (__s64)timeout_ns;
+}
+
+/* Utilization of a member in 1/65536 of its capacity: its measured rate
+ * plus what its queue needs to drain within tau, over its capacity. An
+ * unknown capacity (0) counts as XL_LB_UNKNOWN_CAP, the same for all, so
+ * that members then compare by rate alone. */
+#define XL_UTIL_ONE 65536U
+#define XL_LB_UNKNOWN_CAP 1000000000ULL
+static inline __u32 xl_member_util(__u64 rate_bps, __u64 queue_bytes,
+				   __u64 cap_bps, __u64 tau_ns)
+{
+	__u64 load = rate_bps + queue_bytes * 8 * 1000000000ULL / tau_ns;
+	__u64 u;
+
+	if (!cap_bps)
+		cap_bps = XL_LB_UNKNOWN_CAP;
+	u = (load << 16) / cap_bps;
+	return u > 0xfffffffeULL ? 0xfffffffeU : (__u32)u;
+}
+
+/* Flowlet switching: the up member with the lowest utilization. Members
+ * within `tie` of the lowest count as equally good, and the first of them
+ * at or after `start` wins: callers rotate `start` per decision, so
+ * flowlets that start together (a collective step) spread over the equal
+ * members instead of all taking the one that looked best. */
+static inline int xl_pick_least(const __u32 *util, __u32 n, __u32 up,
+				__u32 start, __u32 tie)
+{
+	__u32 m = xl_up_mask(up, n), best = 0xffffffffU;
+	int i, found = -1;
+
+	if (!m || n == 0)
+		return -1;
+	for (i = 0; i < XL_MAX_GROUP_MEMBERS; i++)
+		if ((__u32)i < n && (m & (1U << i)) && util[i] < best)
+			best = util[i];
+	for (i = 0; i < XL_MAX_GROUP_MEMBERS; i++) {
+		/* j < n <= XL_MAX_GROUP_MEMBERS (a power of two): the mask
+		 * changes nothing but lets the verifier bound the index */
+		__u32 j = ((start + (__u32)i) % n) & (XL_MAX_GROUP_MEMBERS - 1);
+
+		if ((__u32)i >= n || found >= 0)
+			continue;
+		if ((m & (1U << j)) && util[j] <= best + tie)
+			found = (int)j;
+	}
+	return found;
+}
+
+/* ---- the uplink rate estimator ----------------------------------------- */
+
+/* Time-decayed average of a rate: after dt ns in which `bytes` were sent,
+ * move the average toward the rate of that interval by dt / (dt + tau),
+ * so a long quiet interval pulls it close to the interval's rate and a
+ * short one only a little. */
+static inline __u64 xl_rate_update(__u64 avg_bps, __u64 bytes, __u64 dt_ns,
+				   __u64 tau_ns)
+{
+	__u64 inst, w;
+
+	if (!dt_ns)
+		return avg_bps;
+	/* bytes * 8e9 fits 64 bits below 2^31 bytes; beyond, lose a little
+	 * precision rather than overflow */
+	if (bytes < (1ULL << 31))
+		inst = bytes * 8 * 1000000000ULL / dt_ns;
+	else
+		inst = bytes / (dt_ns / 1000 + 1) * 8000000ULL;
+	/* weight in 1/1024: keeps the products small for any rate */
+	w = dt_ns >= 1024 * tau_ns ? 1024 : dt_ns * 1024 / (dt_ns + tau_ns);
+	if (inst >= avg_bps)
+		return avg_bps + (inst - avg_bps) * w / 1024;
+	return avg_bps - (avg_bps - inst) * w / 1024;
+}
+
+/* The average as it stands `idle` ns after its last sample with nothing
+ * sent since: decayed by tau / (tau + idle). Readers use this so a member
+ * that went quiet does not look busy forever. */
+static inline __u64 xl_rate_now(__u64 avg_bps, __u64 idle_ns, __u64 tau_ns)
+{
+	if (avg_bps > 0xffffffffffULL) /* keep avg * tau inside 64 bits */
+		return avg_bps / (tau_ns + idle_ns) * tau_ns;
+	return avg_bps * tau_ns / (tau_ns + idle_ns);
 }
 
 #endif /* XL_LB_H */

@@ -132,13 +132,14 @@ struct xl_group {
 	__u64 flowlet_timeout_ns;
 };
 
-/* A flow for load balancing: RoCEv2 (UDP 4791) is addresses + UDP source
- * port + destination QP; everything else the 5-tuple (qp 0). IPv4
- * addresses use the first 4 bytes. */
-struct xl_flow_key {
+/* A flow, as the parser sees it and as the flow table keys it: RoCEv2
+ * (UDP 4791) is addresses + UDP source port + destination QP; everything
+ * else the 5-tuple (qp 0). IPv4 addresses use the first 4 bytes of
+ * saddr/daddr, the rest zero, so one layout serves both families. */
+struct xl_flow {
 	__u8 saddr[16];
 	__u8 daddr[16];
-	__u16 sport;
+	__u16 sport;   /* host order; 0 for fragments and non-TCP/UDP */
 	__u16 dport;
 	__u8 proto;
 	__u8 family;   /* 4 or 6 */

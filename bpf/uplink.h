@@ -1,0 +1,268 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/* Choosing the uplink of a group for a packet: reads the group's state
+ * (members up, measured rates, queues, the flow table) and applies the
+ * pure choice functions of include/lb.h. Also keeps the uplinks' measured
+ * rates up to date. */
+#ifndef XL_UPLINK_H
+#define XL_UPLINK_H
+
+#include "ecn.h"
+#include "lb.h"
+#include "maps.h"
+#include "parse.h"
+
+/* Rate estimator: sample an uplink's transmitted bytes at most every
+ * XL_RATE_SAMPLE_NS; average over XL_RATE_TAU_NS. */
+#ifndef XL_RATE_SAMPLE_NS
+#define XL_RATE_SAMPLE_NS 50000ULL   /* 50 us */
+#endif
+#ifndef XL_RATE_TAU_NS
+#define XL_RATE_TAU_NS 500000ULL     /* 500 us */
+#endif
+/* Members within 1/32 (3 %) of the least utilized are equally good. */
+#define XL_LB_TIE (XL_UTIL_ONE / 32)
+/* Window of the per-flow rate shown by `xdpleaf flows`. */
+#define XL_FLOW_WINDOW_NS 10000000ULL /* 10 ms */
+#ifndef XL_MAX_CPUS
+#define XL_MAX_CPUS 128
+#endif
+
+/* Set by the loader before load: CPUs whose counters the sampler sums. */
+const volatile __u32 nr_cpus = 1;
+/* A new flow table entry starts from this (the stack has no room). */
+static const struct xl_flow_state zero_flow;
+
+/* Members of the group that may be chosen: all but those the link
+ * watcher marked down (so a zeroed map means all up). */
+static __always_inline __u32 group_up_mask(__u32 gid)
+{
+	__u32 *down = bpf_map_lookup_elem(&group_down, &gid);
+
+	return down ? ~*down : XL_ALL_UP;
+}
+
+/* Bytes the port has sent, all CPUs: only the sampler pays for this. */
+static __always_inline __u64 tx_bytes_all_cpus(__u32 slot)
+{
+	__u64 sum = 0;
+	__u32 cpu;
+
+	for (cpu = 0; cpu < XL_MAX_CPUS && cpu < nr_cpus; cpu++) {
+		struct xl_port_stats *st =
+			bpf_map_lookup_percpu_elem(&port_stats, &slot, cpu);
+
+		if (st)
+			sum += st->tx_bytes;
+	}
+	return sum;
+}
+
+/* Called after a packet was sent on an uplink. The hot path only reads one
+ * word; when a sample is due, one CPU claims it with a compare-and-swap on
+ * sample_ns and the others carry on: no CPU ever waits for another. The
+ * sample itself is a separate (global) function, verified once on its own
+ * rather than inline on every path of the program. */
+__noinline int xl_take_rate_sample(__u32 slot, __u64 now)
+{
+	struct xl_uplink_rate *r = bpf_map_lookup_elem(&uplink_rates, &slot);
+	__u64 last, bytes;
+
+	if (!r)
+		return 0;
+	last = r->sample_ns;
+	if (now - last < XL_RATE_SAMPLE_NS)
+		return 0;
+	if (__sync_val_compare_and_swap(&r->sample_ns, last, now) != last)
+		return 0; /* another CPU is taking this sample */
+	bytes = tx_bytes_all_cpus(slot);
+	if (last)
+		r->rate_bps = xl_rate_update(r->rate_bps, bytes - r->sample_bytes,
+					     now - last, XL_RATE_TAU_NS);
+	r->sample_bytes = bytes;
+	return 1;
+}
+
+static __always_inline void xl_sample_uplink_rate(__u32 slot, __u64 now)
+{
+	struct xl_uplink_rate *r = bpf_map_lookup_elem(&uplink_rates, &slot);
+
+	if (r && now - r->sample_ns >= XL_RATE_SAMPLE_NS)
+		xl_take_rate_sample(slot, now);
+}
+
+/* Utilization of member i of group gid right now (rate decayed since its
+ * last sample, plus its phantom queue if the port has one). Global, so
+ * the verifier checks its branches once instead of once per member. */
+__noinline __u32 xl_member_util_now(__u32 gid, __u32 i, __u64 now)
+{
+	struct xl_group *g = bpf_map_lookup_elem(&groups, &gid);
+	__u32 slot;
+	__u64 cap;
+
+	if (!g)
+		return 0xffffffffU;
+	slot = g->member_slot[i & (XL_MAX_GROUP_MEMBERS - 1)];
+	cap = g->capacity_bps[i & (XL_MAX_GROUP_MEMBERS - 1)];
+	struct xl_uplink_rate *r;
+	struct xl_queue *q;
+	__u64 rate = 0, backlog = 0;
+
+	r = bpf_map_lookup_elem(&uplink_rates, &slot);
+	q = bpf_map_lookup_elem(&queues, &slot);
+	if (r && r->sample_ns)
+		rate = xl_rate_now(r->rate_bps, now - r->sample_ns,
+				   XL_RATE_TAU_NS);
+	if (q && cap)
+		backlog = xl_backlog(q->vtime, xl_vt_now(now), cap);
+	return xl_member_util(rate, backlog, cap, XL_RATE_TAU_NS);
+}
+
+/* Each picker below loops over the members; as global functions they are
+ * verified once each, not once per path through their caller. */
+
+/* The member with the most headroom; rotating start breaks ties. */
+__noinline int xl_pick_headroom_g(__u32 gid, __u32 up, __u64 now)
+{
+	struct xl_group *g = bpf_map_lookup_elem(&groups, &gid);
+	__u32 *rr = bpf_map_lookup_elem(&group_rr, &gid);
+	__u32 util[XL_MAX_GROUP_MEMBERS], start;
+	int i;
+
+	if (!g)
+		return -1;
+	start = rr ? __sync_fetch_and_add(rr, 1) : 0;
+	for (i = 0; i < XL_MAX_GROUP_MEMBERS; i++)
+		util[i] = (__u32)i < g->n_members ?
+				  xl_member_util_now(gid, i, now) : 0xffffffffU;
+	return xl_pick_least(util, g->n_members, up, start, XL_LB_TIE);
+}
+
+__noinline int xl_pick_spray_g(__u32 gid, __u32 up, __u32 rnd)
+{
+	struct xl_group *g = bpf_map_lookup_elem(&groups, &gid);
+
+	return g ? xl_pick_weighted(g->capacity_bps, g->n_members, up, rnd) : -1;
+}
+
+__noinline int xl_pick_hash_g(__u32 hash, __u32 n, __u32 up)
+{
+	return xl_pick_hash_up(hash, n, up);
+}
+
+__noinline int xl_member_index_g(__u32 gid, __u32 ifindex)
+{
+	struct xl_group *g = bpf_map_lookup_elem(&groups, &gid);
+	int i;
+
+	if (!g)
+		return -1;
+	for (i = 0; i < XL_MAX_GROUP_MEMBERS; i++)
+		if ((__u32)i < g->n_members && g->members[i] == ifindex)
+			return i;
+	return -1;
+}
+
+static __always_inline void count_flowlet(__u32 new_slot, __u32 old_slot,
+					  int moved)
+{
+	struct xl_port_stats *st = bpf_map_lookup_elem(&port_stats, &new_slot);
+
+	if (st) {
+		st->flowlets++;
+		st->moves_in += moved;
+	}
+	if (moved) {
+		st = bpf_map_lookup_elem(&port_stats, &old_slot);
+		if (st)
+			st->moves_out++;
+	}
+}
+
+/* Per-flow packet, byte and windowed-rate counters. */
+static __always_inline void flow_count(struct xl_flow_state *fs, __u64 now,
+				       __u64 len)
+{
+	fs->packets++;
+	fs->bytes += len;
+	if (now - fs->win_start_ns >= XL_FLOW_WINDOW_NS) {
+		/* the window just closed is the rate shown; an older one
+		 * means the flow paused for a whole window */
+		fs->prev_win_bytes = now - fs->win_start_ns < 2 * XL_FLOW_WINDOW_NS ?
+					     fs->win_bytes : 0;
+		fs->win_bytes = 0;
+		fs->win_start_ns = now - (now - fs->win_start_ns) % XL_FLOW_WINDOW_NS;
+	}
+	fs->win_bytes += len;
+	fs->last_ns = now;
+}
+
+/* The member of group gid (index into its members) for a packet of this
+ * flow, or -1 when none is up. Keeps the flow table in every mode, so
+ * `xdpleaf flows` works for the baseline too. A global function: the
+ * verifier checks it once, on its own, which keeps the per-member loops
+ * from multiplying the main program's paths. */
+__noinline int xl_choose_uplink(struct xl_flow *flow, __u32 gid, __u64 now,
+				__u64 len)
+{
+	struct xl_group *g = bpf_map_lookup_elem(&groups, &gid);
+	struct xl_flow_state *fs;
+	int m = -1, cur = -1, new_flowlet = 0;
+	__u32 up, n;
+
+	if (!flow || !g)
+		return -1;
+	up = group_up_mask(gid);
+	n = g->n_members;
+	fs = bpf_map_lookup_elem(&flows, flow);
+	if (fs && fs->group == gid)
+		cur = xl_member_index_g(gid, fs->uplink);
+
+	switch (g->lb_mode) {
+	case XL_LB_SPRAY:
+		m = xl_pick_spray_g(gid, up, bpf_get_prandom_u32());
+		break;
+	case XL_LB_FLOWLET:
+	case XL_LB_FLOWLET_RANDOM:
+		if (cur >= 0 && (up & (1U << (cur & 31))) &&
+		    !xl_flowlet_expired(now, fs->last_ns, g->flowlet_timeout_ns)) {
+			m = cur;
+			break;
+		}
+		new_flowlet = 1;
+		m = g->lb_mode == XL_LB_FLOWLET ?
+			    xl_pick_headroom_g(gid, up, now) :
+			    xl_pick_hash_g(bpf_get_prandom_u32(), n, up);
+		break;
+	case XL_LB_HASH:
+	default:
+		m = xl_pick_hash_g(xl_flow_hash(flow, 0), n, up);
+		break;
+	}
+	if (m < 0 || m >= XL_MAX_GROUP_MEMBERS)
+		return -1;
+	m &= XL_MAX_GROUP_MEMBERS - 1;
+
+	if (!fs || fs->group != gid) {
+		if (bpf_map_update_elem(&flows, flow, &zero_flow, BPF_ANY))
+			return m;
+		fs = bpf_map_lookup_elem(&flows, flow);
+		if (!fs)
+			return m;
+		fs->first_ns = now;
+		fs->win_start_ns = now;
+		fs->group = gid;
+		cur = -1;
+	}
+	if (new_flowlet) {
+		fs->flowlets++;
+		fs->moves += cur >= 0 && cur != m;
+		count_flowlet(g->member_slot[m],
+			      g->member_slot[cur & (XL_MAX_GROUP_MEMBERS - 1)],
+			      cur >= 0 && cur != m);
+	}
+	fs->uplink = g->members[m];
+	flow_count(fs, now, len);
+	return m;
+}
+
+#endif /* XL_UPLINK_H */
