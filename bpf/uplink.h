@@ -11,18 +11,8 @@
 #include "maps.h"
 #include "parse.h"
 
-/* Rate estimator: sample an uplink's transmitted bytes at most every
- * XL_RATE_SAMPLE_NS; average over XL_RATE_TAU_NS. */
-#ifndef XL_RATE_SAMPLE_NS
-#define XL_RATE_SAMPLE_NS 50000ULL   /* 50 us */
-#endif
-#ifndef XL_RATE_TAU_NS
-#define XL_RATE_TAU_NS 500000ULL     /* 500 us */
-#endif
 /* Members within 1/32 (3 %) of the least utilized are equally good. */
 #define XL_LB_TIE (XL_UTIL_ONE / 32)
-/* Window of the per-flow rate shown by `xdpleaf flows`. */
-#define XL_FLOW_WINDOW_NS 10000000ULL /* 10 ms */
 #ifndef XL_MAX_CPUS
 #define XL_MAX_CPUS 128
 #endif

@@ -121,6 +121,16 @@ enum xl_lb_mode {
 #define XL_FLOW_TABLE_SIZE 65536 /* default; the config can set it */
 #endif
 #define XL_DEFAULT_FLOWLET_TIMEOUT_NS 100000ULL /* 100 us */
+/* Uplink rate estimator: sample an uplink's transmitted bytes at most
+ * every XL_RATE_SAMPLE_NS; average over XL_RATE_TAU_NS (include/lb.h). */
+#ifndef XL_RATE_SAMPLE_NS
+#define XL_RATE_SAMPLE_NS 50000ULL   /* 50 us */
+#endif
+#ifndef XL_RATE_TAU_NS
+#define XL_RATE_TAU_NS 500000ULL     /* 500 us */
+#endif
+/* Window of the per-flow rate shown by `xdpleaf flows`. */
+#define XL_FLOW_WINDOW_NS 10000000ULL /* 10 ms */
 
 /* Value of the `groups` array, keyed by group id. */
 struct xl_group {
@@ -130,6 +140,7 @@ struct xl_group {
 	__u32 member_slot[XL_MAX_GROUP_MEMBERS];  /* their counter slots */
 	__u64 capacity_bps[XL_MAX_GROUP_MEMBERS]; /* port rate; 0 = unknown */
 	__u64 flowlet_timeout_ns;
+	char name[32];
 };
 
 /* A flow, as the parser sees it and as the flow table keys it: RoCEv2

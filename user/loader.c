@@ -16,7 +16,7 @@
 #include <bpf/libbpf.h>
 #include "leaf.skel.h"
 #include "loader.h"
-#include "neigh_watch.h"
+#include "netlink_watch.h"
 #include "pins.h"
 
 struct attach_state {
@@ -85,13 +85,23 @@ static int fill_ports(struct leaf *skel, const struct xl_config *cfg)
 static int fill_groups(struct leaf *skel, const struct xl_config *cfg)
 {
 	for (int g = 0; g < cfg->n_groups; g++) {
-		struct xl_group grp = { .lb_mode = cfg->groups[g].lb_mode };
+		struct xl_group grp = {
+			.lb_mode = cfg->groups[g].lb_mode,
+			.flowlet_timeout_ns = cfg->groups[g].flowlet_timeout_ns,
+		};
 		__u32 id = g;
 
-		for (int i = 0; i < cfg->n_ports; i++)
-			if (cfg->ports[i].role == XL_ROLE_UPLINK &&
-			    cfg->ports[i].group_id == g)
-				grp.members[grp.n_members++] = cfg->ports[i].ifindex;
+		snprintf(grp.name, sizeof(grp.name), "%s", cfg->groups[g].name);
+		for (int i = 0; i < cfg->n_ports; i++) {
+			const struct xl_cfg_port *cp = &cfg->ports[i];
+
+			if (cp->role != XL_ROLE_UPLINK || cp->group_id != g)
+				continue;
+			grp.members[grp.n_members] = cp->ifindex;
+			grp.member_slot[grp.n_members] = i; /* slot = port index */
+			grp.capacity_bps[grp.n_members] = cp->rate_bps;
+			grp.n_members++;
+		}
 		MAP_SET(skel->maps.groups, &id, &grp, "groups");
 	}
 	return 0;
@@ -147,7 +157,10 @@ static int fill_maps(struct leaf *skel, const struct xl_config *cfg)
 	    fill_classes(skel, cfg) || fill_routes(skel, cfg))
 		return -1;
 	if (xl_neigh_sync(bpf_map__fd(skel->maps.neigh),
-			  bpf_map__fd(skel->maps.ports)))
+			  bpf_map__fd(skel->maps.ports)) ||
+	    xl_link_sync(bpf_map__fd(skel->maps.ports),
+			 bpf_map__fd(skel->maps.groups),
+			 bpf_map__fd(skel->maps.group_down)))
 		return -1;
 	return 0;
 }
@@ -262,6 +275,15 @@ int xl_load(const struct xl_config *cfg, const char *instance,
 			strerror(errno));
 		return -1;
 	}
+	/* Load-time knobs: the flow table's size, and how many CPUs' counters
+	 * the rate sampler sums. */
+	skel->rodata->nr_cpus = libbpf_num_possible_cpus();
+	if (bpf_map__set_max_entries(skel->maps.flows, cfg->flow_table_size ?
+					     cfg->flow_table_size :
+					     XL_FLOW_TABLE_SIZE)) {
+		fprintf(stderr, "xdpleaf: cannot size the flow table\n");
+		goto out;
+	}
 	if (leaf__load(skel)) {
 		fprintf(stderr, "xdpleaf: cannot load BPF program: %s\n",
 			strerror(errno));
@@ -351,7 +373,7 @@ int xl_start_watcher(const char *instance)
 		dup2(null, 0);
 		dup2(out >= 0 ? out : null, 1);
 		dup2(out >= 0 ? out : null, 2);
-		_exit(xl_neigh_watch(instance) ? 1 : 0);
+		_exit(xl_watch(instance) ? 1 : 0);
 	}
 	xl_watcher_pidfile(path, sizeof(path), instance);
 	f = fopen(path, "w");

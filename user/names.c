@@ -43,5 +43,12 @@ const char *xl_role_name(__u32 role)
 
 const char *xl_lb_mode_name(__u32 mode)
 {
-	return mode == XL_LB_HASH ? "hash" : "unknown";
+	static const char *const names[XL_LB_MODES] = {
+		[XL_LB_HASH] = "hash",
+		[XL_LB_FLOWLET] = "flowlet",
+		[XL_LB_FLOWLET_RANDOM] = "flowlet-random",
+		[XL_LB_SPRAY] = "spray",
+	};
+
+	return mode < XL_LB_MODES && names[mode] ? names[mode] : "unknown";
 }

@@ -14,6 +14,8 @@
 #include "names.h"
 #include "pins.h"
 #include "queue_report.h"
+#include "lb.h"
+#include <time.h>
 #include "show.h"
 #include "xdpleaf.h"
 
@@ -90,6 +92,9 @@ static int read_port_stats(int fd, __u32 slot, struct xl_port_stats *sum)
 		sum->rx_bytes += percpu[c].rx_bytes;
 		sum->tx_packets += percpu[c].tx_packets;
 		sum->tx_bytes += percpu[c].tx_bytes;
+		sum->flowlets += percpu[c].flowlets;
+		sum->moves_in += percpu[c].moves_in;
+		sum->moves_out += percpu[c].moves_out;
 		for (int v = 0; v < XL_VERDICT_MAX; v++)
 			sum->verdict[v] += percpu[c].verdict[v];
 		for (int r = 0; r < XL_REASON_MAX; r++)
@@ -99,12 +104,70 @@ static int read_port_stats(int fd, __u32 slot, struct xl_port_stats *sum)
 	return 0;
 }
 
+/* An uplink's measured rate as the dataplane would see it now: the
+ * average decays while no sample is taken (include/lb.h). */
+static __u64 uplink_rate_now(int rates_fd, __u32 slot)
+{
+	struct xl_uplink_rate r = {};
+	struct timespec ts;
+	__u64 now;
+
+	if (rates_fd < 0 || bpf_map_lookup_elem(rates_fd, &slot, &r) || !r.sample_ns)
+		return 0;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+	return xl_rate_now(r.rate_bps, now > r.sample_ns ? now - r.sample_ns : 0,
+			   XL_RATE_TAU_NS);
+}
+
+/* Groups: mode, timeout, members with capacity and link state. */
+static json_object *groups_json(const char *instance, const struct port_list *pl)
+{
+	int gfd = xl_open_pinned_map(instance, "groups");
+	int dfd = xl_open_pinned_map(instance, "group_down");
+	json_object *arr = json_object_new_array();
+
+	for (__u32 id = 0; gfd >= 0 && dfd >= 0 && id < XL_MAX_GROUPS; id++) {
+		struct xl_group g;
+		__u32 down = 0;
+		json_object *o, *members;
+
+		if (bpf_map_lookup_elem(gfd, &id, &g) || !g.n_members)
+			continue;
+		bpf_map_lookup_elem(dfd, &id, &down);
+		o = json_object_new_object();
+		members = json_object_new_array();
+		json_object_object_add(o, "name", json_object_new_string(g.name));
+		json_object_object_add(o, "lb_mode", json_object_new_string(xl_lb_mode_name(g.lb_mode)));
+		json_object_object_add(o, "flowlet_timeout_ns", json_object_new_uint64(g.flowlet_timeout_ns));
+		for (__u32 i = 0; i < g.n_members && i < XL_MAX_GROUP_MEMBERS; i++) {
+			json_object *m = json_object_new_object();
+			const char *name = "?";
+
+			for (int k = 0; k < pl->n; k++)
+				if (pl->p[k].ifindex == g.members[i])
+					name = pl->p[k].name;
+			json_object_object_add(m, "port", json_object_new_string(name));
+			json_object_object_add(m, "capacity_bps", json_object_new_uint64(g.capacity_bps[i]));
+			json_object_object_add(m, "up", json_object_new_boolean(!(down & (1U << i))));
+			json_object_array_add(members, m);
+		}
+		json_object_object_add(o, "members", members);
+		json_object_array_add(arr, o);
+	}
+	if (gfd >= 0)
+		close(gfd);
+	if (dfd >= 0)
+		close(dfd);
+	return arr;
+}
+
 int xl_show_stats(const char *instance, bool json)
 {
 	struct port_list pl;
 	json_object *root = NULL, *arr = NULL;
 	struct xl_queue_reader *qr;
-	int fd;
+	int fd, rates_fd;
 
 	if (!xl_instance_exists(instance))
 		return not_loaded(instance);
@@ -118,6 +181,7 @@ int xl_show_stats(const char *instance, bool json)
 		close(fd);
 		return -1;
 	}
+	rates_fd = xl_open_pinned_map(instance, "uplink_rates");
 	if (json) {
 		root = json_object_new_object();
 		arr = json_object_new_array();
@@ -147,6 +211,13 @@ int xl_show_stats(const char *instance, bool json)
 			json_object_object_add(o, "rx_bytes", json_object_new_uint64(s.rx_bytes));
 			json_object_object_add(o, "tx_packets", json_object_new_uint64(s.tx_packets));
 			json_object_object_add(o, "tx_bytes", json_object_new_uint64(s.tx_bytes));
+			if (p->role == XL_ROLE_UPLINK) {
+				json_object_object_add(o, "rate_bps", json_object_new_uint64(
+					uplink_rate_now(rates_fd, p->slot)));
+				json_object_object_add(o, "flowlets", json_object_new_uint64(s.flowlets));
+				json_object_object_add(o, "moves_in", json_object_new_uint64(s.moves_in));
+				json_object_object_add(o, "moves_out", json_object_new_uint64(s.moves_out));
+			}
 			for (int k = 0; k < XL_VERDICT_MAX; k++)
 				json_object_object_add(v, xl_verdict_names[k],
 						       json_object_new_uint64(s.verdict[k]));
@@ -167,12 +238,20 @@ int xl_show_stats(const char *instance, bool json)
 			if (s.reason[k])
 				printf(" %s=%llu", xl_reason_names[k], s.reason[k]);
 		printf("\n");
+		if (p->role == XL_ROLE_UPLINK)
+			printf("  uplink: rate now %.1f Mbit/s, flowlets %llu, moved in %llu, "
+			       "moved out %llu\n", uplink_rate_now(rates_fd, p->slot) / 1e6,
+			       s.flowlets, s.moves_in, s.moves_out);
 		xl_queue_print(qr, p);
 	}
 	xl_queue_reader_close(qr);
 	close(fd);
-	if (json)
+	if (rates_fd >= 0)
+		close(rates_fd);
+	if (json) {
+		json_object_object_add(root, "groups", groups_json(instance, &pl));
 		print_json(root);
+	}
 	return 0;
 }
 

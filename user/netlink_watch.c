@@ -7,11 +7,14 @@
 #include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <linux/neighbour.h>
 #include <linux/rtnetlink.h>
 #include <libmnl/libmnl.h>
 #include <bpf/bpf.h>
-#include "neigh_watch.h"
+#include "netlink_watch.h"
 #include "pins.h"
 #include "xdpleaf.h"
 
@@ -22,6 +25,8 @@
 struct watch_ctx {
 	int neigh_fd;
 	int ports_fd;
+	int groups_fd;
+	int down_fd;
 };
 
 static bool is_our_port(int ports_fd, __u32 ifindex)
@@ -75,6 +80,48 @@ static int on_neigh(const struct nlmsghdr *nlh, void *data)
 		bpf_map_delete_elem(ctx->neigh_fd, &key);
 	}
 	return MNL_CB_OK;
+}
+
+/* Set or clear an uplink's bit in its group's down mask. The watcher is the
+ * only writer, so a read-modify-write is safe. */
+static void set_uplink_down(struct watch_ctx *ctx, __u32 ifindex, bool down)
+{
+	struct xl_group g;
+	struct xl_port p;
+	__u32 mask = 0;
+
+	if (bpf_map_lookup_elem(ctx->ports_fd, &ifindex, &p) ||
+	    p.role != XL_ROLE_UPLINK ||
+	    bpf_map_lookup_elem(ctx->groups_fd, &p.group, &g))
+		return;
+	bpf_map_lookup_elem(ctx->down_fd, &p.group, &mask);
+	for (__u32 i = 0; i < g.n_members && i < XL_MAX_GROUP_MEMBERS; i++) {
+		if (g.members[i] != ifindex)
+			continue;
+		if (down)
+			mask |= 1U << i;
+		else
+			mask &= ~(1U << i);
+	}
+	bpf_map_update_elem(ctx->down_fd, &p.group, &mask, BPF_ANY);
+}
+
+static int on_link(const struct nlmsghdr *nlh, void *data)
+{
+	struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
+	bool running = (ifi->ifi_flags & IFF_UP) && (ifi->ifi_flags & IFF_RUNNING);
+
+	set_uplink_down(data, ifi->ifi_index,
+			nlh->nlmsg_type == RTM_DELLINK || !running);
+	return MNL_CB_OK;
+}
+
+/* One callback for the event socket, which carries both kinds. */
+static int on_event(const struct nlmsghdr *nlh, void *data)
+{
+	if (nlh->nlmsg_type == RTM_NEWLINK || nlh->nlmsg_type == RTM_DELLINK)
+		return on_link(nlh, data);
+	return on_neigh(nlh, data);
 }
 
 static int dump_neighbours(struct mnl_socket *nl, struct watch_ctx *ctx)
@@ -165,9 +212,39 @@ static struct mnl_socket *open_rtnl(unsigned int groups)
 	return nl;
 }
 
+/* The link state of an interface right now. */
+static bool link_running(__u32 ifindex)
+{
+	struct ifreq ifr = {};
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	bool up = false;
+
+	if (fd < 0)
+		return true; /* cannot tell: do not take it out of service */
+	if (if_indextoname(ifindex, ifr.ifr_name) &&
+	    ioctl(fd, SIOCGIFFLAGS, &ifr) == 0)
+		up = (ifr.ifr_flags & IFF_UP) && (ifr.ifr_flags & IFF_RUNNING);
+	close(fd);
+	return up;
+}
+
+int xl_link_sync(int ports_fd, int groups_fd, int down_fd)
+{
+	struct watch_ctx ctx = { -1, ports_fd, groups_fd, down_fd };
+	__u32 key, next;
+	void *prev = NULL;
+
+	while (bpf_map_get_next_key(ports_fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		set_uplink_down(&ctx, key, !link_running(key));
+	}
+	return 0;
+}
+
 int xl_neigh_sync(int neigh_fd, int ports_fd)
 {
-	struct watch_ctx ctx = { neigh_fd, ports_fd };
+	struct watch_ctx ctx = { neigh_fd, ports_fd, -1, -1 };
 	struct mnl_socket *nl = open_rtnl(0);
 	int err;
 
@@ -181,7 +258,7 @@ int xl_neigh_sync(int neigh_fd, int ports_fd)
 	return err;
 }
 
-int xl_neigh_watch(const char *instance)
+int xl_watch(const char *instance)
 {
 	struct watch_ctx ctx;
 	struct mnl_socket *events, *req;
@@ -191,16 +268,21 @@ int xl_neigh_watch(const char *instance)
 
 	ctx.neigh_fd = xl_open_pinned_map(instance, "neigh");
 	ctx.ports_fd = xl_open_pinned_map(instance, "ports");
-	if (ctx.neigh_fd < 0 || ctx.ports_fd < 0)
+	ctx.groups_fd = xl_open_pinned_map(instance, "groups");
+	ctx.down_fd = xl_open_pinned_map(instance, "group_down");
+	if (ctx.neigh_fd < 0 || ctx.ports_fd < 0 || ctx.groups_fd < 0 ||
+	    ctx.down_fd < 0)
 		return -1;
-	events = open_rtnl(1 << (RTNLGRP_NEIGH - 1));
+	events = open_rtnl((1 << (RTNLGRP_NEIGH - 1)) | (1 << (RTNLGRP_LINK - 1)));
 	req = open_rtnl(0);
 	if (!events || !req) {
 		fprintf(stderr, "xdpleaf: netlink: %s\n", strerror(errno));
 		return -1;
 	}
-	/* Subscribe first, then dump: a change between the two is seen. */
+	/* Subscribe first, then read the state: a change between the two is
+	 * seen. */
 	dump_neighbours(req, &ctx);
+	xl_link_sync(ctx.ports_fd, ctx.groups_fd, ctx.down_fd);
 	while (xl_instance_exists(instance)) {
 		struct pollfd pfd = { mnl_socket_get_fd(events), POLLIN, 0 };
 		time_t now = time(NULL);
@@ -215,19 +297,22 @@ int xl_neigh_watch(const char *instance)
 			continue;
 		n = mnl_socket_recvfrom(events, buf, sizeof(buf));
 		if (n < 0 && errno == ENOBUFS) {
-			/* Missed events: start again from a full dump. */
+			/* Missed events: start again from the full state. */
 			dump_neighbours(req, &ctx);
+			xl_link_sync(ctx.ports_fd, ctx.groups_fd, ctx.down_fd);
 			continue;
 		}
 		if (n < 0) {
 			err = -1;
 			break;
 		}
-		mnl_cb_run(buf, n, 0, 0, on_neigh, &ctx);
+		mnl_cb_run(buf, n, 0, 0, on_event, &ctx);
 	}
 	mnl_socket_close(events);
 	mnl_socket_close(req);
 	close(ctx.neigh_fd);
 	close(ctx.ports_fd);
+	close(ctx.groups_fd);
+	close(ctx.down_fd);
 	return err;
 }
