@@ -341,18 +341,24 @@ static int stats_read(__u32 slot, struct xl_port_stats *sum)
 	return 0;
 }
 
+/* Index (in __u64 fields) of the first verdict and reason counter. */
+#define F_VERDICT (offsetof(struct xl_port_stats, verdict) / 8)
+#define F_REASON (offsetof(struct xl_port_stats, reason) / 8)
+
 static void stat_field_name(size_t f, char *buf, size_t len)
 {
 	static const char *const head[] = { "rx_packets", "rx_bytes",
-					     "tx_packets", "tx_bytes" };
+					     "tx_packets", "tx_bytes", "flowlets",
+					     "moves_in", "moves_out" };
+	_Static_assert(sizeof(head) / sizeof(head[0]) == F_VERDICT,
+		       "name every field before verdict[]");
 
-	if (f < 4)
+	if (f < F_VERDICT)
 		snprintf(buf, len, "%s", head[f]);
-	else if (f < 4 + XL_VERDICT_MAX)
-		snprintf(buf, len, "verdict[%s]", xl_verdict_names[f - 4]);
+	else if (f < F_REASON)
+		snprintf(buf, len, "verdict[%s]", xl_verdict_names[f - F_VERDICT]);
 	else
-		snprintf(buf, len, "reason[%s]",
-			 xl_reason_names[f - 4 - XL_VERDICT_MAX]);
+		snprintf(buf, len, "reason[%s]", xl_reason_names[f - F_REASON]);
 }
 
 enum out_mode {
@@ -471,9 +477,9 @@ static int run_check(const struct run_expect *x, const __u8 *frame,
 			want[offsetof(struct xl_port_stats, rx_packets) / 8] = 1;
 			want[offsetof(struct xl_port_stats, rx_bytes) / 8] = len;
 			if (x->verdict >= 0 && x->verdict < XL_VERDICT_MAX)
-				want[4 + x->verdict] = 1;
+				want[F_VERDICT + x->verdict] = 1;
 			if (x->reason >= 0)
-				want[4 + XL_VERDICT_MAX + x->reason] = 1;
+				want[F_REASON + x->reason] = 1;
 		}
 		if (x->verdict == XDP_REDIRECT && p == x->egress) {
 			want[offsetof(struct xl_port_stats, tx_packets) / 8] += 1;
