@@ -10,6 +10,8 @@ static const struct {
 } models[] = {
 	{ "queue", xl_sim_queue,
 	  "a port's phantom queue and WRED marking over a trace or a load" },
+	{ "dcqcn", xl_sim_dcqcn,
+	  "the DCQCN reaction point (sender rate) over a CNP/send trace" },
 };
 
 static void usage(FILE *f)

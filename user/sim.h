@@ -6,6 +6,7 @@
 
 /* argv[0] is the model name ("queue"). */
 int xl_sim_queue(int argc, char **argv);
+int xl_sim_dcqcn(int argc, char **argv);
 int xl_sim_main(int argc, char **argv);
 
 #endif

@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* `xdpleaf sim dcqcn`: replay a trace through the DCQCN reaction point
+ * (include/dcqcn.h, the code the dataplane runs), as ../shared/dcqcn.md
+ * specifies: trace CSV `time_ns,event,arg` with events cnp, send,BYTES,
+ * pace,BYTES and end; output `time_ns,rc_bps,rt_bps,alpha`, one row at time
+ * 0 and one after every change of Rc, Rt or alpha. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sim.h"
+#include "units.h"
+#include "xdpleaf.h"
+#include "dcqcn.h"
+
+enum ev_kind { EV_CNP, EV_SEND, EV_PACE, EV_END };
+
+struct event {
+	__u64 t;
+	int kind;
+	__u64 arg;
+};
+
+struct printer {
+	__u64 rc, rt, alpha;
+};
+
+static void row(struct printer *pr, const struct xl_dcqcn_state *s, __u64 t,
+		int force)
+{
+	if (!force && s->rc == pr->rc && s->rt == pr->rt && s->alpha == pr->alpha)
+		return;
+	printf("%llu,%llu,%llu,%.10f\n", t, s->rc, s->rt,
+	       (double)s->alpha / (double)XL_Q32_ONE);
+	pr->rc = s->rc;
+	pr->rt = s->rt;
+	pr->alpha = s->alpha;
+}
+
+/* Fire the timers due at or before t one at a time, with a row after each
+ * that changed something (at its own time). */
+static void timers_until(struct xl_dcqcn_state *s,
+			 const struct xl_dcqcn_params *p, struct printer *pr,
+			 __u64 t)
+{
+	for (;;) {
+		__u64 due;
+		int which = xl_dcqcn_next_timer(s, &due);
+
+		if (which == XL_TIMER_NONE || due > t)
+			return;
+		if (!xl_dcqcn_skip_idle(s, p, which, due, t)) {
+			xl_dcqcn_fire(s, p, which);
+			row(pr, s, due, 0);
+		}
+	}
+}
+
+static int read_trace(const char *path, struct event **out, int *n_out)
+{
+	FILE *f = fopen(path, "r");
+	struct event *ev = NULL;
+	int n = 0, cap = 0, line = 0;
+	char buf[256];
+
+	if (!f) {
+		fprintf(stderr, "xdpleaf sim dcqcn: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	while (fgets(buf, sizeof(buf), f)) {
+		char name[16] = "";
+		unsigned long long t, arg = 0;
+		int fields;
+
+		line++;
+		buf[strcspn(buf, "\r\n")] = 0;
+		if (!buf[0] || (line == 1 && !strncmp(buf, "time_ns", 7)))
+			continue;
+		fields = sscanf(buf, "%llu,%15[a-z],%llu", &t, name, &arg);
+		if (fields < 2 || (n && t < ev[n - 1].t))
+			goto bad;
+		if (n == cap) {
+			struct event *more;
+
+			cap = cap ? 2 * cap : 256;
+			more = realloc(ev, cap * sizeof(*ev));
+			if (!more)
+				goto bad;
+			ev = more;
+		}
+		ev[n].t = t;
+		ev[n].arg = arg;
+		if (!strcmp(name, "cnp"))
+			ev[n].kind = EV_CNP;
+		else if (!strcmp(name, "send") && fields == 3 && arg > 0)
+			ev[n].kind = EV_SEND;
+		else if (!strcmp(name, "pace") && fields == 3)
+			ev[n].kind = EV_PACE;
+		else if (!strcmp(name, "end"))
+			ev[n].kind = EV_END;
+		else
+			goto bad;
+		n++;
+	}
+	fclose(f);
+	*out = ev;
+	*n_out = n;
+	return 0;
+bad:
+	fprintf(stderr, "%s:%d: expected time_ns,cnp | send,BYTES | pace,BYTES | "
+			"end, with time not decreasing\n", path, line);
+	fclose(f);
+	free(ev);
+	return -1;
+}
+
+/* --set key=value: every parameter of ../shared/dcqcn.md. */
+static int set_param(struct xl_dcqcn_params *p, const char *kv)
+{
+	char key[32], err[256];
+	const char *v = strchr(kv, '=');
+	__u64 ns;
+	__u32 u32v;
+	size_t klen;
+
+	if (!v || (klen = (size_t)(v - kv)) >= sizeof(key))
+		goto bad;
+	memcpy(key, kv, klen);
+	key[klen] = 0;
+	v++;
+	if (!strcmp(key, "g") || !strcmp(key, "alpha_first")) {
+		unsigned long long num, den = 1;
+		char *end;
+		double d;
+		__u64 q;
+
+		/* "1/256" exactly, or a decimal fraction */
+		if (sscanf(v, "%llu/%llu", &num, &den) == 2 && den &&
+		    num <= den) {
+			q = (__u64)(((unsigned __int128)num << 32) / den);
+		} else {
+			d = strtod(v, &end);
+			if (*end || d < 0 || d > 1)
+				goto bad;
+			q = (__u64)(d * (double)XL_Q32_ONE + 0.5);
+		}
+		*(!strcmp(key, "g") ? &p->g : &p->alpha_first) = q;
+		return 0;
+	}
+	if (!strcmp(key, "k") || !strcmp(key, "t") || !strcmp(key, "t_dec")) {
+		if (xl_parse_duration(v, 1, 1000000000ULL, &ns, err, sizeof(err)))
+			goto bad_msg;
+		*(!strcmp(key, "k") ? &p->k_ns : !strcmp(key, "t") ? &p->t_ns :
+							&p->t_dec_ns) = ns;
+		return 0;
+	}
+	if (!strcmp(key, "r_ai") || !strcmp(key, "r_hai") ||
+	    !strcmp(key, "min_rate")) {
+		__u64 r;
+
+		if (xl_parse_rate(v, &r, err, sizeof(err)))
+			goto bad_msg;
+		*(!strcmp(key, "r_ai") ? &p->r_ai : !strcmp(key, "r_hai") ?
+						&p->r_hai : &p->min_rate) = r;
+		return 0;
+	}
+	if (!strcmp(key, "b")) {
+		if (xl_parse_bytes("b", v, 0, "0", &u32v, err, sizeof(err)))
+			goto bad_msg;
+		p->b_bytes = u32v;
+		return 0;
+	}
+	if (!strcmp(key, "f") || !strcmp(key, "clamp")) {
+		char *end;
+		unsigned long x = strtoul(v, &end, 10);
+
+		if (*end || !*v || x > 1000)
+			goto bad;
+		*(!strcmp(key, "f") ? &p->f : &p->clamp) = (__u32)x;
+		return 0;
+	}
+bad:
+	fprintf(stderr, "xdpleaf sim dcqcn: bad --set '%s' (keys: g, alpha_first, "
+			"k, t, t_dec, b, f, clamp, r_ai, r_hai, min_rate)\n", kv);
+	return -1;
+bad_msg:
+	fprintf(stderr, "xdpleaf sim dcqcn: --set %s: %s\n", kv, err);
+	return -1;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: xdpleaf sim dcqcn --trace FILE.csv --variant paper|nvidia\n"
+		"                         [--line-rate 100G] [--set key=value ...]\n\n"
+		"Replays a trace through the DCQCN reaction point (the dataplane's code).\n"
+		"Trace: CSV time_ns,event,arg; events cnp | send,BYTES | pace,BYTES\n"
+		"(backlogged, BYTES-byte packets paced at Rc; pace,0 stops) | end.\n"
+		"Output: time_ns,rc_bps,rt_bps,alpha at time 0 and after every change.\n"
+		"Keys for --set: g, alpha_first (fractions: 1/256 or 0.0039), k, t, t_dec\n"
+		"(durations: 55us), b (bytes), f, clamp (0/1), r_ai, r_hai, min_rate\n"
+		"(rates: 40M). Defaults: docs/dcqcn.md.\n");
+}
+
+int xl_sim_dcqcn(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "trace", required_argument, NULL, 't' },
+		{ "variant", required_argument, NULL, 'v' },
+		{ "line-rate", required_argument, NULL, 'c' },
+		{ "set", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	const char *trace = NULL, *sets[64];
+	int ch, n_sets = 0, n_ev = 0, variant = -1;
+	__u64 c = 100000000000ULL, pace_bytes = 0, next_pace = ~0ULL;
+	struct xl_dcqcn_params p;
+	struct xl_dcqcn_state s;
+	struct printer pr = {};
+	struct event *ev = NULL;
+	char err[256];
+
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (ch) {
+		case 't': trace = optarg; break;
+		case 'v':
+			variant = !strcmp(optarg, "paper") ? XL_DCQCN_PAPER :
+				  !strcmp(optarg, "nvidia") ? XL_DCQCN_NVIDIA : -2;
+			break;
+		case 'c':
+			if (xl_parse_rate(optarg, &c, err, sizeof(err))) {
+				fprintf(stderr, "xdpleaf sim dcqcn: --line-rate: %s\n", err);
+				return 2;
+			}
+			break;
+		case 's':
+			if (n_sets == 64)
+				return 2;
+			sets[n_sets++] = optarg;
+			break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (!trace || variant < 0 || optind < argc) {
+		fprintf(stderr, "xdpleaf sim dcqcn: need --trace and --variant paper|nvidia\n");
+		usage(stderr);
+		return 2;
+	}
+	xl_dcqcn_defaults(&p, variant, c);
+	for (int i = 0; i < n_sets; i++)
+		if (set_param(&p, sets[i]))
+			return 2;
+	if (read_trace(trace, &ev, &n_ev))
+		return 1;
+
+	xl_dcqcn_init(&s, &p);
+	printf("time_ns,rc_bps,rt_bps,alpha\n");
+	row(&pr, &s, 0, 1);
+	for (int i = 0;;) {
+		__u64 t_ev = i < n_ev ? ev[i].t : ~0ULL;
+		__u64 t = t_ev <= next_pace ? t_ev : next_pace;
+
+		if (t == ~0ULL)
+			break; /* no end event: the trace simply ends */
+		timers_until(&s, &p, &pr, t);
+		if (t_ev <= next_pace) { /* a trace event before a paced send */
+			const struct event *e = &ev[i++];
+
+			if (e->kind == EV_END)
+				break;
+			if (e->kind == EV_CNP)
+				xl_dcqcn_cnp(&s, &p, t);
+			else if (e->kind == EV_SEND)
+				xl_dcqcn_sent(&s, &p, e->arg);
+			else { /* pace: the first packet now, or stop */
+				pace_bytes = e->arg;
+				next_pace = pace_bytes ? t : ~0ULL;
+			}
+		} else {
+			xl_dcqcn_sent(&s, &p, pace_bytes);
+			/* the gap at Rc as it stands after this packet */
+			next_pace = t + xl_max64(1, (pace_bytes * 8000000000ULL +
+						     s.rc / 2) / s.rc);
+		}
+		row(&pr, &s, t, 0);
+	}
+	free(ev);
+	return 0;
+}
