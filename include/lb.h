@@ -170,9 +170,17 @@ static inline int xl_flowlet_expired(__u64 now_ns, __u64 last_ns,
 static inline __u32 xl_member_util(__u64 rate_bps, __u64 queue_bytes,
 				   __u64 cap_bps, __u64 tau_ns)
 {
-	__u64 load = rate_bps + queue_bytes * 8 * 1000000000ULL / tau_ns;
-	__u64 u;
+	__u64 qrate, load, u;
 
+	/* queue * 8e9 / tau, exactly, without a 64-bit overflow: whole taus
+	 * and the rest apart; a queue of 2^30 taus saturates anyway */
+	if (queue_bytes / tau_ns >= (1ULL << 30))
+		return 0xfffffffeU;
+	qrate = queue_bytes / tau_ns * 8000000000ULL +
+		queue_bytes % tau_ns * 8000000000ULL / tau_ns;
+	load = rate_bps + qrate;
+	if (load < rate_bps || load >= (1ULL << 47)) /* wrapped, or << 16 would */
+		return 0xfffffffeU;
 	if (!cap_bps)
 		cap_bps = XL_LB_UNKNOWN_CAP;
 	u = (load << 16) / cap_bps;
@@ -202,7 +210,8 @@ static inline int xl_pick_least(const __u32 *util, __u32 n, __u32 up,
 
 		if ((__u32)i >= n || found >= 0)
 			continue;
-		if ((m & (1U << j)) && util[j] <= best + tie)
+		/* in 64 bits: best + tie must not wrap for saturated members */
+		if ((m & (1U << j)) && (__u64)util[j] <= (__u64)best + tie)
 			found = (int)j;
 	}
 	return found;

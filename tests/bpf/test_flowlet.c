@@ -1,0 +1,1016 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* Uplink load balancing of `xdpleaf_leaf` under BPF_PROG_TEST_RUN
+ * (bpf/uplink.h): flowlets, moves and their counters, RoCEv2 flows per
+ * QP, members marked down, spraying, hashing, random flowlets and the
+ * uplink rate sampler.
+ *
+ * Topology: one downlink (xf-in, hosts 10.5.0.0/24) and a group of four
+ * uplinks (xf-u0..3) toward spines 172.17.i.1, with 10.6.0.0/16 routed to
+ * the group. Counter slots differ from port indexes and member indexes,
+ * so a mix-up shows. Every test starts from a fresh group (mode and
+ * timeout per test), an empty flow table, zero rates, rotation, down mask
+ * and counters.
+ *
+ * Time: bpf_ktime_get_ns is CLOCK_MONOTONIC, and each test_run is
+ * bracketed by two readings of it, so the program's `now` for a packet is
+ * known to lie between them. Whether a gap between two packets exceeded
+ * the flowlet timeout is then known for sure, or the check is skipped for
+ * that pair (the machine was slow); tests that need a long gap sleep (a
+ * timing test waiting for time to pass), tests that need a short one use
+ * a long timeout where the short one is not the point. Every run uses
+ * repeat 1 on a freshly built frame (a repeat would re-run on the
+ * rewritten one). Needs root (tests/bpf/fixture.h). */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <sched.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <time.h>
+#include <linux/bpf.h>
+
+#include "xdpleaf.h"
+#include "lb.h"
+#include "leaf.skel.h"
+#include "packets.h"
+#include "fixture.h"
+
+/* ---- topology ----------------------------------------------------------- */
+
+enum { P_IN, P_U0, P_U1, P_U2, P_U3, N_PORTS };
+#define N_UP 4
+#define GID 0
+
+static const char *const port_ifname[N_PORTS] = {
+	"xf-in", "xf-u0", "xf-u1", "xf-u2", "xf-u3",
+};
+static const __u32 port_slot[N_PORTS] = { 6, 21, 17, 9, 30 };
+static const __u8 port_mac[N_PORTS][6] = {
+	{ 0x02, 0x00, 0x00, 0x00, 0x03, 0x00 },
+	{ 0x02, 0x00, 0x00, 0x00, 0x03, 0x01 },
+	{ 0x02, 0x00, 0x00, 0x00, 0x03, 0x02 },
+	{ 0x02, 0x00, 0x00, 0x00, 0x03, 0x03 },
+	{ 0x02, 0x00, 0x00, 0x00, 0x03, 0x04 },
+};
+static const __u8 spine_mac[N_UP][6] = {
+	{ 0x02, 0x5b, 0x00, 0x00, 0x01, 0x00 },
+	{ 0x02, 0x5b, 0x00, 0x00, 0x01, 0x01 },
+	{ 0x02, 0x5b, 0x00, 0x00, 0x01, 0x02 },
+	{ 0x02, 0x5b, 0x00, 0x00, 0x01, 0x03 },
+};
+static const __u8 host_mac[6] = { 0x02, 0xaa, 0x00, 0x00, 0x05, 0x02 };
+static const __u8 host4[4] = { 10, 5, 0, 2 };
+static const __u8 remote4[4] = { 10, 6, 7, 8 };
+
+#define NS_PER_US 1000ULL
+#define NS_PER_MS 1000000ULL
+#define NS_PER_S 1000000000ULL
+#define TIMEOUT (100 * NS_PER_US)  /* the flowlet timeout under test */
+#define LONG_TIMEOUT NS_PER_S      /* "inside the timeout" for sure */
+#define CAP (100 * 1000000000ULL)  /* every member: 100 Gb/s */
+
+static struct {
+	struct leaf *skel;
+	int prog_fd;
+	int ncpu;
+	int tap_fd[N_PORTS];
+	__u32 ifindex[N_PORTS];
+	struct xl_group group;
+} E;
+
+static __u64 mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * NS_PER_S + (__u64)ts.tv_nsec;
+}
+
+/* Sleep at least ns (the kernel may add to it, never take away). */
+static void sleep_ns(__u64 ns)
+{
+	__u64 until = mono_ns() + ns;
+	struct timespec ts;
+
+	while (mono_ns() < until) {
+		__u64 left = until - mono_ns();
+
+		ts.tv_sec = (time_t)(left / NS_PER_S);
+		ts.tv_nsec = (long)(left % NS_PER_S);
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* ---- environment -------------------------------------------------------- */
+
+static int group_setup(void **state)
+{
+	struct leaf *sk;
+	int p, err;
+
+	(void)state;
+	for (p = 0; p < N_PORTS; p++)
+		E.tap_fd[p] = -1;
+	SETUP_CHECK(geteuid() == 0, "needs root (BPF, netns, tun)\n");
+	SETUP_CHECK(!unshare(CLONE_NEWNET), "unshare(CLONE_NEWNET): %s\n",
+		    strerror(errno));
+	for (p = 0; p < N_PORTS; p++) {
+		err = tap_create(port_ifname[p], port_mac[p], &E.tap_fd[p]);
+		SETUP_CHECK(!err, "tap %s: %s\n", port_ifname[p],
+			    strerror(-err));
+		E.ifindex[p] = if_nametoindex(port_ifname[p]);
+		SETUP_CHECK(E.ifindex[p], "if_nametoindex(%s): %s\n",
+			    port_ifname[p], strerror(errno));
+	}
+	E.ncpu = libbpf_num_possible_cpus();
+	SETUP_CHECK(E.ncpu > 0, "libbpf_num_possible_cpus: %d\n", E.ncpu);
+	E.skel = sk = leaf__open();
+	SETUP_CHECK(sk, "leaf__open: %s\n", strerror(errno));
+	/* the rate sampler sums tx bytes over this many CPUs */
+	sk->rodata->nr_cpus = (__u32)E.ncpu;
+	SETUP_CHECK(!leaf__load(sk), "leaf__load: %s\n", strerror(errno));
+	E.prog_fd = bpf_program__fd(sk->progs.xdpleaf_leaf);
+
+	for (p = 0; p < N_PORTS; p++) {
+		struct xl_port port = {
+			.ifindex = E.ifindex[p],
+			.slot = port_slot[p],
+			.role = p == P_IN ? XL_ROLE_DOWNLINK : XL_ROLE_UPLINK,
+			.group = GID,
+		};
+
+		memcpy(port.mac, port_mac[p], 6);
+		if (p != P_IN) {
+			__u8 nh[4] = { 172, 17, (__u8)(p - P_U0), 1 };
+			struct xl_neigh_key nk = { E.ifindex[p], AF_INET, { 0 } };
+			struct xl_neigh nb = { { 0 }, 0 };
+
+			port.has_nexthop4 = 1;
+			memcpy(port.nexthop4, nh, 4);
+			memcpy(nk.addr, nh, 4);
+			memcpy(nb.mac, spine_mac[p - P_U0], 6);
+			SETUP_CHECK(!map_set(sk->maps.neigh, &nk, sizeof(nk),
+					     &nb, sizeof(nb)),
+				    "neigh %s: %s\n", port_ifname[p],
+				    strerror(errno));
+		}
+		snprintf(port.name, sizeof(port.name), "%s", port_ifname[p]);
+		SETUP_CHECK(!map_set(sk->maps.ports, &port.ifindex, 4, &port,
+				     sizeof(port)) &&
+			    !map_set(sk->maps.tx_ports, &port.ifindex, 4,
+				     &port.ifindex, 4),
+			    "ports %s: %s\n", port_ifname[p], strerror(errno));
+	}
+	{
+		struct xl_lpm4_key k_in = { .prefixlen = 24 };
+		struct xl_lpm4_key k_rem = { .prefixlen = 16 };
+		struct xl_route r_in = { XL_ROUTE_PORT, E.ifindex[P_IN] };
+		struct xl_route r_rem = { XL_ROUTE_GROUP, GID };
+		struct xl_neigh_key nk = { E.ifindex[P_IN], AF_INET, { 0 } };
+		struct xl_neigh nb = { { 0 }, 0 };
+		struct xl_settings st = { .malformed = XL_MALFORMED_PASS };
+		__u32 zero = 0;
+
+		memcpy(k_in.addr, host4, 3);
+		memcpy(k_rem.addr, remote4, 2);
+		memcpy(nk.addr, host4, 4);
+		memcpy(nb.mac, host_mac, 6);
+		SETUP_CHECK(!map_set(sk->maps.routes4, &k_in, sizeof(k_in),
+				     &r_in, sizeof(r_in)) &&
+			    !map_set(sk->maps.routes4, &k_rem, sizeof(k_rem),
+				     &r_rem, sizeof(r_rem)) &&
+			    !map_set(sk->maps.neigh, &nk, sizeof(nk), &nb,
+				     sizeof(nb)) &&
+			    !map_set(sk->maps.settings, &zero, 4, &st,
+				     sizeof(st)),
+			    "routes: %s\n", strerror(errno));
+	}
+	return 0;
+}
+
+static int group_teardown(void **state)
+{
+	int p;
+
+	(void)state;
+	leaf__destroy(E.skel);
+	E.skel = NULL;
+	for (p = 0; p < N_PORTS; p++)
+		if (E.tap_fd[p] >= 0)
+			close(E.tap_fd[p]);
+	return 0;
+}
+
+static int percpu_zero(struct bpf_map *map, __u32 key, size_t vsz)
+{
+	size_t n = (size_t)E.ncpu * ((vsz + 7) & ~(size_t)7);
+	void *zeros = calloc(1, n);
+	int err;
+
+	if (!zeros)
+		return -1;
+	err = bpf_map_update_elem(bpf_map__fd(map), &key, zeros, BPF_ANY);
+	free(zeros);
+	return err;
+}
+
+static void set_group(__u32 mode, __u64 timeout_ns, const __u64 *caps)
+{
+	__u32 gid = GID;
+	int i;
+
+	memset(&E.group, 0, sizeof(E.group));
+	E.group.lb_mode = mode;
+	E.group.flowlet_timeout_ns = timeout_ns;
+	snprintf(E.group.name, sizeof(E.group.name), "spines");
+	for (i = 0; i < N_UP; i++) {
+		E.group.members[i] = E.ifindex[P_U0 + i];
+		E.group.member_slot[i] = port_slot[P_U0 + i];
+		E.group.capacity_bps[i] = caps ? caps[i] : CAP;
+	}
+	E.group.n_members = N_UP;
+	assert_int_equal(map_set(E.skel->maps.groups, &gid, 4, &E.group,
+				 sizeof(E.group)), 0);
+}
+
+static void set_down(__u32 mask)
+{
+	__u32 gid = GID;
+
+	assert_int_equal(map_set(E.skel->maps.group_down, &gid, 4, &mask, 4),
+			 0);
+}
+
+static __u32 get_rr(void)
+{
+	__u32 gid = GID, v = 0;
+
+	assert_int_equal(bpf_map_lookup_elem(
+				 bpf_map__fd(E.skel->maps.group_rr), &gid, &v),
+			 0);
+	return v;
+}
+
+static void flows_clear(void)
+{
+	int fd = bpf_map__fd(E.skel->maps.flows);
+	struct xl_flow next;
+
+	while (!bpf_map_get_next_key(fd, NULL, &next))
+		assert_int_equal(bpf_map_delete_elem(fd, &next), 0);
+}
+
+static int flows_count(void)
+{
+	int fd = bpf_map__fd(E.skel->maps.flows), n = 0;
+	struct xl_flow k, next;
+	void *prev = NULL;
+
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		k = next;
+		prev = &k;
+		n++;
+	}
+	return n;
+}
+
+/* Fresh state for group GID in `mode`. */
+static void reset(__u32 mode, __u64 timeout_ns)
+{
+	struct xl_uplink_rate zr = { 0, 0, 0 };
+	struct xl_queue zq = { 0 };
+	__u32 gid = GID, zero = 0;
+	int p;
+
+	set_group(mode, timeout_ns, NULL);
+	set_down(0);
+	assert_int_equal(map_set(E.skel->maps.group_rr, &gid, 4, &zero, 4), 0);
+	for (p = 0; p < N_PORTS; p++) {
+		assert_int_equal(map_set(E.skel->maps.uplink_rates,
+					 &port_slot[p], 4, &zr, sizeof(zr)), 0);
+		assert_int_equal(map_set(E.skel->maps.queues, &port_slot[p], 4,
+					 &zq, sizeof(zq)), 0);
+		assert_int_equal(percpu_zero(E.skel->maps.port_stats,
+					     port_slot[p],
+					     sizeof(struct xl_port_stats)), 0);
+	}
+	flows_clear();
+}
+
+/* Counters of one port, all CPUs. */
+static void stats_read(int port, struct xl_port_stats *sum)
+{
+	struct xl_port_stats vals[E.ncpu];
+	__u64 *s = (__u64 *)sum;
+	__u32 slot = port_slot[port];
+	size_t f;
+	int c;
+
+	memset(sum, 0, sizeof(*sum));
+	assert_int_equal(bpf_map_lookup_elem(
+				 bpf_map__fd(E.skel->maps.port_stats), &slot,
+				 vals), 0);
+	for (c = 0; c < E.ncpu; c++)
+		for (f = 0; f < sizeof(*sum) / 8; f++)
+			s[f] += ((const __u64 *)&vals[c])[f];
+}
+
+static void rate_read(int port, struct xl_uplink_rate *r)
+{
+	__u32 slot = port_slot[port];
+
+	assert_int_equal(bpf_map_lookup_elem(
+				 bpf_map__fd(E.skel->maps.uplink_rates), &slot,
+				 r), 0);
+}
+
+static void rate_write(int port, const struct xl_uplink_rate *r)
+{
+	assert_int_equal(map_set(E.skel->maps.uplink_rates, &port_slot[port],
+				 4, r, sizeof(*r)), 0);
+}
+
+/* ---- packets ------------------------------------------------------------ */
+
+/* A UDP flow from the host behind xf-in to 10.6.7.8. */
+static struct pkt_spec udp_flow(__u16 sport)
+{
+	struct pkt_spec s;
+
+	memset(&s, 0, sizeof(s));
+	memcpy(s.dst, port_mac[P_IN], 6);
+	memcpy(s.src, host_mac, 6);
+	s.family = 4;
+	memcpy(s.saddr, host4, 4);
+	memcpy(s.daddr, remote4, 4);
+	s.ttl = 64;
+	s.ip_id = 0x4242;
+	s.frag_off = 0x4000;
+	s.proto = PKT_UDP;
+	s.sport = sport;
+	s.dport = 5001;
+	s.payload_len = 100;
+	s.payload_seed = 0x5a;
+	return s;
+}
+
+/* A RoCEv2 packet (RC SEND only) of the same 5-tuple for any QP. */
+static struct pkt_spec roce_flow(__u16 sport, __u32 qp)
+{
+	struct pkt_spec s = udp_flow(sport);
+
+	s.dport = PKT_ROCEV2_PORT;
+	s.bth = 1;
+	s.bth_opcode = 0x04;
+	s.dest_qp = qp;
+	s.psn = 0x000100;
+	s.payload_len = 256;
+	return s;
+}
+
+/* The flow table key of a spec, by the definition in xdpleaf.h. */
+static struct xl_flow flow_key(const struct pkt_spec *s)
+{
+	struct xl_flow f;
+
+	memset(&f, 0, sizeof(f));
+	f.family = 4;
+	memcpy(f.saddr, s->saddr, 4);
+	memcpy(f.daddr, s->daddr, 4);
+	f.proto = s->proto;
+	f.sport = s->sport;
+	f.dport = s->dport;
+	if (s->bth)
+		f.qp = s->dest_qp & 0xffffff;
+	return f;
+}
+
+static bool flow_get(const struct pkt_spec *s, struct xl_flow_state *fs)
+{
+	struct xl_flow k = flow_key(s);
+
+	return !bpf_map_lookup_elem(bpf_map__fd(E.skel->maps.flows), &k, fs);
+}
+
+struct sent {
+	int verdict;
+	int egress;     /* port index, -1 if not redirected to an uplink */
+	size_t len;
+	__u64 t0, t1;   /* the program's `now` lies in [t0, t1] */
+};
+
+/* Run one freshly built frame from xf-in. */
+static void send_pkt(const struct pkt_spec *s, struct sent *r)
+{
+	static __u8 in[PKT_MAX], out[PKT_MAX];
+	struct xdp_md ctx = { 0 };
+	int rc, p;
+
+	LIBBPF_OPTS(bpf_test_run_opts, opts);
+
+	r->len = pkt_build(s, in, NULL);
+	ctx.data_end = (__u32)r->len;
+	ctx.ingress_ifindex = E.ifindex[P_IN];
+	opts.data_in = in;
+	opts.data_size_in = (__u32)r->len;
+	opts.data_out = out;
+	opts.data_size_out = sizeof(out);
+	opts.ctx_in = &ctx;
+	opts.ctx_size_in = sizeof(ctx);
+	opts.repeat = 1;
+	r->t0 = mono_ns();
+	rc = bpf_prog_test_run_opts(E.prog_fd, &opts);
+	r->t1 = mono_ns();
+	assert_int_equal(rc, 0);
+	r->verdict = (int)opts.retval;
+	r->egress = -1;
+	if (r->verdict != XDP_REDIRECT)
+		return;
+	/* the egress is the uplink whose MAC is now the source */
+	for (p = P_U0; p < N_PORTS; p++)
+		if (!memcmp(out + 6, port_mac[p], 6))
+			r->egress = p;
+	if (r->egress < 0)
+		fail_msg("redirected with source MAC %02x:%02x:%02x:%02x:%02x:"
+			 "%02x: no uplink's", out[6], out[7], out[8], out[9],
+			 out[10], out[11]);
+	/* and the destination that uplink's spine */
+	assert_memory_equal(out, spine_mac[r->egress - P_U0], 6);
+}
+
+/* Send and insist on a redirect to an uplink; returns the port. */
+static int send_fwd(const struct pkt_spec *s, struct sent *r)
+{
+	struct sent tmp;
+
+	if (!r)
+		r = &tmp;
+	send_pkt(s, r);
+	if (r->verdict != XDP_REDIRECT)
+		fail_msg("sport %u qp %u: verdict %d, want XDP_REDIRECT",
+			 s->sport, s->dest_qp, r->verdict);
+	return r->egress;
+}
+
+static int member_of_port(int port)
+{
+	return port - P_U0;
+}
+
+/* Counter deltas between two snapshots of every port. */
+struct snap {
+	struct xl_port_stats st[N_PORTS];
+};
+
+static void snap_take(struct snap *sn)
+{
+	int p;
+
+	for (p = 0; p < N_PORTS; p++)
+		stats_read(p, &sn->st[p]);
+}
+
+#define DELTA(a, b, p, field) ((a)->st[p].field - (b)->st[p].field)
+
+/* ---- 1. same flow inside the timeout ------------------------------------ */
+
+#define BURST 32
+
+/* Packets of one flow back to back, each gap inside the 100 us timeout:
+ * one flowlet, one uplink. Gaps that the bracketing cannot prove to be
+ * inside the timeout (a preempted test) make that burst inconclusive; the
+ * burst is then tried again with a new flow, up to 20 times. */
+static void flowlet_same_flow_stays(void **state)
+{
+	struct sent r[BURST];
+	struct xl_flow_state fs;
+	struct snap a, b;
+	int attempt, i, changes;
+	bool clean = false;
+	__u64 maxgap = 0;
+
+	(void)state;
+	reset(XL_LB_FLOWLET, TIMEOUT);
+	for (attempt = 0; attempt < 20 && !clean; attempt++) {
+		struct pkt_spec s = udp_flow((__u16)(30000 + attempt));
+
+		snap_take(&b);
+		for (i = 0; i < BURST; i++)
+			send_fwd(&s, &r[i]);
+		snap_take(&a);
+		assert_true(flow_get(&s, &fs));
+		clean = true;
+		changes = 0;
+		for (i = 1; i < BURST; i++) {
+			bool inside = r[i].t1 - r[i - 1].t0 <= TIMEOUT;
+
+			if (r[i].egress != r[i - 1].egress) {
+				changes++;
+				/* a change needs a gap beyond the timeout */
+				if (inside)
+					fail_msg("attempt %d: packet %d moved "
+						 "%s -> %s after at most %llu ns",
+						 attempt, i,
+						 port_ifname[r[i - 1].egress],
+						 port_ifname[r[i].egress],
+						 (unsigned long long)(r[i].t1 -
+								      r[i - 1].t0));
+			}
+			clean &= inside;
+		}
+		assert_true(fs.flowlets >= 1 + (__u64)changes);
+		assert_int_equal(fs.packets, BURST);
+		assert_int_equal(fs.group, GID);
+		assert_int_equal(fs.uplink, E.ifindex[r[BURST - 1].egress]);
+		if (!clean)
+			continue;
+		/* one flowlet, on one uplink, counted there */
+		assert_int_equal(fs.flowlets, 1);
+		assert_int_equal(fs.moves, 0);
+		assert_int_equal(fs.bytes, BURST * r[0].len);
+		for (i = P_U0; i < N_PORTS; i++) {
+			bool on = i == r[0].egress;
+
+			assert_int_equal(DELTA(&a, &b, i, tx_packets),
+					 on ? BURST : 0);
+			assert_int_equal(DELTA(&a, &b, i, tx_bytes),
+					 on ? BURST * r[0].len : 0);
+			assert_int_equal(DELTA(&a, &b, i, flowlets), on ? 1 : 0);
+			assert_int_equal(DELTA(&a, &b, i, moves_in), 0);
+			assert_int_equal(DELTA(&a, &b, i, moves_out), 0);
+		}
+		assert_int_equal(DELTA(&a, &b, P_IN, rx_packets), BURST);
+		for (i = 1; i < BURST; i++)
+			if (r[i].t1 - r[i - 1].t0 > maxgap)
+				maxgap = r[i].t1 - r[i - 1].t0;
+		print_message("# attempt %d: %d packets on %s, longest gap "
+			      "at most %llu ns\n", attempt, BURST,
+			      port_ifname[r[0].egress],
+			      (unsigned long long)maxgap);
+	}
+	if (!clean)
+		fail_msg("no burst of %d packets with every gap provably "
+			 "inside %llu ns in 20 attempts: machine too slow?",
+			 BURST, (unsigned long long)TIMEOUT);
+}
+
+/* ---- 2. after the timeout: a new flowlet, moved off the busiest ---------- */
+
+static void flowlet_after_timeout_moves(void **state)
+{
+	struct pkt_spec s = udp_flow(40000);
+	struct xl_flow_state fs;
+	struct xl_uplink_rate ur;
+	struct snap a, b;
+	struct sent r1, r2, r3;
+	__u32 util[N_UP], rr;
+	int u, v, want, i;
+
+	(void)state;
+	reset(XL_LB_FLOWLET, TIMEOUT);
+	u = send_fwd(&s, &r1);
+	assert_true(flow_get(&s, &fs));
+	assert_int_equal(fs.flowlets, 1);
+	assert_int_equal(fs.moves, 0);
+
+	/* make u the busiest member: 1.6 Tb/s on its 100 Gb/s (so that it
+	 * still looks busiest after any sleep shorter than 250 ms), sampled
+	 * just now */
+	rate_read(u, &ur);
+	ur.rate_bps = 1600 * 1000000000ULL;
+	ur.sample_ns = mono_ns();
+	rate_write(u, &ur);
+	rr = get_rr();
+	snap_take(&b);
+	sleep_ns(3 * TIMEOUT);
+	v = send_fwd(&s, &r2);
+	snap_take(&a);
+
+	/* what xl_pick_least makes of it: u is loaded (its rate decayed
+	 * over at most r2.t1 - sample_ns), the others idle and tied */
+	for (i = 0; i < N_UP; i++)
+		util[i] = 0;
+	util[member_of_port(u)] = xl_member_util(
+		xl_rate_now(ur.rate_bps, r2.t1 - ur.sample_ns, XL_RATE_TAU_NS),
+		0, CAP, XL_RATE_TAU_NS);
+	if (util[member_of_port(u)] <= XL_UTIL_ONE / 32)
+		fail_msg("slept %llu ns: the preloaded rate decayed too far "
+			 "to test with", (unsigned long long)(r2.t1 - r1.t1));
+	want = P_U0 + xl_pick_least(util, N_UP, XL_ALL_UP, rr,
+				    XL_UTIL_ONE / 32);
+	print_message("# first flowlet on %s, second on %s (rotation %u)\n",
+		      port_ifname[u], port_ifname[v], rr);
+	assert_true(v != u);
+	assert_int_equal(v, want);
+	assert_int_equal(get_rr(), rr + 1);
+	assert_true(flow_get(&s, &fs));
+	assert_int_equal(fs.flowlets, 2);
+	assert_int_equal(fs.moves, 1);
+	assert_int_equal(fs.packets, 2);
+	assert_int_equal(fs.uplink, E.ifindex[v]);
+	for (i = P_U0; i < N_PORTS; i++) {
+		assert_int_equal(DELTA(&a, &b, i, flowlets), i == v ? 1 : 0);
+		assert_int_equal(DELTA(&a, &b, i, moves_in), i == v ? 1 : 0);
+		assert_int_equal(DELTA(&a, &b, i, moves_out), i == u ? 1 : 0);
+		assert_int_equal(DELTA(&a, &b, i, tx_packets), i == v ? 1 : 0);
+	}
+	/* the next packet, if provably inside the timeout, stays */
+	send_fwd(&s, &r3);
+	if (r3.t1 - r2.t0 <= TIMEOUT)
+		assert_int_equal(r3.egress, v);
+	else
+		print_message("# third packet %llu ns later: not checked\n",
+			      (unsigned long long)(r3.t1 - r2.t0));
+}
+
+/* ---- 3. RoCEv2: a flow is a QP ------------------------------------------ */
+
+static void roce_qps_are_flows(void **state)
+{
+	struct pkt_spec qa = roce_flow(0xc123, 0x000111);
+	struct pkt_spec qb = roce_flow(0xc123, 0x000222);
+	struct xl_flow_state fa, fb;
+	__u32 rr;
+	int ea, eb;
+
+	(void)state;
+	reset(XL_LB_FLOWLET, LONG_TIMEOUT);
+	rr = get_rr();
+	ea = send_fwd(&qa, NULL);
+	eb = send_fwd(&qb, NULL);
+	assert_int_equal(flows_count(), 2);
+	assert_true(flow_get(&qa, &fa));
+	assert_true(flow_get(&qb, &fb));
+	assert_int_equal(fa.packets, 1);
+	assert_int_equal(fb.packets, 1);
+	assert_int_equal(fa.flowlets, 1);
+	assert_int_equal(fb.flowlets, 1);
+	assert_int_equal(fa.uplink, E.ifindex[ea]);
+	assert_int_equal(fb.uplink, E.ifindex[eb]);
+	/* all idle: the rotation puts the two QPs on consecutive members */
+	print_message("# QP 0x111 on %s, QP 0x222 on %s\n", port_ifname[ea],
+		      port_ifname[eb]);
+	assert_int_equal(ea, P_U0 + (int)(rr % N_UP));
+	assert_int_equal(eb, P_U0 + (int)((rr + 1) % N_UP));
+	assert_true(ea != eb);
+	/* and each stays where it is */
+	assert_int_equal(send_fwd(&qa, NULL), ea);
+	assert_int_equal(send_fwd(&qb, NULL), eb);
+	assert_int_equal(flows_count(), 2);
+
+	/* hash mode: still two flows, but the QP is not hashed: one uplink */
+	reset(XL_LB_HASH, 0);
+	ea = send_fwd(&qa, NULL);
+	eb = send_fwd(&qb, NULL);
+	assert_int_equal(flows_count(), 2);
+	assert_int_equal(ea, eb);
+}
+
+/* ---- 4. members marked down --------------------------------------------- */
+
+static void down_member_never_chosen(void **state)
+{
+	unsigned int count[N_PORTS] = { 0 };
+	struct xl_flow_state fs;
+	struct snap a, b;
+	struct pkt_spec s;
+	struct sent r;
+	int i, j, e, n, down;
+
+	(void)state;
+	reset(XL_LB_FLOWLET, LONG_TIMEOUT);
+	set_down(1U << 2);
+	for (i = 0; i < 60; i++) {
+		s = udp_flow((__u16)(41000 + i));
+		e = send_fwd(&s, NULL);
+		assert_true(e != P_U2);
+		count[e]++;
+	}
+	print_message("# U2 down, 60 flows: %u %u %u %u\n", count[P_U0],
+		      count[P_U1], count[P_U2], count[P_U3]);
+	assert_true(count[P_U0] > 0 && count[P_U1] > 0 && count[P_U3] > 0);
+
+	/* a flow on a member that goes down moves at its next packet, inside
+	 * the (1 s) timeout, and then stays on its new member */
+	set_down(0);
+	s = udp_flow(42000);
+	j = send_fwd(&s, NULL);
+	set_down(1U << member_of_port(j));
+	snap_take(&b);
+	e = send_fwd(&s, &r);
+	snap_take(&a);
+	print_message("# flow on %s, marked down: moved to %s\n",
+		      port_ifname[j], port_ifname[e]);
+	assert_true(e != j);
+	assert_true(flow_get(&s, &fs));
+	assert_int_equal(fs.flowlets, 2);
+	assert_int_equal(fs.moves, 1);
+	assert_int_equal(fs.uplink, E.ifindex[e]);
+	for (i = P_U0; i < N_PORTS; i++) {
+		assert_int_equal(DELTA(&a, &b, i, moves_out), i == j ? 1 : 0);
+		assert_int_equal(DELTA(&a, &b, i, moves_in), i == e ? 1 : 0);
+		assert_int_equal(DELTA(&a, &b, i, flowlets), i == e ? 1 : 0);
+	}
+	set_down(0); /* back up: the flow does not return inside its flowlet */
+	for (n = 0; n < 5; n++)
+		assert_int_equal(send_fwd(&s, NULL), e);
+	assert_true(flow_get(&s, &fs));
+	assert_int_equal(fs.flowlets, 2);
+
+	/* every member down: no member, to the kernel */
+	set_down(0xf);
+	snap_take(&b);
+	send_pkt(&s, &r);
+	snap_take(&a);
+	assert_int_equal(r.verdict, XDP_PASS);
+	assert_int_equal(DELTA(&a, &b, P_IN, reason[XL_R_NO_MEMBER]), 1);
+	for (down = 0; down < N_UP; down++)
+		assert_int_equal(DELTA(&a, &b, P_U0 + down, tx_packets), 0);
+}
+
+/* ---- 5. spray, hash, random flowlets ------------------------------------ */
+
+static void spray_spreads_one_flow(void **state)
+{
+	static const __u64 caps2111[N_UP] = { 2 * CAP, CAP, CAP, CAP };
+	unsigned int count[N_PORTS] = { 0 };
+	struct pkt_spec s = udp_flow(43000);
+	struct xl_flow_state fs;
+	int i, e = -1;
+
+	(void)state;
+	reset(XL_LB_SPRAY, 0);
+	for (i = 0; i < 400; i++) {
+		e = send_fwd(&s, NULL);
+		count[e]++;
+	}
+	print_message("# spray 400: %u %u %u %u\n", count[P_U0], count[P_U1],
+		      count[P_U2], count[P_U3]);
+	for (i = P_U0; i < N_PORTS; i++)
+		assert_true(count[i] >= 40); /* about 100 each */
+	assert_true(flow_get(&s, &fs));
+	assert_int_equal(fs.packets, 400);
+	assert_int_equal(fs.flowlets, 0);
+	assert_int_equal(fs.uplink, E.ifindex[e]);
+
+	/* a down member gets nothing */
+	memset(count, 0, sizeof(count));
+	set_down(1U << 1);
+	for (i = 0; i < 200; i++)
+		count[send_fwd(&s, NULL)]++;
+	assert_int_equal(count[P_U1], 0);
+	assert_true(count[P_U0] > 0 && count[P_U2] > 0 && count[P_U3] > 0);
+
+	/* by capacity: 2:1:1:1 gives the big member about 40 % */
+	set_down(0);
+	set_group(XL_LB_SPRAY, 0, caps2111);
+	memset(count, 0, sizeof(count));
+	for (i = 0; i < 400; i++)
+		count[send_fwd(&s, NULL)]++;
+	print_message("# spray 2:1:1:1, 400: %u %u %u %u\n", count[P_U0],
+		      count[P_U1], count[P_U2], count[P_U3]);
+	/* 160 and 80 expected; the bounds are 5 standard deviations */
+	assert_true(count[P_U0] >= 110 && count[P_U0] <= 210);
+	for (i = P_U1; i < N_PORTS; i++)
+		assert_true(count[i] >= 40 && count[i] <= 120);
+}
+
+static void hash_matches_user_space(void **state)
+{
+	static const __u32 downs[] = { 0, 1U << 1, 1U << 0 | 1U << 3 };
+	size_t d;
+	int i, k, e, want;
+
+	(void)state;
+	reset(XL_LB_HASH, 0);
+	for (d = 0; d < sizeof(downs) / sizeof(downs[0]); d++) {
+		unsigned int count[N_PORTS] = { 0 };
+
+		set_down(downs[d]);
+		for (i = 0; i < 40; i++) {
+			struct pkt_spec s = i % 2 ? udp_flow((__u16)(44000 + i)) :
+				roce_flow((__u16)(0xd000 + i), 0x77);
+			struct xl_flow f = flow_key(&s);
+			struct xl_flow_state fs;
+
+			f.qp = 0; /* the hash leaves the QP out anyway */
+			want = P_U0 + xl_pick_hash_up(xl_flow_hash(&f, 0), N_UP,
+						      ~downs[d]);
+			for (k = 0; k < 5; k++) {
+				e = send_fwd(&s, NULL);
+				if (e != want)
+					fail_msg("down 0x%x, flow %d packet %d: "
+						 "%s, user space says %s",
+						 downs[d], i, k, port_ifname[e],
+						 port_ifname[want]);
+			}
+			assert_true(flow_get(&s, &fs));
+			assert_int_equal(fs.uplink, E.ifindex[want]);
+			assert_int_equal(fs.flowlets, 0);
+			count[e]++;
+		}
+		for (i = 0; i < N_UP; i++)
+			if (downs[d] & (1U << i))
+				assert_int_equal(count[P_U0 + i], 0);
+	}
+}
+
+static void flowlet_random_picks_up_members(void **state)
+{
+	unsigned int count[N_PORTS] = { 0 };
+	int i, e;
+
+	(void)state;
+	reset(XL_LB_FLOWLET_RANDOM, LONG_TIMEOUT);
+	set_down(1U << 3);
+	for (i = 0; i < 200; i++) {
+		struct pkt_spec s = udp_flow((__u16)(45000 + i));
+		struct xl_flow_state fs;
+
+		e = send_fwd(&s, NULL);
+		assert_true(e != P_U3);
+		count[e]++;
+		/* inside the (1 s) timeout: same member */
+		assert_int_equal(send_fwd(&s, NULL), e);
+		assert_true(flow_get(&s, &fs));
+		assert_int_equal(fs.flowlets, 1);
+		assert_int_equal(fs.moves, 0);
+	}
+	print_message("# flowlet-random, U3 down, 200 flows: %u %u %u %u\n",
+		      count[P_U0], count[P_U1], count[P_U2], count[P_U3]);
+	for (i = P_U0; i < P_U3; i++)
+		assert_true(count[i] >= 30); /* about 67 each */
+}
+
+/* ---- 6. the rate sampler ------------------------------------------------ */
+
+/* Run on this CPU from now on (if it exists). */
+static bool pin_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return !sched_setaffinity(0, sizeof(set), &set);
+}
+
+static void unpin(void)
+{
+	cpu_set_t set;
+	int c;
+
+	CPU_ZERO(&set);
+	for (c = 0; c < E.ncpu && c < CPU_SETSIZE; c++)
+		CPU_SET(c, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+/* Two batches on one uplink, more than XL_RATE_SAMPLE_NS apart (and on
+ * two CPUs when there are two, so the sum over CPUs is exercised): the
+ * first packet takes the first sample (time, bytes; no rate yet), the
+ * second batch's first packet the next one, which sets the rate. */
+static void rate_sampler(void **state)
+{
+	struct pkt_spec s = udp_flow(46000);
+	struct xl_uplink_rate ur;
+	struct sent b1[4], b2[4];
+	struct xl_port_stats st;
+	bool two_cpus, first_at_1;
+	int u, i;
+
+	(void)state;
+	reset(XL_LB_HASH, 0);
+	two_cpus = E.ncpu > 1 && pin_cpu(0);
+	for (i = 0; i < 4; i++) {
+		send_fwd(&s, &b1[i]);
+		assert_int_equal(b1[i].egress, b1[0].egress);
+	}
+	u = b1[0].egress;
+	rate_read(u, &ur);
+	print_message("# after batch 1 on %s: sample_ns %llu, bytes %llu, "
+		      "rate %llu\n", port_ifname[u],
+		      (unsigned long long)ur.sample_ns,
+		      (unsigned long long)ur.sample_bytes,
+		      (unsigned long long)ur.rate_bps);
+	/* first sample: at packet 1, by itself; no interval, so no rate */
+	assert_true(ur.sample_ns >= b1[0].t0 && ur.sample_ns <= b1[3].t1);
+	if (b1[3].t1 - b1[0].t0 < XL_RATE_SAMPLE_NS)
+		assert_int_equal(ur.rate_bps, 0);
+	/* the only sample of batch 1 was its first packet's */
+	first_at_1 = ur.sample_ns <= b1[0].t1;
+	if (first_at_1) {
+		assert_int_equal(ur.sample_bytes, b1[0].len);
+		assert_int_equal(ur.rate_bps, 0);
+	}
+
+	sleep_ns(4 * XL_RATE_SAMPLE_NS);
+	if (two_cpus)
+		two_cpus = pin_cpu(1);
+	for (i = 0; i < 4; i++)
+		assert_int_equal(send_fwd(&s, &b2[i]), u);
+	unpin();
+	rate_read(u, &ur);
+	stats_read(u, &st);
+	print_message("# after batch 2%s: sample_ns %llu, bytes %llu, rate "
+		      "%llu b/s (tx_bytes %llu)\n",
+		      two_cpus ? " (other CPU)" : "",
+		      (unsigned long long)ur.sample_ns,
+		      (unsigned long long)ur.sample_bytes,
+		      (unsigned long long)ur.rate_bps,
+		      (unsigned long long)st.tx_bytes);
+	assert_true(ur.sample_ns != 0);
+	assert_true(ur.rate_bps != 0);
+	assert_true(ur.sample_ns >= b2[0].t0 && ur.sample_ns <= b2[3].t1);
+	assert_int_equal(st.tx_bytes, 8 * b1[0].len);
+	/* one sample in batch 1 (at packet 1) and one at batch 2's first
+	 * packet: bytes counted on both CPUs, and the rate is what
+	 * xl_rate_update makes of 4 packets over the bracketed interval
+	 * (larger interval, smaller result) */
+	if (first_at_1 && ur.sample_ns <= b2[0].t1) {
+		__u64 lo = xl_rate_update(0, 4 * b1[0].len,
+					  b2[0].t1 - b1[0].t0, XL_RATE_TAU_NS);
+		__u64 hi = xl_rate_update(0, 4 * b1[0].len,
+					  b2[0].t0 - b1[0].t1, XL_RATE_TAU_NS);
+
+		assert_int_equal(ur.sample_bytes, 5 * b1[0].len);
+		print_message("# rate %llu b/s, bounds %llu..%llu\n",
+			      (unsigned long long)ur.rate_bps,
+			      (unsigned long long)lo, (unsigned long long)hi);
+		if (ur.rate_bps + 1 < lo || ur.rate_bps > hi + 1)
+			fail_msg("rate %llu b/s, want %llu..%llu",
+				 (unsigned long long)ur.rate_bps,
+				 (unsigned long long)lo,
+				 (unsigned long long)hi);
+	} else {
+		print_message("# batches spread over several samples (batch 1 "
+			      "%llu ns, batch 2 %llu ns): rate bounds not "
+			      "checked\n",
+			      (unsigned long long)(b1[3].t1 - b1[0].t0),
+			      (unsigned long long)(b2[3].t1 - b2[0].t0));
+	}
+}
+
+/* ---- saturated members --------------------------------------------------- */
+
+/* Four 1 Mb/s members (rate 1M is a valid port rate) whose phantom queues
+ * hold 10 MB each (an 80 s queue; the buffer may be up to 256M): every
+ * member's utilization saturates (queue term 10 MB x 8 / 500 us = 160
+ * Gb/s, 160000 x capacity; 4.1 MB would do). The least utilized of them must still be chosen;
+ * bpf/uplink.h passes the packet to the kernel (XL_R_NO_MEMBER) instead,
+ * because xl_pick_least's `best + tie` wraps (see test_lb's
+ * least_saturated_members). */
+static void flowlet_saturated_members(void **state)
+{
+	static const __u64 caps1m[N_UP] = { 1000000, 1000000, 1000000,
+					    1000000 };
+	struct pkt_spec s = udp_flow(47000);
+	struct snap a, b;
+	struct sent r;
+	__u64 q_ns = 80 * NS_PER_S;
+	int i;
+
+	(void)state;
+	reset(XL_LB_FLOWLET, TIMEOUT);
+	set_group(XL_LB_FLOWLET, TIMEOUT, caps1m);
+	for (i = P_U0; i < N_PORTS; i++) {
+		struct xl_queue q = { .vtime = (mono_ns() + q_ns) << XL_VT_SHIFT };
+
+		assert_int_equal(map_set(E.skel->maps.queues, &port_slot[i], 4,
+					 &q, sizeof(q)), 0);
+	}
+	/* 5 MB of the 10 MB already saturate a 1 Mb/s member */
+	assert_int_equal(xl_member_util(0, 5000000, 1000000, XL_RATE_TAU_NS),
+			 0xfffffffeU);
+	snap_take(&b);
+	send_pkt(&s, &r);
+	snap_take(&a);
+	if (r.verdict != XDP_REDIRECT)
+		fail_msg("all members saturated: verdict %d (reason no_member "
+			 "+%llu), want XDP_REDIRECT to one of them", r.verdict,
+			 (unsigned long long)DELTA(&a, &b, P_IN,
+						   reason[XL_R_NO_MEMBER]));
+}
+
+/* ---- main --------------------------------------------------------------- */
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(flowlet_same_flow_stays),
+		cmocka_unit_test(flowlet_after_timeout_moves),
+		cmocka_unit_test(roce_qps_are_flows),
+		cmocka_unit_test(down_member_never_chosen),
+		cmocka_unit_test(spray_spreads_one_flow),
+		cmocka_unit_test(hash_matches_user_space),
+		cmocka_unit_test(flowlet_random_picks_up_members),
+		cmocka_unit_test(rate_sampler),
+		cmocka_unit_test(flowlet_saturated_members),
+	};
+
+	return cmocka_run_group_tests_name("xdpleaf_flowlet", tests,
+					   group_setup, group_teardown);
+}

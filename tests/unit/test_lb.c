@@ -1,0 +1,1002 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* Unit tests for the uplink choice of include/lb.h with synthetic values:
+ * the utilization of a member (capacity weighting, the queue term,
+ * saturation), the least-utilized pick and its tie rotation, the
+ * capacity-weighted spray, ECMP over the members that are up, the flowlet
+ * gap at its boundaries, the uplink rate estimator, and a small synthetic
+ * simulation of flowlet switching for NCCL-like traffic that drives the
+ * same functions the dataplane uses (bpf/uplink.h), with its constants.
+ *
+ * Expected values come from the definitions (shares, exact fractions in
+ * double or 128-bit arithmetic), not from lb.h's own fixed-point formulas;
+ * tolerances are stated where the fixed point must differ. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <linux/types.h>
+
+#include "lb.h"
+
+/* ---- helpers ------------------------------------------------------------ */
+
+typedef unsigned __int128 u128;
+
+#define NS_PER_S 1000000000ULL
+#define NS_PER_US 1000ULL
+#define GBPS 1000000000ULL
+#define TAU XL_RATE_TAU_NS
+#define TIE (XL_UTIL_ONE / 32) /* XL_LB_TIE in bpf/uplink.h */
+
+static __u64 rng_state;
+
+static void rng_seed(__u64 s)
+{
+	rng_state = s ? s : 0x2545f4914f6cdd1dull;
+}
+
+static __u32 rnd32(void)
+{
+	/* xorshift64*: deterministic, so a failure reproduces */
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return (__u32)((rng_state * 0x2545f4914f6cdd1dull) >> 32);
+}
+
+/* Utilization by the definition: (rate + queue * 8 / tau) / cap, in
+ * 1/65536, floored, saturated at 0xfffffffe; cap 0 counts as 1 Gb/s. */
+static __u32 ref_util(__u64 rate, __u64 qbytes, __u64 cap, __u64 tau)
+{
+	u128 load = (u128)rate * tau + (u128)qbytes * 8 * NS_PER_S;
+	u128 u;
+
+	if (!cap)
+		cap = XL_LB_UNKNOWN_CAP;
+	u = (load << 16) / ((u128)cap * tau);
+	return u > 0xfffffffeU ? 0xfffffffeU : (__u32)u;
+}
+
+/* ---- xl_member_util ----------------------------------------------------- */
+
+/* Equal rates on 2:1:1:1 capacities: the big member is half as utilized. */
+static void util_capacity_weighting(void **state)
+{
+	static const __u64 cap[4] = { 200 * GBPS, 100 * GBPS, 100 * GBPS,
+				      100 * GBPS };
+	static const __u64 rates[] = { 1, 1000, 1000000, GBPS, 37 * GBPS,
+				       50 * GBPS, 100 * GBPS, 400 * GBPS };
+	__u32 u[4];
+	size_t r;
+	int i;
+
+	(void)state;
+	for (r = 0; r < sizeof(rates) / sizeof(rates[0]); r++) {
+		for (i = 0; i < 4; i++) {
+			u[i] = xl_member_util(rates[r], 0, cap[i], TAU);
+			assert_int_equal(u[i],
+					 ref_util(rates[r], 0, cap[i], TAU));
+		}
+		/* floor(x / 2) vs floor(x): within one unit of exactly half */
+		assert_true(u[0] * 2ULL <= u[1] && u[1] <= u[0] * 2ULL + 1);
+		assert_int_equal(u[1], u[2]);
+		assert_int_equal(u[1], u[3]);
+	}
+	/* 50 Gb/s on 200 G is a quarter, on 100 G a half, exactly */
+	assert_int_equal(xl_member_util(50 * GBPS, 0, 200 * GBPS, TAU),
+			 XL_UTIL_ONE / 4);
+	assert_int_equal(xl_member_util(50 * GBPS, 0, 100 * GBPS, TAU),
+			 XL_UTIL_ONE / 2);
+	assert_int_equal(xl_member_util(100 * GBPS, 0, 100 * GBPS, TAU),
+			 XL_UTIL_ONE);
+	assert_int_equal(xl_member_util(0, 0, 100 * GBPS, TAU), 0);
+	/* the big member carrying twice the rate is as utilized as a small
+	 * one: that is the balance flowlet switching aims for */
+	assert_int_equal(xl_member_util(60 * GBPS, 0, 200 * GBPS, TAU),
+			 xl_member_util(30 * GBPS, 0, 100 * GBPS, TAU));
+}
+
+/* Unknown capacity (0): every member counts the same capacity, so members
+ * compare by rate alone. */
+static void util_unknown_capacity(void **state)
+{
+	__u32 a, b, c;
+
+	(void)state;
+	a = xl_member_util(1 * GBPS, 0, 0, TAU);
+	b = xl_member_util(2 * GBPS, 0, 0, TAU);
+	c = xl_member_util(2 * GBPS + 1000000, 0, 0, TAU);
+	assert_int_equal(a, ref_util(1 * GBPS, 0, 0, TAU));
+	assert_int_equal(a, XL_UTIL_ONE); /* 1 Gb/s on the 1 Gb/s stand-in */
+	assert_true(a < b && b < c);
+	assert_true(b >= 2 * a - 1 && b <= 2 * a + 1);
+	assert_int_equal(xl_member_util(0, 0, 0, TAU), 0);
+	/* equal rates, unknown capacities: equal utilization */
+	assert_int_equal(xl_member_util(7 * GBPS, 0, 0, TAU),
+			 xl_member_util(7 * GBPS, 0, 0, TAU));
+}
+
+/* The queue term: q bytes add q * 8 / tau to the load (what the queue
+ * needs to drain within tau). */
+static void util_queue_term(void **state)
+{
+	const __u64 cap = 100 * GBPS;
+	/* 500 us at 100 Gb/s is 6.25 MB: that queue alone is a full load */
+	const __u64 q_full = cap / 8 * TAU / NS_PER_S;
+	static const __u64 qs[] = { 1, 64, 1500, 4096, 65536, 1000000,
+				    6250000, 50000000,
+				    268435456 /* 256 MiB: largest buffer */ };
+	size_t i;
+
+	(void)state;
+	assert_int_equal(q_full, 6250000);
+	assert_int_equal(xl_member_util(0, q_full, cap, TAU), XL_UTIL_ONE);
+	assert_int_equal(xl_member_util(0, q_full / 2, cap, TAU),
+			 XL_UTIL_ONE / 2);
+	/* half the rate plus a queue worth the other half: full */
+	assert_int_equal(xl_member_util(cap / 2, q_full / 2, cap, TAU),
+			 XL_UTIL_ONE);
+	for (i = 0; i < sizeof(qs) / sizeof(qs[0]); i++) {
+		assert_int_equal(xl_member_util(10 * GBPS, qs[i], cap, TAU),
+				 ref_util(10 * GBPS, qs[i], cap, TAU));
+		assert_int_equal(xl_member_util(0, qs[i], 0, TAU),
+				 ref_util(0, qs[i], 0, TAU));
+		/* a queue never makes a member look less busy */
+		assert_true(xl_member_util(10 * GBPS, qs[i], cap, TAU) >=
+			    xl_member_util(10 * GBPS, 0, cap, TAU));
+	}
+	/* a shorter tau weighs the same queue more */
+	assert_true(xl_member_util(0, 100000, cap, TAU / 10) >
+		    xl_member_util(0, 100000, cap, TAU));
+}
+
+/* Saturation: a load of 65536 x capacity or more reads 0xfffffffe (one
+ * below the 0xffffffff the dataplane uses for "no such member"). */
+static void util_saturation(void **state)
+{
+	const __u64 cap = 65536; /* 1 unit of utilization per bit/s */
+
+	(void)state;
+	assert_int_equal(xl_member_util(0xfffffffdULL, 0, cap, TAU),
+			 0xfffffffdU);
+	assert_int_equal(xl_member_util(0xfffffffeULL, 0, cap, TAU),
+			 0xfffffffeU);
+	assert_int_equal(xl_member_util(0xffffffffULL, 0, cap, TAU),
+			 0xfffffffeU);
+	assert_int_equal(xl_member_util(0x100000000ULL, 0, cap, TAU),
+			 0xfffffffeU);
+	/* 1.6 Tb/s on a 1 Mb/s port, on an unknown one, on 1 b/s */
+	assert_int_equal(xl_member_util(1600 * GBPS, 0, 1000000, TAU),
+			 0xfffffffeU);
+	assert_int_equal(xl_member_util(1600 * GBPS, 0, 1, TAU), 0xfffffffeU);
+	assert_int_equal(xl_member_util(1600 * GBPS, 0, 0, TAU),
+			 ref_util(1600 * GBPS, 0, 0, TAU));
+	/* a queue far larger than the port drains in tau */
+	assert_int_equal(xl_member_util(0, 1ULL << 30, 1000000, TAU),
+			 0xfffffffeU);
+}
+
+/* The queue term must not wrap for any queue the dataplane can read.
+ * Tail drop keeps a queue within its buffer (at most 256 MiB, checked in
+ * util_queue_term), but the "cnp" class is never tail-dropped, so its
+ * phantom queue may pass the buffer, and xl_backlog reads up to 2^40 ns of
+ * it (about 1.4e13 bytes at 100 Gb/s). From 2^64 / 8e9 = 2305843009 bytes
+ * on, queue_bytes * 8 * 1e9 no longer fits 64 bits in xl_member_util and
+ * the utilization wraps to a smaller value: a member with a 3 GB queue
+ * then looks less busy than one with 2 GB. Want: exact (the 128-bit
+ * reference), which saturates long before 2^40 ns of queue. */
+static void util_queue_no_wrap(void **state)
+{
+	const __u64 cap = 100 * GBPS;
+	static const __u64 qs[] = {
+		268435456ULL,           /* 256 MiB: the largest buffer */
+		2000000000ULL,
+		2305843009ULL,          /* the last that fits */
+		2305843010ULL,          /* the first that does not */
+		3000000000ULL,
+		1ULL << 40,
+		(1ULL << 40) / 8 * 100, /* 2^40 ns at 100 Gb/s */
+	};
+	__u32 prev = 0, got;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(qs) / sizeof(qs[0]); i++) {
+		got = xl_member_util(0, qs[i], cap, TAU);
+		if (got != ref_util(0, qs[i], cap, TAU) || got < prev)
+			fail_msg("queue %llu bytes on 100 Gb/s: util 0x%x, "
+				 "want 0x%x (previous, shorter queue: 0x%x)",
+				 (unsigned long long)qs[i], got,
+				 ref_util(0, qs[i], cap, TAU), prev);
+		prev = got;
+	}
+}
+
+/* ---- xl_pick_least ------------------------------------------------------ */
+
+static void least_lowest_wins(void **state)
+{
+	__u32 util[4] = { 30000, 20000, 10000, 40000 };
+	__u32 s;
+
+	(void)state;
+	for (s = 0; s < 8; s++)
+		assert_int_equal(xl_pick_least(util, 4, XL_ALL_UP, s, TIE), 2);
+	util[0] = 0;
+	for (s = 0; s < 8; s++)
+		assert_int_equal(xl_pick_least(util, 4, XL_ALL_UP, s, TIE), 0);
+	/* the lowest is clear of the rest by more than the tie */
+	util[0] = 5000;
+	util[1] = 5000 + TIE + 1;
+	util[2] = 5000 + TIE + 2;
+	util[3] = 0xfffffffeU;
+	for (s = 0; s < 8; s++)
+		assert_int_equal(xl_pick_least(util, 4, XL_ALL_UP, s, TIE), 0);
+}
+
+/* Members within tie of the lowest rotate with start; 4 equal members and
+ * start 0..7 give each member twice, in order. */
+static void least_ties_rotate(void **state)
+{
+	__u32 equal[4] = { 1234, 1234, 1234, 1234 };
+	/* 0 and 2 within the tie (2 exactly at best + tie), 1 and 3 not */
+	__u32 near[4] = { 1000, 1000 + TIE + 1, 1000 + TIE, 900000 };
+	unsigned int count[4] = { 0 };
+	__u32 s;
+	int m;
+
+	(void)state;
+	for (s = 0; s < 8; s++) {
+		m = xl_pick_least(equal, 4, XL_ALL_UP, s, TIE);
+		assert_int_equal(m, (int)(s % 4));
+		count[m]++;
+	}
+	for (m = 0; m < 4; m++)
+		assert_int_equal(count[m], 2);
+	memset(count, 0, sizeof(count));
+	for (s = 0; s < 8; s++) {
+		m = xl_pick_least(near, 4, XL_ALL_UP, s, TIE);
+		assert_true(m == 0 || m == 2);
+		count[m]++;
+	}
+	assert_int_equal(count[0], 4); /* start 3, 0 and 1 (wrapping) */
+	assert_int_equal(count[2], 4);
+	assert_int_equal(xl_pick_least(near, 4, XL_ALL_UP, 1, TIE), 2);
+	assert_int_equal(xl_pick_least(near, 4, XL_ALL_UP, 3, TIE), 0);
+	/* tie 0: only the exact lowest */
+	for (s = 0; s < 8; s++)
+		assert_int_equal(xl_pick_least(near, 4, XL_ALL_UP, s, 0), 0);
+	/* start wraps around 2^32 without bias toward member 0 */
+	assert_int_equal(xl_pick_least(equal, 4, XL_ALL_UP, 0xffffffffU, TIE),
+			 3);
+}
+
+/* A member marked down is never chosen, however good it looks; all down
+ * gives -1.
+ *
+ * Tie rotation around a down member: "the first up member at or after
+ * start" gives the member after the down one the down one's turns too, so
+ * with member 0 of 4 down and equal utilizations, start 0..11 picks member
+ * 1 six times and members 2 and 3 three times each (half and a quarter
+ * each instead of thirds). Measured behaviour, asserted as such: the rate
+ * feedback evens it out over time, but the flowlets of one collective step
+ * (which start together) are not spread evenly while a member is down. */
+static void least_down_members(void **state)
+{
+	__u32 util[4] = { 0, 100, 100, 100 };
+	unsigned int count[4] = { 0 };
+	__u32 s, up;
+	int m;
+
+	(void)state;
+	up = XL_ALL_UP & ~1U; /* the best one is down */
+	for (s = 0; s < 12; s++) {
+		m = xl_pick_least(util, 4, up, s, TIE);
+		assert_true(m >= 1 && m <= 3);
+		count[m]++;
+	}
+	print_message("# member 0 down, 1..3 equal, start 0..11: %u %u %u\n",
+		      count[1], count[2], count[3]);
+	assert_int_equal(count[1], 6);
+	assert_int_equal(count[2], 3);
+	assert_int_equal(count[3], 3);
+	for (up = 0; up < 16; up++)
+		for (s = 0; s < 8; s++) {
+			m = xl_pick_least(util, 4, up, s, TIE);
+			if (!up) {
+				assert_int_equal(m, -1);
+				continue;
+			}
+			assert_true(m >= 0 && m < 4);
+			assert_true(up & (1U << m));
+		}
+	assert_int_equal(xl_pick_least(util, 4, 0, 0, TIE), -1);
+	/* bits at or above n mean nothing */
+	assert_int_equal(xl_pick_least(util, 4, 0xfffffff0U, 0, TIE), -1);
+	assert_int_equal(xl_pick_least(util, 0, XL_ALL_UP, 0, TIE), -1);
+}
+
+static void least_one_and_sixteen(void **state)
+{
+	__u32 util[16];
+	unsigned int count[16] = { 0 };
+	__u32 s;
+	int i, m;
+
+	(void)state;
+	util[0] = 30000;
+	for (s = 0; s < 5; s++)
+		assert_int_equal(xl_pick_least(util, 1, XL_ALL_UP, s, TIE), 0);
+	assert_int_equal(xl_pick_least(util, 1, 0x2, 0, TIE), -1);
+
+	for (i = 0; i < 16; i++)
+		util[i] = 50000 + (__u32)i * 3000;
+	util[13] = 100;
+	for (s = 0; s < 32; s++)
+		assert_int_equal(xl_pick_least(util, 16, XL_ALL_UP, s, TIE), 13);
+	/* the last member can be chosen, and down is honoured up there */
+	assert_int_equal(xl_pick_least(util, 16, XL_ALL_UP & ~(1U << 13), 0,
+				       TIE), 0);
+	util[13] = 50000;
+	util[15] = 0;
+	assert_int_equal(xl_pick_least(util, 16, XL_ALL_UP, 0, TIE), 15);
+	for (i = 0; i < 16; i++)
+		util[i] = 7;
+	for (s = 0; s < 32; s++) {
+		m = xl_pick_least(util, 16, XL_ALL_UP, s, TIE);
+		assert_int_equal(m, (int)(s % 16));
+		count[m]++;
+	}
+	for (i = 0; i < 16; i++)
+		assert_int_equal(count[i], 2);
+	/* n above the array size: no member */
+	assert_int_equal(xl_pick_least(util, 0, XL_ALL_UP, 0, TIE), -1);
+}
+
+/* Members whose utilization is saturated (xl_member_util's 0xfffffffe:
+ * a load of 65536 x capacity or more) are still members: with every up
+ * member saturated the least utilized must still be one of them. In
+ * xl_pick_least, `best + tie` is 32-bit: once best > 0xffffffff - tie it
+ * wraps to a small number, no member satisfies util <= best + tie, and the
+ * pick is -1 although members are up (the dataplane then passes the packet
+ * to the kernel as XL_R_NO_MEMBER; see test_flowlet's
+ * flowlet_saturated_members). Reachable with configured rates: a 1 Mb/s
+ * member with a queue of more than 4.1 MB (buffer allows 256M) is
+ * saturated by the queue term alone. */
+static void least_saturated_members(void **state)
+{
+	static const __u32 lows[] = { 0xfffffffeU, 0xfffff800U,
+				      0xffffffffU - TIE, 0xffffffffU - TIE + 1 };
+	__u32 util[4], sat;
+	size_t k;
+	int i, m;
+
+	(void)state;
+	/* what a saturated member reads */
+	sat = xl_member_util(0, 256ULL << 20, 1000000, TAU);
+	assert_int_equal(sat, 0xfffffffeU);
+	for (k = 0; k < sizeof(lows) / sizeof(lows[0]); k++) {
+		for (i = 0; i < 4; i++)
+			util[i] = lows[k];
+		m = xl_pick_least(util, 4, XL_ALL_UP, 1, TIE);
+		if (m != 1)
+			fail_msg("4 members at util 0x%x, start 1: picked %d, "
+				 "want 1", lows[k], m);
+		/* one of them a little less loaded: that one */
+		util[2] = lows[k] - 1;
+		m = xl_pick_least(util, 4, XL_ALL_UP, 3, 0);
+		if (m != 2)
+			fail_msg("member 2 at 0x%x, the rest 0x%x, tie 0: "
+				 "picked %d, want 2", util[2], lows[k], m);
+		m = xl_pick_least(util, 1, XL_ALL_UP, 0, TIE);
+		if (m != 0)
+			fail_msg("1 member at util 0x%x: picked %d, want 0",
+				 lows[k], m);
+	}
+}
+
+/* ---- xl_pick_weighted --------------------------------------------------- */
+
+#define N_RND 100000
+
+static void weighted_shares(const __u64 *cap, __u32 up, const double *want,
+			    const char *what)
+{
+	unsigned int count[4] = { 0 };
+	int i, m;
+
+	rng_seed(0x9e3779b97f4a7c15ull);
+	for (i = 0; i < N_RND; i++) {
+		m = xl_pick_weighted(cap, 4, up, rnd32());
+		assert_true(m >= 0 && m < 4);
+		count[m]++;
+	}
+	for (i = 0; i < 4; i++) {
+		double share = (double)count[i] / N_RND;
+
+		print_message("# %s: member %d %.2f %% (want %.0f %%)\n", what,
+			      i, 100 * share, 100 * want[i]);
+		if (!want[i])
+			assert_int_equal(count[i], 0);
+		else if (fabs(share - want[i]) > 0.01)
+			fail_msg("%s: member %d got %.2f %%, want %.0f +- 1 %%",
+				 what, i, 100 * share, 100 * want[i]);
+	}
+}
+
+static void weighted_by_capacity(void **state)
+{
+	static const __u64 cap[4] = { 200 * GBPS, 100 * GBPS, 100 * GBPS,
+				      100 * GBPS };
+	static const __u64 zero[4] = { 0 };
+	static const __u64 c400[4] = { 400 * GBPS, 400 * GBPS, 400 * GBPS,
+				       400 * GBPS };
+	static const double w2111[4] = { 0.4, 0.2, 0.2, 0.2 };
+	static const double w_down0[4] = { 0, 1.0 / 3, 1.0 / 3, 1.0 / 3 };
+	static const double w_down1[4] = { 0.5, 0, 0.25, 0.25 };
+	static const double w_eq[4] = { 0.25, 0.25, 0.25, 0.25 };
+	static const double w_eq_down3[4] = { 1.0 / 3, 1.0 / 3, 1.0 / 3, 0 };
+
+	(void)state;
+	weighted_shares(cap, XL_ALL_UP, w2111, "2:1:1:1");
+	weighted_shares(cap, XL_ALL_UP & ~1U, w_down0, "2:1:1:1, 0 down");
+	weighted_shares(cap, XL_ALL_UP & ~2U, w_down1, "2:1:1:1, 1 down");
+	weighted_shares(zero, XL_ALL_UP, w_eq, "capacities 0");
+	weighted_shares(zero, XL_ALL_UP & ~8U, w_eq_down3, "capacities 0, 3 down");
+	/* 4 x 400 Gb/s: the sum of the weights still fits */
+	weighted_shares(c400, XL_ALL_UP, w_eq, "4 x 400G");
+}
+
+static void weighted_edges(void **state)
+{
+	static const __u64 cap[4] = { 200 * GBPS, 100 * GBPS, 100 * GBPS,
+				      100 * GBPS };
+	__u64 c16[16];
+	__u32 up;
+	int i;
+
+	(void)state;
+	/* the ends of the random range reach the first and the last up */
+	assert_int_equal(xl_pick_weighted(cap, 4, XL_ALL_UP, 0), 0);
+	assert_int_equal(xl_pick_weighted(cap, 4, XL_ALL_UP, 0xffffffffU), 3);
+	assert_int_equal(xl_pick_weighted(cap, 4, 0x6, 0), 1);
+	assert_int_equal(xl_pick_weighted(cap, 4, 0x6, 0xffffffffU), 2);
+	/* all down, no members */
+	assert_int_equal(xl_pick_weighted(cap, 4, 0, 12345), -1);
+	assert_int_equal(xl_pick_weighted(cap, 4, 0xfffffff0U, 12345), -1);
+	assert_int_equal(xl_pick_weighted(cap, 0, XL_ALL_UP, 12345), -1);
+	/* every answer is an up member, for any up set */
+	rng_seed(7);
+	for (up = 0; up < 16; up++)
+		for (i = 0; i < 200; i++) {
+			int m = xl_pick_weighted(cap, 4, up, rnd32());
+
+			if (!up)
+				assert_int_equal(m, -1);
+			else
+				assert_true(m >= 0 && m < 4 && (up & (1U << m)));
+		}
+	/* 16 x 1.6 Tb/s: the Mb/s weights sum to 25.6 M, no overflow */
+	for (i = 0; i < 16; i++)
+		c16[i] = 1600 * GBPS;
+	assert_int_equal(xl_pick_weighted(c16, 16, XL_ALL_UP, 0), 0);
+	assert_int_equal(xl_pick_weighted(c16, 16, XL_ALL_UP, 0xffffffffU), 15);
+	assert_int_equal(xl_pick_weighted(c16, 16, XL_ALL_UP, 0x80000000U), 8);
+}
+
+/* ---- xl_pick_hash_up ---------------------------------------------------- */
+
+#define N_FLOWS 20000
+
+static __u32 flow_hash_of(int i)
+{
+	struct xl_flow f;
+
+	memset(&f, 0, sizeof(f));
+	f.family = 4;
+	f.proto = 17;
+	f.saddr[0] = 10;
+	f.saddr[1] = 0;
+	f.saddr[2] = (__u8)(i >> 8);
+	f.saddr[3] = (__u8)i;
+	f.daddr[0] = 10;
+	f.daddr[1] = 2;
+	f.daddr[3] = 4;
+	f.sport = (__u16)(49152 + i % 16000);
+	f.dport = XL_ROCEV2_PORT;
+	return xl_flow_hash(&f, 0);
+}
+
+/* A flow keeps its member while the up set does not change; when one of
+ * four goes down, every flow on it moves to an up member, and the up
+ * members share the flows evenly again.
+ *
+ * What it does not guarantee: mapping the hash onto the k-th up member
+ * renumbers the members and rescales the hash ranges, so flows on members
+ * that stayed up move too. Measured here (and printed), 20000 flows: with
+ * member 0 or 3 of 4 down about 1/3 of the flows on the other members
+ * move as well (33.9 %, 32.6 %), with member 1 or 2 down about 1/9
+ * (11.2 %, 11.0 %), where a resilient hash would move none. Known
+ * limitation; asserted: at most 40 %. */
+static void hash_up_stability(void **state)
+{
+	static int before[N_FLOWS];
+	__u32 down_member, up;
+	unsigned int count[4], on_down, moved_other, others;
+	int i, m;
+
+	(void)state;
+	for (i = 0; i < N_FLOWS; i++) {
+		__u32 h = flow_hash_of(i);
+
+		before[i] = xl_pick_hash_up(h, 4, XL_ALL_UP);
+		assert_true(before[i] >= 0 && before[i] < 4);
+		/* same up set, same answer; bits above n change nothing */
+		assert_int_equal(xl_pick_hash_up(h, 4, XL_ALL_UP), before[i]);
+		assert_int_equal(xl_pick_hash_up(h, 4, 0xf), before[i]);
+		/* equal to plain ECMP when everything is up */
+		assert_int_equal(before[i], xl_pick_by_hash(h, 4));
+	}
+	for (down_member = 0; down_member < 4; down_member++) {
+		up = XL_ALL_UP & ~(1U << down_member);
+		memset(count, 0, sizeof(count));
+		on_down = moved_other = others = 0;
+		for (i = 0; i < N_FLOWS; i++) {
+			__u32 h = flow_hash_of(i);
+
+			m = xl_pick_hash_up(h, 4, up);
+			assert_true(m >= 0 && m < 4);
+			assert_true(m != (int)down_member);
+			/* and stable while this up set lasts */
+			assert_int_equal(xl_pick_hash_up(h, 4, up), m);
+			count[m]++;
+			if (before[i] == (int)down_member) {
+				on_down++;
+			} else {
+				others++;
+				moved_other += m != before[i];
+			}
+		}
+		print_message("# member %u down: %u flows on it moved; %u of "
+			      "%u (%.1f %%) of the others moved too\n",
+			      down_member, on_down, moved_other, others,
+			      100.0 * moved_other / others);
+		assert_true(on_down > N_FLOWS / 5);
+		assert_true(moved_other <= others * 40 / 100);
+		for (i = 0; i < 4; i++) {
+			if (i == (int)down_member)
+				continue;
+			if (count[i] < N_FLOWS * 30 / 100 ||
+			    count[i] > N_FLOWS * 37 / 100)
+				fail_msg("member %u down: member %d has %u of "
+					 "%d flows, want about a third",
+					 down_member, i, count[i], N_FLOWS);
+		}
+	}
+	/* back up: every flow returns to where it was */
+	for (i = 0; i < N_FLOWS; i++)
+		assert_int_equal(xl_pick_hash_up(flow_hash_of(i), 4, XL_ALL_UP),
+				 before[i]);
+	/* all down, or no members */
+	assert_int_equal(xl_pick_hash_up(12345, 4, 0), -1);
+	assert_int_equal(xl_pick_hash_up(12345, 4, 0xfffffff0U), -1);
+	assert_int_equal(xl_pick_hash_up(12345, 0, XL_ALL_UP), -1);
+	/* one up member takes everything */
+	for (i = 0; i < 100; i++)
+		assert_int_equal(xl_pick_hash_up(flow_hash_of(i), 4, 0x4), 2);
+	/* random picks (LetFlow) are the same mapping */
+	assert_int_equal(xl_pick_random(4, 0x5, 0), 0);
+	assert_int_equal(xl_pick_random(4, 0x5, 0xffffffffU), 2);
+}
+
+/* ---- xl_flowlet_expired ------------------------------------------------- */
+
+static void flowlet_boundary(void **state)
+{
+	const __u64 to = 100 * NS_PER_US;
+	const __u64 t = 5 * NS_PER_S;
+
+	(void)state;
+	assert_false(xl_flowlet_expired(t, t, to));
+	assert_false(xl_flowlet_expired(t + 1, t, to));
+	assert_false(xl_flowlet_expired(t + to - 1, t, to));
+	assert_false(xl_flowlet_expired(t + to, t, to));   /* exactly */
+	assert_true(xl_flowlet_expired(t + to + 1, t, to));
+	assert_true(xl_flowlet_expired(t + 10 * to, t, to));
+	/* the clock went back (another CPU's later timestamp): never */
+	assert_false(xl_flowlet_expired(t - 1, t, to));
+	assert_false(xl_flowlet_expired(t - to - 1, t, to));
+	assert_false(xl_flowlet_expired(t - 1000 * to, t, to));
+	/* across the wrap of the 64-bit clock */
+	assert_false(xl_flowlet_expired(49, UINT64_MAX - 50, to)); /* 100 */
+	assert_false(xl_flowlet_expired(to - 51, UINT64_MAX - 50, to));
+	assert_true(xl_flowlet_expired(to - 50, UINT64_MAX - 50, to));
+	assert_false(xl_flowlet_expired(UINT64_MAX - 50, 49, to)); /* back */
+	/* timeout 0: any gap at all starts a flowlet */
+	assert_false(xl_flowlet_expired(t, t, 0));
+	assert_true(xl_flowlet_expired(t + 1, t, 0));
+	/* a first packet (last 0) long after boot */
+	assert_true(xl_flowlet_expired(t, 0, to));
+}
+
+/* ---- the rate estimator ------------------------------------------------- */
+
+/* bytes sent in dt ns at rate bit/s */
+static __u64 bytes_at(double rate, __u64 dt)
+{
+	return (__u64)(rate * (double)dt / 8e9 + 0.5);
+}
+
+/* A constant rate fed in 50 us samples converges to within 2 % of it
+ * after 5 tau, from below and from above, and does not overshoot. */
+static void rate_converges(void **state)
+{
+	/* each a whole number of bytes per 50 us */
+	static const double rates[] = { 1.6e6, 1e9, 25e9, 100e9, 400e9,
+					1.6e12 };
+	const __u64 dt = XL_RATE_SAMPLE_NS;
+	const int n = (int)(5 * TAU / dt);
+	size_t r;
+	int i;
+
+	(void)state;
+	assert_int_equal(n, 50);
+	for (r = 0; r < sizeof(rates) / sizeof(rates[0]); r++) {
+		__u64 b = bytes_at(rates[r], dt), up = 0, prev;
+		double R = (double)b * 8e9 / (double)dt;
+		__u64 down = (__u64)(3 * R);
+
+		assert_true(R == rates[r]);
+
+		for (i = 0; i < n; i++) {
+			prev = up;
+			up = xl_rate_update(up, b, dt, TAU);
+			assert_true(up >= prev && up <= (__u64)(R * 1.0001));
+			prev = down;
+			down = xl_rate_update(down, b, dt, TAU);
+			assert_true(down <= prev && down >= (__u64)(R * 0.9999));
+			if (i == 9) /* after one tau: well on the way */
+				assert_true(up > 0.5 * R && up < 0.7 * R);
+		}
+		print_message("# %.3g b/s: from 0 %.4f, from 3x %.4f after 5 tau\n",
+			      R, up / R, down / R);
+		if (fabs(up / R - 1) > 0.02 || fabs(down / R - 1) > 0.02)
+			fail_msg("%.3g b/s: %.4f and %.4f of the rate after 5 "
+				 "tau, want within 2 %%", R, up / R, down / R);
+	}
+}
+
+/* One sample moves the average toward the sample's rate by dt/(dt+tau)
+ * (weight in 1/1024, rounded down: off by at most 1/1024 of the step). */
+static void rate_step(void **state)
+{
+	static const __u64 dts[] = { 1, 1000, 50000, 100000, 500000, 1000000,
+				     5000000, 100000000 };
+	static const double pairs[][2] = { /* avg, sample rate */
+		{ 10e9, 50e9 }, { 50e9, 10e9 }, { 0, 100e9 }, { 100e9, 0 },
+		{ 400e9, 1.6e12 }, { 1.6e12, 1e9 },
+	};
+	size_t d, p;
+
+	(void)state;
+	for (d = 0; d < sizeof(dts) / sizeof(dts[0]); d++)
+		for (p = 0; p < sizeof(pairs) / sizeof(pairs[0]); p++) {
+			__u64 dt = dts[d], avg = (__u64)pairs[p][0];
+			/* bytes that make the sample rate exact */
+			__u64 b = (__u64)(pairs[p][1] / 8e9 * (double)dt);
+			double inst = (double)b * 8e9 / (double)dt;
+			double want = avg + (inst - avg) * dt / (dt + (double)TAU);
+			double got = (double)xl_rate_update(avg, b, dt, TAU);
+			double slack = fabs(inst - avg) / 1024 + 2;
+
+			if (fabs(got - want) > slack)
+				fail_msg("avg %.4g, sample %.4g b/s over %llu ns: "
+					 "%.6g, want %.6g +- %.3g", (double)avg,
+					 inst, (unsigned long long)dt, got,
+					 want, slack);
+		}
+	/* dt = tau: exactly half way */
+	assert_int_equal(xl_rate_update(10 * GBPS, bytes_at(30e9, TAU), TAU,
+					TAU), 20 * GBPS);
+	/* dt >= 1024 tau: the average is the sample */
+	assert_int_equal(xl_rate_update(10 * GBPS, bytes_at(2e9, 1024 * TAU),
+					1024 * TAU, TAU), 2 * GBPS);
+	/* no time passed: no change */
+	assert_int_equal(xl_rate_update(10 * GBPS, 12345, 0, TAU), 10 * GBPS);
+	/* nothing sent for a while: down by dt/(dt+tau) */
+	assert_int_equal(xl_rate_update(11 * GBPS, 0, TAU, TAU), 11 * GBPS / 2);
+}
+
+/* Read side: an average decays by tau/(tau+idle), so it halves after tau
+ * of silence. */
+static void rate_idle_decay(void **state)
+{
+	static const __u64 avgs[] = { 1000, 1 * GBPS, 100 * GBPS,
+				      0xffffffffffULL, 0x10000000000ULL,
+				      400 * GBPS, 1600 * GBPS };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(avgs) / sizeof(avgs[0]); i++) {
+		__u64 a = avgs[i];
+		double half = (double)xl_rate_now(a, TAU, TAU) / (double)a;
+		double third = (double)xl_rate_now(a, 2 * TAU, TAU) / (double)a;
+		double slack = 1.0 / (double)a + 1e-6; /* rounded down */
+
+		/* above 2^40 b/s it divides first: off by < tau / avg */
+		assert_true(xl_rate_now(a, 0, TAU) <= a &&
+			    xl_rate_now(a, 0, TAU) + TAU >= a);
+		if (fabs(half - 0.5) > slack || fabs(third - 1.0 / 3) > slack)
+			fail_msg("avg %llu: %.7f after tau, %.7f after 2 tau",
+				 (unsigned long long)a, half, third);
+		assert_true(xl_rate_now(a, 1, TAU) <= a);
+		assert_true(xl_rate_now(a, 100 * TAU, TAU) < a / 100);
+	}
+	assert_int_equal(xl_rate_now(0, TAU, TAU), 0);
+	/* an hour of silence at 1.6 Tb/s: no overflow, close to 0 */
+	assert_true(xl_rate_now(1600 * GBPS, 3600 * NS_PER_S, TAU) < 1000000);
+	/* the sampler's own interval barely moves it: 50/550 */
+	assert_int_equal(xl_rate_now(110 * GBPS, XL_RATE_SAMPLE_NS, TAU),
+			 100 * GBPS);
+}
+
+/* 1.6 Tb/s and byte counts beyond 2^31: no overflow, small error. */
+static void rate_no_overflow(void **state)
+{
+	static const __u64 dts[] = { 50000, 1000000, 10000000, NS_PER_S,
+				     10 * NS_PER_S, 60 * NS_PER_S };
+	static const double rates[] = { 1e9, 100e9, 800e9, 1.6e12 };
+	size_t d, r;
+
+	(void)state;
+	for (d = 0; d < sizeof(dts) / sizeof(dts[0]); d++)
+		for (r = 0; r < sizeof(rates) / sizeof(rates[0]); r++) {
+			__u64 dt = dts[d], b = bytes_at(rates[r], dt);
+			__u64 v = 0;
+			int i;
+
+			/* long enough to converge (fewer samples at long dt) */
+			for (i = 0; i < 400; i++)
+				v = xl_rate_update(v, b, dt, TAU);
+			if (fabs((double)v / rates[r] - 1) > 0.01)
+				fail_msg("%.3g b/s in %llu ns samples (%llu "
+					 "bytes each): %.6g", rates[r],
+					 (unsigned long long)dt,
+					 (unsigned long long)b, (double)v);
+			/* from an average above and below too */
+			v = xl_rate_update(1600 * GBPS, b, dt, TAU);
+			assert_true(v <= 1600 * GBPS &&
+				    (double)v >= rates[r] * 0.99);
+			v = xl_rate_update(1, b, dt, TAU);
+			assert_true(v >= 1 && (double)v <= rates[r] * 1.01);
+		}
+	/* 2^40 bytes in 2^40 ns (8 b/ns) */
+	{
+		__u64 v = xl_rate_update(0, 1ULL << 40, 1ULL << 40, TAU);
+
+		assert_true(fabs((double)v / 8e9 - 1) < 0.01);
+	}
+}
+
+/* ---- synthetic simulation ----------------------------------------------- */
+
+/* Eight flows of NCCL-like messages (64 KiB as 16 packets of 4 KiB, then
+ * 200 us of silence: every message is a new flowlet under the 100 us
+ * timeout) over 4 uplinks, decided the way bpf/uplink.h does it: on a new
+ * flowlet, xl_member_util of every member (rate decayed since its last
+ * sample with xl_rate_now, plus its queue) and xl_pick_least with a
+ * rotating start and tie XL_UTIL_ONE/32; the rate of an uplink sampled
+ * after a packet it sent, at most every XL_RATE_SAMPLE_NS, with
+ * xl_rate_update; the queue a fluid one draining at the capacity.
+ *
+ * Each flow offers 1/8 of the aggregate capacity on average (10 Gb/s:
+ * 1.25 Gb/s a flow, a message every 419 us), so the uplinks together are
+ * fully offered. 1 s of synthetic time. */
+#define SIM_N_FLOWS 8
+#define SIM_N_LINKS 4
+#define SIM_MSG (64 * 1024)
+#define SIM_PKT 4096
+#define SIM_GAP (200 * NS_PER_US)
+#define SIM_TIMEOUT XL_DEFAULT_FLOWLET_TIMEOUT_NS
+#define SIM_AGG (10 * GBPS)
+#define SIM_T0 NS_PER_S /* start late: sample_ns 0 means "never" */
+#define SIM_LEN NS_PER_S
+
+struct sim_link {
+	__u64 cap;
+	__u64 tx_bytes;
+	__u64 sample_ns, sample_bytes, rate; /* struct xl_uplink_rate */
+	double busy_until;                   /* fluid queue, ns */
+};
+
+struct sim_flow {
+	double next;     /* next packet, ns */
+	int in_msg;      /* packets of the message sent */
+	int has;         /* has a member */
+	int member;
+	__u64 last_ns;
+};
+
+struct sim_result {
+	__u64 bytes[SIM_N_LINKS];
+	__u64 total;
+	__u64 flowlets, moves;
+};
+
+static __u64 sim_queue_bytes(const struct sim_link *l, __u64 now)
+{
+	double ahead = l->busy_until - (double)now;
+
+	return ahead > 0 ? (__u64)(ahead * (double)l->cap / 8e9) : 0;
+}
+
+/* stagger: flows start evenly spread over one message period; else all
+ * at once (a collective step). */
+static void simulate(const __u64 *caps, int stagger, struct sim_result *res)
+{
+	struct sim_link link[SIM_N_LINKS];
+	struct sim_flow flow[SIM_N_FLOWS];
+	const double flow_rate = (double)SIM_AGG / SIM_N_FLOWS;
+	const double period = SIM_MSG * 8e9 / flow_rate;
+	const double spacing = (period - SIM_GAP) / (SIM_MSG / SIM_PKT);
+	__u32 rr = 0, util[SIM_N_LINKS];
+	int i, f, m;
+
+	memset(link, 0, sizeof(link));
+	memset(flow, 0, sizeof(flow));
+	memset(res, 0, sizeof(*res));
+	for (i = 0; i < SIM_N_LINKS; i++)
+		link[i].cap = caps[i];
+	for (f = 0; f < SIM_N_FLOWS; f++)
+		flow[f].next = SIM_T0 + (stagger ? period * f / SIM_N_FLOWS : 0);
+
+	for (;;) {
+		struct sim_link *l;
+		__u64 now;
+
+		for (f = 0, i = 1; i < SIM_N_FLOWS; i++)
+			if (flow[i].next < flow[f].next)
+				f = i;
+		now = (__u64)flow[f].next;
+		if (now >= SIM_T0 + SIM_LEN)
+			break;
+		if (flow[f].has &&
+		    !xl_flowlet_expired(now, flow[f].last_ns, SIM_TIMEOUT)) {
+			m = flow[f].member;
+		} else {
+			for (i = 0; i < SIM_N_LINKS; i++) {
+				__u64 rate = link[i].sample_ns ?
+					xl_rate_now(link[i].rate,
+						    now - link[i].sample_ns, TAU) : 0;
+
+				util[i] = xl_member_util(rate,
+						sim_queue_bytes(&link[i], now),
+						link[i].cap, TAU);
+			}
+			m = xl_pick_least(util, SIM_N_LINKS, XL_ALL_UP, rr++,
+					  TIE);
+			assert_true(m >= 0 && m < SIM_N_LINKS);
+			res->flowlets++;
+			res->moves += flow[f].has && m != flow[f].member;
+			flow[f].has = 1;
+			flow[f].member = m;
+		}
+		/* send it */
+		l = &link[m];
+		l->tx_bytes += SIM_PKT;
+		l->busy_until = (l->busy_until > now ? l->busy_until : now) +
+				SIM_PKT * 8e9 / (double)l->cap;
+		if (now - l->sample_ns >= XL_RATE_SAMPLE_NS) {
+			if (l->sample_ns)
+				l->rate = xl_rate_update(l->rate,
+						l->tx_bytes - l->sample_bytes,
+						now - l->sample_ns, TAU);
+			l->sample_ns = now;
+			l->sample_bytes = l->tx_bytes;
+		}
+		res->bytes[m] += SIM_PKT;
+		res->total += SIM_PKT;
+		flow[f].last_ns = now;
+		if (++flow[f].in_msg == SIM_MSG / SIM_PKT) {
+			flow[f].in_msg = 0;
+			flow[f].next += spacing + SIM_GAP;
+		} else {
+			flow[f].next += spacing;
+		}
+	}
+}
+
+static void sim_report(const char *what, const struct sim_result *r)
+{
+	int i;
+
+	print_message("# %s: %llu flowlets, %llu moved; shares", what,
+		      (unsigned long long)r->flowlets,
+		      (unsigned long long)r->moves);
+	for (i = 0; i < SIM_N_LINKS; i++)
+		print_message(" %.2f", 100.0 * r->bytes[i] / r->total);
+	print_message(" %%\n");
+}
+
+static void sim_equal_capacities(void **state)
+{
+	static const __u64 caps[4] = { 2500000000ULL, 2500000000ULL,
+				       2500000000ULL, 2500000000ULL };
+	struct sim_result r;
+	int stagger, i;
+
+	(void)state;
+	for (stagger = 0; stagger < 2; stagger++) {
+		double mean, max = 0;
+
+		simulate(caps, stagger, &r);
+		sim_report(stagger ? "1:1:1:1 staggered" : "1:1:1:1 in step", &r);
+		/* 1 s at 10 Gb/s offered: about 1.25 GB sent */
+		assert_true(r.total > 1200000000ULL && r.total < 1300000000ULL);
+		mean = (double)r.total / SIM_N_LINKS;
+		for (i = 0; i < SIM_N_LINKS; i++)
+			if (r.bytes[i] > max)
+				max = (double)r.bytes[i];
+		if (max / mean > 1.05)
+			fail_msg("1:1:1:1 (%s): max/mean %.4f, want <= 1.05",
+				 stagger ? "staggered" : "in step", max / mean);
+	}
+}
+
+static void sim_unequal_capacities(void **state)
+{
+	static const __u64 caps[4] = { 4000000000ULL, 2000000000ULL,
+				       2000000000ULL, 2000000000ULL };
+	static const double want[4] = { 0.4, 0.2, 0.2, 0.2 };
+	struct sim_result r;
+	int stagger, i;
+
+	(void)state;
+	for (stagger = 0; stagger < 2; stagger++) {
+		simulate(caps, stagger, &r);
+		sim_report(stagger ? "2:1:1:1 staggered" : "2:1:1:1 in step", &r);
+		for (i = 0; i < SIM_N_LINKS; i++) {
+			double share = (double)r.bytes[i] / r.total;
+
+			/* within 5 % of the target share (relative) */
+			if (fabs(share / want[i] - 1) > 0.05)
+				fail_msg("2:1:1:1 (%s): uplink %d has %.2f %%, "
+					 "want %.0f %% +- 5 %%",
+					 stagger ? "staggered" : "in step", i,
+					 100 * share, 100 * want[i]);
+		}
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(util_capacity_weighting),
+		cmocka_unit_test(util_unknown_capacity),
+		cmocka_unit_test(util_queue_term),
+		cmocka_unit_test(util_saturation),
+		cmocka_unit_test(util_queue_no_wrap),
+		cmocka_unit_test(least_lowest_wins),
+		cmocka_unit_test(least_ties_rotate),
+		cmocka_unit_test(least_down_members),
+		cmocka_unit_test(least_one_and_sixteen),
+		cmocka_unit_test(least_saturated_members),
+		cmocka_unit_test(weighted_by_capacity),
+		cmocka_unit_test(weighted_edges),
+		cmocka_unit_test(hash_up_stability),
+		cmocka_unit_test(flowlet_boundary),
+		cmocka_unit_test(rate_converges),
+		cmocka_unit_test(rate_step),
+		cmocka_unit_test(rate_idle_decay),
+		cmocka_unit_test(rate_no_overflow),
+		cmocka_unit_test(sim_equal_capacities),
+		cmocka_unit_test(sim_unequal_capacities),
+	};
+
+	return cmocka_run_group_tests_name("lb", tests, NULL, NULL);
+}
