@@ -45,6 +45,11 @@ int xdpleaf_gen(struct xdp_md *ctx)
 	__u32 *bth;
 	__u8 *tail;
 
+	/* Attached to gen's private TAP device only to stay in the XDP
+	 * dispatcher (user/gen.c, anchor_program): anything arriving there
+	 * is not ours. Test runs come in on gen_ifindex. */
+	if (ctx->ingress_ifindex != gen_ifindex)
+		return XDP_PASS;
 	if (i >= XL_GEN_MAX_BATCH)
 		return XDP_ABORTED;
 	d = &gen_descs[i];

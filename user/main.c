@@ -13,16 +13,19 @@
 #include <bpf/libbpf.h>
 #include "config.h"
 #include "loader.h"
-#include "neigh_watch.h"
+#include "netlink_watch.h"
 #include "pins.h"
 #include "show.h"
+#include "flows.h"
 #include "sim.h"
+#include "traffic.h"
 
 struct opts {
 	const char *instance;
 	const char *config;
 	bool json;
 	bool no_watch;
+	int top;      /* flows: show the N busiest, 0 = all */
 };
 
 struct command {
@@ -111,7 +114,7 @@ static int cmd_watch(const struct opts *o)
 			o->instance);
 		return -1;
 	}
-	return xl_neigh_watch(o->instance);
+	return xl_watch(o->instance);
 }
 
 /* Read commands open pinned maps, which needs the same privileges. */
@@ -126,6 +129,13 @@ READ_CMD(cmd_status, xl_show_status)
 READ_CMD(cmd_stats, xl_show_stats)
 READ_CMD(cmd_routes, xl_show_routes)
 READ_CMD(cmd_neigh, xl_show_neigh)
+
+static int cmd_flows(const struct opts *o)
+{
+	if (need_privileges() || xl_ensure_bpffs())
+		return -1;
+	return xl_show_flows(o->instance, o->top, o->json);
+}
 
 static const struct command commands[] = {
 	{ "load", cmd_load, "--config FILE [--instance NAME] [--no-watch]",
@@ -143,8 +153,10 @@ static const struct command commands[] = {
 	  "the routes the dataplane forwards by", false, true },
 	{ "neigh", cmd_neigh, "[--instance NAME] [--json]",
 	  "next-hop MACs learned from the kernel's neighbour table", false, true },
+	{ "flows", cmd_flows, "[--instance NAME] [--top N] [--json]",
+	  "flows by rate, with their uplink, flowlets and moves", false, true },
 	{ "watch", cmd_watch, "[--instance NAME]",
-	  "run the neighbour watcher in the foreground (load starts one)", false, false },
+	  "run the netlink watcher (neighbours, uplink links) in the foreground (load starts one)", false, false },
 };
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 
@@ -156,6 +168,9 @@ static void usage(FILE *f)
 		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
 	fprintf(f, "  %-8s %s\n", "sim", "run the dataplane's algorithms offline "
 		   "('xdpleaf sim --help')");
+	fprintf(f, "  %-8s %s\n", "gen", "send RoCEv2 traffic ('xdpleaf gen --help')");
+	fprintf(f, "  %-8s %s\n", "sink", "count received RoCEv2 traffic per QP "
+		   "('xdpleaf sink --help')");
 	fprintf(f, "\n'xdpleaf COMMAND --help' for a command's options. The "
 		   "default instance is 'default'.\nRun it in the network "
 		   "namespace of the ports: nsenter --net=/run/netns/NS xdpleaf "
@@ -174,6 +189,8 @@ static void command_usage(FILE *f, const struct command *c)
 			   "[A-Za-z0-9_-] (default: default)\n");
 	if (c->has_json)
 		fprintf(f, "  -j, --json           print JSON\n");
+	if (strstr(c->args, "--top"))
+		fprintf(f, "  -n, --top N          only the N busiest flows\n");
 	if (strstr(c->args, "--no-watch"))
 		fprintf(f, "      --no-watch       do not start the neighbour "
 			   "watcher\n");
@@ -188,17 +205,30 @@ static int parse_opts(const struct command *c, int argc, char **argv,
 		{ "instance", required_argument, NULL, 'i' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "no-watch", no_argument, NULL, 'W' },
+		{ "top", required_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	int ch;
 
-	while ((ch = getopt_long(argc, argv, "c:i:jh", long_opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "c:i:jn:h", long_opts, NULL)) != -1) {
 		switch (ch) {
 		case 'c': o->config = optarg; break;
 		case 'i': o->instance = optarg; break;
 		case 'j': o->json = true; break;
 		case 'W': o->no_watch = true; break;
+		case 'n': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+
+			if (*end || v < 1 || v > 1000000) {
+				fprintf(stderr, "xdpleaf %s: --top wants a number 1..1000000\n",
+					c->name);
+				return -1;
+			}
+			o->top = (int)v;
+			break;
+		}
 		case 'h': command_usage(stdout, c); exit(0);
 		default: command_usage(stderr, c); return -1;
 		}
@@ -211,6 +241,7 @@ static int parse_opts(const struct command *c, int argc, char **argv,
 	/* Options a command does not take are errors, not silently ignored. */
 	if ((o->json && !c->has_json) || (o->config && !c->needs_config) ||
 	    (o->no_watch && !strstr(c->args, "--no-watch")) ||
+	    (o->top && !strstr(c->args, "--top")) ||
 	    (o->instance && !strstr(c->args, "--instance"))) {
 		fprintf(stderr, "xdpleaf %s: option not supported here\n",
 			c->name);
@@ -252,6 +283,10 @@ int main(int argc, char **argv)
 	/* sim takes its own options per model and needs no privileges. */
 	if (!strcmp(argv[1], "sim"))
 		return xl_sim_main(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "gen"))
+		return xl_gen_main(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "sink"))
+		return xl_sink_main(argc - 1, argv + 1);
 	for (size_t i = 0; i < N_COMMANDS; i++) {
 		if (strcmp(argv[1], commands[i].name))
 			continue;

@@ -1,0 +1,306 @@
+#!/usr/bin/env bats
+# `xdpleaf gen` into `xdpleaf sink` across one veth pair between two
+# throwaway namespaces (P-tx eth0 10.9.0.1 / fd00:9::1 -- P-rx eth0
+# 10.9.0.2 / fd00:9::2): paced QPs arrive complete and in order, full speed
+# is well over 1 Mpps, the packets decode as RoCEv2 with a correct ICRC
+# (scapy, tshark), and the sink leaves nothing attached however it ends.
+
+load helpers
+bats_require_minimum_version 1.5.0 # run --separate-stderr
+
+FRAME=1082 # 1024-byte payload: 14 + 20 + 8 + 12 + 1024 + 4
+
+setup_file() {
+	export LAB_SKIP
+	LAB_SKIP=$(lab_unavailable)
+	[[ -z $LAB_SKIP ]] || return 0
+	for tool in tshark /usr/bin/python3; do
+		command -v "$tool" >/dev/null || { LAB_SKIP="$tool not installed (make deps)"; return 0; }
+	done
+	export P="xlt$$g"
+	export TX="$P-tx" RX="$P-rx"
+	ip netns add "$TX"
+	ip netns add "$RX"
+	# no DAD, also on the link-local addresses: ND works at once
+	local ns
+	for ns in "$TX" "$RX"; do
+		in_ns "$ns" sysctl -qw net.ipv6.conf.all.accept_dad=0 \
+			net.ipv6.conf.default.accept_dad=0
+	done
+	ip link add eth0 netns "$TX" type veth peer name eth0 netns "$RX"
+	ip -n "$TX" addr add 10.9.0.1/24 dev eth0
+	ip -n "$RX" addr add 10.9.0.2/24 dev eth0
+	ip -n "$TX" addr add fd00:9::1/64 dev eth0 nodad
+	ip -n "$RX" addr add fd00:9::2/64 dev eth0 nodad
+	for ns in "$TX" "$RX"; do
+		ip -n "$ns" link set lo up
+		ip -n "$ns" link set eth0 up
+	done
+}
+
+teardown_file() {
+	[[ -n ${P-} ]] || return 0
+	ip netns del "$P-tx" 2>/dev/null || true
+	ip netns del "$P-rx" 2>/dev/null || true
+}
+
+setup() {
+	require_lab
+}
+
+teardown() {
+	# a sink a failed test left running: its own pid, nothing broader
+	if [[ -n ${SINK_PID-} ]]; then
+		kill "$SINK_PID" 2>/dev/null || true
+		wait "$SINK_PID" 2>/dev/null || true
+	fi
+}
+
+# Start a sink in RX with the given options; its JSON goes to $SINK_OUT.
+# Waits for its "ready" line on stderr (up to 5 s).
+start_sink() {
+	SINK_OUT=$BATS_TEST_TMPDIR/sink.json
+	SINK_ERR=$BATS_TEST_TMPDIR/sink.err
+	# nsenter execs the sink, so $! is the sink itself (in_ns, a shell
+	# function, would put a subshell in between that a signal would hit)
+	nsenter --net="/run/netns/$RX" -- "$XDPLEAF" sink --dev eth0 --json "$@" \
+		>"$SINK_OUT" 2>"$SINK_ERR" 3>&- &
+	SINK_PID=$!
+	local tries=50
+	while ((tries-- > 0)); do
+		grep -q 'ready' "$SINK_ERR" && return 0
+		kill -0 "$SINK_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "sink did not get ready:" >&2
+	cat "$SINK_ERR" >&2
+	return 1
+}
+
+# Wait for the sink started last to finish; fail if it failed.
+wait_sink() {
+	local rc=0
+	wait "$SINK_PID" || rc=$?
+	SINK_PID=
+	if ((rc != 0)); then
+		cat "$SINK_ERR" >&2
+		return 1
+	fi
+}
+
+gen() {
+	in_ns "$TX" "$XDPLEAF" gen --dev eth0 "$@"
+}
+
+rx_has_xdp() {
+	[[ -n $(ip -n "$RX" -j link show eth0 | jq -r '.[0].xdp // empty') ]]
+}
+
+@test "gen: 4 QPs at 200 Mbit/s for 1 s arrive complete, in order, at the rate" {
+	start_sink --duration 4s
+	local g
+	g=$(gen --dst 10.9.0.2 --qps 4 --rate 200M --duration 1s --json)
+	wait_sink
+	local s
+	s=$(<"$SINK_OUT")
+	echo "$g"
+	echo "$s"
+	# 200e6 bit/s / (1082 * 8) bit per frame * 1 s
+	local want=$((200000000 / (FRAME * 8)))
+	[[ $(jqv "$s" '.qps | length') -eq 4 ]]
+	local i qp n lost reord dup first last gp
+	for i in 0 1 2 3; do
+		qp=$(jqv "$s" ".qps[$i].qp")
+		[[ $qp -eq $((0x100 + i)) ]]
+		[[ $(jqv "$s" ".qps[$i].sport") -eq $((49152 + i)) ]]
+		[[ $(jqv "$s" ".qps[$i].src") == 10.9.0.1 ]]
+		n=$(jqv "$s" ".qps[$i].packets")
+		lost=$(jqv "$s" ".qps[$i].lost")
+		reord=$(jqv "$s" ".qps[$i].reordered")
+		dup=$(jqv "$s" ".qps[$i].duplicates")
+		first=$(jqv "$s" ".qps[$i].first_psn")
+		last=$(jqv "$s" ".qps[$i].last_psn")
+		gp=$(jqv "$g" ".qps[$i].packets")
+		note "QP $qp: $n packets (want $want +- 3 %), lost $lost, reordered $reord, PSN $first..$last"
+		((n * 100 >= want * 97 && n * 100 <= want * 103))
+		((lost == 0 && reord == 0 && dup == 0))
+		# consecutive PSNs: from 0, one per packet
+		((first == 0 && last == n - 1))
+		# and everything gen sent arrived
+		((gp == n))
+		[[ $(jqv "$s" ".qps[$i].bytes") -eq $((n * FRAME)) ]]
+	done
+}
+
+@test "gen: full speed for 1 s is well over 1 Mpps (counted by the sink)" {
+	start_sink --duration 5s
+	local g
+	g=$(gen --dst 10.9.0.2 --qps 4 --duration 1s --json)
+	wait_sink
+	local s secs sent got pps
+	s=$(<"$SINK_OUT")
+	secs=$(jqv "$g" '.seconds')
+	sent=$(jqv "$g" '.packets')
+	got=$(jqv "$s" '.total.packets')
+	pps=$(jq -n "$got / $secs | floor")
+	note "live frames: gen sent $sent in $secs s, sink counted $got: $pps pps," \
+		"$(jq -n "$got * $FRAME * 8 / $secs / 1e9 * 10 | floor / 10") Gbit/s;" \
+		"lost $(jqv "$s" '.total.lost'), reordered $(jqv "$s" '.total.reordered')"
+	((pps > 1000000))
+	# the sink kept up: it saw what gen sent, in order
+	((got * 1000 >= sent * 999))
+	[[ $(jqv "$s" '.total.reordered') -eq 0 ]]
+}
+
+@test "gen: the AF_PACKET baseline also works (for comparison)" {
+	start_sink --duration 4s
+	local g
+	g=$(gen --dst 10.9.0.2 --qps 4 --duration 1s --afpacket --json)
+	wait_sink
+	note "AF_PACKET (sendmmsg, qdisc bypass): $(jqv "$g" '.pps | floor') pps"
+	[[ $(jqv "$(<"$SINK_OUT")" '.total.packets') -gt 0 ]]
+}
+
+# Capture what gen sends to RX (sink --pass lets RoCE up the stack).
+capture() { # file gen-args...
+	local pcap=$1
+	shift
+	start_sink --pass --duration 4s
+	in_ns "$RX" timeout 3 tshark -q -i eth0 -f 'udp port 4791' -w "$pcap" \
+		</dev/null >/dev/null 2>&1 3>&- &
+	local cap=$!
+	sleep 1.5 # tshark needs a moment before it captures
+	gen "$@" >/dev/null
+	wait "$cap" || true
+	wait_sink
+}
+
+@test "gen: IPv4 SEND_ONLY decodes as RoCEv2 (tshark, scapy) with a correct ICRC" {
+	local pcap=$BATS_TEST_TMPDIR/v4.pcap
+	capture "$pcap" --dst 10.9.0.2 --qps 2 --count 20 --dscp 26 --ecn ect0
+	local f
+	f=$(tshark -r "$pcap" -o ip.check_checksum:TRUE -Y infiniband -T fields \
+		-e infiniband.bth.opcode -e infiniband.bth.destqp -e infiniband.bth.psn \
+		-e ip.dsfield.dscp -e ip.dsfield.ecn -e ip.ttl -e ip.flags.df \
+		-e ip.checksum.status -e udp.srcport 2>/dev/null)
+	echo "$f"
+	[[ $(wc -l <<<"$f") -eq 20 ]]
+	# first packet: SEND_ONLY (4) to QP 0x100, PSN 0, DSCP 26, ECT(0),
+	# TTL 64, DF, good IP checksum, source port 49152
+	[[ $(head -1 <<<"$f") == $'4\t0x000100\t0\t26\t2\t64\t1\t1\t49152' ]]
+	[[ $(grep -c $'^4\t0x000101\t' <<<"$f") -eq 10 ]]
+	local c
+	c=$(/usr/bin/python3 "$ROOT/tests/lab/roce_check.py" "$pcap")
+	echo "$c"
+	[[ $(wc -l <<<"$c") -eq 20 ]]
+	! grep -q '"icrc_ok": false' <<<"$c"
+	! grep -q '_csum_ok": false' <<<"$c"
+	note "scapy: 20 IPv4 packets, ICRC correct in all"
+}
+
+@test "gen: IPv6 RDMA WRITE messages: FIRST/MIDDLE/LAST, RETH, ICRC and UDP checksum" {
+	local pcap=$BATS_TEST_TMPDIR/v6.pcap
+	# 2 QPs, 2500-byte messages of 1024-byte packets: WRITE_FIRST (with
+	# RETH), WRITE_MIDDLE, WRITE_LAST (452 bytes + pad)
+	capture "$pcap" --dst fd00:9::2 --qps 2 --count 12 --opcode write --message 2500
+	local f
+	f=$(tshark -r "$pcap" -Y infiniband -T fields -e infiniband.bth.opcode \
+		-e infiniband.bth.destqp -e infiniband.bth.psn -e frame.len 2>/dev/null)
+	echo "$f"
+	[[ $(wc -l <<<"$f") -eq 12 ]]
+	# QP 0x100's packets, in order: FIRST 6, MIDDLE 7, LAST 8, FIRST 6 ...
+	[[ $(grep $'\t0x000100\t' <<<"$f" | cut -f1 | tr '\n' ' ') == "6 7 8 6 7 8 " ]]
+	[[ $(grep $'\t0x000100\t' <<<"$f" | cut -f3 | tr '\n' ' ') == "0 1 2 3 4 5 " ]]
+	# FIRST: 14 + 40 + 8 + 12 + 16 + 1024 + 4; LAST: 452 payload
+	[[ $(grep $'^6\t0x000100\t0\t' <<<"$f" | cut -f4) -eq 1118 ]]
+	[[ $(grep $'^8\t0x000100\t2\t' <<<"$f" | cut -f4) -eq $((14 + 40 + 8 + 12 + 452 + 4)) ]]
+	local c
+	c=$(/usr/bin/python3 "$ROOT/tests/lab/roce_check.py" "$pcap")
+	echo "$c"
+	[[ $(wc -l <<<"$c") -eq 12 ]]
+	! grep -q '"icrc_ok": false' <<<"$c"
+	! grep -q '"udp_csum_ok": false' <<<"$c"
+}
+
+@test "gen: IPv6 QPs counted by the sink, exact --count" {
+	start_sink --duration 3s
+	local g
+	g=$(gen --dst fd00:9::2 --qps 3 --qp-base 0x2000 --sport-base 60000 --count 3000 --json)
+	wait_sink
+	local s
+	s=$(<"$SINK_OUT")
+	[[ $(jqv "$g" '.packets') -eq 3000 ]]
+	[[ $(jqv "$s" '.qps | length') -eq 3 ]]
+	[[ $(jqv "$s" '[.qps[] | select(.src == "fd00:9::1" and .packets == 1000 and .lost == 0)] | length') -eq 3 ]]
+	[[ $(jqv "$s" '.qps[2].qp') -eq $((0x2002)) ]]
+	[[ $(jqv "$s" '.qps[2].sport') -eq 60002 ]]
+}
+
+@test "gen: nccl pattern sends messages with gaps, seeded" {
+	start_sink --duration 3s
+	local g
+	g=$(gen --dst 10.9.0.2 --qps 2 --pattern nccl --message 64K --gap fixed:2ms \
+		--rate 1G --duration 500ms --seed 5 --json)
+	wait_sink
+	local s msgs
+	s=$(<"$SINK_OUT")
+	echo "$g"
+	# a 64K message is 64 packets at 1 Gbit/s: 0.55 ms, then 2 ms idle
+	msgs=$(jqv "$g" '.qps[0].messages')
+	note "nccl: QP 0x100 sent $msgs messages in 0.5 s (about 196 expected)"
+	((msgs >= 170 && msgs <= 200))
+	# with --seed the PSNs start at random, still consecutive at the sink
+	[[ $(jqv "$s" '.total.lost') -eq 0 ]]
+	[[ $(jqv "$g" '.qps[0].first_psn') -eq $(jqv "$s" '.qps[0].first_psn') ]]
+}
+
+@test "sink: detaches on SIGTERM (prints its counts) and when killed with SIGKILL" {
+	start_sink
+	rx_has_xdp
+	kill -TERM "$SINK_PID"
+	wait_sink
+	! rx_has_xdp
+	jq -e '.total.packets == 0' "$SINK_OUT"
+	# SIGKILL: the link is not pinned, so it dies with the process
+	start_sink
+	rx_has_xdp
+	kill -KILL "$SINK_PID"
+	wait "$SINK_PID" || true
+	SINK_PID=
+	local tries=20
+	while rx_has_xdp && ((tries-- > 0)); do sleep 0.1; done
+	! rx_has_xdp
+	# and gen leaves no anchor device behind
+	[[ -z $(ip -n "$TX" -j link show | jq -r '.[].ifname' | grep '^xlgen') ]]
+}
+
+@test "gen, sink: bad options, missing interface, no privileges, unresolved neighbour" {
+	run --separate-stderr gen --dst 10.9.0.2 --qps 0
+	[[ $status -eq 2 && $stderr == *"--qps"* ]]
+	run --separate-stderr gen --dst 10.9.0.2 --rate fast
+	[[ $status -eq 2 && $stderr == *"rate"* ]]
+	run --separate-stderr gen --dst nowhere
+	[[ $status -ne 0 && $stderr == *"not an IPv4 or IPv6"* ]]
+	run --separate-stderr gen --dst 10.9.0.2 --gap fixed:1ms
+	[[ $status -eq 2 && $stderr == *"nccl"* ]]
+	run --separate-stderr in_ns "$TX" "$XDPLEAF" gen --dev nosuch0 --dst 10.9.0.2
+	[[ $status -eq 1 && $stderr == *"no interface 'nosuch0'"* ]]
+	run --separate-stderr in_ns "$RX" "$XDPLEAF" sink --dev nosuch0
+	[[ $status -eq 1 && $stderr == *"no interface 'nosuch0'"* ]]
+	run --separate-stderr in_ns "$TX" setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$XDPLEAF" gen --dev eth0 --dst 10.9.0.2 --count 1
+	[[ $status -eq 1 && $stderr == *"needs root"* ]]
+	run --separate-stderr in_ns "$RX" setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$XDPLEAF" sink --dev eth0
+	[[ $status -eq 1 && $stderr == *"needs root"* ]]
+	# nobody answers ARP for .77: a clear error after about 1 s
+	run --separate-stderr gen --dst 10.9.0.77 --count 1
+	[[ $status -eq 1 && $stderr == *"no MAC for next hop 10.9.0.77"* ]]
+	# --gw-mac skips the resolution
+	run --separate-stderr gen --dst 10.9.0.77 --gw-mac 02:00:00:00:00:77 --count 1
+	[[ $status -eq 0 ]]
+	# a second sink on the same interface is refused while one runs
+	start_sink
+	run --separate-stderr in_ns "$RX" "$XDPLEAF" sink --dev eth0
+	[[ $status -eq 1 && $stderr == *"already has an XDP program"* ]]
+}
