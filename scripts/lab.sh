@@ -3,7 +3,7 @@
 # every node its own network namespace, joined by veth pairs.
 #
 #   lab.sh up|down|status [--prefix P] [--mode xdp|kernel] [--config FILE]
-#                         [--leaf2-config FILE]
+#                         [--leaf2-config FILE] [--uplink-rates R1,R2,R3,R4]
 #
 # All namespaces are named P-<node> so parallel runs with different prefixes
 # never clash. Topology and addressing: docs/lab.md.
@@ -20,13 +20,21 @@ log() { echo "lab.sh: $*" >&2; }
 usage() {
 	cat >&2 <<EOF
 usage: $0 up|down|status [--prefix P] [--mode xdp|kernel] [--config FILE]
-                         [--leaf2-config FILE]
+                         [--leaf2-config FILE] [--uplink-rates R1,R2,R3,R4]
   --prefix P     namespace prefix and xdpleaf instance name (default xl)
   --mode M       xdp: load xdpleaf in leaf1 (default); kernel: kernel ECMP only
   --config FILE  xdpleaf config for leaf1 (default scripts/leaf1.conf)
   --leaf2-config FILE
                  also run xdpleaf in leaf2 with FILE (instance P_leaf2), e.g.
                  scripts/leaf2.conf; without it leaf2 forwards in the kernel
+  --uplink-rates R1,R2,R3,R4
+                 (up, either mode) give the spine->leaf2 links a real capacity:
+                 spine N's 'up' gets a TBF qdisc at RN bit/s (e.g. 200M, 2.5G:
+                 K/M/G = 10^3/10^6/10^9), burst max(2 frames, RN x 100us),
+                 limit RN x 2ms (a 2 ms buffer: it queues and tail-drops as a
+                 switch port would). Without it the links are unlimited.
+                 Uplinks that should match must get the same rates in leaf1's
+                 config (see docs/load-balancing-bench.md)
 EOF
 	exit 2
 }
@@ -189,6 +197,63 @@ build_fabric() {
 	done < <(lab_namespaces)
 }
 
+# --uplink-rates: TBF shaping of each spine's egress toward leaf2. The
+# figures are derived from the rate so every link keeps the same buffer in
+# time: a burst of TBF_BURST_US (at least two full frames, so back-to-back
+# frames are not cut) and a tail-drop buffer of TBF_BUFFER_US (a realistic
+# switch-port buffer at this scale: it absorbs the sub-millisecond bursts a
+# paced sender makes, but a link loaded past its rate queues by up to 2 ms
+# and then drops). docs/load-balancing-bench.md explains the choice.
+TBF_BURST_US=100
+TBF_BUFFER_US=2000
+
+# A rate in bit/s from xdpleaf's syntax (200M, 2.5G, 400000000): prints the
+# whole number of bit/s, or fails.
+rate_bps() {
+	local v=$1 num mult=1
+	[[ $v =~ ^([0-9]+(\.[0-9]{1,6})?)([KMGT]?)$ ]] || return 1
+	num=${BASH_REMATCH[1]}
+	case ${BASH_REMATCH[3]} in
+	K) mult=1000 ;; M) mult=1000000 ;; G) mult=1000000000 ;;
+	T) mult=1000000000000 ;;
+	esac
+	awk -v n="$num" -v m="$mult" 'BEGIN {
+		b = n * m; if (b != int(b) || b < 1000000) exit 1
+		printf "%.0f\n", b }'
+}
+
+parse_uplink_rates() {
+	local IFS=, r bps
+	local -a rates
+	read -r -a rates <<<"$UPLINK_RATES"
+	((${#rates[@]} == ${#HOSTS[@]})) ||
+		die "--uplink-rates needs ${#HOSTS[@]} rates, comma-separated (e.g. 200M,200M,200M,200M)"
+	UPLINK_BPS=()
+	for r in "${rates[@]}"; do
+		bps=$(rate_bps "$r") ||
+			die "--uplink-rates: bad rate '$r' (a whole number of bit/s >= 1M, e.g. 200M, 2.5G)"
+		UPLINK_BPS+=("$bps")
+	done
+}
+
+shape_uplinks() {
+	local i n bps mtu frame burst limit
+	for i in "${!HOSTS[@]}"; do
+		n=${HOSTS[i]}
+		bps=${UPLINK_BPS[i]}
+		mtu=$(ip -n "$PREFIX-sp$n" -o link show dev up |
+			sed -n 's/.* mtu \([0-9]*\) .*/\1/p')
+		frame=$((mtu + 14))
+		burst=$((bps / 8 * TBF_BURST_US / 1000000))
+		((burst >= 2 * frame)) || burst=$((2 * frame))
+		limit=$((bps / 8 * TBF_BUFFER_US / 1000000))
+		((limit >= 2 * frame)) || limit=$((2 * frame))
+		in_ns "$PREFIX-sp$n" tc qdisc replace dev up root tbf \
+			rate "${bps}bit" burst "$burst" limit "$limit"
+	done
+	log "uplinks shaped: ${UPLINK_RATES//,/ } bit/s (TBF on spine 'up', buffer ${TBF_BUFFER_US}us)"
+}
+
 cmd_up() {
 	[[ -z $(lab_namespaces) && ! -e $STATE_FILE ]] ||
 		die "lab '$PREFIX' already exists; run: $0 down --prefix $PREFIX"
@@ -198,7 +263,8 @@ cmd_up() {
 	fi
 	# State first, so `down` after a failure here knows what to undo.
 	mkdir -p "$STATE_DIR"
-	printf 'MODE=%s\nCONFIG=%s\n' "$MODE" "$CONFIG" >"$STATE_FILE"
+	printf 'MODE=%s\nCONFIG=%s\nUPLINK_RATES=%s\n' "$MODE" "$CONFIG" \
+		"$UPLINK_RATES" >"$STATE_FILE"
 	STATE_MODE=$MODE
 	# A half-built fabric is useless: tear it down if anything fails
 	# (set -e exits the script, so the EXIT trap is where to catch it).
@@ -206,6 +272,7 @@ cmd_up() {
 	trap '[[ $UP_DONE == 1 ]] || { log "up failed, cleaning up"; cmd_down; }' EXIT
 
 	build_fabric
+	[[ -z $UPLINK_RATES ]] || shape_uplinks
 	if [[ $MODE == xdp ]]; then
 		ensure_bpffs
 		# stdin from /dev/null: the watcher xdpleaf leaves running
@@ -256,6 +323,15 @@ cmd_status() {
 	echo "lab '$PREFIX': ${STATE_MODE:-unknown} mode"
 	echo "namespaces:"
 	sed 's/^/  /' <<<"$nss"
+	local rates n
+	rates=$(sed -n 's/^UPLINK_RATES=//p' "$STATE_FILE" 2>/dev/null || true)
+	if [[ -n $rates ]]; then
+		echo "uplinks shaped ($rates):"
+		for n in "${HOSTS[@]}"; do
+			ns_exists "$PREFIX-sp$n" || continue
+			echo "  sp$n up: $(in_ns "$PREFIX-sp$n" tc qdisc show dev up root)"
+		done
+	fi
 	if [[ ${STATE_MODE:-} == xdp ]] && ns_exists "$PREFIX-leaf1"; then
 		echo "xdpleaf on leaf1:"
 		in_ns "$PREFIX-leaf1" "$XDPLEAF" status --instance "$PREFIX"
@@ -274,12 +350,14 @@ main() {
 	MODE=xdp
 	CONFIG=$ROOT/scripts/leaf1.conf
 	CONFIG2=
+	UPLINK_RATES=
 	while [[ $# -gt 0 ]]; do
 		case $1 in
 		--prefix) PREFIX=${2:?--prefix needs a value}; shift 2 ;;
 		--mode) MODE=${2:?--mode needs a value}; shift 2 ;;
 		--config) CONFIG=${2:?--config needs a value}; shift 2 ;;
 		--leaf2-config) CONFIG2=${2:?--leaf2-config needs a value}; shift 2 ;;
+		--uplink-rates) UPLINK_RATES=${2:?--uplink-rates needs a value}; shift 2 ;;
 		*) usage ;;
 		esac
 	done
@@ -289,6 +367,7 @@ main() {
 		die "bad prefix '$PREFIX' (letters, digits, _; at most 20)"
 	[[ $MODE == xdp || $MODE == kernel ]] || die "bad mode '$MODE'"
 	[[ $EUID -eq 0 ]] || die "must run as root"
+	[[ -z $UPLINK_RATES ]] || parse_uplink_rates
 
 	STATE_FILE=$STATE_DIR/$PREFIX.env
 	STATE_MODE=
