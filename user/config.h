@@ -8,9 +8,16 @@
 #include <stddef.h>
 #include <linux/types.h>
 #include "xdpleaf.h"
+#include <linux/bpf.h> /* struct bpf_spin_lock, for host.h */
+#include "host.h"
 
 #define XL_NAME_MAX 32
 #define XL_ERR_MAX 512
+
+enum xl_mode {
+	XL_MODE_LEAF = 0,  /* a switch: XDP forwarding between ports */
+	XL_MODE_HOST = 1,  /* a GPU host: DCQCN NP and RP at tc (docs/dcqcn.md) */
+};
 
 enum xl_xdp_mode {
 	XL_XDP_NATIVE = 0,
@@ -67,6 +74,7 @@ struct xl_cfg_route {
 
 struct xl_config {
 	char path[256];
+	__u32 mode;           /* enum xl_mode */
 	__u32 malformed;      /* enum xl_malformed_action */
 	__u32 xdp_mode;       /* enum xl_xdp_mode */
 	__u32 flow_table_size; /* entries of the flow table, default
@@ -80,6 +88,10 @@ struct xl_config {
 	struct xl_cfg_class classes[XL_MAX_CLASSES];
 	int n_classes;
 	__u8 dscp_class[64];  /* DSCP -> class id */
+	/* Host mode: the [dcqcn] section (include/host.h). rp.line_rate is
+	 * the port's rate; parameters default per variant. */
+	struct xl_host_cfg host;
+	int dcqcn_line;       /* line of [dcqcn], 0 if absent */
 };
 
 /* Parse and validate `path`. With check_interfaces, every port must name an
