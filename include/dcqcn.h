@@ -104,11 +104,15 @@ static inline void xl_dcqcn_init(struct xl_dcqcn_state *s,
 /* alpha <- (1 - g) alpha + g, and alpha <- (1 - g) alpha, in Q32. */
 static inline __u64 xl_alpha_raise(__u64 a, __u64 g)
 {
+	if (g >= XL_Q32_ONE) /* (1 - a) * g would not fit 64 bits */
+		return XL_Q32_ONE;
 	return a + (((XL_Q32_ONE - a) * g) >> 32);
 }
 
 static inline __u64 xl_alpha_decay(__u64 a, __u64 g)
 {
+	if (g >= XL_Q32_ONE)
+		return 0;
 	return a - ((a * g) >> 32);
 }
 
@@ -345,10 +349,21 @@ static inline void xl_dcqcn_fire(struct xl_dcqcn_state *s,
 	}
 }
 
+/* Would one more nvidia increase leave Rc and Rt as they are? With Rt at C
+ * past F, Rc settles where trunc(Rc/2) + trunc(C/2) no longer moves it
+ * (C, or C - 1 when it came up from below). */
+static inline int nvidia_increase_is_idle(const struct xl_dcqcn_state *s,
+					  const struct xl_dcqcn_params *p)
+{
+	return s->t_cnt > p->f && s->rt == p->line_rate &&
+	       s->rc / 2 + s->rt / 2 == s->rc;
+}
+
 /* Expiries that provably change nothing are skipped in one step rather than
  * fired one by one (an idle flow's timers run forever): alpha once decay
  * no longer moves it, the nvidia sampler without a CNP pending, and the
- * nvidia increase timer once Rc = Rt = C past F. Returns 1 if it skipped. */
+ * nvidia increase timer once it no longer moves Rc or Rt. Returns 1 if it
+ * skipped. */
 static inline int xl_dcqcn_skip_idle(struct xl_dcqcn_state *s,
 				     const struct xl_dcqcn_params *p, int which,
 				     __u64 due, __u64 until)
@@ -361,8 +376,7 @@ static inline int xl_dcqcn_skip_idle(struct xl_dcqcn_state *s,
 	else if (which == XL_TIMER_DECREASE && !s->dec_cnp)
 		period = p->t_dec_ns;
 	else if (which == XL_TIMER_INCREASE && p->variant == XL_DCQCN_NVIDIA &&
-		 s->t_cnt > p->f && s->rt == p->line_rate &&
-		 s->rc == p->line_rate / 2 + p->line_rate / 2)
+		 nvidia_increase_is_idle(s, p))
 		period = p->t_ns;
 	else
 		return 0;

@@ -19,10 +19,6 @@
 #include "netlink_watch.h"
 #include "pins.h"
 
-struct attach_state {
-	int link_fds[XL_MAX_PORTS];
-	int n_links;
-};
 
 static int get_mac(const char *ifname, __u8 mac[XL_ETH_ALEN])
 {
@@ -189,7 +185,7 @@ static void explain_attach_error(const struct xl_cfg_port *cp, int err)
 /* One BPF link per port. Links close (and so detach) with their fd until
  * pinned, which makes rollback a matter of closing what we opened. */
 static int attach_all(struct leaf *skel, const struct xl_config *cfg,
-		      struct attach_state *st)
+		      struct xl_attach_state *st)
 {
 	int prog_fd = bpf_program__fd(skel->progs.xdpleaf_leaf);
 	LIBBPF_OPTS(bpf_link_create_opts, opts);
@@ -204,9 +200,28 @@ static int attach_all(struct leaf *skel, const struct xl_config *cfg,
 			explain_attach_error(&cfg->ports[i], errno);
 			return -1;
 		}
-		st->link_fds[st->n_links++] = fd;
+		xl_attach_add(st, fd, "link_xdp_%s", cfg->ports[i].ifname);
 	}
 	return 0;
+}
+
+void xl_attach_add(struct xl_attach_state *st, int fd, const char *fmt,
+		   const char *port)
+{
+	if (st->n_links >= (int)(sizeof(st->links) / sizeof(st->links[0]))) {
+		close(fd);
+		return;
+	}
+	st->links[st->n_links].fd = fd;
+	snprintf(st->links[st->n_links].name, sizeof(st->links[0].name), fmt, port);
+	st->n_links++;
+}
+
+void xl_attach_close(struct xl_attach_state *st)
+{
+	for (int i = 0; i < st->n_links; i++)
+		close(st->links[i].fd);
+	st->n_links = 0;
 }
 
 static int pin_one(int fd, const char *instance, const char *name)
@@ -222,10 +237,11 @@ static int pin_one(int fd, const char *instance, const char *name)
 	return 0;
 }
 
-static int pin_all(struct leaf *skel, const struct xl_config *cfg,
-		   const struct attach_state *st, const char *instance)
+int xl_pin_object(struct bpf_object *obj, const struct xl_attach_state *st,
+		  const char *instance)
 {
 	char dir[256], name[64];
+	struct bpf_program *prog;
 	struct bpf_map *map;
 
 	xl_pin_path(dir, sizeof(dir), instance, NULL);
@@ -235,31 +251,29 @@ static int pin_all(struct leaf *skel, const struct xl_config *cfg,
 			strerror(errno));
 		return -1;
 	}
-	bpf_object__for_each_map(map, skel->obj) {
+	bpf_object__for_each_map(map, obj) {
 		if (bpf_map__is_internal(map))
 			continue; /* .rodata/.bss: nothing an operator reads */
 		if (pin_one(bpf_map__fd(map), instance, bpf_map__name(map)))
 			return -1;
 	}
-	if (pin_one(bpf_program__fd(skel->progs.xdpleaf_leaf), instance,
-		    "prog_leaf"))
-		return -1;
-	for (int i = 0; i < st->n_links; i++) {
-		snprintf(name, sizeof(name), "link_xdp_%s", cfg->ports[i].ifname);
-		if (pin_one(st->link_fds[i], instance, name))
+	bpf_object__for_each_program(prog, obj) {
+		/* "xdpleaf_leaf" -> "prog_leaf" */
+		const char *n = bpf_program__name(prog);
+
+		snprintf(name, sizeof(name), "prog_%s",
+			 strncmp(n, "xdpleaf_", 8) ? n : n + 8);
+		if (pin_one(bpf_program__fd(prog), instance, name))
 			return -1;
 	}
+	for (int i = 0; i < st->n_links; i++)
+		if (pin_one(st->links[i].fd, instance, st->links[i].name))
+			return -1;
 	return 0;
 }
 
-int xl_load(const struct xl_config *cfg, const char *instance,
-	    bool start_watcher)
+int xl_check_new_instance(const char *instance)
 {
-	struct attach_state st = { .n_links = 0 };
-	struct leaf *skel;
-	bool pinned = false;
-	int err = -1;
-
 	if (xl_ensure_bpffs())
 		return -1;
 	if (xl_instance_exists(instance)) {
@@ -269,6 +283,21 @@ int xl_load(const struct xl_config *cfg, const char *instance,
 			instance, XL_PIN_ROOT, instance, instance);
 		return -1;
 	}
+	return 0;
+}
+
+int xl_load(const struct xl_config *cfg, const char *instance,
+	    bool start_watcher)
+{
+	struct xl_attach_state st = { .n_links = 0 };
+	struct leaf *skel;
+	bool pinned = false;
+	int err = -1;
+
+	if (cfg->mode == XL_MODE_HOST)
+		return xl_load_host(cfg, instance);
+	if (xl_check_new_instance(instance))
+		return -1;
 	skel = leaf__open();
 	if (!skel) {
 		fprintf(stderr, "xdpleaf: cannot open BPF object: %s\n",
@@ -292,12 +321,11 @@ int xl_load(const struct xl_config *cfg, const char *instance,
 	if (fill_maps(skel, cfg) || attach_all(skel, cfg, &st))
 		goto out;
 	pinned = true;
-	if (pin_all(skel, cfg, &st, instance))
+	if (xl_pin_object(skel->obj, &st, instance))
 		goto out;
 	err = 0;
 out:
-	for (int i = 0; i < st.n_links; i++)
-		close(st.link_fds[i]);
+	xl_attach_close(&st);
 	leaf__destroy(skel);
 	/* Started only after our fds are closed, so the watcher never holds
 	 * a link that unload must be able to drop. */

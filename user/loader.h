@@ -10,6 +10,28 @@
  * returned after printing the reason. */
 int xl_load(const struct xl_config *cfg, const char *instance,
 	    bool start_watcher);
+/* Host mode (DCQCN NP/RP at tc), called by xl_load for mode = host. */
+int xl_load_host(const struct xl_config *cfg, const char *instance);
+
+/* Shared by both modes: links attached so far, by pin name. Until pinned
+ * they live only as fds, so closing them detaches: that is the rollback. */
+struct xl_attach_state {
+	struct {
+		int fd;
+		char name[48];
+	} links[2 * XL_MAX_PORTS];
+	int n_links;
+};
+struct bpf_object;
+void xl_attach_add(struct xl_attach_state *st, int fd, const char *fmt,
+		   const char *port);
+void xl_attach_close(struct xl_attach_state *st);
+/* Pin every map, program (prog_NAME) and link under the instance dir. */
+int xl_pin_object(struct bpf_object *obj, const struct xl_attach_state *st,
+		  const char *instance);
+/* bpffs is there and the instance is not loaded yet (else says why). */
+int xl_check_new_instance(const char *instance);
+
 /* Idempotent: 0 when the instance is gone afterwards. */
 int xl_unload(const char *instance);
 /* Fork the neighbour watcher into the background and record its pid. */

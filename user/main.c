@@ -75,7 +75,8 @@ static int cmd_load(const struct opts *o)
 		fprintf(stderr, "%s\n", err);
 		return -1;
 	}
-	ret = xl_load(&cfg, o->instance, !o->no_watch);
+	/* host mode has no neighbours or uplinks to watch */
+	ret = xl_load(&cfg, o->instance, !o->no_watch && cfg.mode == XL_MODE_LEAF);
 	if (!ret)
 		printf("xdpleaf: instance '%s' loaded on %d ports\n",
 		       o->instance, cfg.n_ports);

@@ -149,7 +149,9 @@ static int set_param(struct xl_dcqcn_params *p, const char *kv)
 		return 0;
 	}
 	if (!strcmp(key, "k") || !strcmp(key, "t") || !strcmp(key, "t_dec")) {
-		if (xl_parse_duration(v, 1, 1000000000ULL, &ns, err, sizeof(err)))
+		/* T >= 2 ns: the hyper-increase period T/2 must not be 0 */
+		if (xl_parse_duration(v, !strcmp(key, "t") ? 2 : 1, 1000000000ULL,
+				      &ns, err, sizeof(err)))
 			goto bad_msg;
 		*(!strcmp(key, "k") ? &p->k_ns : !strcmp(key, "t") ? &p->t_ns :
 							&p->t_dec_ns) = ns;
@@ -264,8 +266,8 @@ int xl_sim_dcqcn(int argc, char **argv)
 		__u64 t_ev = i < n_ev ? ev[i].t : ~0ULL;
 		__u64 t = t_ev <= next_pace ? t_ev : next_pace;
 
-		if (t == ~0ULL)
-			break; /* no end event: the trace simply ends */
+		if (i >= n_ev)
+			break; /* no end event: the trace ends with its last line */
 		timers_until(&s, &p, &pr, t);
 		if (t_ev <= next_pace) { /* a trace event before a paced send */
 			const struct event *e = &ev[i++];

@@ -1,0 +1,187 @@
+#!/usr/bin/env bats
+# `xdpleaf sim dcqcn` replays a trace through the DCQCN reaction point
+# (include/dcqcn.h) as ../shared/dcqcn.md specifies: output header and
+# first row, the paper cut and its recovery, the nvidia first cut, pace
+# semantics, --set, trace errors, --help. Needs only build/xdpleaf.
+# shellcheck disable=SC2154 # $stderr: set by run --separate-stderr
+
+load helpers
+bats_require_minimum_version 1.5.0 # run --separate-stderr
+
+C=100000000000
+
+# trace NAME LINE... : write a trace (with its header) to $BATS_TEST_TMPDIR
+trace() {
+	local f=$BATS_TEST_TMPDIR/$1
+	shift
+	{
+		echo time_ns,event,arg
+		printf '%s\n' "$@"
+	} >"$f"
+	echo "$f"
+}
+
+# dcqcn TRACE ARGS... : run the simulator, stdout in $output / $lines
+dcqcn() {
+	local t=$1
+	shift
+	run --separate-stderr "$XDPLEAF" sim dcqcn --trace "$t" "$@"
+	[[ $status -eq 0 ]] || { echo "status $status: $stderr"; return 1; }
+}
+
+# first_row_where AWK_CONDITION: the first output row ($1 time, $2 rc,
+# $3 rt, $4 alpha) matching, or nothing
+first_row_where() {
+	printf '%s\n' "${lines[@]:1}" | awk -F, "$1 { print; exit }"
+}
+
+@test "sim dcqcn: header, then a row at time 0 with C, C, 1.0" {
+	local t
+	t=$(trace only_end 5000,end)
+	dcqcn "$t" --variant paper
+	[[ ${lines[0]} == time_ns,rc_bps,rt_bps,alpha ]]
+	[[ ${lines[1]} == "0,$C,$C,1.0000000000" ]]
+	((${#lines[@]} == 2))
+	dcqcn "$t" --variant nvidia --line-rate 25G
+	[[ ${lines[0]} == time_ns,rc_bps,rt_bps,alpha ]]
+	[[ ${lines[1]} == 0,25000000000,25000000000,1.0000000000 ]]
+}
+
+@test "sim dcqcn: paper halves Rc at the CNP and is back at C 495 us later" {
+	local t row
+	t=$(trace paper_cut 1000,cnp 700000,end)
+	dcqcn "$t" --variant paper
+	# α = (1 − 1/256)·1 + 1/256 = 1: Rc = 50 G, Rt = C
+	[[ ${lines[2]} == "1000,50000000000,$C,1.0000000000" ]]
+	# fast recovery every 55 µs, then additive (Rt += 40 M)
+	local want=("56000,75000000000,$C" "111000,87500000000,$C"
+		"166000,93750000000,$C" "221000,96875000000,$C"
+		"276000,98457500000,100040000000" "331000,99268750000,100080000000"
+		"386000,99694375000,100120000000" "441000,99927187500,100160000000"
+		"496000,$C,100200000000")
+	local w
+	for w in "${want[@]}"; do
+		printf '%s\n' "${lines[@]}" | grep -q "^$w," ||
+			{ echo "no row $w"; return 1; }
+	done
+	row=$(first_row_where "\$1 > 1000 && \$2 == $C")
+	[[ ${row%%,*} == 496000 ]] || { echo "first row at C: $row"; return 1; }
+	# no rate change before the first increase timer
+	row=$(first_row_where "\$1 > 1000 && \$1 < 56000")
+	[[ -z $row ]]
+}
+
+@test "sim dcqcn: nvidia cuts first at +4001 ns, not at the CNP" {
+	local t row
+	t=$(trace nvidia_cut 1000,cnp 20000,end)
+	dcqcn "$t" --variant nvidia
+	# the CNP: α = 1023/1024, no cut
+	[[ ${lines[2]} == "1000,$C,$C,0.9990234375" ]]
+	row=$(first_row_where "\$2 != $C")
+	# α after the four α timers (+1..+4 µs), Rc = trunc(C (1 − α/2));
+	# 51017314610 with the exact α, 51017314603 with α in Q32
+	[[ $row == "5001,51017314603,$C,"* ]] || { echo "first cut: $row"; return 1; }
+	# α timer rows at +1, +2, +3, +4 µs come before it
+	local n
+	for n in 2000 3000 4000 5000; do
+		printf '%s\n' "${lines[@]}" | grep -q "^$n,$C,$C," ||
+			{ echo "no α row at $n"; return 1; }
+	done
+}
+
+@test "sim dcqcn: paced packets are spaced by round(BYTES*8e9/Rc), Rc after each" {
+	local t
+	# B = 1000 bytes: every 1500-byte packet after the CNP overflows the
+	# byte counter and moves Rc or Rt, so each packet leaves a row; the
+	# first increase timer is at 56000.
+	t=$(trace pace 1000,cnp 1000,pace,1500 40000,end)
+	dcqcn "$t" --variant paper --set b=1000
+	local prev_t=-1 prev_rc=0 n=0 row tt rc gap
+	for row in "${lines[@]:1}"; do
+		IFS=, read -r tt rc _ _ <<<"$row"
+		((tt >= 1000 && tt < 56000)) || continue
+		if ((tt > 1000 && prev_t >= 1000)); then
+			# round half up, in integers
+			gap=$(((2 * 1500 * 8000000000 + prev_rc) / (2 * prev_rc)))
+			((gap < 1)) && gap=1
+			((tt - prev_t == gap)) ||
+				{ echo "row $row: gap $((tt - prev_t)), want $gap (Rc $prev_rc)"; return 1; }
+			n=$((n + 1))
+		fi
+		prev_t=$tt
+		prev_rc=$rc
+	done
+	((n > 50)) || { echo "only $n paced rows"; return 1; }
+	# the first packet goes at the pace event's time (Rc 50 G -> 75 G),
+	# the second 12e9/75e9 = 160 ns later, the third round(12e9/87.5e9)
+	printf '%s\n' "${lines[@]}" | grep -q "^1000,75000000000,$C,"
+	printf '%s\n' "${lines[@]}" | grep -q "^1160,87500000000,$C,"
+	printf '%s\n' "${lines[@]}" | grep -q "^1297,93750000000,$C,"
+}
+
+@test "sim dcqcn: pace,0 stops the paced flow" {
+	local t row
+	t=$(trace pace_stop 1000,cnp 1000,pace,1500 2000,pace,0 50000,end)
+	dcqcn "$t" --variant paper --set b=1000
+	row=$(first_row_where "\$1 > 2000")
+	[[ -z $row ]] || { echo "row after pace,0: $row"; return 1; }
+	row=$(first_row_where "\$1 > 1900 && \$1 <= 2000")
+	[[ -n $row ]]
+}
+
+@test "sim dcqcn: --set clamp=0 keeps Rt, min_rate floors the cut" {
+	local t
+	t=$(trace two_cnps 1000,cnp 2000,cnp 3000,end)
+	dcqcn "$t" --variant paper
+	[[ ${lines[3]} == 2000,25000000000,50000000000,1.0000000000 ]]
+	dcqcn "$t" --variant paper --set clamp=0
+	[[ ${lines[3]} == "2000,25000000000,$C,1.0000000000" ]]
+	dcqcn "$t" --variant paper --set min_rate=60G
+	[[ ${lines[2]} == "1000,60000000000,$C,1.0000000000" ]]
+	# the second CNP clamps Rt to 60 G and the floor holds Rc there
+	[[ ${lines[3]} == 2000,60000000000,60000000000,1.0000000000 ]]
+	# nvidia, α_first = 1/2: the CNP row shows it
+	t=$(trace one_cnp 1000,cnp 3000,end)
+	dcqcn "$t" --variant nvidia --set alpha_first=1/2
+	[[ ${lines[2]} == "1000,$C,$C,0.5000000000" ]]
+}
+
+@test "sim dcqcn: a bad trace line is reported with its line number" {
+	local t
+	t=$(trace bad_event 0,cnp 10,bogus 20,end)
+	run --separate-stderr "$XDPLEAF" sim dcqcn --trace "$t" --variant paper
+	[[ $status -ne 0 ]]
+	[[ $stderr == *"$t:3:"* ]] || { echo "$stderr"; return 1; }
+	t=$(trace backwards 0,cnp 100,cnp 50,cnp)
+	run --separate-stderr "$XDPLEAF" sim dcqcn --trace "$t" --variant nvidia
+	[[ $status -ne 0 ]]
+	[[ $stderr == *"$t:4:"* ]] || { echo "$stderr"; return 1; }
+	t=$(trace no_bytes 0,send)
+	run --separate-stderr "$XDPLEAF" sim dcqcn --trace "$t" --variant paper
+	[[ $status -ne 0 ]]
+	[[ $stderr == *"$t:2:"* ]] || { echo "$stderr"; return 1; }
+}
+
+@test "sim dcqcn: bad options exit 2, --help exits 0" {
+	local t
+	t=$(trace only_end 10,end)
+	run --separate-stderr "$XDPLEAF" sim dcqcn --trace "$t" --variant dctcp
+	[[ $status -eq 2 ]]
+	run --separate-stderr "$XDPLEAF" sim dcqcn --variant paper
+	[[ $status -eq 2 ]]
+	run --separate-stderr "$XDPLEAF" sim dcqcn --trace "$t" --variant paper --set nope=1
+	[[ $status -eq 2 ]]
+	run --separate-stderr "$XDPLEAF" sim dcqcn --help
+	[[ $status -eq 0 ]]
+	[[ $output == *"usage: xdpleaf sim dcqcn"* ]]
+}
+
+# A paced flow still running at the trace's last line: the simulator's own
+# comment says a trace without `end` simply ends, but the pace loop keeps
+# going forever (nvidia: sends change nothing, so the output stays small).
+@test "sim dcqcn: a trace without end stops after its last line, even while pacing" {
+	local t
+	t=$(trace no_end 0,pace,1000 1000,cnp)
+	run --separate-stderr timeout 3 "$XDPLEAF" sim dcqcn --trace "$t" --variant nvidia
+	[[ $status -eq 0 ]] || { echo "status $status (124: still running after 3 s)"; return 1; }
+}
