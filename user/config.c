@@ -8,7 +8,11 @@
  * Debian's inih has no INI_HANDLER_LINENO and does not call the handler on
  * section headers, so the reader counts lines, handles [section] headers
  * itself and hands inih a normalised line (comments stripped, no
- * indentation, so inih's multi-line continuation can never trigger). */
+ * indentation, so inih's multi-line continuation can never trigger).
+ *
+ * The file is read into memory first, because one setting changes how all
+ * the others are read: `mode` (leaf or host), which may stand anywhere.
+ * scan_host_mode finds it, then the parse proper runs over the same text. */
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
@@ -22,8 +26,9 @@
 #include "config.h"
 #include "units.h"
 
-enum sect { S_NONE, S_XDPLEAF, S_PORT, S_GROUP, S_ROUTE, S_CLASS };
-static const char *const sect_names[] = { "", "xdpleaf", "port", "group", "route", "class" };
+enum sect { S_NONE, S_XDPLEAF, S_PORT, S_GROUP, S_ROUTE, S_CLASS, S_DCQCN };
+static const char *const sect_names[] = { "", "xdpleaf", "port", "group", "route", "class",
+					   "dcqcn" };
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -35,6 +40,9 @@ enum key {
 	K_LB_MODE, K_FLOWLET_TIMEOUT,
 	K_RPORT, K_RGROUP,
 	K_DSCP, K_KMIN, K_KMAX, K_PMAX, K_MARK, K_DROP,
+	K_VARIANT, K_NP, K_RP, K_CNP_INTERVAL, K_CNP_SCOPE, K_CNP_DSCP,
+	K_G, K_ALPHA_FIRST, K_K, K_T, K_T_DEC, K_B, K_F, K_CLAMP,
+	K_R_AI, K_R_HAI, K_MIN_RATE,
 	K_COUNT
 };
 static const struct { enum sect sect; const char *name; } keys[K_COUNT] = {
@@ -60,7 +68,59 @@ static const struct { enum sect sect; const char *name; } keys[K_COUNT] = {
 	[K_PMAX] = { S_CLASS, "pmax" },
 	[K_MARK] = { S_CLASS, "mark" },
 	[K_DROP] = { S_CLASS, "drop" },
+	[K_VARIANT] = { S_DCQCN, "variant" },
+	[K_NP] = { S_DCQCN, "np" },
+	[K_RP] = { S_DCQCN, "rp" },
+	[K_CNP_INTERVAL] = { S_DCQCN, "cnp_interval" },
+	[K_CNP_SCOPE] = { S_DCQCN, "cnp_scope" },
+	[K_CNP_DSCP] = { S_DCQCN, "cnp_dscp" },
+	[K_G] = { S_DCQCN, "g" },
+	[K_ALPHA_FIRST] = { S_DCQCN, "alpha_first" },
+	[K_K] = { S_DCQCN, "k" },
+	[K_T] = { S_DCQCN, "t" },
+	[K_T_DEC] = { S_DCQCN, "t_dec" },
+	[K_B] = { S_DCQCN, "b" },
+	[K_F] = { S_DCQCN, "f" },
+	[K_CLAMP] = { S_DCQCN, "clamp" },
+	[K_R_AI] = { S_DCQCN, "r_ai" },
+	[K_R_HAI] = { S_DCQCN, "r_hai" },
+	[K_MIN_RATE] = { S_DCQCN, "min_rate" },
 };
+
+/* Leaf-only keys of a section both modes have: in host mode they are
+ * "not used in host mode" (role = uplink too, checked with its value). */
+static bool leaf_only(enum key k)
+{
+	return k == K_PGROUP || k == K_NH4 || k == K_NH6 || k == K_GAMMA || k == K_BUFFER ||
+	       k == K_OVERFLOW;
+}
+
+/* [dcqcn] words, indexed by enum xl_dcqcn_variant and enum xl_cnp_scope. */
+static const char *const variants[] = {
+	[XL_DCQCN_PAPER] = "paper",
+	[XL_DCQCN_NVIDIA] = "nvidia",
+};
+static const char *const cnp_scopes[] = {
+	[XL_CNP_PER_QP] = "qp",
+	[XL_CNP_PER_PORT] = "port",
+};
+
+/* [dcqcn] keys that one variant has and the other does not. */
+static const enum key paper_only[] = { K_B, K_CLAMP },
+	nvidia_only[] = { K_ALPHA_FIRST, K_T_DEC };
+
+/* Host mode: at most this many [port] sections (a GPU host's RoCE NICs). */
+#define HOST_MAX_PORTS 4
+#define CNP_INTERVAL_MIN 1000ULL       /* 1us */
+#define CNP_INTERVAL_MAX 1000000000ULL /* 1s */
+#define DCQCN_TIMER_MIN 1ULL           /* k, t_dec: 1ns.. */
+#define DCQCN_T_MIN 2ULL               /* t: 2ns.. (the hyper period T/2 > 0) */
+#define DCQCN_TIMER_MAX 1000000000ULL  /* ..1s */
+#define DCQCN_F_MAX 1000
+_Static_assert(XL_CNP_INTERVAL_DEFAULT_NS >= CNP_INTERVAL_MIN &&
+	       XL_CNP_INTERVAL_DEFAULT_NS <= CNP_INTERVAL_MAX,
+	       "default CNP interval out of the config's range");
+_Static_assert(XL_CNP_DSCP_DEFAULT <= 63, "default CNP DSCP is not a DSCP");
 
 /* lb_mode words, indexed by enum xl_lb_mode. */
 static const char *const lb_modes[] = {
@@ -109,7 +169,8 @@ _Static_assert(XL_CLASS_DEFAULT == 0 && XL_MAX_CLASSES >= N_BUILTIN_CLASSES &&
 struct ctx {
 	struct xl_config *cfg;
 	const char *path;
-	FILE *f;
+	FILE *f;                   /* the file's text, read by the reader */
+	bool host;                 /* mode = host: known before the parse */
 	int line;                  /* line last handed to inih */
 	char *err;
 	size_t errlen;
@@ -125,6 +186,9 @@ struct ctx {
 	int class_dscp_line[XL_MAX_CLASSES]; /* line of each class's dscp key */
 	int dscp_owner[64];        /* class id + 1 that the file gives it, 0 none */
 	int dscp_line[64];         /* line of that dscp key */
+	struct xl_host_cfg dc;     /* [dcqcn] values as written (key_line: which) */
+	int rp_line;               /* line of [dcqcn]'s rp, 0 if not set */
+	int min_rate_line;         /* line of [dcqcn]'s min_rate, 0 if not set */
 };
 
 /* Records the first error only: later ones are usually consequences. */
@@ -310,6 +374,59 @@ static enum key first_key(const struct ctx *c, const enum key *ks, size_t n)
 	return first;
 }
 
+/* Host-mode settings with every default: NP and RP on, the variant's RP
+ * parameters (line_rate 0: the loader sets each port's). */
+static void host_defaults(struct xl_host_cfg *h, __u32 variant)
+{
+	*h = (struct xl_host_cfg){
+		.cnp_interval_ns = XL_CNP_INTERVAL_DEFAULT_NS,
+		.cnp_scope = XL_CNP_PER_QP,
+		.cnp_dscp = XL_CNP_DSCP_DEFAULT,
+		.np_enabled = 1,
+		.rp_enabled = 1,
+	};
+	xl_dcqcn_defaults(&h->rp, variant, 0);
+}
+
+/* The end of [dcqcn]: the variant's defaults first, then every key the
+ * section sets, wherever it stands relative to variant. */
+static bool close_dcqcn(struct ctx *c)
+{
+	const struct xl_host_cfg *e = &c->dc;
+	struct xl_host_cfg *h = &c->cfg->host;
+	__u32 v = c->key_line[K_VARIANT] ? e->rp.variant : XL_DCQCN_PAPER;
+	enum key bad = v == XL_DCQCN_NVIDIA ? first_key(c, paper_only, ARRAY_LEN(paper_only))
+					     : first_key(c, nvidia_only, ARRAY_LEN(nvidia_only));
+
+	if (bad != K_COUNT)
+		return fail(c, c->key_line[bad],
+			    "%s is not used by the %s variant%s (remove %s, or set variant = %s)",
+			    keys[bad].name, variants[v], c->key_line[K_VARIANT] ? "" : ", the default",
+			    keys[bad].name, variants[!v]);
+	host_defaults(h, v);
+#define TAKE(k, field) do { if (c->key_line[k]) h->field = e->field; } while (0)
+	TAKE(K_NP, np_enabled);
+	TAKE(K_RP, rp_enabled);
+	TAKE(K_CNP_INTERVAL, cnp_interval_ns);
+	TAKE(K_CNP_SCOPE, cnp_scope);
+	TAKE(K_CNP_DSCP, cnp_dscp);
+	TAKE(K_G, rp.g);
+	TAKE(K_ALPHA_FIRST, rp.alpha_first);
+	TAKE(K_K, rp.k_ns);
+	TAKE(K_T, rp.t_ns);
+	TAKE(K_T_DEC, rp.t_dec_ns);
+	TAKE(K_B, rp.b_bytes);
+	TAKE(K_F, rp.f);
+	TAKE(K_CLAMP, rp.clamp);
+	TAKE(K_R_AI, rp.r_ai);
+	TAKE(K_R_HAI, rp.r_hai);
+	TAKE(K_MIN_RATE, rp.min_rate);
+#undef TAKE
+	c->rp_line = c->key_line[K_RP];
+	c->min_rate_line = c->key_line[K_MIN_RATE];
+	return true;
+}
+
 /* Checks that need the whole section (keys come in any order). */
 static bool close_section(struct ctx *c)
 {
@@ -366,6 +483,8 @@ static bool close_section(struct ctx *c)
 	if (c->sect == S_ROUTE && !cfg->routes[cfg->n_routes - 1].kind)
 		return fail(c, c->sect_line,
 			    "route has no target (set port = IFNAME or group = NAME)");
+	if (c->sect == S_DCQCN)
+		return close_dcqcn(c);
 	return true;
 }
 
@@ -385,6 +504,10 @@ static bool open_section(struct ctx *c, char *hdr)
 	c->sect_line = c->line;
 	memset(c->key_line, 0, sizeof(c->key_line));
 
+	if (c->host && (!strcmp(hdr, "group") || !strcmp(hdr, "route") || !strcmp(hdr, "class")))
+		return fail(c, c->line,
+			    "[%s] is not used in host mode (a host has [xdpleaf], [port] and [dcqcn])",
+			    hdr);
 	if (!strcmp(hdr, "xdpleaf")) {
 		if (*name)
 			return fail(c, c->line, "section [xdpleaf] takes no name");
@@ -402,6 +525,9 @@ static bool open_section(struct ctx *c, char *hdr)
 			if (!strcmp(cfg->ports[i].ifname, name))
 				return fail(c, c->line, "duplicate section [port %s] (first at line %d)",
 					    name, cfg->ports[i].line);
+		if (c->host && cfg->n_ports >= HOST_MAX_PORTS)
+			return fail(c, c->line, "too many ports for host mode (max %d)",
+				    HOST_MAX_PORTS);
 		if (cfg->n_ports >= XL_MAX_PORTS)
 			return fail(c, c->line, "too many ports (max %d)", XL_MAX_PORTS);
 		cfg->ports[cfg->n_ports] = (struct xl_cfg_port){
@@ -452,27 +578,107 @@ static bool open_section(struct ctx *c, char *hdr)
 		cfg->classes[i].line = c->line;
 		c->cur_class = i;
 		c->sect = S_CLASS;
+	} else if (!strcmp(hdr, "dcqcn")) {
+		if (*name)
+			return fail(c, c->line, "section [dcqcn] takes no name");
+		if (!c->host)
+			return fail(c, c->line, "[dcqcn] needs mode = host (set it in [xdpleaf])");
+		if (cfg->dcqcn_line)
+			return fail(c, c->line, "duplicate section [dcqcn] (first at line %d)",
+				    cfg->dcqcn_line);
+		cfg->dcqcn_line = c->line;
+		memset(&c->dc, 0, sizeof(c->dc));
+		c->sect = S_DCQCN;
 	} else if (!*hdr) {
 		return fail(c, c->line, "empty section header");
 	} else {
-		return fail(c, c->line,
-			    "unknown section type '%s' (allowed: xdpleaf, port, group, route, class)", hdr);
+		return fail(c, c->line, "unknown section type '%s' (allowed: %s)", hdr,
+			    c->host ? "xdpleaf, port, dcqcn in host mode"
+				    : "xdpleaf, port, group, route, class; dcqcn with mode = host");
 	}
 	return true;
 }
 
+/* A line as the parse sees it, in place: without the UTF-8 byte order mark
+ * (line 1), indentation, comments (full-line, and inline: '#' or ';' after
+ * whitespace) and trailing blanks. */
+static char *normalise(char *s, int line)
+{
+	char *p;
+	size_t len;
+
+	if (line == 1 && !strncmp(s, "\xef\xbb\xbf", 3))
+		s += 3; /* UTF-8 byte order mark */
+	while (isspace((unsigned char)*s))
+		s++;
+	for (p = s; *p; p++)
+		if ((*p == '#' || *p == ';') && (p == s || isspace((unsigned char)p[-1]))) {
+			*p = 0;
+			break;
+		}
+	len = strlen(s);
+	while (len && isspace((unsigned char)s[len - 1]))
+		s[--len] = 0;
+	return s;
+}
+
+/* The mode decides how every other section is read, wherever [xdpleaf]
+ * stands in the file, so it is found before the parse: the first `mode` of
+ * the first [xdpleaf]. Only whether it is "host" matters here; the parse
+ * checks the key (and everything else) at its line. */
+static bool scan_host_mode(const char *buf, size_t len)
+{
+	const char *p = buf, *end = buf + len;
+	bool in_xdpleaf = false, seen = false;
+	char line[256], *s, *eq;
+	size_t n, k;
+	int lineno = 0;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', end - p);
+
+		n = (size_t)((nl ? nl : end) - p);
+		if (n > sizeof(line) - 1)
+			n = sizeof(line) - 1; /* too long for the parse anyway */
+		memcpy(line, p, n);
+		line[n] = 0;
+		p = nl ? nl + 1 : end;
+		s = normalise(line, ++lineno);
+		if (*s == '[') {
+			if (seen)
+				break;
+			for (s++; isspace((unsigned char)*s); s++)
+				;
+			in_xdpleaf = !strncmp(s, "xdpleaf", 7) &&
+				     (s[7] == ']' || isspace((unsigned char)s[7]));
+			seen = in_xdpleaf;
+			continue;
+		}
+		eq = strchr(s, '=');
+		if (!in_xdpleaf || !eq)
+			continue;
+		for (k = (size_t)(eq - s); k && isspace((unsigned char)s[k - 1]); k--)
+			;
+		if (k != 4 || strncmp(s, "mode", 4))
+			continue;
+		for (eq++; isspace((unsigned char)*eq); eq++)
+			;
+		return !strcmp(eq, "host");
+	}
+	return false;
+}
+
 /* inih reads through this. It keeps the line count and turns each line into
- * something inih parses exactly as we document: comments (full-line and
- * inline after whitespace, '#' or ';') removed, indentation removed, section
+ * something inih parses exactly as we document (normalise), section
  * headers consumed here. Returning NULL ends the parse, which is how the
  * first error stops it. */
 static char *read_line(char *str, int num, void *stream)
 {
 	struct ctx *c = stream;
-	char *s = str, *p, *eq;
+	char *s, *p, *eq;
 	size_t len;
 
-	if (c->failed || !fgets(str, num, c->f))
+	if (c->failed || !c->f || !fgets(str, num, c->f))
 		return NULL;
 	c->line++;
 	len = strlen(str);
@@ -487,19 +693,8 @@ static char *read_line(char *str, int num, void *stream)
 			return NULL;
 		}
 	}
-	if (c->line == 1 && !strncmp(s, "\xef\xbb\xbf", 3))
-		s += 3; /* UTF-8 byte order mark */
-	while (isspace((unsigned char)*s))
-		s++;
-	for (p = s; *p; p++)
-		if ((*p == '#' || *p == ';') && (p == s || isspace((unsigned char)p[-1]))) {
-			*p = 0;
-			break;
-		}
+	s = normalise(str, c->line);
 	len = strlen(s);
-	while (len && isspace((unsigned char)s[len - 1]))
-		s[--len] = 0;
-
 	if (*s == '[') {
 		if (s[len - 1] != ']') {
 			fail(c, c->line, "section header must end with ']'");
@@ -526,10 +721,9 @@ static char *read_line(char *str, int num, void *stream)
 	return str;
 }
 
-/* Matches value against names; *out = its index. `future` picks the wording
- * for keys whose other values are planned but not implemented yet. */
+/* Matches value against names; *out = its index. */
 static bool parse_choice(struct ctx *c, enum key k, const char *value,
-			 const char *const *names, int n, bool future, __u32 *out)
+			 const char *const *names, int n, __u32 *out)
 {
 	char list[128] = "";
 	int i;
@@ -542,9 +736,6 @@ static bool parse_choice(struct ctx *c, enum key k, const char *value,
 		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
 			 i ? ", " : "", names[i]);
 	}
-	if (future)
-		return fail(c, c->line, "%s '%s' is not supported by this version (supported: %s)",
-			    keys[k].name, value, list);
 	return fail(c, c->line, "invalid %s '%s' (allowed: %s)", keys[k].name, value, list);
 }
 
@@ -597,6 +788,33 @@ static bool parse_pmax(struct ctx *c, const char *v, __u32 *out)
 	char msg[XL_ERR_MAX];
 
 	return unit_result(c, xl_parse_pmax(v, out, msg, sizeof(msg)), msg);
+}
+
+/* [dcqcn]'s rates: the key first, as several take a rate. */
+static bool parse_key_rate(struct ctx *c, enum key k, const char *v, __u64 *out)
+{
+	char msg[XL_ERR_MAX];
+
+	if (!xl_parse_rate(v, out, msg, sizeof(msg)))
+		return true;
+	return fail(c, c->line, "%s: %s", keys[k].name, msg);
+}
+
+static bool parse_uint(struct ctx *c, enum key k, const char *v, __u32 lo, __u32 hi,
+		       __u32 *out)
+{
+	char msg[XL_ERR_MAX];
+
+	return unit_result(c, xl_parse_uint(keys[k].name, v, lo, hi, out, msg, sizeof(msg)),
+			   msg);
+}
+
+static bool parse_q32(struct ctx *c, enum key k, const char *v, bool one_ok, __u64 *out)
+{
+	char msg[XL_ERR_MAX];
+
+	return unit_result(c, xl_parse_q32(keys[k].name, v, one_ok, out, msg, sizeof(msg)),
+			   msg);
 }
 
 static bool parse_count(struct ctx *c, enum key k, const char *v, __u32 lo, __u32 hi,
@@ -672,7 +890,8 @@ static bool parse_dscp(struct ctx *c, const char *v)
 
 static int on_key(void *user, const char *section, const char *name, const char *value)
 {
-	static const char *const modes[] = { "leaf" }, *const malformed[] = { "pass", "drop" },
+	static const char *const modes[] = { [XL_MODE_LEAF] = "leaf", [XL_MODE_HOST] = "host" },
+		*const malformed[] = { "pass", "drop" },
 		*const xdp_modes[] = { "native", "generic" },
 		*const roles[] = { "downlink", "uplink" },
 		*const overflows[] = { "drop", "mark" }, *const yes_no[] = { "yes", "no" };
@@ -681,8 +900,9 @@ static int on_key(void *user, const char *section, const char *name, const char 
 	struct xl_cfg_port *p = &cfg->ports[cfg->n_ports ? cfg->n_ports - 1 : 0];
 	struct xl_cfg_route *r = cfg->n_routes ? &cfg->routes[cfg->n_routes - 1] : NULL;
 	struct xl_wred *w = &cfg->classes[c->cur_class].wred;
-	char list[128] = "";
-	__u32 dummy, bit;
+	struct xl_host_cfg *d = &c->dc;
+	char list[256] = "";
+	__u32 dummy, bit, b;
 	int k;
 
 	(void)section; /* the reader tracks sections, with their lines */
@@ -695,31 +915,48 @@ static int on_key(void *user, const char *section, const char *name, const char 
 			continue;
 		if (!strcmp(keys[k].name, name))
 			break;
+		if (c->host && leaf_only(k))
+			continue;
 		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
 			 list[0] ? ", " : "", keys[k].name);
 	}
 	if (k == K_COUNT)
-		return fail(c, c->line, "unknown key '%s' in [%s] section (allowed: %s)",
-			    name, sect_names[c->sect], list);
+		return fail(c, c->line, "unknown key '%s' in [%s] section (allowed%s: %s)",
+			    name, sect_names[c->sect], c->host && c->sect == S_PORT ?
+			    " in host mode" : "", list);
 	if (c->key_line[k])
 		return fail(c, c->line, "duplicate key '%s' (first at line %d)",
 			    name, c->key_line[k]);
 	c->key_line[k] = c->line;
 	if (!*value)
 		return fail(c, c->line, "key '%s' has no value", name);
+	if (c->host && leaf_only(k))
+		return fail(c, c->line, "%s is not used in host mode (a host's [port] takes rate)",
+			    name);
 
 	switch ((enum key)k) {
 	case K_MODE:
-		return parse_choice(c, k, value, modes, ARRAY_LEN(modes), true, &dummy);
+		if (!parse_choice(c, k, value, modes, ARRAY_LEN(modes), &dummy))
+			return 0;
+		/* scan_host_mode read the same line the same way */
+		if ((dummy == XL_MODE_HOST) != c->host)
+			return fail(c, c->line, "internal error: mode read two ways");
+		cfg->mode = dummy;
+		return 1;
 	case K_MALFORMED:
-		return parse_choice(c, k, value, malformed, ARRAY_LEN(malformed), false, &cfg->malformed);
+		return parse_choice(c, k, value, malformed, ARRAY_LEN(malformed), &cfg->malformed);
 	case K_XDP_MODE:
-		return parse_choice(c, k, value, xdp_modes, ARRAY_LEN(xdp_modes), false, &cfg->xdp_mode);
+		return parse_choice(c, k, value, xdp_modes, ARRAY_LEN(xdp_modes), &cfg->xdp_mode);
 	case K_FLOW_TABLE_SIZE:
 		return parse_count(c, k, value, FLOW_TABLE_MIN, FLOW_TABLE_MAX,
 				   &cfg->flow_table_size);
 	case K_ROLE:
-		return parse_choice(c, k, value, roles, ARRAY_LEN(roles), false, &p->role);
+		if (!parse_choice(c, k, value, roles, ARRAY_LEN(roles), &p->role))
+			return 0;
+		if (c->host && p->role == XL_ROLE_UPLINK)
+			return fail(c, c->line, "role = uplink is not used in host mode "
+				    "(a host's ports are its own NICs)");
+		return 1;
 	case K_PGROUP:
 		if (!check_group_name(c, c->line, value))
 			return 0;
@@ -737,10 +974,9 @@ static int on_key(void *user, const char *section, const char *name, const char 
 	case K_BUFFER:
 		return parse_bytes(c, k, value, 2048, "2K", &p->buffer_bytes);
 	case K_OVERFLOW:
-		return parse_choice(c, k, value, overflows, ARRAY_LEN(overflows), false,
-				    &p->overflow);
+		return parse_choice(c, k, value, overflows, ARRAY_LEN(overflows), &p->overflow);
 	case K_LB_MODE:
-		return parse_choice(c, k, value, lb_modes, ARRAY_LEN(lb_modes), false,
+		return parse_choice(c, k, value, lb_modes, ARRAY_LEN(lb_modes),
 				    &cfg->groups[cfg->n_groups - 1].lb_mode);
 	case K_FLOWLET_TIMEOUT:
 		return parse_duration(c, k, value, FLOWLET_TIMEOUT_MIN, FLOWLET_TIMEOUT_MAX,
@@ -767,10 +1003,50 @@ static int on_key(void *user, const char *section, const char *name, const char 
 	case K_MARK:
 	case K_DROP:
 		bit = k == K_MARK ? XL_CLASS_NO_MARK : XL_CLASS_NO_DROP;
-		if (!parse_choice(c, k, value, yes_no, ARRAY_LEN(yes_no), false, &dummy))
+		if (!parse_choice(c, k, value, yes_no, ARRAY_LEN(yes_no), &dummy))
 			return 0;
 		w->flags = dummy ? w->flags | bit : w->flags & ~bit;
 		return 1;
+	case K_VARIANT:
+		return parse_choice(c, k, value, variants, ARRAY_LEN(variants), &d->rp.variant);
+	case K_NP:
+	case K_RP:
+	case K_CLAMP:
+		if (!parse_choice(c, k, value, yes_no, ARRAY_LEN(yes_no), &dummy))
+			return 0;
+		*(k == K_NP ? &d->np_enabled : k == K_RP ? &d->rp_enabled : &d->rp.clamp) = !dummy;
+		return 1;
+	case K_CNP_INTERVAL:
+		return parse_duration(c, k, value, CNP_INTERVAL_MIN, CNP_INTERVAL_MAX,
+				      &d->cnp_interval_ns);
+	case K_CNP_SCOPE:
+		return parse_choice(c, k, value, cnp_scopes, ARRAY_LEN(cnp_scopes), &d->cnp_scope);
+	case K_CNP_DSCP:
+		return parse_uint(c, k, value, 0, 63, &d->cnp_dscp);
+	case K_G:
+		return parse_q32(c, k, value, false, &d->rp.g);
+	case K_ALPHA_FIRST:
+		return parse_q32(c, k, value, true, &d->rp.alpha_first);
+	case K_K:
+		return parse_duration(c, k, value, DCQCN_TIMER_MIN, DCQCN_TIMER_MAX, &d->rp.k_ns);
+	case K_T:
+		return parse_duration(c, k, value, DCQCN_T_MIN, DCQCN_TIMER_MAX, &d->rp.t_ns);
+	case K_T_DEC:
+		return parse_duration(c, k, value, DCQCN_TIMER_MIN, DCQCN_TIMER_MAX,
+				      &d->rp.t_dec_ns);
+	case K_B:
+		if (!parse_bytes(c, k, value, 0, "0", &b))
+			return 0;
+		d->rp.b_bytes = b;
+		return 1;
+	case K_F:
+		return parse_uint(c, k, value, 1, DCQCN_F_MAX, &d->rp.f);
+	case K_R_AI:
+		return parse_key_rate(c, k, value, &d->rp.r_ai);
+	case K_R_HAI:
+		return parse_key_rate(c, k, value, &d->rp.r_hai);
+	case K_MIN_RATE:
+		return parse_key_rate(c, k, value, &d->rp.min_rate);
 	case K_COUNT:
 		break;
 	}
@@ -827,6 +1103,73 @@ static bool check_capacities(struct ctx *c, int id)
 	return true;
 }
 
+/* A rate as one writes it: 100000000 -> "100M", 2500000000 -> "2.5G", in
+ * the largest unit it reaches (rates below 1K: plain). */
+static void fmt_rate(char *buf, size_t len, __u64 bps)
+{
+	static const char units[] = "KMGT";
+	__u64 unit = 1000000000000ULL, frac;
+	int i = 3, digits = 12;
+
+	while (i >= 0 && bps < unit) {
+		unit /= 1000;
+		digits -= 3;
+		i--;
+	}
+	if (i < 0) {
+		snprintf(buf, len, "%llu", (unsigned long long)bps);
+		return;
+	}
+	frac = bps % unit;
+	while (frac && !(frac % 10)) {
+		frac /= 10;
+		digits--;
+	}
+	if (frac)
+		snprintf(buf, len, "%llu.%0*llu%c", (unsigned long long)(bps / unit), digits,
+			 (unsigned long long)frac, units[i]);
+	else
+		snprintf(buf, len, "%llu%c", (unsigned long long)(bps / unit), units[i]);
+}
+
+/* Host mode, once everything is read: the RP needs every port's line rate
+ * (DCQCN's C), and its min_rate may not exceed any of them. */
+static bool check_host(struct ctx *c)
+{
+	const struct xl_config *cfg = c->cfg;
+	const struct xl_host_cfg *h = &cfg->host;
+	char mr[32], pr[32];
+	int i;
+
+	if (!h->rp_enabled)
+		return true;
+	for (i = 0; i < cfg->n_ports; i++) {
+		const struct xl_cfg_port *p = &cfg->ports[i];
+
+		if (!p->rate_bps)
+			return fail(c, p->line,
+				    "port %s has no rate: the RP (rp = yes%s) needs the port's "
+				    "line rate (set rate = the link speed, e.g. 100G, or rp = no)",
+				    p->ifname, c->rp_line ? "" : ", the default");
+	}
+	for (i = 0; i < cfg->n_ports; i++) {
+		const struct xl_cfg_port *p = &cfg->ports[i];
+
+		if (p->rate_bps >= h->rp.min_rate)
+			continue;
+		fmt_rate(mr, sizeof(mr), h->rp.min_rate);
+		fmt_rate(pr, sizeof(pr), p->rate_bps);
+		if (c->min_rate_line)
+			return fail(c, c->min_rate_line,
+				    "min_rate %s is above port %s's rate %s", mr, p->ifname, pr);
+		return fail(c, p->line,
+			    "port %s's rate %s is below min_rate %s (the %s variant's default; "
+			    "set a lower min_rate in [dcqcn])", p->ifname, pr, mr,
+			    variants[h->rp.variant]);
+	}
+	return true;
+}
+
 /* Cross-references, once everything is read. Interfaces come last so a
  * file is reported for its own mistakes the same way on any machine. */
 static bool check_all(struct ctx *c, bool check_interfaces)
@@ -837,6 +1180,8 @@ static bool check_all(struct ctx *c, bool check_interfaces)
 
 	if (!cfg->n_ports)
 		return fail(c, 0, "no ports defined (add a [port IFNAME] section)");
+	if (c->host && !check_host(c))
+		return false;
 	for (i = 0; i < cfg->n_ports; i++) {
 		struct xl_cfg_port *p = &cfg->ports[i];
 
@@ -895,10 +1240,59 @@ static bool check_all(struct ctx *c, bool check_interfaces)
 	return true;
 }
 
+#define MAX_FILE_BYTES (64U << 20)
+
+/* The whole file, read once: scanned for the mode, then parsed. NULL (and
+ * the error recorded) if it cannot be read. */
+static char *read_file(struct ctx *c, size_t *len)
+{
+	FILE *f = fopen(c->path, "r");
+	size_t cap = 0, n = 0, want, got;
+	char *buf = NULL, *nb;
+
+	if (!f) {
+		fail(c, 0, "cannot open: %s", strerror(errno));
+		return NULL;
+	}
+	for (;;) {
+		if (n == cap) {
+			if (cap >= MAX_FILE_BYTES) {
+				fail(c, 0, "file too large (max %uM bytes)", MAX_FILE_BYTES >> 20);
+				goto err;
+			}
+			cap = cap ? cap * 2 : 64 * 1024;
+			nb = realloc(buf, cap);
+			if (!nb) {
+				fail(c, 0, "out of memory");
+				goto err;
+			}
+			buf = nb;
+		}
+		want = cap - n;
+		got = fread(buf + n, 1, want, f);
+		n += got;
+		if (got < want)
+			break;
+	}
+	if (ferror(f)) {
+		fail(c, 0, "read error: %s", strerror(errno));
+		goto err;
+	}
+	fclose(f);
+	*len = n;
+	return buf;
+err:
+	fclose(f);
+	free(buf);
+	return NULL;
+}
+
 int xl_config_load(const char *path, bool check_interfaces,
 		   struct xl_config *cfg, char *err, size_t errlen)
 {
 	struct ctx c = { .cfg = cfg, .path = path, .err = err, .errlen = errlen };
+	size_t len = 0;
+	char *text;
 	int rc;
 
 	memset(cfg, 0, sizeof(*cfg));
@@ -907,19 +1301,31 @@ int xl_config_load(const char *path, bool check_interfaces,
 	set_class(&cfg->classes[CLASS_CNP], "cnp", XL_CLASS_NO_MARK | XL_CLASS_NO_DROP);
 	cfg->n_classes = N_BUILTIN_CLASSES;
 	cfg->flow_table_size = XL_FLOW_TABLE_SIZE;
-	c.f = fopen(path, "r");
-	if (!c.f) {
-		fail(&c, 0, "cannot open: %s", strerror(errno));
+	text = read_file(&c, &len);
+	if (!text)
 		goto out;
+	c.host = scan_host_mode(text, len);
+	if (c.host) {
+		cfg->mode = XL_MODE_HOST;
+		host_defaults(&cfg->host, XL_DCQCN_PAPER); /* until [dcqcn] says otherwise */
+	}
+	/* An empty file has no lines (fmemopen takes no empty buffer). */
+	if (len) {
+		c.f = fmemopen(text, len, "r");
+		if (!c.f) {
+			fail(&c, 0, "out of memory");
+			free(text);
+			goto out;
+		}
 	}
 	rc = ini_parse_stream(read_line, &c, on_key, &c);
-	if (!c.failed && ferror(c.f))
-		fail(&c, c.line, "read error");
-	else if (rc > 0) /* only if inih rejects a line we let through */
+	if (rc > 0 && !c.failed) /* only if inih rejects a line we let through */
 		fail(&c, rc, "syntax error");
 	else if (rc < 0)
 		fail(&c, c.line, "out of memory");
-	fclose(c.f);
+	if (c.f)
+		fclose(c.f);
+	free(text);
 	if (close_section(&c))
 		check_all(&c, check_interfaces);
 out:

@@ -284,3 +284,87 @@ syntax:
 		    "invalid duration '%s' (a number with at most %d decimals followed "
 		    "directly by ns, us, ms or s, e.g. 100us or 2.5ms)", v, MAX_TIME_DECIMALS);
 }
+
+/* A plain whole number (DSCPs, thresholds): digits only. */
+int xl_parse_uint(const char *what, const char *v, __u32 lo, __u32 hi,
+		  __u32 *out, char *err, size_t errlen)
+{
+	size_t n = strspn(v, "0123456789"), i;
+	__u64 x = 0;
+
+	if (!n || v[n])
+		return fail(err, errlen, "invalid %s '%s' (a whole number %u-%u)", what, v,
+			    lo, hi);
+	for (i = 0; i < n; i++) /* saturates above hi: no overflow */
+		x = x > hi ? x : x * 10 + (__u64)(v[i] - '0');
+	if (x < lo || x > hi)
+		return fail(err, errlen, "%s '%s' out of range (%u-%u)", what, v, lo, hi);
+	*out = (__u32)x;
+	return 0;
+}
+
+#define Q32_MAX_DECIMALS 9
+#define Q32_MAX_TERM 0xFFFFFFFFULL /* numerator and denominator of N/D */
+
+/* A whole number up to Q32_MAX_TERM, or -1 (not digits, or too large:
+ * *big says which). */
+static long long q32_term(const char *s, size_t n, bool *big)
+{
+	__u64 x = 0;
+	size_t i;
+
+	if (!n || strspn(s, "0123456789") < n)
+		return -1;
+	for (i = 0; i < n; i++) {
+		x = x * 10 + (__u64)(s[i] - '0');
+		if (x > Q32_MAX_TERM) {
+			*big = true;
+			return -1;
+		}
+	}
+	return (long long)x;
+}
+
+/* Gains and starting values of DCQCN's alpha: fractions in Q32. The exact
+ * value num/den is compared with 0 and 1 before rounding. */
+int xl_parse_q32(const char *what, const char *v, bool one_ok, __u64 *out,
+		 char *err, size_t errlen)
+{
+	const char *slash = strchr(v, '/'), *e;
+	__u64 num, den;
+	bool big = false;
+	struct dec d;
+
+	if (slash) {
+		long long a = q32_term(v, (size_t)(slash - v), &big);
+		long long b = q32_term(slash + 1, strlen(slash + 1), &big);
+
+		if (big)
+			return fail(err, errlen,
+				    "invalid %s '%s' (numerator and denominator at most %llu)",
+				    what, v, (unsigned long long)Q32_MAX_TERM);
+		if (a < 0 || b < 0)
+			goto syntax;
+		if (!b)
+			return fail(err, errlen, "invalid %s '%s' (zero denominator)", what, v);
+		num = (__u64)a;
+		den = (__u64)b;
+	} else {
+		e = parse_dec(v, &d);
+		if (!e || *e || d.ndec > Q32_MAX_DECIMALS)
+			goto syntax;
+		den = pow10u(d.ndec);
+		/* above 1 (huge: above 1.8e19 / 10^9): out of range below */
+		num = d.huge || d.mant > den ? den + 1 : d.mant;
+	}
+	if (!num || num > den || (num == den && !one_ok))
+		return fail(err, errlen, "%s '%s' out of range (0 < %s %s 1)", what, v, what,
+			    one_ok ? "<=" : "<");
+	/* num <= den < 2^32 (decimals: den <= 10^9): no overflow. */
+	*out = ((num << 32) + den / 2) / den;
+	return 0;
+syntax:
+	return fail(err, errlen,
+		    "invalid %s '%s' (a fraction such as 1/256, or a decimal 0..1 with at "
+		    "most %d decimals such as 0.0039)", what, v, Q32_MAX_DECIMALS);
+}

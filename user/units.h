@@ -4,6 +4,7 @@
 #ifndef XL_UNITS_H
 #define XL_UNITS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
 
@@ -27,5 +28,15 @@ int xl_parse_count(const char *what, const char *v, __u32 lo, __u32 hi,
  * ns; the result must be a whole number of ns. */
 int xl_parse_duration(const char *v, __u64 lo_ns, __u64 hi_ns, __u64 *out_ns,
 		      char *err, size_t errlen);
+/* a plain whole number lo..hi (digits only: no sign, no suffix); what
+ * names the value in errors. */
+int xl_parse_uint(const char *what, const char *v, __u32 lo, __u32 hi,
+		  __u32 *out, char *err, size_t errlen);
+/* a fraction N/D (whole numbers up to 4294967295, e.g. 1/256) or a
+ * decimal 0..1 with at most 9 decimals (e.g. 0.0039), as Q32:
+ * round(value * 2^32), halves up; exact for N/2^k. The value must be > 0,
+ * and < 1 (one_ok false) or <= 1 (one_ok true). what names the value. */
+int xl_parse_q32(const char *what, const char *v, bool one_ok, __u64 *out,
+		 char *err, size_t errlen);
 
 #endif

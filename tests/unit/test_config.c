@@ -161,6 +161,47 @@ static void test_good_fixture(void **state)
 	}
 	for (int d = 0; d < 64; d++)
 		assert_in_range(cfg.dscp_class[d], 0, cfg.n_classes - 1);
+	/* Mode: a host has only ports (with a rate if its RP runs) and DCQCN
+	 * settings in range; a leaf has no host settings at all. */
+	if (cfg.mode == XL_MODE_HOST) {
+		const struct xl_host_cfg *h = &cfg.host;
+		const struct xl_dcqcn_params *p = &h->rp;
+
+		assert_in_range(cfg.n_ports, 1, 4);
+		assert_int_equal(cfg.n_groups, 0);
+		assert_int_equal(cfg.n_routes, 0);
+		assert_int_equal(cfg.n_classes, 2);
+		assert_in_range(h->cnp_interval_ns, 1000, 1000000000);
+		assert_in_range(h->cnp_scope, XL_CNP_PER_QP, XL_CNP_PER_PORT);
+		assert_in_range(h->cnp_dscp, 0, 63);
+		assert_in_range(h->np_enabled, 0, 1);
+		assert_in_range(h->rp_enabled, 0, 1);
+		assert_in_range(p->variant, XL_DCQCN_PAPER, XL_DCQCN_NVIDIA);
+		assert_in_range(p->clamp, 0, 1);
+		assert_in_range(p->f, 1, 1000);
+		assert_int_equal(p->line_rate, 0); /* the loader sets it per port */
+		assert_in_range(p->g, 1, XL_Q32_ONE - 1);
+		if (p->variant == XL_DCQCN_NVIDIA) {
+			assert_in_range(p->alpha_first, 1, XL_Q32_ONE);
+			assert_in_range(p->t_dec_ns, 1, 1000000000);
+			assert_int_equal(p->b_bytes, 0);
+			assert_int_equal(p->clamp, 0);
+		} else {
+			assert_int_equal(p->alpha_first, 0);
+			assert_int_equal(p->t_dec_ns, 0);
+		}
+		assert_in_range(p->k_ns, 1, 1000000000);
+		assert_in_range(p->t_ns, 2, 1000000000);
+		for (int i = 0; i < cfg.n_ports; i++) {
+			assert_int_equal(cfg.ports[i].role, XL_ROLE_DOWNLINK);
+			if (h->rp_enabled)
+				assert_true(cfg.ports[i].rate_bps >= p->min_rate);
+		}
+	} else {
+		assert_int_equal(cfg.mode, XL_MODE_LEAF);
+		assert_true(all_zero(&cfg.host, sizeof(cfg.host)));
+		assert_int_equal(cfg.dcqcn_line, 0);
+	}
 	xl_config_free(&cfg);
 	assert_null(cfg.routes);
 	assert_int_equal(cfg.n_routes, 0);
@@ -470,6 +511,127 @@ static void test_good_lb_modes(void **state)
 	xl_config_free(&cfg);
 }
 
+/* ---- host mode ---- */
+
+/* The defaults of docs/config.md, written out (not taken from
+ * xl_dcqcn_defaults, so a change there shows up here). */
+static void assert_paper_defaults(const struct xl_dcqcn_params *p)
+{
+	assert_int_equal(p->variant, XL_DCQCN_PAPER);
+	assert_int_equal(p->clamp, 1);
+	assert_int_equal(p->f, 5);
+	assert_int_equal(p->line_rate, 0);
+	assert_int_equal(p->g, 1ULL << 24); /* 1/256 */
+	assert_int_equal(p->alpha_first, 0);
+	assert_int_equal(p->k_ns, 55000);
+	assert_int_equal(p->t_ns, 55000);
+	assert_int_equal(p->t_dec_ns, 0);
+	assert_int_equal(p->b_bytes, 10 << 20);
+	assert_int_equal(p->r_ai, 40000000);
+	assert_int_equal(p->r_hai, 200000000);
+	assert_int_equal(p->min_rate, 100000000);
+}
+
+static void test_good_host_paper(void **state)
+{
+	struct xl_dcqcn_params want;
+	struct xl_config cfg;
+	char path[512], err[XL_ERR_MAX] = "";
+
+	(void)state;
+	fixture_path(path, sizeof(path), "good/host-paper.conf");
+	if (xl_config_load(path, false, &cfg, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_int_equal(cfg.mode, XL_MODE_HOST);
+	assert_int_equal(cfg.dcqcn_line, 0);
+	assert_int_equal(cfg.n_ports, 1);
+	assert_string_equal(cfg.ports[0].ifname, "eth0");
+	assert_int_equal(cfg.ports[0].rate_bps, 100000000000ULL);
+	assert_int_equal(cfg.host.cnp_interval_ns, 50000);
+	assert_int_equal(cfg.host.cnp_interval_ns, XL_CNP_INTERVAL_DEFAULT_NS);
+	assert_int_equal(cfg.host.cnp_scope, XL_CNP_PER_QP);
+	assert_int_equal(cfg.host.cnp_dscp, 48);
+	assert_int_equal(cfg.host.np_enabled, 1);
+	assert_int_equal(cfg.host.rp_enabled, 1);
+	assert_paper_defaults(&cfg.host.rp);
+	xl_dcqcn_defaults(&want, XL_DCQCN_PAPER, 0);
+	assert_memory_equal(&cfg.host.rp, &want, sizeof(want));
+	xl_config_free(&cfg);
+}
+
+/* The same settings written in two orders (variant first, and variant
+ * last with [xdpleaf] at the end) load the same. */
+static void test_good_host_nvidia(void **state)
+{
+	static const struct { const char *file; int dcqcn_line; } files[] = {
+		{ "good/host-nvidia.conf", 14 },
+		{ "good/host-nvidia-late.conf", 11 },
+	};
+	struct xl_host_cfg first;
+	struct xl_config cfg;
+	char path[512], err[XL_ERR_MAX] = "";
+
+	(void)state;
+	for (size_t i = 0; i < 2; i++) {
+		const struct xl_dcqcn_params *p = &cfg.host.rp;
+
+		fixture_path(path, sizeof(path), files[i].file);
+		if (xl_config_load(path, false, &cfg, err, sizeof(err)))
+			fail_msg("%s", err);
+		assert_int_equal(cfg.mode, XL_MODE_HOST);
+		assert_int_equal(cfg.dcqcn_line, files[i].dcqcn_line);
+		assert_int_equal(cfg.n_ports, 2);
+		assert_int_equal(cfg.ports[find_port(&cfg, "eth0")].rate_bps, 100000000000ULL);
+		assert_int_equal(cfg.ports[find_port(&cfg, "eth1")].rate_bps, 200000000000ULL);
+		assert_int_equal(cfg.host.np_enabled, 1);
+		assert_int_equal(cfg.host.rp_enabled, 1);
+		assert_int_equal(cfg.host.cnp_scope, XL_CNP_PER_PORT);
+		assert_int_equal(cfg.host.cnp_interval_ns, 4000);
+		assert_int_equal(cfg.host.cnp_dscp, 48);
+		assert_int_equal(p->variant, XL_DCQCN_NVIDIA);
+		assert_int_equal(p->g, 1ULL << 24);           /* set: not 5/1024 */
+		assert_int_equal(p->alpha_first, XL_Q32_ONE); /* set: not 1023/1024 */
+		assert_int_equal(p->k_ns, 1000);
+		assert_int_equal(p->t_dec_ns, 4000);
+		assert_int_equal(p->t_ns, 300000);
+		assert_int_equal(p->f, 1);
+		assert_int_equal(p->r_ai, 20000000);
+		assert_int_equal(p->r_hai, 200000000);
+		assert_int_equal(p->min_rate, 1000000000);
+		assert_int_equal(p->b_bytes, 0);
+		assert_int_equal(p->clamp, 0);
+		assert_int_equal(p->line_rate, 0);
+		if (!i)
+			first = cfg.host;
+		else
+			assert_memory_equal(&cfg.host, &first, sizeof(first));
+		xl_config_free(&cfg);
+	}
+}
+
+static void test_good_host_np_only(void **state)
+{
+	struct xl_config cfg;
+	char path[512], err[XL_ERR_MAX] = "";
+
+	(void)state;
+	fixture_path(path, sizeof(path), "good/host-np-only.conf");
+	if (xl_config_load(path, false, &cfg, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_int_equal(cfg.mode, XL_MODE_HOST);
+	assert_int_equal(cfg.dcqcn_line, 10);
+	assert_int_equal(cfg.n_ports, 2);
+	assert_int_equal(cfg.ports[0].rate_bps, 0);
+	assert_int_equal(cfg.ports[1].rate_bps, 0);
+	assert_int_equal(cfg.host.np_enabled, 1);
+	assert_int_equal(cfg.host.rp_enabled, 0);
+	assert_int_equal(cfg.host.cnp_scope, XL_CNP_PER_PORT);
+	assert_int_equal(cfg.host.cnp_interval_ns, 4000);
+	assert_int_equal(cfg.host.cnp_dscp, 46);
+	assert_paper_defaults(&cfg.host.rp); /* kept, unused */
+	xl_config_free(&cfg);
+}
+
 /* ---- bad fixtures ---- */
 
 struct expect {
@@ -520,7 +682,8 @@ static void test_bad_fixture(void **state)
 }
 
 /* Every fixture on disk is in the lists below, and there are enough. */
-#define GOOD_FILES(X) X(minimal) X(leaf) X(style) X(edge-prefixes) X(ecn-leaf) X(lb-modes)
+#define GOOD_FILES(X) X(minimal) X(leaf) X(style) X(edge-prefixes) X(ecn-leaf) X(lb-modes) \
+	X(host-paper) X(host-nvidia) X(host-nvidia-late) X(host-np-only)
 
 #define BAD_FILES(X) \
 	X(unknown-section) X(unknown-key-port) X(unknown-key-xdpleaf) \
@@ -532,7 +695,7 @@ static void test_bad_fixture(void **state)
 	X(prefix-syntax) X(prefix-len-garbage) X(prefix-len-33) X(prefix-len-129) \
 	X(prefix-host-bits) X(prefix-host-bits-v6) X(prefix-no-length) \
 	X(nexthop4-invalid) X(nexthop4-is-ipv6) X(nexthop6-is-ipv4) \
-	X(bad-role) X(bad-malformed) X(bad-xdp-mode) X(mode-host) X(lb-mode-invalid) \
+	X(bad-role) X(bad-malformed) X(bad-xdp-mode) X(mode-invalid) X(lb-mode-invalid) \
 	X(uplink-no-group) X(uplink-no-nexthop) X(downlink-with-group) \
 	X(downlink-with-nexthop) X(group-undefined) X(group-no-members) \
 	X(group-too-many-members) X(too-many-ports) X(route-no-target) \
@@ -544,7 +707,13 @@ static void test_bad_fixture(void **state)
 	X(pmax-150-percent) X(pmax-negative) X(mark-maybe) X(too-many-classes) \
 	X(class-name-too-long) X(unknown-key-class) \
 	X(flowlet-timeout-syntax) X(flowlet-timeout-range) X(flowlet-timeout-no-unit) \
-	X(flowlet-timeout-hash) X(flow-table-size-range) X(capacity-mixed)
+	X(flowlet-timeout-hash) X(flow-table-size-range) X(capacity-mixed) \
+	X(dcqcn-in-leaf) X(host-group) X(host-route) X(host-uplink) X(host-gamma) \
+	X(host-no-rate) X(host-min-rate) X(host-too-many-ports) \
+	X(dcqcn-variant-invalid) X(dcqcn-g-zero) X(dcqcn-g-one) X(dcqcn-g-above-one) \
+	X(dcqcn-b-nvidia) X(dcqcn-clamp-nvidia) X(dcqcn-alpha-first-paper) \
+	X(dcqcn-cnp-dscp-64) X(dcqcn-cnp-interval-zero) X(dcqcn-cnp-scope-switch) \
+	X(dcqcn-unknown-key) X(dcqcn-duplicate)
 
 #define GOOD_NAME(n) "good/" #n ".conf",
 #define BAD_NAME(n) "bad/" #n ".conf",
@@ -1482,6 +1651,403 @@ static void test_lb_rules(void **state)
 	}
 }
 
+/* ---- DCQCN values ---- */
+
+/* Fractions in Q32: exact for n/2^k, round(value * 2^32) otherwise. */
+static void test_q32(void **state)
+{
+	static const struct {
+		const char *v;
+		bool one_ok;
+		unsigned long long want;
+		const char *err;
+	} cases[] = {
+		{ "1/256", false, 1ULL << 24, NULL },
+		{ "5/1024", false, 5ULL << 22, NULL },
+		{ "1023/1024", true, 1023ULL << 22, NULL },
+		{ "1023/1024", false, 1023ULL << 22, NULL },
+		{ "0.00390625", false, 1ULL << 24, NULL },   /* 1/256 as a decimal */
+		{ "0.0048828125", false, 0, "invalid g '0.0048828125'" }, /* 10 decimals */
+		{ "0.5", false, 1ULL << 31, NULL },
+		{ "1/2", false, 1ULL << 31, NULL },
+		{ "2/4", false, 1ULL << 31, NULL },
+		{ "01/0256", false, 1ULL << 24, NULL },
+		{ "1", true, 1ULL << 32, NULL },
+		{ "1/1", true, 1ULL << 32, NULL },
+		{ "1.0", true, 1ULL << 32, NULL },
+		{ "1.000000000", true, 1ULL << 32, NULL },
+		{ "7/7", true, 1ULL << 32, NULL },
+		{ "1/3", false, 1431655765, NULL },          /* 1431655765.33 */
+		{ "2/3", false, 2863311531ULL, NULL },       /* 2863311530.67 */
+		{ "0.001", false, 4294967, NULL },           /* 4294967.296 */
+		{ "0.000000001", false, 4, NULL },           /* 4.29: never rounds to 0 */
+		{ "1/4294967295", false, 1, NULL },
+		{ "4294967294/4294967295", false, 4294967295ULL, NULL },
+		{ "0.999999999", false, 4294967292ULL, NULL }, /* 4294967291.7 */
+		{ "0", false, 0, "g '0' out of range (0 < g < 1)" },
+		{ "0/5", false, 0, "g '0/5' out of range (0 < g < 1)" },
+		{ "0.000000000", false, 0, "out of range (0 < g < 1)" },
+		{ "1", false, 0, "g '1' out of range (0 < g < 1)" },
+		{ "256/256", false, 0, "g '256/256' out of range (0 < g < 1)" },
+		{ "1.0", false, 0, "g '1.0' out of range" },
+		{ "2/1", false, 0, "g '2/1' out of range (0 < g < 1)" },
+		{ "2/1", true, 0, "g '2/1' out of range (0 < g <= 1)" },
+		{ "1.000000001", true, 0, "out of range (0 < g <= 1)" },
+		{ "1.5", true, 0, "g '1.5' out of range" },
+		{ "99999999999999999999999", true, 0, "out of range (0 < g <= 1)" },
+		{ "0", true, 0, "g '0' out of range (0 < g <= 1)" },
+		{ "1/0", false, 0, "invalid g '1/0' (zero denominator)" },
+		{ "0/0", false, 0, "invalid g '0/0' (zero denominator)" },
+		{ "1/4294967296", false, 0, "invalid g '1/4294967296' (numerator and denominator at most 4294967295)" },
+		{ "4294967296/4294967297", false, 0, "at most 4294967295" },
+		{ "", false, 0, "invalid g '' (a fraction such as 1/256, or a decimal 0..1 with at most 9 decimals such as 0.0039)" },
+		{ "abc", false, 0, "invalid g 'abc'" },
+		{ "1/", false, 0, "invalid g '1/'" },
+		{ "/256", false, 0, "invalid g '/256'" },
+		{ "1//256", false, 0, "invalid g '1//256'" },
+		{ "1/2/4", false, 0, "invalid g '1/2/4'" },
+		{ "-1/256", false, 0, "invalid g '-1/256'" },
+		{ "1/-256", false, 0, "invalid g '1/-256'" },
+		{ "+1/256", false, 0, "invalid g '+1/256'" },
+		{ "1 / 256", false, 0, "invalid g '1 / 256'" },
+		{ "0.5/2", false, 0, "invalid g '0.5/2'" },
+		{ ".5", false, 0, "invalid g '.5'" },
+		{ "5.", false, 0, "invalid g '5.'" },
+		{ "1e-3", false, 0, "invalid g '1e-3'" },
+		{ "0x10/256", false, 0, "invalid g '0x10/256'" },
+		{ "50%", false, 0, "invalid g '50%'" },
+		{ "0.0000000001", false, 0, "invalid g '0.0000000001'" },
+	};
+	char err[256];
+	__u64 out;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int rc;
+
+		out = 12345;
+		err[0] = 0;
+		rc = xl_parse_q32("g", cases[i].v, cases[i].one_ok, &out, err, sizeof(err));
+		if (!cases[i].err) {
+			if (rc)
+				fail_msg("'%s': %s", cases[i].v, err);
+			if (out != cases[i].want)
+				fail_msg("'%s': got %llu, want %llu", cases[i].v,
+					 (unsigned long long)out, cases[i].want);
+		} else {
+			if (rc != -1 || !strstr(err, cases[i].err))
+				fail_msg("'%s': got %d '%s', want '%s'", cases[i].v, rc, err,
+					 cases[i].err);
+			assert_int_equal(out, 12345); /* untouched on error */
+		}
+	}
+	assert_int_equal(xl_parse_q32("g", "x", false, &out, err, 4), -1);
+	assert_string_equal(err, "inv");
+	assert_int_equal(xl_parse_q32("g", "x", false, &out, NULL, 0), -1);
+}
+
+static void test_uint(void **state)
+{
+	static const struct {
+		const char *v;
+		unsigned int lo, hi, want;
+		const char *err;
+	} cases[] = {
+		{ "0", 0, 63, 0, NULL },
+		{ "48", 0, 63, 48, NULL },
+		{ "63", 0, 63, 63, NULL },
+		{ "063", 0, 63, 63, NULL },
+		{ "64", 0, 63, 0, "n '64' out of range (0-63)" },
+		{ "99999999999999999999999", 0, 63, 0, "out of range (0-63)" },
+		{ "0", 1, 1000, 0, "n '0' out of range (1-1000)" },
+		{ "1000", 1, 1000, 1000, NULL },
+		{ "4294967295", 0, 4294967295U, 4294967295U, NULL },
+		{ "4294967296", 0, 4294967295U, 0, "out of range (0-4294967295)" },
+		{ "", 0, 63, 0, "invalid n '' (a whole number 0-63)" },
+		{ "1.5", 1, 1000, 0, "invalid n '1.5' (a whole number 1-1000)" },
+		{ "-1", 0, 63, 0, "invalid n '-1'" },
+		{ "+1", 0, 63, 0, "invalid n '+1'" },
+		{ "1K", 1, 1000, 0, "invalid n '1K'" },
+		{ "0x10", 0, 63, 0, "invalid n '0x10'" },
+		{ " 1", 0, 63, 0, "invalid n ' 1'" },
+	};
+	char err[256];
+	__u32 out;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int rc;
+
+		out = 777;
+		rc = xl_parse_uint("n", cases[i].v, cases[i].lo, cases[i].hi, &out, err, sizeof(err));
+		if (!cases[i].err) {
+			if (rc)
+				fail_msg("'%s': %s", cases[i].v, err);
+			assert_int_equal(out, cases[i].want);
+		} else {
+			if (rc != -1 || !strstr(err, cases[i].err))
+				fail_msg("'%s': got %d '%s', want '%s'", cases[i].v, rc, err,
+					 cases[i].err);
+			assert_int_equal(out, 777);
+		}
+	}
+}
+
+static unsigned long long host_field(const struct xl_host_cfg *h, const char *key)
+{
+	static const struct { const char *key; size_t off, size; } fields[] = {
+#define F(k, m) { k, offsetof(struct xl_host_cfg, m), sizeof(((struct xl_host_cfg *)0)->m) }
+		F("np", np_enabled), F("rp", rp_enabled), F("cnp_interval", cnp_interval_ns),
+		F("cnp_scope", cnp_scope), F("cnp_dscp", cnp_dscp), F("variant", rp.variant),
+		F("g", rp.g), F("alpha_first", rp.alpha_first), F("k", rp.k_ns),
+		F("t", rp.t_ns), F("t_dec", rp.t_dec_ns), F("b", rp.b_bytes), F("f", rp.f),
+		F("clamp", rp.clamp), F("r_ai", rp.r_ai), F("r_hai", rp.r_hai),
+		F("min_rate", rp.min_rate),
+#undef F
+	};
+
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+		if (strcmp(fields[i].key, key))
+			continue;
+		if (fields[i].size == 4)
+			return *(const __u32 *)((const char *)h + fields[i].off);
+		return *(const __u64 *)((const char *)h + fields[i].off);
+	}
+	fail_msg("no field for key %s", key);
+	return 0;
+}
+
+/* Each [dcqcn] key as written on line 7, after variant on line 6: the
+ * value stored (the other keys keep the variant's defaults), or the error. */
+static void test_dcqcn_values(void **state)
+{
+	static const struct {
+		const char *variant, *key, *value;
+		unsigned long long want;
+		const char *err;
+	} cases[] = {
+		{ "paper", "np", "yes", 1, NULL },
+		{ "paper", "np", "no", 0, NULL },
+		{ "paper", "np", "off", 0, ":7: invalid np 'off' (allowed: yes, no)" },
+		{ "nvidia", "rp", "yes", 1, NULL },
+		{ "nvidia", "rp", "no", 0, NULL },
+		{ "nvidia", "rp", "No", 0, ":7: invalid rp 'No' (allowed: yes, no)" },
+		{ "paper", "cnp_interval", "50us", 50000, NULL },
+		{ "paper", "cnp_interval", "4us", 4000, NULL },
+		{ "paper", "cnp_interval", "1us", 1000, NULL },
+		{ "paper", "cnp_interval", "1s", 1000000000, NULL },
+		{ "paper", "cnp_interval", "0.5ms", 500000, NULL },
+		{ "paper", "cnp_interval", "999ns", 0, ":7: cnp_interval: duration '999ns' out of range (1us..1s)" },
+		{ "paper", "cnp_interval", "0us", 0, ":7: cnp_interval: duration '0us' out of range (1us..1s)" },
+		{ "paper", "cnp_interval", "2s", 0, ":7: cnp_interval: duration '2s' out of range" },
+		{ "paper", "cnp_interval", "50", 0, ":7: cnp_interval: duration '50' has no unit" },
+		{ "paper", "cnp_scope", "qp", XL_CNP_PER_QP, NULL },
+		{ "paper", "cnp_scope", "port", XL_CNP_PER_PORT, NULL },
+		{ "paper", "cnp_scope", "switch", 0, ":7: invalid cnp_scope 'switch' (allowed: qp, port)" },
+		{ "paper", "cnp_dscp", "48", 48, NULL },
+		{ "paper", "cnp_dscp", "0", 0, NULL },
+		{ "paper", "cnp_dscp", "63", 63, NULL },
+		{ "paper", "cnp_dscp", "64", 0, ":7: cnp_dscp '64' out of range (0-63)" },
+		{ "paper", "cnp_dscp", "-1", 0, ":7: invalid cnp_dscp '-1' (a whole number 0-63)" },
+		{ "paper", "cnp_dscp", "cs6", 0, ":7: invalid cnp_dscp 'cs6'" },
+		{ "paper", "g", "1/256", 1ULL << 24, NULL },
+		{ "paper", "g", "1/16", 1ULL << 28, NULL },
+		{ "nvidia", "g", "5/1024", 5ULL << 22, NULL },
+		{ "nvidia", "g", "0.0625", 1ULL << 28, NULL },
+		{ "paper", "g", "0", 0, ":7: g '0' out of range (0 < g < 1)" },
+		{ "paper", "g", "1", 0, ":7: g '1' out of range (0 < g < 1)" },
+		{ "paper", "g", "2/1", 0, ":7: g '2/1' out of range (0 < g < 1)" },
+		{ "paper", "g", "1/0", 0, ":7: invalid g '1/0' (zero denominator)" },
+		{ "nvidia", "alpha_first", "1023/1024", 1023ULL << 22, NULL },
+		{ "nvidia", "alpha_first", "1", 1ULL << 32, NULL },
+		{ "nvidia", "alpha_first", "0.5", 1ULL << 31, NULL },
+		{ "nvidia", "alpha_first", "0", 0, ":7: alpha_first '0' out of range (0 < alpha_first <= 1)" },
+		{ "nvidia", "alpha_first", "1025/1024", 0, ":7: alpha_first '1025/1024' out of range (0 < alpha_first <= 1)" },
+		{ "paper", "k", "55us", 55000, NULL },
+		{ "nvidia", "k", "1us", 1000, NULL },
+		{ "paper", "k", "1ns", 1, NULL },
+		{ "paper", "k", "1s", 1000000000, NULL },
+		{ "paper", "k", "0ns", 0, ":7: k: duration '0ns' out of range (1ns..1s)" },
+		{ "paper", "k", "1001ms", 0, ":7: k: duration '1001ms' out of range (1ns..1s)" },
+		{ "paper", "t", "55us", 55000, NULL },
+		{ "nvidia", "t", "300us", 300000, NULL },
+		{ "nvidia", "t", "1.5us", 1500, NULL },
+		{ "paper", "t", "2ns", 2, NULL },
+		{ "paper", "t", "1s", 1000000000, NULL },
+		{ "paper", "t", "1ns", 0, ":7: t: duration '1ns' out of range (2ns..1s)" },
+		{ "paper", "t", "0s", 0, ":7: t: duration '0s' out of range (2ns..1s)" },
+		{ "paper", "t", "55", 0, ":7: t: duration '55' has no unit" },
+		{ "nvidia", "t_dec", "4us", 4000, NULL },
+		{ "nvidia", "t_dec", "1ns", 1, NULL },
+		{ "nvidia", "t_dec", "0us", 0, ":7: t_dec: duration '0us' out of range (1ns..1s)" },
+		{ "paper", "b", "10M", 10 << 20, NULL },
+		{ "paper", "b", "0", 0, NULL },
+		{ "paper", "b", "150K", 150 << 10, NULL },
+		{ "paper", "b", "256M", 256 << 20, NULL },
+		{ "paper", "b", "257M", 0, ":7: b '257M' out of range (0..256M bytes)" },
+		{ "paper", "b", "10MB", 0, ":7: invalid b '10MB' (bytes: a whole number" },
+		{ "paper", "f", "5", 5, NULL },
+		{ "paper", "f", "1", 1, NULL },
+		{ "nvidia", "f", "1000", 1000, NULL },
+		{ "paper", "f", "0", 0, ":7: f '0' out of range (1-1000)" },
+		{ "paper", "f", "1001", 0, ":7: f '1001' out of range (1-1000)" },
+		{ "paper", "f", "2.5", 0, ":7: invalid f '2.5' (a whole number 1-1000)" },
+		{ "paper", "clamp", "yes", 1, NULL },
+		{ "paper", "clamp", "no", 0, NULL },
+		{ "paper", "clamp", "true", 0, ":7: invalid clamp 'true' (allowed: yes, no)" },
+		{ "paper", "r_ai", "40M", 40000000, NULL },
+		{ "nvidia", "r_ai", "5M", 5000000, NULL },
+		{ "nvidia", "r_ai", "1M", 1000000, NULL },
+		{ "paper", "r_ai", "500K", 0, ":7: r_ai: rate '500K' out of range (1M..1600G bit/s)" },
+		{ "paper", "r_ai", "40 M", 0, ":7: r_ai: invalid rate '40 M'" },
+		{ "paper", "r_hai", "200M", 200000000, NULL },
+		{ "nvidia", "r_hai", "0.05G", 50000000, NULL },
+		{ "paper", "r_hai", "0", 0, ":7: r_hai: rate '0' out of range" },
+		{ "paper", "min_rate", "100M", 100000000, NULL },
+		{ "nvidia", "min_rate", "1M", 1000000, NULL },
+		{ "nvidia", "min_rate", "400G", 400000000000ULL, NULL }, /* = the port's rate */
+		{ "nvidia", "min_rate", "401G", 0, ":7: min_rate 401G is above port s1's rate 400G" },
+		{ "nvidia", "min_rate", "0.5M", 0, ":7: min_rate: rate '0.5M' out of range (1M..1600G bit/s)" },
+	};
+	struct xl_config cfg;
+	struct xl_dcqcn_params defaults;
+	char text[512], what[128];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct xl_host_cfg want;
+		unsigned long long got;
+		bool nvidia = !strcmp(cases[i].variant, "nvidia");
+
+		snprintf(text, sizeof(text), "[xdpleaf]\nmode = host\n[port s1]\nrate = 400G\n"
+			 "[dcqcn]\nvariant = %s\n%s = %s\n", cases[i].variant, cases[i].key,
+			 cases[i].value);
+		snprintf(what, sizeof(what), "%s: %s = %s", cases[i].variant, cases[i].key,
+			 cases[i].value);
+		if (!load_case(text, cases[i].err, &cfg, what))
+			continue;
+		assert_int_equal(cfg.dcqcn_line, 5);
+		got = host_field(&cfg.host, cases[i].key);
+		if (got != cases[i].want)
+			fail_msg("%s: got %llu, want %llu", what, got, cases[i].want);
+		/* Everything else: the defaults of the variant. */
+		xl_dcqcn_defaults(&defaults, nvidia ? XL_DCQCN_NVIDIA : XL_DCQCN_PAPER, 0);
+		want = (struct xl_host_cfg){ .cnp_interval_ns = 50000, .cnp_scope = XL_CNP_PER_QP,
+					     .cnp_dscp = 48, .np_enabled = 1, .rp_enabled = 1,
+					     .rp = defaults };
+		for (const char *const *k = (const char *const[]){ "np", "rp", "cnp_interval",
+				"cnp_scope", "cnp_dscp", "variant", "g", "alpha_first", "k", "t",
+				"t_dec", "b", "f", "clamp", "r_ai", "r_hai", "min_rate", NULL }; *k; k++)
+			if (strcmp(*k, cases[i].key) &&
+			    host_field(&cfg.host, *k) != host_field(&want, *k))
+				fail_msg("%s: %s is %llu, want the default %llu", what, *k,
+					 host_field(&cfg.host, *k), host_field(&want, *k));
+		xl_config_free(&cfg);
+	}
+}
+
+/* Host mode against leaf mode, the variants' own keys, and the checks made
+ * once the file is read; each with its exact line. */
+static void test_host_rules(void **state)
+{
+#define H "[xdpleaf]\nmode = host\n"
+#define P "[port eth0]\nrate = 100G\n"
+	static const struct { const char *text, *err; } cases[] = {
+		/* accepted (err NULL) */
+		{ H P, NULL },
+		{ H P "[dcqcn]\n", NULL },
+		{ P "[xdpleaf]\nmode = host\n", NULL },
+		{ P "[dcqcn]\nvariant = nvidia\n[xdpleaf]\nmode = host\n", NULL },
+		{ "\xef\xbb\xbf[ xdpleaf ]\r\n\tmode=host   # a GPU host\r\n" P, NULL },
+		{ "[xdpleaf]\nmalformed = drop\nmode = host ; comment\n" P, NULL },
+		{ H "[port eth0]\nrole = downlink\nrate = 100G\n", NULL },
+		{ H P "[port eth1]\nrate = 25G\n[port eth2]\nrate = 400G\n[port eth3]\nrate = 1G\n", NULL },
+		{ H "[port eth0]\n[dcqcn]\nrp = no\n", NULL },
+		{ H "[port eth0]\n[dcqcn]\nrp = no\nnp = no\n", NULL },
+		{ H "[port eth0]\nrate = 10M\n[dcqcn]\nrp = no\n", NULL }, /* min_rate not checked */
+		{ H "[port eth0]\nrate = 100M\n", NULL },                  /* = paper's min_rate */
+		{ H "[port eth0]\nrate = 1M\n[dcqcn]\nvariant = nvidia\n", NULL },
+		{ H P "[dcqcn]\nvariant = paper\nb = 0\nclamp = no\n", NULL },
+		{ H P "[dcqcn]\nt_dec = 8us\nalpha_first = 1\nvariant = nvidia\n", NULL },
+		{ "[xdpleaf]\nmode = leaf\n[port s1]\n", NULL },
+		/* rejected: leaf sections and keys in host mode */
+		{ H P "[group g]\n", ":5: [group] is not used in host mode" },
+		{ H P "[route 10.0.0.0/8]\nport = eth0\n", ":5: [route] is not used in host mode" },
+		{ H P "[class rdma]\ndscp = 26\n", ":5: [class] is not used in host mode" },
+		{ H P "[class cnp]\ndscp = 46\n", ":5: [class] is not used in host mode" },
+		{ "[class rdma]\ndscp = 26\n" H P, ":1: [class] is not used in host mode" },
+		{ H P "role = uplink\n", ":5: role = uplink is not used in host mode" },
+		{ H P "group = g\n", ":5: group is not used in host mode (a host's [port] takes rate)" },
+		{ H P "nexthop4 = 10.0.0.1\n", ":5: nexthop4 is not used in host mode" },
+		{ H P "nexthop6 = fd00::1\n", ":5: nexthop6 is not used in host mode" },
+		{ H P "gamma = 0.9\n", ":5: gamma is not used in host mode" },
+		{ H P "buffer = 1M\n", ":5: buffer is not used in host mode" },
+		{ H P "overflow = mark\n", ":5: overflow is not used in host mode" },
+		{ P "overflow = mark\n" H, ":3: overflow is not used in host mode" },
+		{ H P "speed = 100G\n",
+		  ":5: unknown key 'speed' in [port] section (allowed in host mode: role, rate)" },
+		{ H P "[port eth1]\nrate = 1G\n[port eth2]\nrate = 1G\n[port eth3]\nrate = 1G\n"
+		  "[port eth4]\nrate = 1G\n", ":11: too many ports for host mode (max 4)" },
+		{ H P "[vlan 5]\n", ":5: unknown section type 'vlan' (allowed: xdpleaf, port, dcqcn in host mode)" },
+		{ H "[port eth0]\nrate = 100G\nrate = 100G\n", ":5: duplicate key 'rate' (first at line 4)" },
+		/* rejected: [dcqcn] in leaf mode, whatever the order */
+		{ "[port s1]\n[dcqcn]\n", ":2: [dcqcn] needs mode = host (set it in [xdpleaf])" },
+		{ "[xdpleaf]\nmode = leaf\n[port s1]\n[dcqcn]\nnp = yes\n", ":4: [dcqcn] needs mode = host" },
+		{ "[dcqcn]\n[xdpleaf]\nmode = leaf\n[port s1]\n", ":1: [dcqcn] needs mode = host" },
+		{ "[xdpleaf]\nmode = Host\n[port s1]\n", ":2: invalid mode 'Host' (allowed: leaf, host)" },
+		{ "[xdpleaf]\nMode = host\n[port s1]\n", ":2: unknown key 'Mode' in [xdpleaf] section" },
+		/* only the first [xdpleaf] counts, and a second one is an error */
+		{ "[xdpleaf]\n[port s1]\n[xdpleaf]\nmode = host\n",
+		  ":3: duplicate section [xdpleaf] (first at line 1)" },
+		{ H "mode = leaf\n" P, ":3: duplicate key 'mode' (first at line 2)" },
+		/* rejected: [dcqcn] itself */
+		{ H P "[dcqcn main]\n", ":5: section [dcqcn] takes no name" },
+		{ H P "[dcqcn]\n[dcqcn]\n", ":6: duplicate section [dcqcn] (first at line 5)" },
+		{ H P "[dcqcn]\ng = 1/256\ng = 1/128\n", ":7: duplicate key 'g' (first at line 6)" },
+		{ H P "[dcqcn]\ng =\n", ":6: key 'g' has no value" },
+		{ H P "[dcqcn]\nvariant = hpcc\n", ":6: invalid variant 'hpcc' (allowed: paper, nvidia)" },
+		{ H P "[dcqcn]\nkmin = 5K\n", ":6: unknown key 'kmin' in [dcqcn] section (allowed: variant, np, rp, "
+		  "cnp_interval, cnp_scope, cnp_dscp, g, alpha_first, k, t, t_dec, b, f, clamp, r_ai, r_hai, min_rate)" },
+		{ H P "[dcqcn]\nrate = 100G\n", ":6: unknown key 'rate' in [dcqcn] section" },
+		/* rejected: a key of the other variant, at the first of them */
+		{ H P "[dcqcn]\nvariant = nvidia\nb = 10M\n",
+		  ":7: b is not used by the nvidia variant (remove b, or set variant = paper)" },
+		{ H P "[dcqcn]\nclamp = yes\nb = 0\nvariant = nvidia\n",
+		  ":6: clamp is not used by the nvidia variant" },
+		{ H P "[dcqcn]\nalpha_first = 1\n",
+		  ":6: alpha_first is not used by the paper variant, the default (remove alpha_first, or set variant = nvidia)" },
+		{ H P "[dcqcn]\nvariant = paper\nt_dec = 4us\n",
+		  ":7: t_dec is not used by the paper variant (remove t_dec, or set variant = nvidia)" },
+		/* ... before a later section's mistakes */
+		{ H P "[dcqcn]\nvariant = nvidia\nb = 1M\n[port eth1]\nrole = bad\n",
+		  ":7: b is not used by the nvidia variant" },
+		/* rejected once the file is read: rates */
+		{ H "[port eth0]\n", ":3: port eth0 has no rate: the RP (rp = yes, the default) needs the port's "
+		  "line rate (set rate = the link speed, e.g. 100G, or rp = no)" },
+		{ H P "[port eth1]\n[dcqcn]\nrp = yes\n", ":5: port eth1 has no rate: the RP (rp = yes) needs" },
+		{ "[port eth0]\n[dcqcn]\nnp = yes\n" H, ":1: port eth0 has no rate" },
+		{ H "[port eth0]\nrate = 50M\n",
+		  ":3: port eth0's rate 50M is below min_rate 100M (the paper variant's default; set a lower min_rate in [dcqcn])" },
+		{ H P "[port eth1]\nrate = 2.5G\n[dcqcn]\nmin_rate = 10G\nvariant = nvidia\n",
+		  ":8: min_rate 10G is above port eth1's rate 2.5G" },
+		{ H "[port eth0]\nrate = 1000001\n[dcqcn]\nmin_rate = 1000002\n",
+		  ":6: min_rate 1.000002M is above port eth0's rate 1.000001M" },
+		/* a missing rate comes before the interface check */
+		{ H "[port nosuchif0]\n", ":3: port nosuchif0 has no rate" },
+	};
+#undef H
+#undef P
+	struct xl_config cfg;
+	char what[32];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(what, sizeof(what), "case %zu", i);
+		if (load_case(cases[i].text, cases[i].err, &cfg, what))
+			xl_config_free(&cfg);
+	}
+}
+
 #define BAD_TEST(n) { "bad/" #n, test_bad_fixture, NULL, NULL, "bad/" #n ".conf" },
 #define GOOD_TEST(n) { "good/" #n, test_good_fixture, NULL, NULL, "good/" #n ".conf" },
 
@@ -1496,6 +2062,9 @@ int main(void)
 		cmocka_unit_test(test_good_style),
 		cmocka_unit_test(test_good_edge_prefixes),
 		cmocka_unit_test(test_good_lb_modes),
+		cmocka_unit_test(test_good_host_paper),
+		cmocka_unit_test(test_good_host_nvidia),
+		cmocka_unit_test(test_good_host_np_only),
 		BAD_FILES(BAD_TEST)
 		cmocka_unit_test(test_prefix_ok),
 		cmocka_unit_test(test_prefix_bad),
@@ -1513,6 +2082,10 @@ int main(void)
 		cmocka_unit_test(test_count),
 		cmocka_unit_test(test_lb_values),
 		cmocka_unit_test(test_lb_rules),
+		cmocka_unit_test(test_q32),
+		cmocka_unit_test(test_uint),
+		cmocka_unit_test(test_dcqcn_values),
+		cmocka_unit_test(test_host_rules),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
