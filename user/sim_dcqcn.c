@@ -130,22 +130,11 @@ static int set_param(struct xl_dcqcn_params *p, const char *kv)
 	key[klen] = 0;
 	v++;
 	if (!strcmp(key, "g") || !strcmp(key, "alpha_first")) {
-		unsigned long long num, den = 1;
-		char *end;
-		double d;
-		__u64 q;
-
-		/* "1/256" exactly, or a decimal fraction */
-		if (sscanf(v, "%llu/%llu", &num, &den) == 2 && den &&
-		    num <= den) {
-			q = (__u64)(((unsigned __int128)num << 32) / den);
-		} else {
-			d = strtod(v, &end);
-			if (*end || d < 0 || d > 1)
-				goto bad;
-			q = (__u64)(d * (double)XL_Q32_ONE + 0.5);
-		}
-		*(!strcmp(key, "g") ? &p->g : &p->alpha_first) = q;
+		/* the config's exact Q32 parser: 0 < g < 1, 0 < alpha_first <= 1 */
+		if (xl_parse_q32(key, v, !strcmp(key, "alpha_first"),
+				 !strcmp(key, "g") ? &p->g : &p->alpha_first,
+				 err, sizeof(err)))
+			goto bad_msg;
 		return 0;
 	}
 	if (!strcmp(key, "k") || !strcmp(key, "t") || !strcmp(key, "t_dec")) {
