@@ -16,11 +16,23 @@
  * Pages are recycled within one run, so a page may hold the previous
  * packet's fields: the program writes every field that varies, every time.
  * All frames of one run have the same length (the template's), so the
- * ICRC always sits at the same offset, gen_icrc_off. */
+ * ICRC always sits at the same offset, gen_icrc_off.
+ *
+ * xdpleaf_gen_rp (only with `--rate-map`, loaded on demand): DCQCN's
+ * reaction point for gen's own packets, which never pass tc egress where
+ * host mode's RP sees a sender's packets. User space runs it with a plain
+ * BPF_PROG_RUN after every batch: per QP of the batch, the packets it sent
+ * (all of the batch's frames have one length) go through the same
+ * bpf/rp.h event as tc egress uses (learning the flow on first sight, the
+ * paper variant's byte counter packet by packet), and it returns each QP's
+ * published rate, which gen then paces by. Its maps (rp_flows, rp_rates,
+ * host_cfg) are the host's pinned ones (bpf_map__reuse_fd). */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 
 #include "roce.h"
+#include "host.h"
+#include "rp.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -68,4 +80,74 @@ int xdpleaf_gen(struct xdp_md *ctx)
 	__builtin_memcpy(tail, &d->icrc, 4);
 	gen_next = i + 1;
 	return bpf_redirect(gen_ifindex, 0);
+}
+
+/* ---- DCQCN accounting (--rate-map) -------------------------------------- */
+
+/* The flows' remote address and family: gen's --dst. */
+const volatile __u32 gen_rp_family = 0;
+const volatile __u32 gen_rp_daddr[4] = { 0 };
+
+/* Per call: gen_rp_n entries (QP number, packets sent since the last call,
+ * each of gen_rp_len frame bytes; 0 packets: only read the rate); the
+ * program writes each entry's published rate (bit/s, 0: none) back. */
+__u32 gen_rp_len;
+__u32 gen_rp_n;
+__u32 gen_rp_qpn[XL_GEN_MAX_BATCH];
+__u32 gen_rp_pkts[XL_GEN_MAX_BATCH];
+__u64 gen_rp_rate[XL_GEN_MAX_BATCH];
+
+struct gen_rp_ctx {
+	struct xl_host_cfg *cfg;
+	__u64 now;
+	__u64 len;
+};
+
+static long gen_rp_one(__u64 i, void *c)
+{
+	struct gen_rp_ctx *x = c;
+	struct xl_rp_rate *r;
+	struct xl_rp_flow *f;
+	struct xl_qp_key k;
+	__u64 rate = 0;
+	__u32 n, j;
+
+	if (i >= XL_GEN_MAX_BATCH)
+		return 1;
+	__builtin_memset(&k, 0, sizeof(k));
+	for (j = 0; j < 4; j++) {
+		__u32 w = gen_rp_daddr[j];
+
+		__builtin_memcpy(k.addr + 4 * j, &w, 4);
+	}
+	k.family = gen_rp_family;
+	k.qp = gen_rp_qpn[i];
+	n = gen_rp_pkts[i];
+	if (n && x->cfg->rp_enabled) {
+		f = xl_rp_flow_get(&k, x->cfg, x->now, 1);
+		if (f) {
+			xl_rp_event(f, &x->cfg->rp, x->now, XL_RP_EV_SENT,
+				    x->len | (__u64)n << 32, &rate);
+			xl_rp_publish(&k, rate, x->now);
+			gen_rp_rate[i] = rate;
+			return 0;
+		}
+	}
+	r = bpf_map_lookup_elem(&rp_rates, &k);
+	gen_rp_rate[i] = r ? r->rate_bps : 0;
+	return 0;
+}
+
+SEC("?xdp")
+int xdpleaf_gen_rp(struct xdp_md *ctx)
+{
+	struct gen_rp_ctx x = { .now = bpf_ktime_get_ns(), .len = gen_rp_len & 0xffff };
+	__u32 zero = 0, n = gen_rp_n;
+
+	(void)ctx;
+	x.cfg = bpf_map_lookup_elem(&host_cfg, &zero);
+	if (!x.cfg)
+		return XDP_ABORTED;
+	bpf_loop(n < XL_GEN_MAX_BATCH ? n : XL_GEN_MAX_BATCH, gen_rp_one, &x, 0);
+	return XDP_DROP;
 }

@@ -60,6 +60,12 @@ struct xl_rp_flow {
 	__u64 last_ns;        /* time the state was advanced to */
 	__u64 cnps;           /* CNPs matched to this flow */
 	__u64 bytes;          /* bytes accounted as sent */
+	/* Added with bpf/host.bpf.c and bpf/rp.h: */
+	__u64 next_tx_ns;     /* EDT: earliest departure of the next packet, */
+	__u64 next_tx_frac;   /* plus this many 1/65536 ns */
+	__u64 lost_updates;   /* events dropped: state written concurrently twice */
+	__u64 behind;         /* events applied with timer expiries still due
+			       * (more than XL_RP_MAX_STEPS; caught up later) */
 };
 
 /* Published rate per sending flow (hash `rp_rates`, pinned): what a
@@ -77,6 +83,9 @@ struct xl_host_stats {
 	__u64 cnps_received;
 	__u64 cnps_unknown;   /* CNPs for no known flow: counted, ignored */
 	__u64 edt_stamped;    /* packets given a departure time at egress */
+	__u64 cnp_clone_failed; /* bpf_clone_redirect() refused the copy */
+	__u64 cnp_build_failed; /* a marked copy could not become a CNP */
+	__u64 rp_no_room;     /* a new flow found rp_flows full */
 };
 
 #endif /* XL_HOST_H */

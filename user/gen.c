@@ -11,10 +11,18 @@
  * program redirects it out of --dev. No socket, no skb, no qdisc.
  *
  * All frames of one BPF_PROG_RUN share one template, so a batch is cut
- * where the frame layout changes (a WRITE_FIRST's RETH, a short LAST). */
+ * where the frame layout changes (a WRITE_FIRST's RETH, a short LAST).
+ *
+ * --rate-map PATH (host mode's pinned rp_rates map): DCQCN's reaction
+ * point paces gen. After every batch, one BPF_PROG_RUN of the gen object's
+ * xdpleaf_gen_rp (bpf/gen.bpf.c) feeds each QP's packets of the batch to
+ * the RP (the host's rp_flows, reused from PATH's directory: gen's frames
+ * never pass tc egress, where the RP sees other senders) and returns the
+ * QPs' published rates; each QP then paces at min(--rate, its rate). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <ifaddrs.h>
 #include <sched.h>
@@ -39,6 +47,8 @@
 #include <bpf/libbpf.h>
 #include "roce.h"   /* before the skeleton: struct xl_gen_desc */
 #include "gen.skel.h"
+#include <linux/bpf.h> /* struct bpf_spin_lock, for host.h */
+#include "host.h"
 #include "gen_pkt.h"
 #include "rtnl.h"
 #include "traffic.h"
@@ -53,6 +63,10 @@
  * with 256 a few frames per million overflowed it. */
 #define KERNEL_MAX_BATCH 64
 #define PACING_SLACK_NS 1000000.0 /* credit a QP may catch up after a stall */
+/* --rate-map: every QP's published rate is re-read at least this often
+ * (QPs that sent in a batch: after every batch), RP_SWEEP QPs per call. */
+#define RP_REFRESH_NS 100000.0
+#define RP_SWEEP 256
 
 enum pattern { P_ELEPHANT, P_NCCL };
 enum gap_kind { GAP_FIXED, GAP_EXP, GAP_UNIFORM };
@@ -86,6 +100,8 @@ struct gen_qp {
 	double t_on;          /* nccl: when the next message may start */
 	__u64 rng;
 	__u64 packets, bytes, messages;
+	__u32 batch_pkts;     /* --rate-map: packets in the current batch */
+	__u64 rp_rate;        /* --rate-map: published rate, bit/s; 0 none */
 };
 
 struct kind {
@@ -105,6 +121,12 @@ struct gen_state {
 	struct gen_qp *qp;
 	struct gen *bpf;          /* skeleton of bpf/gen.bpf.c */
 	int anchor_tap, anchor_link; /* see anchor_program() */
+	/* --rate-map: the skeleton whose xdpleaf_gen_rp runs (g->bpf, or one
+	 * of its own with --afpacket), QPs of the current batch */
+	struct gen *rp;
+	__u32 *rp_touched, rp_ntouched, rp_sweep;
+	__u32 *rp_idx;
+	double rp_refresh_at;
 	/* current batch: n descriptors of class cur */
 	int cur;
 	__u32 n;
@@ -188,15 +210,16 @@ static double draw_gap(const struct gen_opts *o, __u64 *rng)
 /* ---- the rate of a QP -------------------------------------------------- */
 
 /* Rate limit of QP qi in bit/s (frame bytes), 0 = unlimited. Called for
- * every packet, so it may change during a run. Today it is the static
- * --rate. DCQCN hook: --rate-map PATH is reserved for the sender-side
- * rate map of the reaction point (defined with the DCQCN work); this
- * function is the one place that will read the QP's current rate from it,
- * so gen then follows the rate the congestion control computes. */
+ * every packet, so it may change during a run: the static --rate, or with
+ * --rate-map the lower of it and the rate DCQCN's reaction point published
+ * for the QP (re-read after every batch, see rp_account()). */
 static __u64 qp_rate_bps(const struct gen_state *g, __u32 qi)
 {
-	(void)qi;
-	return g->o.rate_bps;
+	__u64 r = g->o.rate_bps, dc = g->rp ? g->qp[qi].rp_rate : 0;
+
+	if (dc && (!r || dc < r))
+		r = dc;
+	return r;
 }
 
 /* ---- options ----------------------------------------------------------- */
@@ -240,7 +263,10 @@ static void usage(FILE *f)
 "                        from 0, gaps from seed 1)\n"
 "      --batch N         packets per BPF_PROG_RUN, 1..%d (default %d)\n"
 "      --afpacket        send with an AF_PACKET socket instead (a baseline)\n"
-"      --rate-map PATH   reserved for the DCQCN sender rate map (not yet)\n"
+"      --rate-map PATH   pace each QP at min(--rate, the rate DCQCN's reaction\n"
+"                        point publishes in PATH, host mode's pinned rp_rates\n"
+"                        map), and feed gen's packets to that RP (rp_flows\n"
+"                        and host_cfg pinned next to PATH)\n"
 "  -j, --json            print the summary as JSON\n"
 "  -h, --help            this text\n", MAX_QPS, XL_GEN_MAX_BATCH, DEFAULT_BATCH);
 }
@@ -471,11 +497,6 @@ static int parse_opts(int argc, char **argv, struct gen_opts *o)
 		fprintf(stderr, PFX "--gap applies to --pattern nccl only\n");
 		return -1;
 	}
-	if (o->rate_map) {
-		fprintf(stderr, PFX "--rate-map: the DCQCN sender rate map is not "
-			"defined yet; this option is reserved (docs/traffic-tools.md)\n");
-		return -1;
-	}
 	return 0;
 }
 
@@ -659,6 +680,74 @@ static int setup_classes(struct gen_state *g, __u32 mtu)
 
 static void anchor_program(struct gen_state *g);
 
+/* --rate-map: the host's pinned maps stand in for the object's own. */
+static int rp_reuse(struct bpf_map *m, const char *path, __u32 key_size,
+		    __u32 value_size)
+{
+	struct bpf_map_info info = { 0 };
+	__u32 len = sizeof(info);
+	int fd, err;
+
+	fd = bpf_obj_get(path);
+	if (fd < 0) {
+		fprintf(stderr, PFX "--rate-map: %s: %s (host mode pins rp_rates, "
+			"rp_flows and host_cfg under /sys/fs/bpf/xdpleaf/INSTANCE/)\n",
+			path, strerror(errno));
+		return -1;
+	}
+	if (bpf_obj_get_info_by_fd(fd, &info, &len) ||
+	    info.key_size != key_size || info.value_size != value_size) {
+		fprintf(stderr, PFX "--rate-map: %s is not host mode's %s map "
+			"(key %u, value %u bytes; expected %u, %u)\n", path,
+			bpf_map__name(m), info.key_size, info.value_size, key_size,
+			value_size);
+		close(fd);
+		return -1;
+	}
+	err = bpf_map__reuse_fd(m, fd);
+	close(fd);
+	if (err) {
+		fprintf(stderr, PFX "--rate-map: %s: %s\n", path, strerror(-err));
+		return -1;
+	}
+	return 0;
+}
+
+/* Before load: enable xdpleaf_gen_rp and point its maps at the host's
+ * (PATH is rp_rates; rp_flows and host_cfg are pinned next to it). Without
+ * --rate-map the object's own copies are created at one entry each. */
+static int rp_prepare(struct gen_state *g, struct gen *skel)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 16];
+	const char *slash;
+	size_t dlen;
+
+	if (!g->o.rate_map) {
+		bpf_map__set_max_entries(skel->maps.rp_flows, 1);
+		bpf_map__set_max_entries(skel->maps.rp_rates, 1);
+		return 0;
+	}
+	slash = strrchr(g->o.rate_map, '/');
+	dlen = slash ? (size_t)(slash - g->o.rate_map) : 1;
+	if (dlen >= sizeof(dir))
+		return -1;
+	memcpy(dir, slash ? g->o.rate_map : ".", dlen);
+	dir[dlen] = 0;
+	bpf_program__set_autoload(skel->progs.xdpleaf_gen_rp, true);
+	skel->rodata->gen_rp_family = g->fs.ipv6 ? 6 : 4;
+	memcpy((void *)skel->rodata->gen_rp_daddr, g->fs.daddr, 16);
+	if (rp_reuse(skel->maps.rp_rates, g->o.rate_map,
+		     sizeof(struct xl_qp_key), sizeof(struct xl_rp_rate)))
+		return -1;
+	snprintf(path, sizeof(path), "%s/rp_flows", dir);
+	if (rp_reuse(skel->maps.rp_flows, path, sizeof(struct xl_qp_key),
+		     sizeof(struct xl_rp_flow)))
+		return -1;
+	snprintf(path, sizeof(path), "%s/host_cfg", dir);
+	return rp_reuse(skel->maps.host_cfg, path, sizeof(__u32),
+			sizeof(struct xl_host_cfg));
+}
+
 static int setup_bpf(struct gen_state *g)
 {
 	struct gen *skel;
@@ -671,6 +760,10 @@ static int setup_bpf(struct gen_state *g)
 	}
 	skel->rodata->gen_ifindex = g->ifindex;
 	skel->rodata->gen_udp_off = XL_GEN_ETH_LEN + (g->fs.ipv6 ? 40 : 20);
+	if (rp_prepare(g, skel)) {
+		gen__destroy(skel);
+		return -1;
+	}
 	err = gen__load(skel);
 	if (err) {
 		fprintf(stderr, PFX "loading the BPF program: %s\n", strerror(-err));
@@ -679,7 +772,34 @@ static int setup_bpf(struct gen_state *g)
 	}
 	g->bpf = skel;
 	g->descs = skel->bss->gen_descs;
+	if (g->o.rate_map)
+		g->rp = skel;
 	anchor_program(g);
+	return 0;
+}
+
+/* --afpacket --rate-map: an object of its own for xdpleaf_gen_rp. */
+static int setup_rp_only(struct gen_state *g)
+{
+	struct gen *skel = gen__open();
+	int err;
+
+	if (!skel) {
+		fprintf(stderr, PFX "opening the BPF program: %s\n", strerror(errno));
+		return -1;
+	}
+	bpf_program__set_autoload(skel->progs.xdpleaf_gen, false);
+	if (rp_prepare(g, skel)) {
+		gen__destroy(skel);
+		return -1;
+	}
+	err = gen__load(skel);
+	if (err) {
+		fprintf(stderr, PFX "loading the BPF program: %s\n", strerror(-err));
+		gen__destroy(skel);
+		return -1;
+	}
+	g->rp = skel;
 	return 0;
 }
 
@@ -830,6 +950,64 @@ static int run_afpacket(struct gen_state *g, const struct xl_gen_class *c, __u32
 	return 0;
 }
 
+/* --rate-map: one BPF_PROG_RUN of xdpleaf_gen_rp. It accounts the batch
+ * just sent (the QPs in rp_touched, batch_pkts frames of len bytes each)
+ * and, with sweep > 0, also re-reads the rates of the next `sweep` QPs in
+ * turn; every QP passed gets its published rate back. Per batch and not
+ * per packet: the live-frames program stays a few stores, the RP's lock
+ * and arithmetic run once per QP and batch, and the byte counter still
+ * counts every packet (bpf/rp.h); the packets' events all carry the time
+ * of the call, after the batch left. */
+static int rp_account(struct gen_state *g, __u32 len, __u32 sweep)
+{
+	static const __u8 dummy[64];
+	LIBBPF_OPTS(bpf_test_run_opts, opts,
+		.data_in = dummy,
+		.data_size_in = sizeof(dummy),
+		.repeat = 1,
+	);
+	struct gen__bss *b = g->rp->bss;
+	__u32 n = 0, i;
+
+	for (i = 0; i < g->rp_ntouched && n < XL_GEN_MAX_BATCH; i++) {
+		struct gen_qp *q = &g->qp[g->rp_touched[i]];
+
+		b->gen_rp_qpn[n] = q->id.qpn;
+		b->gen_rp_pkts[n] = q->batch_pkts;
+		g->rp_idx[n++] = g->rp_touched[i];
+		q->batch_pkts = 0;
+	}
+	g->rp_ntouched = 0;
+	if (sweep) {
+		if (sweep > g->o.qps)
+			sweep = g->o.qps;
+		for (i = 0; i < sweep && n < XL_GEN_MAX_BATCH; i++) {
+			b->gen_rp_qpn[n] = g->qp[g->rp_sweep].id.qpn;
+			b->gen_rp_pkts[n] = 0;
+			g->rp_idx[n++] = g->rp_sweep;
+			g->rp_sweep = (g->rp_sweep + 1) % g->o.qps;
+		}
+		g->rp_refresh_at = now_ns() + RP_REFRESH_NS;
+	}
+	if (!n)
+		return 0;
+	b->gen_rp_len = len;
+	b->gen_rp_n = n;
+	if (bpf_prog_test_run_opts(bpf_program__fd(g->rp->progs.xdpleaf_gen_rp), &opts)) {
+		fprintf(stderr, PFX "--rate-map: running the RP accounting: %s\n",
+			strerror(errno));
+		return -1;
+	}
+	if (opts.retval != XDP_DROP) {
+		fprintf(stderr, PFX "--rate-map: the RP accounting failed (%u)\n",
+			opts.retval);
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		g->qp[g->rp_idx[i]].rp_rate = b->gen_rp_rate[i];
+	return 0;
+}
+
 static int flush(struct gen_state *g)
 {
 	int err;
@@ -840,6 +1018,8 @@ static int flush(struct gen_state *g)
 				    : run_afpacket(g, &g->cls[g->cur], g->n);
 	g->runs++;
 	g->n = 0;
+	if (!err && g->rp)
+		err = rp_account(g, g->cls[g->cur].len, 0);
 	return err;
 }
 
@@ -866,6 +1046,8 @@ static int emit(struct gen_state *g, __u32 qi, double now)
 		if (flush(g))
 			return -1;
 	g->cur = k->cls;
+	if (g->rp && q->batch_pkts++ == 0)
+		g->rp_touched[g->rp_ntouched++] = qi;
 	xl_gen_desc_fill(c, qi, &q->id, k->opcode, q->psn, &g->descs[g->n++]);
 	q->psn = (q->psn + 1) & XL_PSN_MASK;
 	q->packets++;
@@ -908,6 +1090,9 @@ static int send_loop(struct gen_state *g)
 		g->qp[i].t_next = start;
 		g->qp[i].t_on = start;
 	}
+	/* --rate-map: every QP's rate before the first packet */
+	if (g->rp && rp_account(g, 0, XL_GEN_MAX_BATCH))
+		return -1;
 	clock_gettime(CLOCK_MONOTONIC, &g->t0);
 	while (!stop_flag) {
 		double now = now_ns(), wake = 0;
@@ -916,6 +1101,8 @@ static int send_loop(struct gen_state *g)
 
 		if (end && now >= end)
 			break;
+		if (g->rp && now >= g->rp_refresh_at && rp_account(g, 0, RP_SWEEP))
+			return -1;
 		if (o->count && g->packets >= o->count)
 			break;
 		/* Strict round robin over the ready QPs, continuing where the
@@ -953,6 +1140,8 @@ static int send_loop(struct gen_state *g)
 		}
 		if (end && wake > end)
 			wake = end;
+		if (g->rp && wake > now + RP_REFRESH_NS)
+			wake = now + RP_REFRESH_NS; /* rates may rise meanwhile */
 		if (wake - now > 20000) {
 			struct timespec ts;
 			double w = wake - 10000;
@@ -1024,6 +1213,9 @@ static void report(struct gen_state *g, double secs, const struct xl_link_info *
 				secs > 0 ? (double)q->packets / secs : 0));
 			json_object_object_add(e, "bps", json_object_new_double(
 				secs > 0 ? (double)q->bytes * 8 / secs : 0));
+			if (g->rp)
+				json_object_object_add(e, "rate_map_bps",
+					json_object_new_int64((int64_t)q->rp_rate));
 			json_object_array_add(qs, e);
 		}
 		json_object_object_add(j, "qps", qs);
@@ -1083,9 +1275,17 @@ int xl_gen_main(int argc, char **argv)
 		goto out;
 	if (g.o.method == M_LIVE ? setup_bpf(&g) : setup_afpacket(&g))
 		goto out;
+	if (g.o.rate_map && g.o.method != M_LIVE && setup_rp_only(&g))
+		goto out;
 	g.qp = calloc(g.o.qps, sizeof(*g.qp));
 	if (!g.qp)
 		goto out;
+	if (g.rp) {
+		g.rp_touched = calloc(XL_GEN_MAX_BATCH, sizeof(*g.rp_touched));
+		g.rp_idx = calloc(XL_GEN_MAX_BATCH, sizeof(*g.rp_idx));
+		if (!g.rp_touched || !g.rp_idx)
+			goto out;
+	}
 	seed = g.o.seed;
 	for (i = 0; i < g.o.qps; i++) {
 		struct gen_qp *q = &g.qp[i];
@@ -1115,10 +1315,14 @@ out:
 		close(g.anchor_link);
 	if (g.anchor_tap >= 0)
 		close(g.anchor_tap);
+	if (g.rp && g.rp != g.bpf)
+		gen__destroy(g.rp);
 	if (g.bpf)
 		gen__destroy(g.bpf);
 	else
 		free(g.descs);
+	free(g.rp_touched);
+	free(g.rp_idx);
 	if (g.pkt_fd >= 0)
 		close(g.pkt_fd);
 	free(g.pkt_bufs);

@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* Host mode: DCQCN's notification point (NP) and reaction point (RP) at tc,
+ * on every port of a GPU host (docs/dcqcn.md). Two programs, attached by
+ * the loader with tcx links:
+ *
+ * xdpleaf_host_ingress
+ *   NP: a CE-marked RoCEv2 data packet is counted and, at most once per
+ *   cnp_interval_ns per flow (or per port), answered with a CNP. The data
+ *   packet itself goes on untouched (TC_ACT_OK). The CNP is made from a
+ *   clone: bpf_clone_redirect() sends a copy of the packet, marked
+ *   XL_CNP_MARK, to this device's egress, where xdpleaf_host_egress rewrites
+ *   it. Why not build it here: the clone leaves exactly as it is when
+ *   cloned, and rewriting the original first would change the packet we
+ *   must deliver (rewriting it back afterwards would cost two full rewrites
+ *   and a resize per CNP, and get harder with non-linear skbs). The mark is
+ *   set only for the clone call and restored right after.
+ *   RP: a CNP (opcode 0x81) is matched to the flow we send on (its source
+ *   address = our data's destination, its DestQP = our data's destination
+ *   QP) and cuts that flow's rate (bpf/rp.h). CNPs are then dropped
+ *   (TC_ACT_SHOT): the RP runs here, and a host without an RDMA NIC has no
+ *   stack above that could use them. With rp_enabled = 0 they pass up
+ *   untouched (an RNIC's driver may want them).
+ *
+ * xdpleaf_host_egress
+ *   A marked clone becomes the CNP (bpf/cnp.h) and leaves through this
+ *   device. Our own RoCEv2 data: the RP learns the flow on its first packet
+ *   (rp_flows), accounts the bytes sent (the paper variant's byte counter)
+ *   and gives the packet its earliest departure time (EDT): skb->tstamp =
+ *   max(now, the flow's next departure), next departure += len * 8e9 / Rc.
+ *   As in Cilium's bandwidth manager (bpf/lib/edt.h), the fq qdisc enforces
+ *   these timestamps (`tc qdisc replace dev IF root fq`); without fq they
+ *   are carried but not enforced, and `xdpleaf gen --rate-map` paces itself.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+#include "xdpleaf.h"
+#include "host.h"
+#include "rp.h"
+#include "cnp.h"
+
+#define TC_ACT_OK_ 0
+#define TC_ACT_SHOT_ 2
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/* NP limiter per marked flow {data source address, family, data's
+ * destination QP}, or per port ({0, family 0, qp = ifindex}). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, XL_MAX_QPS);
+	__type(key, struct xl_qp_key);
+	__type(value, struct xl_np_flow);
+} np_flows SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct xl_host_stats);
+} host_stats SEC(".maps");
+
+/* Rare failures, for diagnosis (host-wide, not per CPU). */
+
+/* ---- NP ------------------------------------------------------------------ */
+
+static __always_inline void np_ce(struct __sk_buff *skb,
+				  const struct xl_host_cfg *cfg,
+				  const struct xl_tc_pkt *p,
+				  struct xl_host_stats *st, __u64 now)
+{
+	struct xl_qp_key k;
+	struct xl_np_flow *f, n = {};
+	__u64 last;
+	__u32 old_mark;
+	long err;
+
+	__builtin_memset(&k, 0, sizeof(k));
+	if (cfg->cnp_scope == XL_CNP_PER_PORT) {
+		k.qp = skb->ifindex;
+	} else {
+		__builtin_memcpy(k.addr, p->saddr, 16);
+		k.family = p->family;
+		k.qp = p->qp;
+	}
+	f = bpf_map_lookup_elem(&np_flows, &k);
+	if (!f) {
+		bpf_map_update_elem(&np_flows, &k, &n, BPF_NOEXIST);
+		f = bpf_map_lookup_elem(&np_flows, &k);
+		if (!f)
+			return;
+	}
+	__sync_fetch_and_add(&f->ce_packets, 1);
+	last = *(volatile __u64 *)&f->last_cnp_ns;
+	/* Signed: another CPU may have stamped a slightly later now. The
+	 * compare-and-swap makes one CPU the sender when several see the
+	 * interval over at once. */
+	if ((last && (__s64)(now - last) < (__s64)cfg->cnp_interval_ns) ||
+	    __sync_val_compare_and_swap(&f->last_cnp_ns, last, now) != last) {
+		__sync_fetch_and_add(&f->cnps_suppressed, 1);
+		st->cnps_suppressed++;
+		return;
+	}
+	old_mark = skb->mark;
+	skb->mark = XL_CNP_MARK;
+	err = bpf_clone_redirect(skb, skb->ifindex, 0);
+	skb->mark = old_mark;
+	if (err) {
+		/* not sent: let the next CE mark try again */
+		__sync_val_compare_and_swap(&f->last_cnp_ns, now, last);
+		st->cnp_clone_failed++;
+		return;
+	}
+	__sync_fetch_and_add(&f->cnps_sent, 1);
+	st->cnps_sent++;
+}
+
+/* ---- RP ------------------------------------------------------------------ */
+
+static __always_inline void rp_cnp(const struct xl_host_cfg *cfg,
+				   const struct xl_tc_pkt *p,
+				   struct xl_host_stats *st, __u64 now)
+{
+	struct xl_qp_key k;
+	struct xl_rp_flow *f;
+	__u64 rate;
+
+	__builtin_memset(&k, 0, sizeof(k));
+	__builtin_memcpy(k.addr, p->saddr, 16);
+	k.family = p->family;
+	k.qp = p->qp;
+	st->cnps_received++;
+	f = xl_rp_flow_get(&k, cfg, now, 0);
+	if (!f) {
+		st->cnps_unknown++;
+		return;
+	}
+	xl_rp_event(f, &cfg->rp, now, XL_RP_EV_CNP, 0, &rate);
+	xl_rp_publish(&k, rate, now);
+}
+
+static __always_inline void rp_sent(struct __sk_buff *skb,
+				    const struct xl_host_cfg *cfg,
+				    const struct xl_tc_pkt *p,
+				    struct xl_host_stats *st, __u64 now)
+{
+	struct xl_qp_key k;
+	struct xl_rp_flow *f;
+	__u64 rate, len = skb->len, gap, t;
+
+	__builtin_memset(&k, 0, sizeof(k));
+	__builtin_memcpy(k.addr, p->daddr, 16);
+	k.family = p->family;
+	k.qp = p->qp;
+	f = xl_rp_flow_get(&k, cfg, now, 1);
+	if (!f) {
+		st->rp_no_room++;
+		return;
+	}
+	xl_rp_event(f, &cfg->rp, now, XL_RP_EV_SENT, len | 1ULL << 32, &rate);
+	xl_rp_publish(&k, rate, now);
+	/* EDT: this packet leaves at max(now, next departure); the next one
+	 * len * 8e9 / Rc later. The gap keeps 16 fractional bits (in
+	 * next_tx_frac): truncating it to whole ns would pace 1082-byte
+	 * frames at 100 Gbit/s 0.7 % fast. */
+	if (rate) {
+		__u64 bits_ns = len * 8000000000ULL; /* len < 2^32 */
+
+		gap = (bits_ns / rate) << 16 | ((bits_ns % rate) << 16) / rate;
+	} else {
+		gap = 0;
+	}
+	bpf_spin_lock(&f->lock);
+	if (f->next_tx_ns > now) {
+		t = f->next_tx_ns;
+		gap += f->next_tx_frac;
+	} else {
+		t = now;
+	}
+	f->next_tx_ns = t + (gap >> 16);
+	f->next_tx_frac = gap & 0xffff;
+	bpf_spin_unlock(&f->lock);
+	/* A monotonic delivery time, kept across namespaces (veth), as fq
+	 * expects; the plain store is the fallback for non-IP protocols. */
+	if (bpf_skb_set_tstamp(skb, t, BPF_SKB_CLOCK_MONOTONIC))
+		skb->tstamp = t;
+	st->edt_stamped++;
+}
+
+/* ---- programs -------------------------------------------------------------- */
+
+static __always_inline struct xl_host_stats *stats(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&host_stats, &zero);
+}
+
+SEC("tc")
+int xdpleaf_host_ingress(struct __sk_buff *skb)
+{
+	struct xl_host_cfg *cfg;
+	struct xl_host_stats *st;
+	struct xl_tc_pkt p;
+	__u32 zero = 0;
+	__u64 now;
+
+	cfg = bpf_map_lookup_elem(&host_cfg, &zero);
+	st = stats();
+	if (!cfg || !st)
+		return TC_ACT_OK_;
+	if (xl_tc_parse(skb, &p) != XL_TC_ROCE)
+		return TC_ACT_OK_;
+	now = bpf_ktime_get_ns();
+	if (p.opcode == XL_CNP_OPCODE) {
+		if (!cfg->rp_enabled)
+			return TC_ACT_OK_;
+		rp_cnp(cfg, &p, st, now);
+		return TC_ACT_SHOT_;
+	}
+	if (p.ecn != XL_ECN_CE)
+		return TC_ACT_OK_;
+	st->ce_seen++;
+	if (cfg->np_enabled)
+		np_ce(skb, cfg, &p, st, now);
+	return TC_ACT_OK_;
+}
+
+SEC("tc")
+int xdpleaf_host_egress(struct __sk_buff *skb)
+{
+	struct xl_host_cfg *cfg;
+	struct xl_host_stats *st;
+	struct xl_tc_pkt p;
+	__u32 zero = 0;
+
+	cfg = bpf_map_lookup_elem(&host_cfg, &zero);
+	if (skb->mark == XL_CNP_MARK) {
+		/* the NP's clone: becomes the CNP */
+		skb->mark = 0;
+		if (xl_cnp_build(skb, cfg ? cfg->cnp_dscp : XL_CNP_DSCP_DEFAULT)) {
+			st = stats();
+			if (st)
+				st->cnp_build_failed++;
+			return TC_ACT_SHOT_;
+		}
+		return TC_ACT_OK_;
+	}
+	st = stats();
+	if (!cfg || !st || !cfg->rp_enabled)
+		return TC_ACT_OK_;
+	if (xl_tc_parse(skb, &p) != XL_TC_ROCE || p.opcode == XL_CNP_OPCODE)
+		return TC_ACT_OK_;
+	rp_sent(skb, cfg, &p, st, bpf_ktime_get_ns());
+	return TC_ACT_OK_;
+}
