@@ -16,6 +16,7 @@
 #include "netlink_watch.h"
 #include "pins.h"
 #include "show.h"
+#include "host_show.h"
 #include "flows.h"
 #include "sim.h"
 #include "traffic.h"
@@ -138,6 +139,14 @@ static int cmd_flows(const struct opts *o)
 	return xl_show_flows(o->instance, o->top, o->json);
 }
 
+/* Host mode's per-QP DCQCN state (user/host_show.c). */
+static int cmd_qps(const struct opts *o)
+{
+	if (need_privileges() || xl_ensure_bpffs())
+		return -1;
+	return xl_show_qps(o->instance, o->top, o->json);
+}
+
 static const struct command commands[] = {
 	{ "load", cmd_load, "--config FILE [--instance NAME] [--no-watch]",
 	  "validate FILE, attach XDP to its ports, pin state, start the "
@@ -156,6 +165,9 @@ static const struct command commands[] = {
 	  "next-hop MACs learned from the kernel's neighbour table", false, true },
 	{ "flows", cmd_flows, "[--instance NAME] [--top N] [--json]",
 	  "flows by rate, with their uplink, flowlets and moves", false, true },
+	{ "qps", cmd_qps, "[--instance NAME] [--top N] [--json]",
+	  "host mode: DCQCN state per QP, NP (most CE first) and RP (lowest "
+	  "rate first)", false, true },
 	{ "watch", cmd_watch, "[--instance NAME]",
 	  "run the netlink watcher (neighbours, uplink links) in the foreground (load starts one)", false, false },
 };
@@ -190,7 +202,10 @@ static void command_usage(FILE *f, const struct command *c)
 			   "[A-Za-z0-9_-] (default: default)\n");
 	if (c->has_json)
 		fprintf(f, "  -j, --json           print JSON\n");
-	if (strstr(c->args, "--top"))
+	if (strstr(c->args, "--top") && c->run == cmd_qps)
+		fprintf(f, "  -n, --top N          only the first N flows of each "
+			   "table (NP, RP)\n");
+	else if (strstr(c->args, "--top"))
 		fprintf(f, "  -n, --top N          only the N busiest flows\n");
 	if (strstr(c->args, "--no-watch"))
 		fprintf(f, "      --no-watch       do not start the neighbour "

@@ -17,6 +17,7 @@
 #include "lb.h"
 #include <time.h>
 #include "show.h"
+#include "host_show.h"
 #include "xdpleaf.h"
 
 #define MAX_CPUS 1024
@@ -57,6 +58,15 @@ static int read_ports(const char *instance, struct port_list *pl)
 static int not_loaded(const char *instance)
 {
 	fprintf(stderr, "xdpleaf: instance '%s' is not loaded\n", instance);
+	return -1;
+}
+
+/* A leaf-mode command on a host-mode instance (user/host_show.c). */
+static int leaf_only(const char *instance, const char *cmd)
+{
+	fprintf(stderr, "xdpleaf %s: instance '%s' is in host mode, which has "
+		"no %s (leaf mode only); try status, stats or qps\n", cmd,
+		instance, !strcmp(cmd, "routes") ? "routes" : "neighbour table");
 	return -1;
 }
 
@@ -171,6 +181,8 @@ int xl_show_stats(const char *instance, bool json)
 
 	if (!xl_instance_exists(instance))
 		return not_loaded(instance);
+	if (xl_instance_mode(instance) == XL_INST_HOST)
+		return xl_host_show_stats(instance, json);
 	if (read_ports(instance, &pl))
 		return -1;
 	fd = xl_open_pinned_map(instance, "port_stats");
@@ -322,6 +334,8 @@ int xl_show_routes(const char *instance, bool json)
 
 	if (!xl_instance_exists(instance))
 		return not_loaded(instance);
+	if (xl_instance_mode(instance) == XL_INST_HOST)
+		return leaf_only(instance, "routes");
 	if (read_ports(instance, &pl))
 		return -1;
 	if (json)
@@ -353,6 +367,8 @@ int xl_show_neigh(const char *instance, bool json)
 
 	if (!xl_instance_exists(instance))
 		return not_loaded(instance);
+	if (xl_instance_mode(instance) == XL_INST_HOST)
+		return leaf_only(instance, "neigh");
 	if (read_ports(instance, &pl))
 		return -1;
 	fd = xl_open_pinned_map(instance, "neigh");
@@ -433,6 +449,8 @@ int xl_show_status(const char *instance, bool json)
 		}
 		return 0;
 	}
+	if (xl_instance_mode(instance) == XL_INST_HOST)
+		return xl_host_show_status(instance, json);
 	if (read_ports(instance, &pl))
 		return -1;
 	xl_pin_path(path, sizeof(path), instance, "prog_leaf");

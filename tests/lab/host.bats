@@ -1,0 +1,418 @@
+#!/usr/bin/env bats
+# Host mode (DCQCN NP/RP at tc, docs/dcqcn.md) as the read commands see it:
+# status (mode, settings, tcx links), stats (host_stats), qps (NP and RP
+# flows), and load/unload leaving nothing behind. Each test gets two fresh
+# namespaces joined by one veth pair: P-h (h0, 10.77.0.1, the host-mode
+# instance) and P-p (p0, 10.77.0.2, the peer). The peer sends CE-marked
+# RoCEv2 with `xdpleaf gen --afpacket` (a plain AF_PACKET send: gen's live
+# frames would need XDP on h0 to be received by a veth).
+
+load helpers
+bats_require_minimum_version 1.5.0 # run --separate-stderr
+
+setup_file() {
+	export LAB_SKIP
+	LAB_SKIP=$(lab_unavailable)
+	[[ -z $LAB_SKIP ]] || return 0
+	ensure_bpffs
+	export P="xlt$$h"
+	export I=$P      # host-mode instance, in P-h on h0
+	export IP="${P}p" # a second host-mode instance, in P-p on p0
+	export IL="${P}l" # a leaf instance
+	# tests that capture or decode CNPs need these; the others run without
+	export CAP_SKIP=
+	local tool
+	for tool in tshark /usr/bin/python3; do
+		command -v "$tool" >/dev/null || CAP_SKIP="$tool not installed (make deps)"
+	done
+}
+
+setup() {
+	require_lab
+	NH=$P-h
+	NP=$P-p
+	ip netns add "$NH"
+	ip netns add "$NP"
+	ip link add h0 netns "$NH" type veth peer name p0 netns "$NP"
+	ip -n "$NH" addr add 10.77.0.1/24 dev h0
+	ip -n "$NP" addr add 10.77.0.2/24 dev p0
+	local ns
+	for ns in "$NH" "$NP"; do
+		ip -n "$ns" link set lo up
+	done
+	ip -n "$NH" link set h0 up
+	ip -n "$NP" link set p0 up
+	HMAC=$(ip -n "$NH" -j link show h0 | jq -r '.[0].address')
+	PMAC=$(ip -n "$NP" -j link show p0 | jq -r '.[0].address')
+	# tests/configs/good/host-paper.conf, on h0
+	CFG=$BATS_TEST_TMPDIR/host.conf
+	cat >"$CFG" <<-EOF
+		# host-paper.conf on this test's veth
+		[xdpleaf]
+		mode = host
+
+		[port h0]
+		rate = 100G
+	EOF
+}
+
+teardown() {
+	[[ -n ${NH-} ]] || return 0
+	if [[ -n ${CAP_PID-} ]]; then
+		kill "$CAP_PID" 2>/dev/null || true
+		wait "$CAP_PID" 2>/dev/null || true
+	fi
+	local i
+	for i in "$I" "$IL"; do
+		if [[ -e /run/netns/$NH ]]; then
+			in_ns "$NH" "$XDPLEAF" unload --instance "$i" >/dev/null 2>&1 || true
+		fi
+	done
+	if [[ -e /run/netns/$NP ]]; then
+		in_ns "$NP" "$XDPLEAF" unload --instance "$IP" >/dev/null 2>&1 || true
+	fi
+	ip netns del "$NH" 2>/dev/null || true
+	ip netns del "$NP" 2>/dev/null || true
+}
+
+xl() {
+	in_ns "$NH" "$XDPLEAF" "$@"
+}
+
+xlp() {
+	in_ns "$NP" "$XDPLEAF" "$@"
+}
+
+load_host() {
+	run --separate-stderr xl load --config "$CFG" --instance "$I"
+	echo "$output$stderr"
+	[[ $status -eq 0 ]]
+}
+
+# One RoCEv2 SEND_ONLY from the peer to h0: gen-args...
+peer_send() {
+	xlp gen --dev p0 --dst 10.77.0.1 --gw-mac "$HMAC" --count 1 --afpacket "$@" >/dev/null
+}
+
+# Capture RoCEv2 on the peer's p0 into $1 until stop_capture.
+start_capture() {
+	in_ns "$NP" timeout 10 tshark -q -i p0 -f 'udp port 4791' -w "$1" \
+		</dev/null >/dev/null 2>&1 3>&- &
+	CAP_PID=$!
+	sleep 1.5 # tshark needs a moment before it captures
+}
+
+stop_capture() {
+	sleep 0.5
+	kill -INT "$CAP_PID" 2>/dev/null || true
+	wait "$CAP_PID" 2>/dev/null || true
+	CAP_PID=
+}
+
+# Link ids of the tcx links bpftool sees (bpftool 7.1 names the type 11,
+# newer ones "tcx").
+bpftool_tcx_links() {
+	bpftool -j link show | jq -r '.[] | select(.type == "tcx" or .type == 11) | .id'
+}
+
+@test "host: status shows host mode, its settings, and both tcx links attached" {
+	load_host
+	run --separate-stderr xl status --instance "$I"
+	echo "$output"
+	[[ $status -eq 0 ]]
+	grep -q "^instance $I: loaded, host mode" <<<"$output"
+	grep -q "variant paper, NP on, RP on, line rate C 100G" <<<"$output"
+	grep -q "interval 50us, scope qp, dscp 48" <<<"$output"
+	grep -Eq '^h0 +[0-9]+ +attached \(link [0-9]+\) +attached \(link [0-9]+\)$' <<<"$output"
+
+	run --separate-stderr xl status --instance "$I" --json
+	echo "$output"
+	[[ $status -eq 0 ]]
+	local j=$output ifindex in_link out_link
+	[[ $(jqv "$j" '.mode') == host ]]
+	[[ $(jqv "$j" '.loaded') == true ]]
+	[[ $(jqv "$j" '.dcqcn.variant') == paper ]]
+	[[ $(jqv "$j" '.dcqcn.np') == true && $(jqv "$j" '.dcqcn.rp') == true ]]
+	[[ $(jqv "$j" '.dcqcn.line_rate_bps') == 100000000000 ]]
+	[[ $(jqv "$j" '.dcqcn.cnp_interval_ns') == 50000 ]]
+	[[ $(jqv "$j" '.dcqcn.cnp_scope') == qp ]]
+	[[ $(jqv "$j" '.dcqcn.cnp_dscp') == 48 ]]
+	[[ $(jqv "$j" '.prog_ids.ingress') -gt 0 && $(jqv "$j" '.prog_ids.egress') -gt 0 ]]
+	[[ $(jqv "$j" '.ports | length') -eq 1 ]]
+	[[ $(jqv "$j" '.ports[0].name') == h0 ]]
+	ifindex=$(ip -n "$NH" -j link show h0 | jq '.[0].ifindex')
+	[[ $(jqv "$j" '.ports[0].ifindex') -eq $ifindex ]]
+	[[ $(jqv "$j" '.ports[0].ingress.attached') == true ]]
+	[[ $(jqv "$j" '.ports[0].egress.attached') == true ]]
+	[[ $(jqv "$j" '.ports[0].ingress.prog_id') == $(jqv "$j" '.prog_ids.ingress') ]]
+	[[ $(jqv "$j" '.ports[0].egress.prog_id') == $(jqv "$j" '.prog_ids.egress') ]]
+
+	# Independently of xdpleaf: the kernel's links. This bpftool (7.1)
+	# predates tcx in `bpftool net`, so look at the links themselves and,
+	# where bpftool net knows tcx, there too.
+	in_link=$(jqv "$j" '.ports[0].ingress.link_id')
+	out_link=$(jqv "$j" '.ports[0].egress.link_id')
+	local links
+	links=$(bpftool_tcx_links)
+	grep -qx "$in_link" <<<"$links"
+	grep -qx "$out_link" <<<"$links"
+	[[ $(bpftool -j link show id "$in_link" | jq '.prog_id') == $(jqv "$j" '.prog_ids.ingress') ]]
+	[[ $(bpftool -j link show id "$out_link" | jq '.prog_id') == $(jqv "$j" '.prog_ids.egress') ]]
+	local net
+	net=$(in_ns "$NH" bpftool -j net)
+	if jq -e '[.[].tc[]? | select(.kind? // "" | test("tcx"))] | length > 0' <<<"$net" >/dev/null; then
+		[[ $(jq '[.[].tc[]? | select(.devname == "h0")] | length' <<<"$net") -eq 2 ]]
+	fi
+	note "host status: h0 tcx links $in_link (ingress) and $out_link (egress) attached"
+}
+
+@test "host: stats and qps --json on a fresh instance: valid JSON, zero counters, no flows" {
+	load_host
+	run --separate-stderr xl stats --instance "$I" --json
+	echo "$output"
+	[[ $status -eq 0 ]]
+	jq -e . >/dev/null <<<"$output"
+	local j=$output k
+	[[ $(jqv "$j" '.mode') == host ]]
+	for k in ce_seen cnps_sent cnps_suppressed cnps_received cnps_unknown \
+		edt_stamped cnp_clone_failed cnp_build_failed rp_no_room; do
+		[[ $(jqv "$j" ".counters.$k") == 0 ]]
+	done
+	[[ $(jqv "$j" '.counters | length') -eq 9 ]]
+
+	run --separate-stderr xl stats --instance "$I"
+	echo "$output"
+	[[ $status -eq 0 ]]
+	grep -Eq '^ce_seen +0 ' <<<"$output"
+
+	run --separate-stderr xl qps --instance "$I" --json
+	echo "$output"
+	[[ $status -eq 0 ]]
+	jq -e . >/dev/null <<<"$output"
+	j=$output
+	[[ $(jqv "$j" '.mode') == host ]]
+	[[ $(jqv "$j" '.np_total') -eq 0 && $(jqv "$j" '.rp_total') -eq 0 ]]
+	[[ $(jqv "$j" '.np_flows | length') -eq 0 && $(jqv "$j" '.rp_flows | length') -eq 0 ]]
+
+	run --separate-stderr xl qps --instance "$I" --top 5
+	echo "$output"
+	[[ $status -eq 0 ]]
+	grep -q '^NP flows .*: 0$' <<<"$output"
+	grep -q '^RP flows .*: 0$' <<<"$output"
+}
+
+@test "host: unload leaves no pins, no tcx links and no programs" {
+	load_host
+	local j in_link out_link in_prog out_prog
+	j=$(xl status --instance "$I" --json)
+	in_link=$(jqv "$j" '.ports[0].ingress.link_id')
+	out_link=$(jqv "$j" '.ports[0].egress.link_id')
+	in_prog=$(jqv "$j" '.prog_ids.ingress')
+	out_prog=$(jqv "$j" '.prog_ids.egress')
+	run --separate-stderr xl unload --instance "$I"
+	[[ $status -eq 0 ]]
+	[[ ! -e /sys/fs/bpf/xdpleaf/$I ]]
+	local links
+	links=$(bpftool_tcx_links)
+	! grep -qx "$in_link" <<<"$links"
+	! grep -qx "$out_link" <<<"$links"
+	# programs go with their last reference (the links), possibly a moment
+	# later (freed after an RCU grace period)
+	local tries=50
+	while ((tries-- > 0)); do
+		bpftool prog show id "$in_prog" >/dev/null 2>&1 ||
+			bpftool prog show id "$out_prog" >/dev/null 2>&1 || break
+		sleep 0.1
+	done
+	! bpftool prog show id "$in_prog" >/dev/null 2>&1
+	! bpftool prog show id "$out_prog" >/dev/null 2>&1
+	[[ $(in_ns "$NH" bpftool -j net | jq '[.[].tc[]?, .[].xdp[]?] | length') -eq 0 ]]
+	run --separate-stderr xl status --instance "$I"
+	[[ $output == "instance $I: not loaded" ]]
+	# idempotent
+	run --separate-stderr xl unload --instance "$I"
+	[[ $status -eq 0 ]]
+}
+
+@test "host: qps on a leaf instance says it is for host mode; leaf commands on a host instance say why not" {
+	cat >"$BATS_TEST_TMPDIR/leaf.conf" <<-EOF
+		[xdpleaf]
+		xdp_mode = generic
+
+		[port h0]
+	EOF
+	run --separate-stderr xl load --config "$BATS_TEST_TMPDIR/leaf.conf" --instance "$IL" --no-watch
+	echo "$output$stderr"
+	[[ $status -eq 0 ]]
+	run --separate-stderr xl qps --instance "$IL"
+	echo "$stderr"
+	[[ $status -eq 1 ]]
+	[[ -z $output ]]
+	grep -q "instance '$IL' is a leaf (mode = leaf)" <<<"$stderr"
+	grep -q "only a host-mode instance (mode = host)" <<<"$stderr"
+	run --separate-stderr xl qps --instance "$IL" --json
+	[[ $status -eq 1 && -z $output ]]
+	# the leaf's own commands are unchanged
+	run --separate-stderr xl status --instance "$IL" --json
+	[[ $status -eq 0 ]]
+	[[ $(jqv "$output" '.ports[0].name') == h0 ]]
+	[[ $(jqv "$output" 'has("mode")') == false ]]
+	run --separate-stderr xl stats --instance "$IL" --json
+	[[ $status -eq 0 ]]
+	[[ $(jqv "$output" '.ports[0].name') == h0 ]]
+
+	run --separate-stderr xl qps --instance "${P}none"
+	[[ $status -eq 1 ]]
+	grep -q "instance '${P}none' is not loaded" <<<"$stderr"
+
+	run --separate-stderr xl unload --instance "$IL"
+	[[ $status -eq 0 ]]
+	load_host
+	run --separate-stderr xl routes --instance "$I"
+	echo "$stderr"
+	[[ $status -eq 1 ]]
+	grep -q "is in host mode" <<<"$stderr"
+	run --separate-stderr xl neigh --instance "$I"
+	[[ $status -eq 1 ]]
+	grep -q "is in host mode" <<<"$stderr"
+	run --separate-stderr xl qps --instance "$I" --config x
+	[[ $status -eq 2 ]]
+}
+
+@test "host: one CE-marked packet from the peer: ce_seen 1, cnps_sent 1, the peer receives a correct CNP" {
+	[[ -z $CAP_SKIP ]] || skip "$CAP_SKIP"
+	load_host
+	local pcap=$BATS_TEST_TMPDIR/cnp.pcap
+	start_capture "$pcap"
+	peer_send --ecn ce --qp-base 0x100
+	stop_capture
+
+	local j
+	j=$(xl stats --instance "$I" --json)
+	echo "$j"
+	[[ $(jqv "$j" '.counters.ce_seen') -eq 1 ]]
+	[[ $(jqv "$j" '.counters.cnps_sent') -eq 1 ]]
+	[[ $(jqv "$j" '.counters.cnps_suppressed') -eq 0 ]]
+	[[ $(jqv "$j" '.counters.cnp_clone_failed') -eq 0 ]]
+	[[ $(jqv "$j" '.counters.cnp_build_failed') -eq 0 ]]
+
+	# what arrived at the peer: the CNP (gen's own frame bypasses the tap)
+	local f
+	f=$(tshark -r "$pcap" -Y 'infiniband.bth.opcode == 129' -T fields -e ip.src \
+		-e ip.dst -e infiniband.bth.destqp -e ip.dsfield.dscp -e ip.dsfield.ecn 2>/dev/null)
+	echo "$f"
+	[[ $f == $'10.77.0.1\t10.77.0.2\t0x000100\t48\t0' ]]
+	local c
+	c=$(tshark -r "$pcap" -Y 'infiniband.bth.opcode == 129' -w "$BATS_TEST_TMPDIR/only.pcap" 2>/dev/null &&
+		/usr/bin/python3 "$ROOT/tests/lab/cnp_check.py" "$BATS_TEST_TMPDIR/only.pcap" \
+			"family=4,src=10.77.0.1,dst=10.77.0.2,smac=$HMAC,dmac=$PMAC,qp=0x100,dscp=48")
+	echo "$c"
+	[[ $(jq -s 'length' <<<"$c") -eq 1 ]]
+	[[ $(jq -r '.errors | length' <<<"$c") -eq 0 ]]
+
+	# the NP's flow in qps
+	j=$(xl qps --instance "$I" --json)
+	echo "$j"
+	[[ $(jqv "$j" '.np_total') -eq 1 ]]
+	[[ $(jqv "$j" '.np_flows[0].scope') == qp ]]
+	[[ $(jqv "$j" '.np_flows[0].remote') == 10.77.0.2 ]]
+	[[ $(jqv "$j" '.np_flows[0].qp') -eq 256 ]]
+	[[ $(jqv "$j" '.np_flows[0].ce_packets') -eq 1 ]]
+	[[ $(jqv "$j" '.np_flows[0].cnps_sent') -eq 1 ]]
+	[[ $(jqv "$j" '.np_flows[0].cnps_suppressed') -eq 0 ]]
+	[[ $(jqv "$j" '.np_flows[0].last_cnp_age_ns') -gt 0 ]]
+	[[ $(jqv "$j" '.rp_total') -eq 0 ]]
+	run --separate-stderr xl qps --instance "$I"
+	echo "$output"
+	grep -Eq '^10\.77\.0\.2 +0x000100 +1 +1 +0 +[0-9.]+m?s ago$' <<<"$output"
+	note "CE from the peer: ce_seen 1, cnps_sent 1, one CNP (QP 0x100, DSCP 48) at the peer"
+}
+
+@test "host: a second CE within the interval is suppressed; per-port scope (nvidia) shows the port" {
+	cat >"$CFG" <<-EOF
+		[xdpleaf]
+		mode = host
+
+		[port h0]
+		rate = 100G
+
+		[dcqcn]
+		variant = nvidia
+		cnp_scope = port
+		cnp_interval = 1s
+		cnp_dscp = 46
+	EOF
+	load_host
+	local j
+	j=$(xl status --instance "$I" --json)
+	[[ $(jqv "$j" '.dcqcn.variant') == nvidia ]]
+	[[ $(jqv "$j" '.dcqcn.cnp_scope') == port ]]
+	[[ $(jqv "$j" '.dcqcn.cnp_interval_ns') == 1000000000 ]]
+	[[ $(jqv "$j" '.dcqcn.cnp_dscp') == 46 ]]
+	[[ $(jqv "$j" '.dcqcn.t_dec_ns') == 4000 ]]
+	[[ $(jqv "$j" 'has("b_bytes")') == false ]]
+	xl status --instance "$I" | grep -q "variant nvidia, NP on, RP on"
+
+	peer_send --ecn ce --qp-base 0x100
+	peer_send --ecn ce --qp-base 0x101
+	j=$(xl stats --instance "$I" --json)
+	echo "$j"
+	[[ $(jqv "$j" '.counters.ce_seen') -eq 2 ]]
+	[[ $(jqv "$j" '.counters.cnps_sent') -eq 1 ]]
+	[[ $(jqv "$j" '.counters.cnps_suppressed') -eq 1 ]]
+	j=$(xl qps --instance "$I" --json)
+	echo "$j"
+	[[ $(jqv "$j" '.np_total') -eq 1 ]]
+	[[ $(jqv "$j" '.np_flows[0].scope') == port ]]
+	[[ $(jqv "$j" '.np_flows[0].port') == h0 ]]
+	[[ $(jqv "$j" '.np_flows[0].remote') == null ]]
+	[[ $(jqv "$j" '.np_flows[0].ce_packets') -eq 2 ]]
+	[[ $(jqv "$j" '.np_flows[0].cnps_suppressed') -eq 1 ]]
+	xl qps --instance "$I" | grep -Eq '^\(port h0\) +- +2 +1 +1 '
+}
+
+@test "host: both ends in host mode: the peer's RP cuts its flow's rate on the CNP (qps shows it)" {
+	load_host
+	cat >"$BATS_TEST_TMPDIR/peer.conf" <<-EOF
+		[xdpleaf]
+		mode = host
+
+		[port p0]
+		rate = 100G
+	EOF
+	run --separate-stderr xlp load --config "$BATS_TEST_TMPDIR/peer.conf" --instance "$IP"
+	[[ $status -eq 0 ]]
+	# gen feeds its sends to the peer's RP (--rate-map): the first packet
+	# (not marked) makes the flow known, the second (CE) draws the CNP
+	local map=/sys/fs/bpf/xdpleaf/$IP/rp_rates
+	peer_send --ecn ect0 --qp-base 0x100 --rate-map "$map"
+	peer_send --ecn ce --qp-base 0x100 --rate-map "$map"
+	sleep 0.2
+
+	local j
+	j=$(xlp stats --instance "$IP" --json)
+	echo "$j"
+	[[ $(jqv "$j" '.counters.cnps_received') -eq 1 ]]
+	[[ $(jqv "$j" '.counters.cnps_unknown') -eq 0 ]]
+	j=$(xlp qps --instance "$IP" --json)
+	echo "$j"
+	[[ $(jqv "$j" '.rp_total') -eq 1 ]]
+	[[ $(jqv "$j" '.rp_flows[0].remote') == 10.77.0.1 ]]
+	[[ $(jqv "$j" '.rp_flows[0].qp') -eq 256 ]]
+	[[ $(jqv "$j" '.rp_flows[0].cnps') -eq 1 ]]
+	[[ $(jqv "$j" '.rp_flows[0].bytes') -eq 2164 ]]
+	# paper variant, first CNP: alpha (1 - g) + g = 1, Rc 100G * (1 - 1/2)
+	[[ $(jqv "$j" '.rp_flows[0].rc_bps') -eq 50000000000 ]]
+	[[ $(jqv "$j" '.rp_flows[0].rt_bps') -eq 100000000000 ]]
+	[[ $(jqv "$j" '.rp_flows[0].alpha') == 1 ]]
+	[[ $(jqv "$j" '.rp_flows[0].phase') == fast_recovery ]]
+	[[ $(jqv "$j" '.rp_flows[0].published_rate_bps') -eq 50000000000 ]]
+	[[ $(jqv "$j" '.rp_flows[0].lost_updates') -eq 0 ]]
+	run --separate-stderr xlp qps --instance "$IP"
+	echo "$output"
+	grep -Eq '^10\.77\.0\.1 +0x000100 +50\.000 +100\.000 +1\.000000 +FR +1 +2164 +50\.000 +0 +0 ' <<<"$output"
+	# and the sending side's NP saw one CE, sent one CNP
+	j=$(xl stats --instance "$I" --json)
+	[[ $(jqv "$j" '.counters.ce_seen') -eq 1 && $(jqv "$j" '.counters.cnps_sent') -eq 1 ]]
+	note "RP at the peer: one CNP cut QP 0x100 from 100 to 50 Gbit/s"
+}
