@@ -107,6 +107,17 @@ static int cmd_unload(const struct opts *o)
 	return xl_unload(o->instance);
 }
 
+/* Commands about forwarding state, which a host instance does not keep. */
+static int leaf_only(const char *instance, const char *cmd)
+{
+	if (xl_instance_mode(instance) != XL_INST_HOST)
+		return 0;
+	fprintf(stderr, "xdpleaf %s: instance '%s' is in host mode, which keeps "
+			"no %s; see 'xdpleaf qps' and 'xdpleaf stats'\n", cmd,
+		instance, !strcmp(cmd, "flows") ? "flow table" : "neighbours or uplinks");
+	return -1;
+}
+
 static int cmd_watch(const struct opts *o)
 {
 	if (need_privileges() || xl_ensure_bpffs())
@@ -116,6 +127,8 @@ static int cmd_watch(const struct opts *o)
 			o->instance);
 		return -1;
 	}
+	if (leaf_only(o->instance, "watch"))
+		return -1;
 	return xl_watch(o->instance);
 }
 
@@ -134,7 +147,8 @@ READ_CMD(cmd_neigh, xl_show_neigh)
 
 static int cmd_flows(const struct opts *o)
 {
-	if (need_privileges() || xl_ensure_bpffs())
+	if (need_privileges() || xl_ensure_bpffs() ||
+	    leaf_only(o->instance, "flows"))
 		return -1;
 	return xl_show_flows(o->instance, o->top, o->json);
 }
