@@ -123,9 +123,11 @@ static long gen_rp_one(__u64 i, void *c)
 	k.family = gen_rp_family;
 	k.qp = gen_rp_qpn[i];
 	n = gen_rp_pkts[i];
-	if (n && x->cfg->rp_enabled) {
+	if (x->cfg->rp_enabled) {
+		/* Registered before its first packet leaves (n = 0 on gen's
+		 * first call), so a CNP provoked by that packet finds it. */
 		f = xl_rp_flow_get(&k, x->cfg, x->now, 1);
-		if (f) {
+		if (f && n) {
 			xl_rp_event(f, &x->cfg->rp, x->now, XL_RP_EV_SENT,
 				    x->len | (__u64)n << 32, &rate);
 			xl_rp_publish(&k, rate, x->now);
