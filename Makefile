@@ -73,5 +73,14 @@ test: deps all $(UNIT_BINS) $(BPFT_BINS)
 demo: deps all
 	@scripts/demo.sh
 
+bench-balance: deps all
+	@scripts/bench_balance.sh
+
+# DCQCN closed loop, on and off (docs/dcqcn.md); options via
+# BENCH_DCQCN_ARGS, e.g. "--runs off,paper --seconds 5"
+.PHONY: bench-dcqcn
+bench-dcqcn: deps all
+	@scripts/bench_dcqcn.sh $(BENCH_DCQCN_ARGS)
+
 clean:
 	rm -rf $(BUILD)

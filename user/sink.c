@@ -35,6 +35,7 @@
 struct sink_opts {
 	const char *dev;
 	__u64 duration_ns;
+	__u64 interval_ns;    /* --interval: 0 = no samples while running */
 	bool json, pass, generic;
 };
 
@@ -46,13 +47,17 @@ struct flow {
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: xdpleaf sink --dev IF [--duration T] [--json] [--pass] [--generic]\n\n"
+"usage: xdpleaf sink --dev IF [--duration T] [--interval T] [--json] [--pass]\n"
+"                    [--generic]\n\n"
 "Counts received RoCEv2 packets per (source, destination QP, UDP source port)\n"
 "with an XDP program on IF, until --duration or SIGINT/SIGTERM, then detaches\n"
 "and prints packets, bytes, CE marks, reordered, lost and duplicate packets.\n"
 "Prints 'xdpleaf sink: ready ...' to stderr once attached.\n\n"
 "  -d, --dev IF       interface to attach to (in this network namespace)\n"
 "      --duration T   stop after T (e.g. 5s, 500ms; default: until a signal)\n"
+"      --interval T   while running, every T (>= 1ms) print one line of JSON to\n"
+"                     stdout with every QP's cumulative counters (before the\n"
+"                     final report)\n"
 "      --pass         hand RoCEv2 packets to the kernel too (default: drop them\n"
 "                     after counting, as a NIC's RDMA engine consumes them)\n"
 "      --generic      attach in generic (skb) mode instead of native\n"
@@ -62,10 +67,11 @@ static void usage(FILE *f)
 
 static int parse_opts(int argc, char **argv, struct sink_opts *o)
 {
-	enum { O_DURATION = 256, O_PASS, O_GENERIC };
+	enum { O_DURATION = 256, O_PASS, O_GENERIC, O_INTERVAL };
 	static const struct option lo[] = {
 		{ "dev", required_argument, NULL, 'd' },
 		{ "duration", required_argument, NULL, O_DURATION },
+		{ "interval", required_argument, NULL, O_INTERVAL },
 		{ "pass", no_argument, NULL, O_PASS },
 		{ "generic", no_argument, NULL, O_GENERIC },
 		{ "json", no_argument, NULL, 'j' },
@@ -84,6 +90,13 @@ static int parse_opts(int argc, char **argv, struct sink_opts *o)
 			if (xl_parse_duration(optarg, 1000000ULL, 366ULL * 86400 * 1000000000ULL,
 					      &o->duration_ns, err, sizeof(err))) {
 				fprintf(stderr, PFX "%s\n", err);
+				return -1;
+			}
+			break;
+		case O_INTERVAL:
+			if (xl_parse_duration(optarg, 1000000ULL, 3600ULL * 1000000000ULL,
+					      &o->interval_ns, err, sizeof(err))) {
+				fprintf(stderr, PFX "--interval: %s\n", err);
 				return -1;
 			}
 			break;
@@ -293,6 +306,86 @@ static void print_table(const struct flow *fl, size_t n,
 	       (unsigned long long)st->table_full);
 }
 
+static __u64 ts_ns(const struct timespec *t)
+{
+	return (__u64)t->tv_sec * 1000000000ULL + (__u64)t->tv_nsec;
+}
+
+/* --interval: one compact JSON line with every flow's cumulative counters,
+ * the time since attach and CLOCK_MONOTONIC (the clock of
+ * bpf_ktime_get_ns(), to line samples up with other BPF state). */
+static int print_sample(struct sink *skel, __u64 t0_ns)
+{
+	json_object *j, *qs;
+	struct timespec now;
+	struct flow *fl = NULL;
+	char src[INET6_ADDRSTRLEN];
+	size_t n = 0, i;
+
+	if (read_flows(skel, &fl, &n))
+		return -1;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	j = json_object_new_object();
+	qs = json_object_new_array();
+	json_object_object_add(j, "t", json_object_new_double(
+		(double)(ts_ns(&now) - t0_ns) / 1e9));
+	json_object_object_add(j, "mono_ns", json_object_new_int64((int64_t)ts_ns(&now)));
+	for (i = 0; i < n; i++) {
+		const struct xl_sink_flow *v = &fl[i].v;
+		json_object *e = json_object_new_object();
+
+		addr_str(&fl[i].k, src, sizeof(src));
+		json_object_object_add(e, "src", json_object_new_string(src));
+		json_object_object_add(e, "qp", json_object_new_int64(fl[i].k.qp));
+		json_object_object_add(e, "sport", json_object_new_int64(fl[i].k.sport));
+		json_object_object_add(e, "packets", json_object_new_int64((int64_t)v->packets));
+		json_object_object_add(e, "bytes", json_object_new_int64((int64_t)v->bytes));
+		json_object_object_add(e, "ce", json_object_new_int64((int64_t)v->ce));
+		json_object_object_add(e, "lost", json_object_new_int64((int64_t)flow_lost(v)));
+		json_object_array_add(qs, e);
+	}
+	json_object_object_add(j, "qps", qs);
+	printf("%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN |
+						      JSON_C_TO_STRING_NOSLASHESCAPE));
+	fflush(stdout);
+	json_object_put(j);
+	free(fl);
+	return 0;
+}
+
+/* --interval: wait for a signal or the end of --duration, printing a sample
+ * every interval on the way (deadlines are absolute, so the samples do not
+ * drift). Returns the signal, or a negative value when the time is up. */
+static int wait_sampling(struct sink *skel, const struct sink_opts *o,
+			 const sigset_t *sigs, const struct timespec *t0)
+{
+	__u64 start = ts_ns(t0), next = start + o->interval_ns;
+	__u64 end = o->duration_ns ? start + o->duration_ns : 0, now, until;
+	struct timespec ts, cur;
+	int sig;
+
+	for (;;) {
+		clock_gettime(CLOCK_MONOTONIC, &cur);
+		now = ts_ns(&cur);
+		if (end && now >= end)
+			return -1;
+		if (now >= next) {
+			if (print_sample(skel, start))
+				fprintf(stderr, PFX "reading the flow table: %s\n",
+					strerror(errno));
+			while (next <= now)
+				next += o->interval_ns;
+			continue;
+		}
+		until = end && end < next ? end : next;
+		ts.tv_sec = (time_t)((until - now) / 1000000000ULL);
+		ts.tv_nsec = (long)((until - now) % 1000000000ULL);
+		sig = sigtimedwait(sigs, NULL, &ts);
+		if (sig > 0)
+			return sig;
+	}
+}
+
 /* Receive queues the device uses now (ethtool channels), 0 if unknown. */
 static __u32 rx_queues_in_use(const char *dev)
 {
@@ -379,7 +472,9 @@ int xl_sink_main(int argc, char **argv)
 	fprintf(stderr, PFX "ready on %s (%s mode, RoCEv2 packets %s)\n", o.dev,
 		o.generic ? "generic" : "native", o.pass ? "passed" : "dropped");
 	fflush(stderr);
-	if (o.duration_ns) {
+	if (o.interval_ns) {
+		sig = wait_sampling(skel, &o, &sigs, &t0);
+	} else if (o.duration_ns) {
 		ts.tv_sec = (time_t)(o.duration_ns / 1000000000ULL);
 		ts.tv_nsec = (long)(o.duration_ns % 1000000000ULL);
 		do

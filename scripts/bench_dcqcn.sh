@@ -1,0 +1,344 @@
+#!/usr/bin/env bash
+# DCQCN closed-loop benchmark (docs/dcqcn.md, "The closed loop in the lab"):
+# 4 senders x 2 QPs -> r1, whose port on leaf2 is emulated at 1 Gb/s with a
+# buffer and ECN marking for the RoCE class (DSCP 26). r1 runs the NP (host
+# mode), the senders the RP, and `xdpleaf gen` paces each QP by the rate its
+# RP publishes (--rate-map). Each run gets a fresh lab; runs:
+#
+#   off     no RP on the senders: gen sends at its cap C (the NP still
+#           answers marks with CNPs, which nobody acts on)
+#   paper   RP variant paper (defaults of ../shared/dcqcn.md)
+#   nvidia  RP variant nvidia (defaults)
+#
+# and prints one table (scripts/bench/dcqcn_report.py) of delivered rate,
+# drops at the port, marked %, CNPs, Jain's index over 100 ms windows,
+# time above Kmax; per-QP rates over time go to CSV files in --out.
+#
+#   scripts/bench_dcqcn.sh [--runs LIST] [--seconds N] [--rate C] [--size B]
+#                          [--buffer B] [--kmin B] [--kmax B] [--pmax P]
+#                          [--set KEY=VALUE]... [--out DIR] [--prefix P]
+#
+# Every lab and host instance it makes is removed on exit, also on failure
+# or Ctrl-C.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
+XDPLEAF=$ROOT/build/xdpleaf
+LAB=$ROOT/scripts/lab.sh
+BENCH=$ROOT/scripts/bench
+PY=/usr/bin/python3 # Debian's; the python3 on PATH may lack modules
+PINS=/sys/fs/bpf/xdpleaf
+
+RUNS="off paper nvidia"
+RUN_SECONDS=10
+# C, the senders' line rate: every QP starts at C and gen never sends a QP
+# faster. 8 QPs x 250M = 2 Gb/s nominal into the 1 Gb/s port; more would
+# exceed what this 2-CPU lab forwards without losses of its own (docs/dcqcn.md).
+RATE=250M
+# RoCE payload per packet: 1458-byte frames (86 kpps at 1 Gb/s instead of
+# 115 kpps with 1024): CPU headroom for the kernel-forwarding spines.
+SIZE=1400
+PORT_RATE=1G   # r1's emulated port on leaf2
+BUFFER=400K
+KMIN=5K        # the RoCE class's marking profile: the paper's
+KMAX=200K
+PMAX=1%
+QPS=2          # per sender
+SETS=()        # extra [dcqcn] keys for the senders
+OUT=
+PREFIX=xdq$$
+
+usage() {
+	cat >&2 <<EOF
+usage: $0 [--runs LIST] [--seconds N] [--rate C] [--size B] [--buffer B]
+          [--kmin B] [--kmax B] [--pmax P] [--set KEY=VALUE]... [--out DIR]
+          [--prefix P]
+  --runs LIST     of off paper nvidia (default: all three; comma or space)
+  --seconds N     traffic per run (default $RUN_SECONDS)
+  --rate C        senders' line rate C = each QP's start rate and gen's cap
+                  (default $RATE)
+  --size B        RoCE payload bytes per packet (default $SIZE)
+  --buffer B      r1's port buffer on leaf2 (default $BUFFER)
+  --kmin/--kmax/--pmax
+                  marking profile of the RoCE class, DSCP 26 (default
+                  $KMIN / $KMAX / $PMAX)
+  --set KEY=VALUE extra [dcqcn] key for the senders' RP (repeatable),
+                  e.g. --set r_ai=5M
+  --out DIR       raw data, CSVs, results.json, table.txt
+                  (default build/bench-dcqcn/<date>)
+  --prefix P      lab prefix stem (default xdq<pid>); labs are P<o|p|n>
+EOF
+	exit 2
+}
+
+while [[ $# -gt 0 ]]; do
+	case $1 in
+	--runs) RUNS=${2//,/ }; shift 2 ;;
+	--seconds) RUN_SECONDS=$2; shift 2 ;;
+	--rate) RATE=$2; shift 2 ;;
+	--size) SIZE=$2; shift 2 ;;
+	--buffer) BUFFER=$2; shift 2 ;;
+	--kmin) KMIN=$2; shift 2 ;;
+	--kmax) KMAX=$2; shift 2 ;;
+	--pmax) PMAX=$2; shift 2 ;;
+	--set) SETS+=("$2"); shift 2 ;;
+	--out) OUT=$2; shift 2 ;;
+	--prefix) PREFIX=$2; shift 2 ;;
+	-h | --help) usage ;;
+	*) usage ;;
+	esac
+done
+[[ $RUN_SECONDS =~ ^[1-9][0-9]*$ ]] || { echo "bad --seconds" >&2; exit 2; }
+[[ $PREFIX =~ ^[A-Za-z0-9_]{1,18}$ ]] || { echo "bad --prefix (at most 18 of [A-Za-z0-9_])" >&2; exit 2; }
+for r in $RUNS; do
+	[[ $r == off || $r == paper || $r == nvidia ]] || { echo "bad run '$r'" >&2; exit 2; }
+done
+for s in "${SETS[@]}"; do
+	[[ $s =~ ^[a-z_]+=[^[:space:]]+$ ]] || { echo "bad --set '$s'" >&2; exit 2; }
+done
+[[ $EUID -eq 0 ]] || { echo "$0: must run as root" >&2; exit 1; }
+[[ -x $XDPLEAF ]] || { echo "$0: $XDPLEAF not built (make)" >&2; exit 1; }
+for tool in ip jq bpftool nsenter ping; do
+	command -v "$tool" >/dev/null || { echo "$0: $tool missing (make deps)" >&2; exit 1; }
+done
+OUT=${OUT:-$ROOT/build/bench-dcqcn/$(date +%Y%m%d-%H%M%S)}
+mkdir -p "$OUT"
+
+log() { echo "bench-dcqcn: $*" >&2; }
+in_ns() {
+	local ns=$1
+	shift
+	nsenter --net="/run/netns/$ns" -- "$@"
+}
+
+# ---- cleanup: our processes by pid, our instances, our labs ---------------
+PIDS=()
+LABS=()
+INSTANCES=() # "namespace instance"
+cleanup() {
+	local pid li
+	for pid in "${PIDS[@]}"; do
+		kill "$pid" 2>/dev/null || true
+	done
+	for pid in "${PIDS[@]}"; do
+		wait "$pid" 2>/dev/null || true
+	done
+	PIDS=()
+	for li in "${INSTANCES[@]}"; do
+		# shellcheck disable=SC2086 # "ns instance"
+		set -- $li
+		[[ -d $PINS/$2 ]] || continue
+		if [[ -e /run/netns/$1 ]]; then
+			in_ns "$1" "$XDPLEAF" unload --instance "$2" >/dev/null 2>&1 || true
+		fi
+		# once more from here (a host instance's pins are enough to
+		# unload it), e.g. if the binary was being rebuilt a moment ago
+		[[ -d $PINS/$2 ]] && { sleep 1; "$XDPLEAF" unload --instance "$2" >/dev/null 2>&1 || true; }
+		[[ -d $PINS/$2 ]] && log "warning: could not unload $2 ($PINS/$2 left)"
+	done
+	INSTANCES=()
+	for li in "${LABS[@]}"; do
+		"$LAB" down --prefix "$li" >/dev/null 2>&1 || true
+	done
+	LABS=()
+}
+trap 'cleanup' EXIT
+trap 'log "interrupted"; exit 130' INT TERM
+
+# ---- configs ----------------------------------------------------------------
+# leaf2: scripts/leaf2.conf with r1 limited to PORT_RATE and BUFFER, tail
+# drop when full, and a RoCE class (DSCP 26) with the chosen profile.
+L2CONF=$OUT/leaf2.conf
+sed "/^\[port r1\]/,/^role/ s/^role = downlink/role = downlink\nrate = $PORT_RATE\nbuffer = $BUFFER\noverflow = drop/" \
+	"$ROOT/scripts/leaf2.conf" >"$L2CONF"
+cat >>"$L2CONF" <<EOF
+
+# RoCE data (DSCP 26): marked by this profile; CNPs (DSCP 48) keep the
+# built-in class cnp (never marked, never dropped).
+[class roce]
+dscp = 26
+kmin = $KMIN
+kmax = $KMAX
+pmax = $PMAX
+EOF
+grep -q "^rate = $PORT_RATE" "$L2CONF" || { log "could not derive $L2CONF"; exit 1; }
+
+# r1: the NP only (no RP: it sends no RoCE data).
+R1CONF=$OUT/r1.conf
+cat >"$R1CONF" <<EOF
+[xdpleaf]
+mode = host
+
+[port eth0]
+
+[dcqcn]
+np = yes
+rp = no
+EOF
+
+sender_conf() { # variant -> file
+	local f=$OUT/sender-$1.conf s
+	{
+		printf '[xdpleaf]\nmode = host\n\n[port eth0]\nrate = %s\n\n[dcqcn]\nvariant = %s\nnp = no\nrp = yes\n' \
+			"$RATE" "$1"
+		for s in "${SETS[@]}"; do
+			printf '%s = %s\n' "${s%%=*}" "${s#*=}"
+		done
+	} >"$f"
+	echo "$f"
+}
+
+# Wait until a leaf's watcher lists every address given (up to ~5 s).
+wait_neigh() { # ns instance addr...
+	local ns=$1 inst=$2 tries=50 out a missing
+	shift 2
+	while ((tries-- > 0)); do
+		out=$(in_ns "$ns" "$XDPLEAF" neigh --instance "$inst" 2>/dev/null || true)
+		missing=0
+		for a in "$@"; do
+			grep -qF "$a" <<<"$out" || missing=1
+		done
+		((missing == 0)) && return 0
+		sleep 0.1
+	done
+	log "warning: $inst did not learn all of: $*"
+}
+
+wait_line() { # file pattern pid what
+	local tries=100
+	while ((tries-- > 0)); do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		kill -0 "$3" 2>/dev/null || { log "$4 exited:"; cat "$1" >&2; return 1; }
+		sleep 0.05
+	done
+	log "$4 not ready:"
+	cat "$1" >&2
+	return 1
+}
+
+# A host instance's counters as one JSON object: `xdpleaf stats --json`'s
+# "counters", or, from a build without host-mode stats, host_stats summed
+# over the CPUs with bpftool.
+host_stats() { # namespace instance
+	local j
+	if j=$(in_ns "$1" "$XDPLEAF" stats --json --instance "$2" 2>/dev/null) &&
+		jq -e '.counters.cnps_sent != null' <<<"$j" >/dev/null 2>&1; then
+		jq '.counters' <<<"$j"
+		return
+	fi
+	bpftool map dump pinned "$PINS/$2/host_stats" -j |
+		jq '[.[0].formatted.values[].value] | reduce .[] as $v ({}; . as $a |
+		    reduce ($v | keys[]) as $k ($a; .[$k] += $v[$k]))'
+}
+
+# Every RP flow of a sender as [{qp, cnps, rate_bps}]: `xdpleaf qps
+# --json`, or bpftool on rp_flows and rp_rates.
+rp_flows() { # namespace instance
+	local j
+	if j=$(in_ns "$1" "$XDPLEAF" qps --json --instance "$2" 2>/dev/null) &&
+		jq -e '.rp_flows' <<<"$j" >/dev/null 2>&1; then
+		jq '[.rp_flows[] | {qp, cnps, rate_bps: .published_rate_bps}]' <<<"$j"
+		return
+	fi
+	jq -n --argjson f "$(bpftool map dump pinned "$PINS/$2/rp_flows" -j)" \
+		--argjson r "$(bpftool map dump pinned "$PINS/$2/rp_rates" -j)" \
+		'[$f[].formatted | .key.qp as $q | {qp: $q, cnps: .value.cnps,
+		  rate_bps: ([$r[].formatted | select(.key.qp == $q)] | .[0].value.rate_bps)}]'
+}
+
+# ---- one run ------------------------------------------------------------------
+run_one() { # run-name
+	local run=$1 p dir n conf sink_pid samp_pid gens=() rc=0
+	p=$PREFIX${run:0:1}
+	dir=$OUT/$run
+	mkdir -p "$dir"
+	log "run $run: lab $p, ${RUN_SECONDS}s, C = $RATE, $QPS QPs x 4 senders -> r1 @ $PORT_RATE"
+	LABS+=("$p")
+	"$LAB" up --prefix "$p" --leaf2-config "$L2CONF" 2>"$dir/lab.log"
+	INSTANCES+=("$p-r1 ${p}_r1")
+	in_ns "$p-r1" "$XDPLEAF" load --config "$R1CONF" --instance "${p}_r1" >/dev/null
+	if [[ $run != off ]]; then
+		conf=$(sender_conf "$run")
+		for n in 1 2 3 4; do
+			INSTANCES+=("$p-s$n ${p}_s$n")
+			in_ns "$p-s$n" "$XDPLEAF" load --config "$conf" --instance "${p}_s$n" >/dev/null
+		done
+	fi
+	# Resolve every next hop both ways (data and CNPs) before measuring.
+	for n in 1 2 3 4; do
+		in_ns "$p-s$n" ping -q -c1 -W2 10.2.1.2 >/dev/null
+		in_ns "$p-r1" ping -q -c1 -W2 "10.1.$n.2" >/dev/null
+	done
+	wait_neigh "$p-leaf1" "$p" 10.1.1.2 10.1.2.2 10.1.3.2 10.1.4.2 \
+		10.254.1.2 10.254.2.2 10.254.3.2 10.254.4.2
+	wait_neigh "$p-leaf2" "${p}_leaf2" 10.2.1.2 10.253.1.1 10.253.2.1 10.253.3.1 10.253.4.1
+
+	# Receiver: per-QP counters every 100 ms; --pass so that r1's tc
+	# ingress (the NP) sees the data after the sink's XDP counted it.
+	nsenter --net="/run/netns/$p-r1" -- "$XDPLEAF" sink --dev eth0 --pass --json \
+		--interval 100ms --duration $((RUN_SECONDS + 20))s \
+		>"$dir/sink.jsonl" 2>"$dir/sink.err" &
+	sink_pid=$!
+	PIDS+=("$sink_pid")
+	wait_line "$dir/sink.err" ready "$sink_pid" sink
+
+	local rps=()
+	if [[ $run != off ]]; then
+		for n in 1 2 3 4; do
+			rps+=(--rp "s$n=$PINS/${p}_s$n")
+		done
+	fi
+	"$PY" "$BENCH/dcqcn_sample.py" --out "$dir" --leaf "$PINS/${p}_leaf2" --port r1 \
+		--np "r1=$PINS/${p}_r1" \
+		--max-seconds $((RUN_SECONDS + 20)) "${rps[@]}" 2>"$dir/sample.err" &
+	samp_pid=$!
+	PIDS+=("$samp_pid")
+	wait_line "$dir/sample.err" ready "$samp_pid" sampler
+	sleep 0.1 # a few idle queue samples before the traffic: the baseline
+
+	head -1 /proc/stat >"$dir/cpu_before.txt"
+	for n in 1 2 3 4; do
+		local rm=()
+		[[ $run == off ]] || rm=(--rate-map "$PINS/${p}_s$n/rp_rates")
+		# nsenter execs gen: $! is gen itself
+		nsenter --net="/run/netns/$p-s$n" -- "$XDPLEAF" gen --dev eth0 --dst 10.2.1.2 \
+			--qps "$QPS" --size "$SIZE" --rate "$RATE" --ecn ect0 --dscp 26 \
+			--sport-base $((49152 + 16 * n)) --duration "${RUN_SECONDS}s" --json \
+			"${rm[@]}" >"$dir/gen_s$n.json" 2>"$dir/gen_s$n.err" &
+		gens+=($!)
+		PIDS+=($!)
+	done
+	for n in "${gens[@]}"; do
+		wait "$n" || rc=1
+	done
+	head -1 /proc/stat >"$dir/cpu_after.txt"
+	((rc == 0)) || { log "a gen failed:"; cat "$dir"/gen_s*.err >&2; return 1; }
+	sleep 0.3 # the last packets and CNPs of the run
+	kill -TERM "$samp_pid" "$sink_pid" 2>/dev/null || true
+	wait "$samp_pid" || true
+	wait "$sink_pid" || { log "sink failed:"; cat "$dir/sink.err" >&2; return 1; }
+
+	in_ns "$p-leaf2" "$XDPLEAF" stats --json --instance "${p}_leaf2" >"$dir/leaf2_stats.json"
+	host_stats "$p-r1" "${p}_r1" >"$dir/host_r1.json"
+	if [[ $run != off ]]; then
+		for n in 1 2 3 4; do
+			host_stats "$p-s$n" "${p}_s$n" >"$dir/host_s$n.json"
+			rp_flows "$p-s$n" "${p}_s$n" >"$dir/rp_flows_s$n.json"
+		done
+	fi
+	bpftool map dump pinned "$PINS/${p}_r1/np_flows" -j >"$dir/np_flows_r1.json"
+	jq -n --arg run "$run" --arg rate "$RATE" --arg port_rate "$PORT_RATE" \
+		--arg buffer "$BUFFER" --arg kmin "$KMIN" --arg kmax "$KMAX" --arg pmax "$PMAX" \
+		--argjson seconds "$RUN_SECONDS" --argjson size "$SIZE" --argjson qps "$QPS" \
+		--arg sets "${SETS[*]}" \
+		'{run: $run, rate: $rate, port_rate: $port_rate, buffer: $buffer, kmin: $kmin,
+		  kmax: $kmax, pmax: $pmax, seconds: $seconds, size: $size, qps: $qps,
+		  sets: $sets}' >"$dir/meta.json"
+	cleanup
+}
+
+for r in $RUNS; do
+	run_one "$r"
+done
+"$PY" "$BENCH/dcqcn_report.py" "$OUT" | tee "$OUT/table.txt"
+log "raw data, CSVs and results.json in $OUT"
