@@ -60,7 +60,9 @@ __noinline int xl_take_rate_sample(__u32 slot, __u64 now)
 	if (!r)
 		return 0;
 	last = r->sample_ns;
-	if (now - last < XL_RATE_SAMPLE_NS)
+	/* Signed: another CPU may have sampled at a later `now` than ours
+	 * (read at the start of our program); then ours is not due. */
+	if ((__s64)(now - last) < (__s64)XL_RATE_SAMPLE_NS)
 		return 0;
 	if (__sync_val_compare_and_swap(&r->sample_ns, last, now) != last)
 		return 0; /* another CPU is taking this sample */
@@ -76,7 +78,7 @@ static __always_inline void xl_sample_uplink_rate(__u32 slot, __u64 now)
 {
 	struct xl_uplink_rate *r = bpf_map_lookup_elem(&uplink_rates, &slot);
 
-	if (r && now - r->sample_ns >= XL_RATE_SAMPLE_NS)
+	if (r && (__s64)(now - r->sample_ns) >= (__s64)XL_RATE_SAMPLE_NS)
 		xl_take_rate_sample(slot, now);
 }
 
@@ -100,8 +102,8 @@ __noinline __u32 xl_member_util_now(__u32 gid, __u32 i, __u64 now)
 	r = bpf_map_lookup_elem(&uplink_rates, &slot);
 	q = bpf_map_lookup_elem(&queues, &slot);
 	if (r && r->sample_ns)
-		rate = xl_rate_now(r->rate_bps, now - r->sample_ns,
-				   XL_RATE_TAU_NS);
+		rate = xl_rate_now(r->rate_bps, (__s64)(now - r->sample_ns) > 0 ?
+				   now - r->sample_ns : 0, XL_RATE_TAU_NS);
 	if (q && cap)
 		backlog = xl_backlog(q->vtime, xl_vt_now(now), cap);
 	return xl_member_util(rate, backlog, cap, XL_RATE_TAU_NS);

@@ -244,13 +244,19 @@ static inline __u64 xl_rate_update(__u64 avg_bps, __u64 bytes, __u64 dt_ns,
 }
 
 /* The average as it stands `idle` ns after its last sample with nothing
- * sent since: decayed by tau / (tau + idle). Readers use this so a member
- * that went quiet does not look busy forever. */
+ * sent since. Samples are taken only when a packet passes, so a gap of up
+ * to tau between samples is just the link's packet spacing and leaves the
+ * average alone (decaying there made links with sparser packets look idler
+ * than busy ones at the same utilization); beyond tau the link has gone
+ * quiet and the average falls as tau / idle. Readers use this so a member
+ * that stopped does not look busy forever. */
 static inline __u64 xl_rate_now(__u64 avg_bps, __u64 idle_ns, __u64 tau_ns)
 {
+	if (idle_ns <= tau_ns)
+		return avg_bps;
 	if (avg_bps > 0xffffffffffULL) /* keep avg * tau inside 64 bits */
-		return avg_bps / (tau_ns + idle_ns) * tau_ns;
-	return avg_bps * tau_ns / (tau_ns + idle_ns);
+		return avg_bps / idle_ns * tau_ns;
+	return avg_bps * tau_ns / idle_ns;
 }
 
 #endif /* XL_LB_H */

@@ -154,7 +154,8 @@ static int fill_maps(struct leaf *skel, const struct xl_config *cfg)
 		return -1;
 	if (xl_neigh_sync(bpf_map__fd(skel->maps.neigh),
 			  bpf_map__fd(skel->maps.ports)) ||
-	    xl_link_sync(bpf_map__fd(skel->maps.ports),
+	    xl_link_sync(bpf_map__fd(skel->maps.neigh),
+			 bpf_map__fd(skel->maps.ports),
 			 bpf_map__fd(skel->maps.groups),
 			 bpf_map__fd(skel->maps.group_down)))
 		return -1;

@@ -25,9 +25,15 @@
 struct watch_ctx {
 	int neigh_fd;
 	int ports_fd;
-	int groups_fd;
+	int groups_fd;   /* -1: not following uplink state (xl_neigh_sync) */
 	int down_fd;
+	bool resolicit;  /* an uplink came up: resolve its next hops now */
 };
+
+static bool link_running(__u32 ifindex);
+static bool neigh_known(int neigh_fd, __u32 ifindex, int family,
+			const void *addr);
+static void refresh_uplink(struct watch_ctx *ctx, __u32 ifindex, bool running);
 
 static bool is_our_port(int ports_fd, __u32 ifindex)
 {
@@ -79,21 +85,43 @@ static int on_neigh(const struct nlmsghdr *nlh, void *data)
 		 * kernel again, which re-resolves. */
 		bpf_map_delete_elem(ctx->neigh_fd, &key);
 	}
+	/* an uplink's next hop appeared or went: it may change its use */
+	refresh_uplink(ctx, key.ifindex, link_running(key.ifindex));
 	return MNL_CB_OK;
 }
 
-/* Set or clear an uplink's bit in its group's down mask. The watcher is the
- * only writer, so a read-modify-write is safe. */
-static void set_uplink_down(struct watch_ctx *ctx, __u32 ifindex, bool down)
+/* An uplink is usable when its link is up and at least one of its next
+ * hops has a MAC: a link that just came back has none yet (the kernel
+ * flushed them with the carrier), and taking it into use before they are
+ * resolved would send its traffic to the kernel's slow path, which queues
+ * only a few packets per unresolved neighbour and drops the rest. */
+static bool uplink_usable(struct watch_ctx *ctx, const struct xl_port *p,
+			  bool running)
+{
+	if (!running)
+		return false;
+	return (p->has_nexthop4 &&
+		neigh_known(ctx->neigh_fd, p->ifindex, AF_INET, p->nexthop4)) ||
+	       (p->has_nexthop6 &&
+		neigh_known(ctx->neigh_fd, p->ifindex, AF_INET6, p->nexthop6));
+}
+
+/* Set or clear an uplink's bit in its group's down mask from its link
+ * state and next hops. The watcher is the only writer, so a
+ * read-modify-write is safe. */
+static void refresh_uplink(struct watch_ctx *ctx, __u32 ifindex, bool running)
 {
 	struct xl_group g;
 	struct xl_port p;
 	__u32 mask = 0;
+	bool down;
 
-	if (bpf_map_lookup_elem(ctx->ports_fd, &ifindex, &p) ||
+	if (ctx->groups_fd < 0 ||
+	    bpf_map_lookup_elem(ctx->ports_fd, &ifindex, &p) ||
 	    p.role != XL_ROLE_UPLINK ||
 	    bpf_map_lookup_elem(ctx->groups_fd, &p.group, &g))
 		return;
+	down = !uplink_usable(ctx, &p, running);
 	bpf_map_lookup_elem(ctx->down_fd, &p.group, &mask);
 	for (__u32 i = 0; i < g.n_members && i < XL_MAX_GROUP_MEMBERS; i++) {
 		if (g.members[i] != ifindex)
@@ -109,10 +137,13 @@ static void set_uplink_down(struct watch_ctx *ctx, __u32 ifindex, bool down)
 static int on_link(const struct nlmsghdr *nlh, void *data)
 {
 	struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
-	bool running = (ifi->ifi_flags & IFF_UP) && (ifi->ifi_flags & IFF_RUNNING);
+	struct watch_ctx *ctx = data;
+	bool running = nlh->nlmsg_type != RTM_DELLINK &&
+		       (ifi->ifi_flags & IFF_UP) && (ifi->ifi_flags & IFF_RUNNING);
 
-	set_uplink_down(data, ifi->ifi_index,
-			nlh->nlmsg_type == RTM_DELLINK || !running);
+	refresh_uplink(ctx, ifi->ifi_index, running);
+	if (running)
+		ctx->resolicit = true;
 	return MNL_CB_OK;
 }
 
@@ -171,6 +202,8 @@ static void solicit(struct mnl_socket *nl, __u32 ifindex, int family,
 static bool neigh_known(int neigh_fd, __u32 ifindex, int family,
 			const void *addr)
 {
+	if (neigh_fd < 0)
+		return false;
 	struct xl_neigh_key key = { .ifindex = ifindex, .family = family };
 	struct xl_neigh val;
 
@@ -228,23 +261,23 @@ static bool link_running(__u32 ifindex)
 	return up;
 }
 
-int xl_link_sync(int ports_fd, int groups_fd, int down_fd)
+int xl_link_sync(int neigh_fd, int ports_fd, int groups_fd, int down_fd)
 {
-	struct watch_ctx ctx = { -1, ports_fd, groups_fd, down_fd };
+	struct watch_ctx ctx = { neigh_fd, ports_fd, groups_fd, down_fd, false };
 	__u32 key, next;
 	void *prev = NULL;
 
 	while (bpf_map_get_next_key(ports_fd, prev, &next) == 0) {
 		key = next;
 		prev = &key;
-		set_uplink_down(&ctx, key, !link_running(key));
+		refresh_uplink(&ctx, key, link_running(key));
 	}
 	return 0;
 }
 
 int xl_neigh_sync(int neigh_fd, int ports_fd)
 {
-	struct watch_ctx ctx = { neigh_fd, ports_fd, -1, -1 };
+	struct watch_ctx ctx = { neigh_fd, ports_fd, -1, -1, false };
 	struct mnl_socket *nl = open_rtnl(0);
 	int err;
 
@@ -282,7 +315,7 @@ int xl_watch(const char *instance)
 	/* Subscribe first, then read the state: a change between the two is
 	 * seen. */
 	dump_neighbours(req, &ctx);
-	xl_link_sync(ctx.ports_fd, ctx.groups_fd, ctx.down_fd);
+	xl_link_sync(ctx.neigh_fd, ctx.ports_fd, ctx.groups_fd, ctx.down_fd);
 	while (xl_instance_exists(instance)) {
 		struct pollfd pfd = { mnl_socket_get_fd(events), POLLIN, 0 };
 		time_t now = time(NULL);
@@ -299,7 +332,7 @@ int xl_watch(const char *instance)
 		if (n < 0 && errno == ENOBUFS) {
 			/* Missed events: start again from the full state. */
 			dump_neighbours(req, &ctx);
-			xl_link_sync(ctx.ports_fd, ctx.groups_fd, ctx.down_fd);
+			xl_link_sync(ctx.neigh_fd, ctx.ports_fd, ctx.groups_fd, ctx.down_fd);
 			continue;
 		}
 		if (n < 0) {
@@ -307,6 +340,10 @@ int xl_watch(const char *instance)
 			break;
 		}
 		mnl_cb_run(buf, n, 0, 0, on_event, &ctx);
+		if (ctx.resolicit) { /* an uplink is back: resolve it now */
+			solicit_next_hops(req, &ctx);
+			ctx.resolicit = false;
+		}
 	}
 	mnl_socket_close(events);
 	mnl_socket_close(req);

@@ -8,9 +8,9 @@
 /* Dump the current neighbours into the map once and ask the kernel to
  * resolve configured uplink next hops it does not know yet. */
 int xl_neigh_sync(int neigh_fd, int ports_fd);
-/* Mark every uplink whose link is not up (IFF_RUNNING) as down in
- * group_down, from the current state. */
-int xl_link_sync(int ports_fd, int groups_fd, int down_fd);
+/* Mark every uplink that is not usable (link not running, or no next hop
+ * resolved) as down in group_down, from the current state. */
+int xl_link_sync(int neigh_fd, int ports_fd, int groups_fd, int down_fd);
 /* Follow neighbour and link changes until the instance's pins disappear
  * (unload). Returns 0 then, or -1 on a netlink error. */
 int xl_watch(const char *instance);

@@ -712,8 +712,9 @@ static void rate_step(void **state)
 	assert_int_equal(xl_rate_update(11 * GBPS, 0, TAU, TAU), 11 * GBPS / 2);
 }
 
-/* Read side: an average decays by tau/(tau+idle), so it halves after tau
- * of silence. */
+/* Read side: within tau of the last sample the average stands (that gap
+ * is packet spacing, not silence); beyond, it falls as tau / idle, so it
+ * halves after 2 tau of silence. */
 static void rate_idle_decay(void **state)
 {
 	static const __u64 avgs[] = { 1000, 1 * GBPS, 100 * GBPS,
@@ -724,25 +725,22 @@ static void rate_idle_decay(void **state)
 	(void)state;
 	for (i = 0; i < sizeof(avgs) / sizeof(avgs[0]); i++) {
 		__u64 a = avgs[i];
-		double half = (double)xl_rate_now(a, TAU, TAU) / (double)a;
-		double third = (double)xl_rate_now(a, 2 * TAU, TAU) / (double)a;
+		double half = (double)xl_rate_now(a, 2 * TAU, TAU) / (double)a;
+		double quarter = (double)xl_rate_now(a, 4 * TAU, TAU) / (double)a;
 		double slack = 1.0 / (double)a + 1e-6; /* rounded down */
 
-		/* above 2^40 b/s it divides first: off by < tau / avg */
-		assert_true(xl_rate_now(a, 0, TAU) <= a &&
-			    xl_rate_now(a, 0, TAU) + TAU >= a);
-		if (fabs(half - 0.5) > slack || fabs(third - 1.0 / 3) > slack)
-			fail_msg("avg %llu: %.7f after tau, %.7f after 2 tau",
-				 (unsigned long long)a, half, third);
-		assert_true(xl_rate_now(a, 1, TAU) <= a);
-		assert_true(xl_rate_now(a, 100 * TAU, TAU) < a / 100);
+		assert_int_equal(xl_rate_now(a, 0, TAU), a);
+		assert_int_equal(xl_rate_now(a, XL_RATE_SAMPLE_NS, TAU), a);
+		assert_int_equal(xl_rate_now(a, TAU, TAU), a);
+		if (fabs(half - 0.5) > slack || fabs(quarter - 0.25) > slack)
+			fail_msg("avg %llu: %.7f after 2 tau, %.7f after 4 tau",
+				 (unsigned long long)a, half, quarter);
+		assert_true(xl_rate_now(a, TAU + 1, TAU) <= a);
+		assert_true(xl_rate_now(a, 200 * TAU, TAU) < a / 100);
 	}
-	assert_int_equal(xl_rate_now(0, TAU, TAU), 0);
+	assert_int_equal(xl_rate_now(0, 2 * TAU, TAU), 0);
 	/* an hour of silence at 1.6 Tb/s: no overflow, close to 0 */
 	assert_true(xl_rate_now(1600 * GBPS, 3600 * NS_PER_S, TAU) < 1000000);
-	/* the sampler's own interval barely moves it: 50/550 */
-	assert_int_equal(xl_rate_now(110 * GBPS, XL_RATE_SAMPLE_NS, TAU),
-			 100 * GBPS);
 }
 
 /* 1.6 Tb/s and byte counts beyond 2^31: no overflow, small error. */
