@@ -8,8 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/syscall.h>
-#include <linux/capability.h>
 #include <bpf/libbpf.h>
 #include "config.h"
 #include "loader.h"
@@ -38,26 +36,9 @@ struct command {
 	bool has_json;
 };
 
-/* CAP_BPF and CAP_NET_ADMIN (or CAP_SYS_ADMIN on older kernels' terms):
- * checking first turns a cryptic EPERM from deep inside libbpf into one
- * clear sentence. */
-static bool has_privileges(void)
-{
-	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
-	struct __user_cap_data_struct data[2] = {};
-	__u64 eff;
-
-	if (syscall(SYS_capget, &hdr, data))
-		return geteuid() == 0;
-	eff = (__u64)data[1].effective << 32 | data[0].effective;
-	if (eff & (1ULL << CAP_SYS_ADMIN))
-		return true;
-	return (eff & (1ULL << CAP_BPF)) && (eff & (1ULL << CAP_NET_ADMIN));
-}
-
 static int need_privileges(void)
 {
-	if (has_privileges())
+	if (xl_traffic_privileged())
 		return 0;
 	fprintf(stderr, "xdpleaf: needs root, or CAP_BPF and CAP_NET_ADMIN "
 			"(try: sudo xdpleaf ...)\n");

@@ -9,6 +9,9 @@
 #include <linux/capability.h>
 #include "traffic.h"
 
+/* CAP_BPF and CAP_NET_ADMIN (or CAP_SYS_ADMIN): checking first turns a
+ * cryptic EPERM from deep inside libbpf into one clear sentence. Used by
+ * every command that touches BPF objects. */
 bool xl_traffic_privileged(void)
 {
 	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
