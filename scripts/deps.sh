@@ -7,7 +7,7 @@ set -euo pipefail
 PACKAGES=(
 	# build
 	clang llvm libbpf-dev libelf-dev zlib1g-dev bpftool libinih-dev
-	libjson-c-dev libmnl-dev pkg-config make gcc
+	libjson-c-dev libmnl-dev pkg-config make gcc libc6-dev linux-libc-dev
 	# unit tests
 	libcmocka-dev
 	# lab tests and demo (ping and sysctl are not in a minimal image)
