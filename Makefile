@@ -37,6 +37,8 @@ help:
 	@echo "make deps     install missing build/test dependencies (apt)"
 	@echo "make test     deps + build + every test suite; ends 'N passed, N failed'"
 	@echo "make demo     deps + build + lab up + traffic + per-port report + lab down"
+	@echo "make bench-balance  load-balancing modes vs kernel ECMP (docs/load-balancing-bench.md)"
+	@echo "make bench-dcqcn    DCQCN closed loop, off and on (docs/dcqcn.md)"
 	@echo "make clean    remove $(BUILD)/"
 
 deps:
