@@ -28,7 +28,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))
 BPFT_SRCS := $(wildcard tests/bpf/test_*.c)
 BPFT_BINS := $(patsubst tests/bpf/%.c,$(BUILD)/tests/bpf/%,$(BPFT_SRCS))
 
-.PHONY: all deps test demo clean help
+.PHONY: all deps test demo clean help bench lab lab-down
 .SECONDARY:
 all: $(BUILD)/xdpleaf
 
@@ -37,6 +37,8 @@ help:
 	@echo "make deps     install missing build/test dependencies (apt)"
 	@echo "make test     deps + build + every test suite; ends 'N passed, N failed'"
 	@echo "make demo     deps + build + lab up + traffic + per-port report + lab down"
+	@echo "make bench    the leaf program's ns/packet per path, as ratios to a baseline"
+	@echo "make lab      bring the lab up (scripts/lab.sh up; make lab-down removes it)"
 	@echo "make bench-balance  load-balancing modes vs kernel ECMP (docs/load-balancing-bench.md)"
 	@echo "make bench-dcqcn    DCQCN closed loop, off and on (docs/dcqcn.md)"
 	@echo "make clean    remove $(BUILD)/"
@@ -68,6 +70,20 @@ $(BUILD)/tests/unit/test_%: tests/unit/test_%.c $(LIB_OBJS) $(USER_HDRS)
 $(BUILD)/tests/bpf/test_%: tests/bpf/test_%.c tests/bpf/*.h $(LIB_OBJS) $(SKELS) $(USER_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itests/bpf $< $(LIB_OBJS) -o $@ $(LDLIBS) -lcmocka
+
+# tests/bpf/bench_*.c are measurements, not tests: `make bench`.
+$(BUILD)/bench/bench_%: tests/bpf/bench_%.c tests/bpf/*.h $(SKELS) $(USER_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itests/bpf $< -o $@ $(LDLIBS)
+
+bench: all $(BUILD)/bench/bench_leaf
+	@$(BUILD)/bench/bench_leaf
+
+lab: deps all
+	@scripts/lab.sh up
+
+lab-down:
+	@scripts/lab.sh down
 
 test: deps all $(UNIT_BINS) $(BPFT_BINS)
 	@tests/run.sh
