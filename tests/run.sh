@@ -49,6 +49,12 @@ run_suite() {
 	tally "$name" "$rc"
 }
 
+# BPF suites pin objects (gen --rate-map) and the lab tests load xdpleaf:
+# a fresh machine may not have bpffs mounted yet.
+if [[ $EUID -eq 0 ]] && ! mountpoint -q /sys/fs/bpf; then
+	mount -t bpf bpf /sys/fs/bpf
+fi
+
 export CMOCKA_MESSAGE_OUTPUT=TAP
 shopt -s nullglob
 for bin in "$BUILD"/tests/unit/test_* "$BUILD"/tests/bpf/test_*; do
