@@ -144,8 +144,8 @@ static int cmd_qps(const struct opts *o)
 
 static const struct command commands[] = {
 	{ "load", cmd_load, "--config FILE [--instance NAME] [--no-watch]",
-	  "validate FILE, attach XDP to its ports, pin state, start the "
-	  "neighbour watcher", true, false },
+	  "validate FILE, attach (leaf: XDP on its ports and the netlink "
+	  "watcher; host: the DCQCN tc programs), pin state", true, false },
 	{ "unload", cmd_unload, "[--instance NAME]",
 	  "detach and remove everything of the instance (idempotent)", false, false },
 	{ "check", cmd_check, "--config FILE",
@@ -153,7 +153,8 @@ static const struct command commands[] = {
 	{ "status", cmd_status, "[--instance NAME] [--json]",
 	  "whether the instance is loaded, attached ports, watcher", false, true },
 	{ "stats", cmd_stats, "[--instance NAME] [--json]",
-	  "per-port packet, byte, verdict and reason counters", false, true },
+	  "leaf: per-port packet, byte, verdict, reason and queue counters; "
+	  "host: DCQCN counters", false, true },
 	{ "routes", cmd_routes, "[--instance NAME] [--json]",
 	  "the routes the dataplane forwards by", false, true },
 	{ "neigh", cmd_neigh, "[--instance NAME] [--json]",
