@@ -36,7 +36,7 @@ struct bench {
 	struct leaf *skel;
 	int prog_fd;
 	__u32 if_in, if_out;
-	int tap_in, tap_out;
+	int tap[2];
 };
 
 /* Ethernet + IPv4 + UDP, 100-byte payload, to dst 10.9.X.2. */
@@ -122,21 +122,16 @@ static int setup(struct bench *B)
 	struct leaf *sk;
 	__u32 zero = 0, gid = 0, slot_in = 0, slot_out = 1;
 
-	if (geteuid() != 0) {
-		fprintf(stderr, "bench_leaf: needs root\n");
+	static const char *const names[2] = { "xb-in", "xb-out" };
+	__u8 macs[2][6];
+	__u32 ifx[2];
+
+	memcpy(macs[0], mac_in, 6);
+	memcpy(macs[1], mac_out, 6);
+	if (fixture_ports(2, names, (const __u8 (*)[6])macs, B->tap, ifx))
 		return -1;
-	}
-	if (unshare(CLONE_NEWNET)) {
-		fprintf(stderr, "bench_leaf: unshare: %s\n", strerror(errno));
-		return -1;
-	}
-	if (tap_create("xb-in", mac_in, &B->tap_in) ||
-	    tap_create("xb-out", mac_out, &B->tap_out)) {
-		fprintf(stderr, "bench_leaf: tap: %s\n", strerror(errno));
-		return -1;
-	}
-	B->if_in = if_nametoindex("xb-in");
-	B->if_out = if_nametoindex("xb-out");
+	B->if_in = ifx[0];
+	B->if_out = ifx[1];
 	B->skel = sk = leaf__open();
 	if (!sk)
 		return -1;

@@ -71,6 +71,50 @@ static inline int tap_create(const char *name, const __u8 mac[6],
 	return 0;
 }
 
+/* What every fixture suite needs first: root, a private network namespace
+ * (so test ports never clash with the host's or another run's), and one TAP
+ * device per port for real ifindexes. Prints why and returns -1 on failure;
+ * fds[] are -1 for devices not made. */
+static inline int fixture_ports(int n, const char *const *names,
+				const __u8 (*macs)[6], int *fds, __u32 *ifindex)
+{
+	int p, err;
+
+	for (p = 0; p < n; p++)
+		fds[p] = -1;
+	if (geteuid() != 0) {
+		fprintf(stderr, "setup: needs root (BPF, netns, tun)\n");
+		return -1;
+	}
+	if (unshare(CLONE_NEWNET)) {
+		fprintf(stderr, "setup: unshare(CLONE_NEWNET): %s\n",
+			strerror(errno));
+		return -1;
+	}
+	for (p = 0; p < n; p++) {
+		err = tap_create(names[p], macs[p], &fds[p]);
+		if (err) {
+			fprintf(stderr, "setup: tap %s: %s\n", names[p],
+				strerror(-err));
+			return -1;
+		}
+		ifindex[p] = if_nametoindex(names[p]);
+		if (!ifindex[p]) {
+			fprintf(stderr, "setup: if_nametoindex(%s): %s\n",
+				names[p], strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static inline void fixture_close(int n, int *fds)
+{
+	for (int p = 0; p < n; p++)
+		if (fds[p] >= 0)
+			close(fds[p]);
+}
+
 static inline int map_set(struct bpf_map *map, const void *k, size_t ksz,
 			  const void *v, size_t vsz)
 {

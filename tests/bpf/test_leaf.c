@@ -276,24 +276,11 @@ static int fill_maps(void)
 
 static int group_setup(void **state)
 {
-	int p, err;
-
 	(void)state;
-	for (p = 0; p < N_PORTS; p++)
-		E.tap_fd[p] = -1;
-	SETUP_CHECK(geteuid() == 0, "needs root (BPF, netns, tun)\n");
-	SETUP_CHECK(!unshare(CLONE_NEWNET), "unshare(CLONE_NEWNET): %s\n",
-		    strerror(errno));
+	if (fixture_ports(N_PORTS, port_ifname, port_mac, E.tap_fd, E.ifindex))
+		return -1;
 	E.lo_ifindex = if_nametoindex("lo");
 	SETUP_CHECK(E.lo_ifindex, "no lo in the new netns\n");
-	for (p = 0; p < N_PORTS; p++) {
-		err = tap_create(port_ifname[p], port_mac[p], &E.tap_fd[p]);
-		SETUP_CHECK(!err, "tap %s: %s\n", port_ifname[p],
-			    strerror(-err));
-		E.ifindex[p] = if_nametoindex(port_ifname[p]);
-		SETUP_CHECK(E.ifindex[p], "if_nametoindex(%s): %s\n",
-			    port_ifname[p], strerror(errno));
-	}
 	E.ncpu = libbpf_num_possible_cpus();
 	SETUP_CHECK(E.ncpu > 0, "libbpf_num_possible_cpus: %d\n", E.ncpu);
 	E.skel = leaf__open_and_load();
@@ -304,14 +291,10 @@ static int group_setup(void **state)
 
 static int group_teardown(void **state)
 {
-	int p;
-
 	(void)state;
 	leaf__destroy(E.skel);
 	E.skel = NULL;
-	for (p = 0; p < N_PORTS; p++)
-		if (E.tap_fd[p] >= 0)
-			close(E.tap_fd[p]);
+	fixture_close(N_PORTS, E.tap_fd);
 	return 0;
 }
 
