@@ -11,7 +11,6 @@
 #include "loader.h"
 #include "pins.h"
 
-#if __has_include("host.skel.h")
 #include "host.skel.h"
 
 /* libbpf 1.1 has no tcx API; the attach types are the kernel's. */
@@ -84,15 +83,3 @@ out:
 		xl_remove_pins(instance);
 	return err;
 }
-
-#else /* the host programs are not built yet */
-
-int xl_load_host(const struct xl_config *cfg, const char *instance)
-{
-	(void)cfg;
-	(void)instance;
-	fprintf(stderr, "xdpleaf: this build has no host mode\n");
-	return -1;
-}
-
-#endif
