@@ -55,16 +55,6 @@ static inline int xl_pick_by_hash(__u32 hash, __u32 n)
 	return (int)(((__u64)hash * n) >> 32);
 }
 
-/* The member index for this packet in this group, or -1 if none usable. */
-static inline int xl_choose_member(const struct xl_group *g,
-				   const struct xl_flow *f)
-{
-	switch (g->lb_mode) {
-	case XL_LB_HASH:
-	default:
-		return xl_pick_by_hash(xl_flow_hash(f, 0), g->n_members);
-	}
-}
 
 /* ---- up members ------------------------------------------------------ */
 

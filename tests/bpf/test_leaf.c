@@ -41,6 +41,12 @@
 
 #include "xdpleaf.h"
 #include "lb.h"
+
+/* The member lb_mode = hash picks with every member up (bpf/uplink.h). */
+static inline int hash_member(const struct xl_group *g, const struct xl_flow *f)
+{
+	return xl_pick_hash_up(xl_flow_hash(f, 0), g->n_members, XL_ALL_UP);
+}
 #include "names.h"
 #include "leaf.skel.h"
 #include "packets.h"
@@ -522,7 +528,7 @@ static int expected_uplink(const struct pkt_spec *s)
 	int m;
 
 	flow_of(s, &fl);
-	m = xl_choose_member(&E.group0, &fl);
+	m = hash_member(&E.group0, &fl);
 	if (m < 0 || (__u32)m >= E.group0.n_members)
 		return -1;
 	return port_of_ifindex(E.group0.members[m]);
@@ -1204,7 +1210,7 @@ static void ip4_every_ttl(void **state)
 
 /* ---- uplink choice ----------------------------------------------------- */
 
-/* The program's uplink for a flow is members[xl_choose_member()] as
+/* The program's uplink for a flow is members[hash_member()] as
  * computed here from the same header, for a mix of flows. */
 static void lb_matches_user_space(void **state)
 {

