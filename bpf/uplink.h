@@ -11,8 +11,6 @@
 #include "maps.h"
 #include "parse.h"
 
-/* Members within 1/32 (3 %) of the least utilized are equally good. */
-#define XL_LB_TIE (XL_UTIL_ONE / 32)
 #ifndef XL_MAX_CPUS
 #define XL_MAX_CPUS 128
 #endif
@@ -83,9 +81,11 @@ static __always_inline void xl_sample_uplink_rate(__u32 slot, __u64 now)
 }
 
 /* Utilization of member i of group gid right now (rate decayed since its
- * last sample, plus its phantom queue if the port has one). Global, so
- * the verifier checks its branches once instead of once per member. */
-__noinline __u32 xl_member_util_now(__u32 gid, __u32 i, __u64 now)
+ * last sample, plus its phantom queue if the port has one) with `extra`
+ * bit/s more sent on it. Global, so the verifier checks its branches once
+ * instead of once per member. */
+__noinline __u32 xl_member_util_now(__u32 gid, __u32 i, __u64 now,
+				    __u64 extra)
 {
 	struct xl_group *g = bpf_map_lookup_elem(&groups, &gid);
 	__u32 slot;
@@ -106,14 +106,15 @@ __noinline __u32 xl_member_util_now(__u32 gid, __u32 i, __u64 now)
 				   now - r->sample_ns : 0, XL_RATE_TAU_NS);
 	if (q && cap)
 		backlog = xl_backlog(q->vtime, xl_vt_now(now), cap);
-	return xl_member_util(rate, backlog, cap, XL_RATE_TAU_NS);
+	return xl_member_util(rate + extra, backlog, cap, XL_RATE_TAU_NS);
 }
 
 /* Each picker below loops over the members; as global functions they are
  * verified once each, not once per path through their caller. */
 
-/* The member with the most headroom; rotating start breaks ties. */
-__noinline int xl_pick_headroom_g(__u32 gid, __u32 up, __u64 now)
+/* The member with the most headroom for a flowlet expected to add `extra`
+ * bit/s (xl_flowlet_extra); rotating start breaks ties. */
+__noinline int xl_pick_headroom_g(__u32 gid, __u32 up, __u64 now, __u64 extra)
 {
 	struct xl_group *g = bpf_map_lookup_elem(&groups, &gid);
 	__u32 *rr = bpf_map_lookup_elem(&group_rr, &gid);
@@ -125,7 +126,8 @@ __noinline int xl_pick_headroom_g(__u32 gid, __u32 up, __u64 now)
 	start = rr ? __sync_fetch_and_add(rr, 1) : 0;
 	for (i = 0; i < XL_MAX_GROUP_MEMBERS; i++)
 		util[i] = (__u32)i < g->n_members ?
-				  xl_member_util_now(gid, i, now) : 0xffffffffU;
+				  xl_member_util_now(gid, i, now, extra) :
+				  0xffffffffU;
 	return xl_pick_least(util, g->n_members, up, start, XL_LB_TIE);
 }
 
@@ -221,9 +223,12 @@ __noinline int xl_choose_uplink(struct xl_flow *flow, __u32 gid, __u64 now,
 			break;
 		}
 		new_flowlet = 1;
-		m = g->lb_mode == XL_LB_FLOWLET ?
-			    xl_pick_headroom_g(gid, up, now) :
-			    xl_pick_hash_g(bpf_get_prandom_u32(), n, up);
+		if (g->lb_mode == XL_LB_FLOWLET_RANDOM) {
+			m = xl_pick_hash_g(bpf_get_prandom_u32(), n, up);
+			break;
+		}
+		m = xl_pick_headroom_g(gid, up, now,
+				       xl_flowlet_extra(fs ? fs->flowlet_rate_bps : 0));
 		break;
 	case XL_LB_HASH:
 	default:
@@ -246,6 +251,13 @@ __noinline int xl_choose_uplink(struct xl_flow *flow, __u32 gid, __u64 now,
 		cur = -1;
 	}
 	if (new_flowlet) {
+		/* a first flowlet has no predecessor to measure */
+		if (fs->flowlet_bytes)
+			fs->flowlet_rate_bps = xl_flowlet_rate(
+				fs->flowlet_bytes, fs->last_ns - fs->flowlet_start_ns,
+				fs->flowlet_rate_bps);
+		fs->flowlet_start_ns = now;
+		fs->flowlet_bytes = 0;
 		fs->flowlets++;
 		fs->moves += cur >= 0 && cur != m;
 		count_flowlet(g->member_slot[m],
@@ -253,6 +265,7 @@ __noinline int xl_choose_uplink(struct xl_flow *flow, __u32 gid, __u64 now,
 			      cur >= 0 && cur != m);
 	}
 	fs->uplink = g->members[m];
+	fs->flowlet_bytes += len;
 	flow_count(fs, now, len);
 	return m;
 }

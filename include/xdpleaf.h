@@ -170,6 +170,9 @@ struct xl_flow_state {
 	__u64 win_start_ns;  /* rate: bytes of the current and last window */
 	__u64 win_bytes;
 	__u64 prev_win_bytes;
+	__u64 flowlet_start_ns; /* first packet of the current flowlet */
+	__u64 flowlet_bytes;    /* bytes of the current flowlet */
+	__u64 flowlet_rate_bps; /* rate of the last flowlet that had one */
 	__u32 uplink;        /* ifindex of the current uplink */
 	__u32 group;
 };

@@ -10,6 +10,8 @@ static const struct {
 } models[] = {
 	{ "queue", xl_sim_queue,
 	  "a port's phantom queue and WRED marking over a trace or a load" },
+	{ "flowlet", xl_sim_flowlet,
+	  "uplink choice (flowlet, LetFlow, ECMP) over on/off flows" },
 	{ "dcqcn", xl_sim_dcqcn,
 	  "the DCQCN reaction point (sender rate) over a CNP/send trace" },
 };

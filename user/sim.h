@@ -4,9 +4,38 @@
 #ifndef XL_SIM_H
 #define XL_SIM_H
 
+#include <linux/types.h>
+#include "xdpleaf.h"
+
 /* argv[0] is the model name ("queue"). */
 int xl_sim_queue(int argc, char **argv);
 int xl_sim_dcqcn(int argc, char **argv);
+int xl_sim_flowlet(int argc, char **argv);
 int xl_sim_main(int argc, char **argv);
+
+/* `xdpleaf sim flowlet` (user/sim_flowlet.c): on/off flows over a group of
+ * n members, in synthetic time. */
+struct xl_lb_sim {
+	/* in */
+	__u32 n;
+	__u64 cap_bps[XL_MAX_GROUP_MEMBERS];
+	__u32 flows;
+	__u64 peak_bps;         /* a flow's rate while it sends a message */
+	__u64 message_bytes;
+	double duty;            /* fraction of the time a flow sends */
+	__u64 duration_ns;
+	__u32 mode;             /* XL_LB_FLOWLET, _FLOWLET_RANDOM or _HASH */
+	int no_flowlet_rate;    /* compare without the flowlet's own rate */
+	__u64 seed;
+	/* out */
+	__u64 bytes[XL_MAX_GROUP_MEMBERS];
+	__u64 overloaded_ns[XL_MAX_GROUP_MEMBERS]; /* offered > capacity */
+	__u64 total_bytes, flowlets, moves;
+};
+
+/* The defaults: the balance benchmark's workload 3 (2:1:1:1, 70 % load). */
+void xl_lb_sim_defaults(struct xl_lb_sim *s);
+/* 0, or -1 (bad group size, no memory). */
+int xl_lb_sim_run(struct xl_lb_sim *s);
 
 #endif

@@ -31,7 +31,7 @@ typedef unsigned __int128 u128;
 #define NS_PER_US 1000ULL
 #define GBPS 1000000000ULL
 #define TAU XL_RATE_TAU_NS
-#define TIE (XL_UTIL_ONE / 32) /* XL_LB_TIE in bpf/uplink.h */
+#define TIE XL_LB_TIE
 
 static __u64 rng_state;
 
@@ -787,8 +787,9 @@ static void rate_no_overflow(void **state)
  * 200 us of silence: every message is a new flowlet under the 100 us
  * timeout) over 4 uplinks, decided the way bpf/uplink.h does it: on a new
  * flowlet, xl_member_util of every member (rate decayed since its last
- * sample with xl_rate_now, plus its queue) and xl_pick_least with a
- * rotating start and tie XL_UTIL_ONE/32; the rate of an uplink sampled
+ * sample with xl_rate_now, plus the flowlet's expected rate from
+ * xl_flowlet_extra, plus its queue) and xl_pick_least with a rotating
+ * start and tie XL_LB_TIE; the rate of an uplink sampled
  * after a packet it sent, at most every XL_RATE_SAMPLE_NS, with
  * xl_rate_update; the queue a fluid one draining at the capacity.
  *
@@ -818,6 +819,7 @@ struct sim_flow {
 	int has;         /* has a member */
 	int member;
 	__u64 last_ns;
+	__u64 flowlet_start_ns, flowlet_bytes, flowlet_rate; /* xl_flow_state */
 };
 
 struct sim_result {
@@ -867,12 +869,20 @@ static void simulate(const __u64 *caps, int stagger, struct sim_result *res)
 		    !xl_flowlet_expired(now, flow[f].last_ns, SIM_TIMEOUT)) {
 			m = flow[f].member;
 		} else {
+			if (flow[f].flowlet_bytes)
+				flow[f].flowlet_rate = xl_flowlet_rate(
+					flow[f].flowlet_bytes,
+					flow[f].last_ns - flow[f].flowlet_start_ns,
+					flow[f].flowlet_rate);
+			flow[f].flowlet_start_ns = now;
+			flow[f].flowlet_bytes = 0;
 			for (i = 0; i < SIM_N_LINKS; i++) {
 				__u64 rate = link[i].sample_ns ?
 					xl_rate_now(link[i].rate,
 						    now - link[i].sample_ns, TAU) : 0;
 
-				util[i] = xl_member_util(rate,
+				util[i] = xl_member_util(rate +
+						xl_flowlet_extra(flow[f].flowlet_rate),
 						sim_queue_bytes(&link[i], now),
 						link[i].cap, TAU);
 			}
@@ -900,6 +910,7 @@ static void simulate(const __u64 *caps, int stagger, struct sim_result *res)
 		res->bytes[m] += SIM_PKT;
 		res->total += SIM_PKT;
 		flow[f].last_ns = now;
+		flow[f].flowlet_bytes += SIM_PKT;
 		if (++flow[f].in_msg == SIM_MSG / SIM_PKT) {
 			flow[f].in_msg = 0;
 			flow[f].next += spacing + SIM_GAP;

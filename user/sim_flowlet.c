@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* `xdpleaf sim flowlet`: the uplink choice of include/lb.h (the code the
+ * dataplane runs) driven by on/off flows in synthetic time, the way the
+ * balance benchmark's NCCL-like QPs load the lab: each flow sends messages
+ * at a peak rate with idle gaps between them, every message a flowlet.
+ * Fluid model in steps of XL_RATE_SAMPLE_NS: each step every sending flow
+ * puts rate x step bytes on its member, each member's rate estimator takes
+ * one sample (xl_rate_update) and its queue (a fluid phantom queue at the
+ * member's capacity) grows or drains. */
+#include <getopt.h>
+#include <json-c/json.h>
+#include <linux/types.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "lb.h"
+#include "sim.h"
+#include "units.h"
+
+#define STEP_NS XL_RATE_SAMPLE_NS
+
+struct sim_flow {
+	__u64 left_ns;        /* of the current message, or of the gap */
+	int sending;
+	int member;           /* -1 before its first flowlet */
+	__u64 flowlet_bytes, flowlet_ns, rate_bps;
+	__u32 hash;           /* hash mode: the flow's fixed 5-tuple hash */
+};
+
+/* xorshift64*, reproducible for a given seed. */
+static __u32 sim_random(__u64 *s)
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return (__u32)((*s * 0x2545F4914F6CDD1DULL) >> 32);
+}
+
+static __u64 uniform_ns(__u64 *rng, __u64 lo, __u64 hi)
+{
+	return lo + (__u64)(((double)sim_random(rng) / 4294967296.0) * (hi - lo));
+}
+
+/* The member for a new flowlet of f, as bpf/uplink.h chooses it. */
+static int pick(struct xl_lb_sim *s, struct sim_flow *f, const __u64 *rate,
+		const double *queue, __u32 *rr)
+{
+	__u32 util[XL_MAX_GROUP_MEMBERS];
+	__u64 extra = s->no_flowlet_rate ? 0 : xl_flowlet_extra(f->rate_bps);
+	__u32 i;
+
+	switch (s->mode) {
+	case XL_LB_FLOWLET_RANDOM:
+		return xl_pick_random(s->n, XL_ALL_UP, sim_random(&s->seed));
+	case XL_LB_HASH:
+		return xl_pick_hash_up(f->hash, s->n, XL_ALL_UP);
+	default:
+		for (i = 0; i < s->n; i++)
+			util[i] = xl_member_util(rate[i] + extra, (__u64)queue[i],
+						 s->cap_bps[i], XL_RATE_TAU_NS);
+		return xl_pick_least(util, s->n, XL_ALL_UP, (*rr)++, XL_LB_TIE);
+	}
+}
+
+int xl_lb_sim_run(struct xl_lb_sim *s)
+{
+	struct sim_flow *fl = calloc(s->flows, sizeof(*fl));
+	__u64 rate[XL_MAX_GROUP_MEMBERS] = { 0 }, t, total = 0;
+	double queue[XL_MAX_GROUP_MEMBERS] = { 0 };
+	double sent[XL_MAX_GROUP_MEMBERS];
+	/* message and mean gap times follow from the peak rate and duty */
+	__u64 msg_ns = s->message_bytes * 8 * 1000000000ULL / s->peak_bps;
+	__u64 gap_ns = (__u64)(msg_ns * (1 - s->duty) / s->duty);
+	__u32 rr = 0, i, k;
+
+	if (!fl || s->n == 0 || s->n > XL_MAX_GROUP_MEMBERS)
+		return free(fl), -1;
+	memset(s->bytes, 0, sizeof(s->bytes));
+	memset(s->overloaded_ns, 0, sizeof(s->overloaded_ns));
+	s->flowlets = s->moves = 0;
+	for (k = 0; k < s->flows; k++) {
+		fl[k].member = -1;
+		fl[k].hash = sim_random(&s->seed);
+		/* staggered: each flow starts somewhere in its first cycle */
+		fl[k].left_ns = uniform_ns(&s->seed, 0, msg_ns + gap_ns);
+	}
+	for (t = 0; t < s->duration_ns; t += STEP_NS) {
+		memset(sent, 0, sizeof(sent));
+		for (k = 0; k < s->flows; k++) {
+			struct sim_flow *f = &fl[k];
+
+			if (f->left_ns <= STEP_NS) { /* the message or gap ends */
+				f->sending = !f->sending;
+				if (f->sending) {
+					int m;
+
+					if (f->flowlet_bytes)
+						f->rate_bps = xl_flowlet_rate(f->flowlet_bytes,
+									      f->flowlet_ns, f->rate_bps);
+					f->flowlet_bytes = f->flowlet_ns = 0;
+					m = pick(s, f, rate, queue, &rr);
+					if (s->mode != XL_LB_HASH) { /* as the dataplane counts */
+						s->flowlets++;
+						s->moves += f->member >= 0 && m != f->member;
+					}
+					f->member = m;
+					f->left_ns = msg_ns;
+				} else {
+					f->left_ns = uniform_ns(&s->seed, gap_ns / 2,
+								gap_ns * 3 / 2);
+				}
+			} else {
+				f->left_ns -= STEP_NS;
+			}
+			if (f->sending && f->member >= 0) {
+				double b = (double)s->peak_bps * STEP_NS / 8e9;
+
+				sent[f->member] += b;
+				f->flowlet_bytes += (__u64)b;
+				f->flowlet_ns += STEP_NS;
+			}
+		}
+		for (i = 0; i < s->n; i++) {
+			double drain = (double)s->cap_bps[i] * STEP_NS / 8e9;
+
+			rate[i] = xl_rate_update(rate[i], (__u64)sent[i], STEP_NS,
+						 XL_RATE_TAU_NS);
+			queue[i] += sent[i] - drain;
+			if (queue[i] < 0)
+				queue[i] = 0;
+			if (sent[i] > drain)
+				s->overloaded_ns[i] += STEP_NS;
+			s->bytes[i] += sent[i];
+		}
+	}
+	for (i = 0; i < s->n; i++)
+		total += s->bytes[i];
+	s->total_bytes = total;
+	free(fl);
+	return 0;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: xdpleaf sim flowlet [--caps R1,R2,...] [--flows N] [--rate PEAK]\n"
+		"                           [--message BYTES] [--duty D] [--duration T]\n"
+		"                           [--mode flowlet|flowlet-random|hash]\n"
+		"                           [--no-flowlet-rate] [--seed N] [--json]\n\n"
+		"Runs the uplink choice (the dataplane's code) over N on/off flows: each\n"
+		"sends messages of BYTES at PEAK bit/s, a fraction D of the time, with\n"
+		"uniform gaps of 0.5..1.5x the mean between them; every message is a new\n"
+		"flowlet. Prints each member's share of the bytes, its share of the\n"
+		"capacity, and the time its offered load exceeded its capacity.\n"
+		"--no-flowlet-rate compares members without the new flowlet's expected\n"
+		"rate (the choice before it was added; docs/load-balancing.md).\n"
+		"Defaults: the balance benchmark's workload 3: caps 200M,100M,100M,100M,\n"
+		"16 flows at 27.3M (70 %% load), message 256K, duty 0.8, 60s, flowlet,\n"
+		"seed 1. T: e.g. 500ms, 60s.\n");
+}
+
+static int parse_caps(const char *v, struct xl_lb_sim *s, char *err, size_t len)
+{
+	char *copy = strdup(v), *rest = copy, *tok;
+	int bad = !copy;
+
+	s->n = 0;
+	while (!bad && (tok = strsep(&rest, ",")) != NULL) {
+		if (s->n == XL_MAX_GROUP_MEMBERS) {
+			snprintf(err, len, "--caps: at most %d members", XL_MAX_GROUP_MEMBERS);
+			bad = 1;
+		} else if (!*tok) {
+			snprintf(err, len, "--caps: a rate per member, comma separated");
+			bad = 1;
+		} else {
+			bad = xl_parse_rate(tok, &s->cap_bps[s->n++], err, len);
+		}
+	}
+	free(copy);
+	return bad ? -1 : 0;
+}
+
+static void print_result(const struct xl_lb_sim *s, int json)
+{
+	__u64 cap_total = 0;
+	__u32 i;
+
+	for (i = 0; i < s->n; i++)
+		cap_total += s->cap_bps[i];
+	if (json) {
+		struct json_object *o = json_object_new_object(), *a = json_object_new_array();
+
+		for (i = 0; i < s->n; i++) {
+			struct json_object *m = json_object_new_object();
+
+			json_object_object_add(m, "capacity_bps", json_object_new_uint64(s->cap_bps[i]));
+			json_object_object_add(m, "share", json_object_new_double(
+				(double)s->bytes[i] / s->total_bytes));
+			json_object_object_add(m, "capacity_share", json_object_new_double(
+				(double)s->cap_bps[i] / cap_total));
+			json_object_object_add(m, "overloaded_s", json_object_new_double(
+				s->overloaded_ns[i] / 1e9));
+			json_object_array_add(a, m);
+		}
+		json_object_object_add(o, "members", a);
+		json_object_object_add(o, "flowlets", json_object_new_uint64(s->flowlets));
+		json_object_object_add(o, "moves", json_object_new_uint64(s->moves));
+		printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY));
+		json_object_put(o);
+		return;
+	}
+	printf("%-7s %10s %8s %9s %12s\n", "member", "capacity", "share%", "capShare%",
+	       "overloaded_s");
+	for (i = 0; i < s->n; i++)
+		printf("%-7u %9.0fM %8.1f %9.1f %12.3f\n", i, s->cap_bps[i] / 1e6,
+		       100.0 * s->bytes[i] / s->total_bytes,
+		       100.0 * s->cap_bps[i] / cap_total, s->overloaded_ns[i] / 1e9);
+	printf("flowlets %llu, moves %llu\n", s->flowlets, s->moves);
+}
+
+int xl_sim_flowlet(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "caps", required_argument, NULL, 'c' },
+		{ "flows", required_argument, NULL, 'f' },
+		{ "rate", required_argument, NULL, 'r' },
+		{ "message", required_argument, NULL, 'm' },
+		{ "duty", required_argument, NULL, 'u' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "mode", required_argument, NULL, 'M' },
+		{ "no-flowlet-rate", no_argument, NULL, 'n' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	struct xl_lb_sim s;
+	char err[256] = "", *end;
+	int ch, bad = 0, json = 0;
+	__u32 u32v;
+
+	xl_lb_sim_defaults(&s);
+	optind = 1;
+	while (!bad && (ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'c': bad = parse_caps(optarg, &s, err, sizeof(err)); break;
+		case 'f':
+			bad = xl_parse_uint("--flows", optarg, 1, 65536, &s.flows, err, sizeof(err));
+			break;
+		case 'r': bad = xl_parse_rate(optarg, &s.peak_bps, err, sizeof(err)); break;
+		case 'm':
+			bad = xl_parse_bytes("--message", optarg, 64, "64", &u32v, err, sizeof(err));
+			s.message_bytes = u32v;
+			break;
+		case 'u':
+			s.duty = strtod(optarg, &end);
+			if (*end || end == optarg || !(s.duty > 0 && s.duty <= 1)) {
+				snprintf(err, sizeof(err), "--duty: a fraction in (0, 1]");
+				bad = 1;
+			}
+			break;
+		case 'd':
+			bad = xl_parse_duration(optarg, 1000000, 3600000000000ULL,
+						&s.duration_ns, err, sizeof(err));
+			break;
+		case 'M':
+			if (!strcmp(optarg, "flowlet"))
+				s.mode = XL_LB_FLOWLET;
+			else if (!strcmp(optarg, "flowlet-random"))
+				s.mode = XL_LB_FLOWLET_RANDOM;
+			else if (!strcmp(optarg, "hash"))
+				s.mode = XL_LB_HASH;
+			else {
+				snprintf(err, sizeof(err), "--mode: flowlet, flowlet-random or hash");
+				bad = 1;
+			}
+			break;
+		case 'n': s.no_flowlet_rate = 1; break;
+		case 's':
+			bad = xl_parse_uint("--seed", optarg, 0, 0xffffffffU, &u32v, err, sizeof(err));
+			s.seed = ((__u64)u32v << 1) | 1;
+			break;
+		case 'j': json = 1; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (!bad && optind < argc) {
+		snprintf(err, sizeof(err), "unexpected argument '%s'", argv[optind]);
+		bad = 1;
+	}
+	if (bad) {
+		fprintf(stderr, "xdpleaf sim flowlet: %s\n", err[0] ? err : "bad value");
+		usage(stderr);
+		return 2;
+	}
+	if (xl_lb_sim_run(&s)) {
+		fprintf(stderr, "xdpleaf sim flowlet: out of memory\n");
+		return 1;
+	}
+	print_result(&s, json);
+	return 0;
+}
+
+void xl_lb_sim_defaults(struct xl_lb_sim *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->n = 4;
+	s->cap_bps[0] = 200000000;
+	s->cap_bps[1] = s->cap_bps[2] = s->cap_bps[3] = 100000000;
+	s->flows = 16;
+	s->peak_bps = 27343750; /* 500M x 0.7 / 16 / duty */
+	s->message_bytes = 262144;
+	s->duty = 0.8;
+	s->duration_ns = 60000000000ULL;
+	s->mode = XL_LB_FLOWLET;
+	s->seed = 3;
+}
