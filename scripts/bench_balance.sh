@@ -29,13 +29,15 @@ RATE_BIG=200M      # ... except u1's in workload 3 (2:1:1:1)
 BUFFER_US=2000     # TBF limit and phantom-queue buffer, in time at the rate
 FLOWLET_TIMEOUT=3ms
 LOAD=0.7           # mean offered load / aggregate capacity, workloads 1-3
-FAIL_LOAD=0.55     # workload 4: 0.73 of the three uplinks left
+FAIL_LOAD=0.5      # workload 4: 0.67 of the three uplinks left (0.83 at peak)
 DUTY=0.8           # NCCL-like QPs send 80 % of the time, in 256K messages
 MESSAGE=262144
 SIZE=1400          # RoCE payload per packet: 1458-byte frames
 FRAME_OVERHEAD=58  # Ethernet 14 + IPv4 20 + UDP 8 + BTH 12 + ICRC 4
 TCP_BYTES=262144   # workload 5: bytes per connection per step
 TCP_CONNS=4        # connections per sender
+ECN_KMIN_PCT=20    # leaf1's default class marks from 20 % of a small uplink's
+ECN_KMAX_PCT=40    # buffer, everything above 40 % (ECN-capable TCP in 5)
 OUT=
 PREFIX=xlb$$
 CPU_CHECK=1
@@ -170,7 +172,10 @@ make_config() { # mode rates... > file
 		/^lb_mode = / && !done { print "lb_mode = " mode
 			if (mode ~ /^flowlet/) print "flowlet_timeout = " to
 			done = 1; next }
-		{ print }' "$ROOT/scripts/leaf1.conf"
+		{ print }
+		END { print "\n[class default]"; print "kmin = " int(B[2] * ECN_KMIN_PCT / 100)
+			print "kmax = " int(B[2] * ECN_KMAX_PCT / 100); print "pmax = 100%" }' \
+		ECN_KMIN_PCT="$ECN_KMIN_PCT" ECN_KMAX_PCT="$ECN_KMAX_PCT" "$ROOT/scripts/leaf1.conf"
 }
 
 # Bring a lab up for mode with uplink rates R1..R4; sets P and LABMODE.
@@ -205,6 +210,7 @@ lab_up() { # mode r1 r2 r3 r4 tag
 			in_ns "$P-$h$n" sysctl -qw net.ipv4.tcp_rto_min_us=5000
 		done
 		in_ns "$P-s$n" sysctl -qw net.ipv4.tcp_slow_start_after_idle=0
+		in_ns "$P-s$n" sysctl -qw net.ipv4.tcp_ecn=1
 	done
 	warm_up
 }
@@ -451,15 +457,8 @@ run_failover() { # aggregate_capacity_bps caps...
 	ip -n "$P-sp2" link set dev down up
 	tu=$(date +%s%N)
 	echo "$tu" >"$RUN/t_up"
-	# How long until leaf1 knows the spine's MAC again (the kernel
-	# flushed it with the carrier): every forwarding path needs it.
-	for _ in $(seq 400); do
-		if ip -n "$P-leaf1" neigh show 10.254.2.2 dev u2 | grep -q lladdr; then
-			echo $((($(date +%s%N) - tu) / 1000)) >"$RUN/arp_us"
-			break
-		fi
-		sleep 0.003
-	done
+	# The spine's routes come back with its link (as its routing would
+	# bring them): before leaf1 can resolve it and send it traffic.
 	while read -r -a rt; do
 		if ((${#rt[@]})); then
 			ip -n "$P-sp2" route replace "${rt[@]}" dev down
@@ -470,6 +469,15 @@ run_failover() { # aggregate_capacity_bps caps...
 			ip -n "$P-sp2" -6 route replace "${rt[@]}" dev down
 		fi
 	done <<<"$routes6"
+	# How long until leaf1 knows the spine's MAC again (the kernel
+	# flushed it with the carrier): every forwarding path needs it.
+	for _ in $(seq 400); do
+		if ip -n "$P-leaf1" neigh show 10.254.2.2 dev u2 | grep -q lladdr; then
+			echo $((($(date +%s%N) - tu) / 1000)) >"$RUN/arp_us"
+			break
+		fi
+		sleep 0.003
+	done
 	at 6.9; sink_stop; snap "$RUN/c_end.json"
 	sink_start "$RUN" D; snap "$RUN/d_start.json"
 	gens_wait

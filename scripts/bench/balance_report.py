@@ -328,7 +328,8 @@ def analyse_failover(run, r):
         r["settle_bound_ms"] = 1000.0 * (r["blackholed"] + 1) / pps
     else:
         r["settle_ms"] = r["settle_bound_ms"] = None
-    r["loss_after_settle"] = sink["B"]["lost"] + sink["D"]["lost"]
+    # after the failure settled: failed (B), coming back (C), back (D)
+    r["loss_after_settle"] = sink["B"]["lost"] + sink["C"]["lost"] + sink["D"]["lost"]
     r["loss_at_up"] = sink["C"]["lost"]
     r["tbf_drops_at_up"] = tbf_drops(s["c_start"], s["c_end"])
     try:
