@@ -211,14 +211,15 @@ static inline __u64 xl_flowlet_extra(__u64 flowlet_rate_bps)
 #define XL_LB_TIE (XL_UTIL_ONE / 32)
 
 /* Flowlet switching: the up member with the lowest utilization. Members
- * within `tie` of the lowest count as equally good, and the first of them
- * at or after `start` wins: callers rotate `start` per decision, so
- * flowlets that start together (a collective step) spread over the equal
- * members instead of all taking the one that looked best. */
+ * within `tie` of the lowest count as equally good, and the (start mod
+ * their number)-th of them wins: callers advance `start` per decision, so
+ * flowlets that start together (a collective step) spread evenly over the
+ * equal members instead of all taking the one that looked best, also
+ * while some member is down. */
 static inline int xl_pick_least(const __u32 *util, __u32 n, __u32 up,
 				__u32 start, __u32 tie)
 {
-	__u32 m = xl_up_mask(up, n), best = 0xffffffffU;
+	__u32 m = xl_up_mask(up, n), best = 0xffffffffU, tied = 0, k;
 	int i, found = -1;
 
 	if (!m || n == 0)
@@ -226,16 +227,20 @@ static inline int xl_pick_least(const __u32 *util, __u32 n, __u32 up,
 	for (i = 0; i < XL_MAX_GROUP_MEMBERS; i++)
 		if ((__u32)i < n && (m & (1U << i)) && util[i] < best)
 			best = util[i];
+	/* in 64 bits: best + tie must not wrap for saturated members */
+	for (i = 0; i < XL_MAX_GROUP_MEMBERS; i++)
+		if ((__u32)i < n && (m & (1U << i)) &&
+		    (__u64)util[i] <= (__u64)best + tie)
+			tied++;
+	k = start % (tied ? tied : 1); /* tied >= 1: the best is up */
 	for (i = 0; i < XL_MAX_GROUP_MEMBERS; i++) {
-		/* j < n <= XL_MAX_GROUP_MEMBERS (a power of two): the mask
-		 * changes nothing but lets the verifier bound the index */
-		__u32 j = ((start + (__u32)i) % n) & (XL_MAX_GROUP_MEMBERS - 1);
-
-		if ((__u32)i >= n || found >= 0)
+		if ((__u32)i >= n || found >= 0 || !(m & (1U << i)) ||
+		    (__u64)util[i] > (__u64)best + tie)
 			continue;
-		/* in 64 bits: best + tie must not wrap for saturated members */
-		if ((m & (1U << j)) && (__u64)util[j] <= (__u64)best + tie)
-			found = (int)j;
+		if (k == 0)
+			found = i;
+		else
+			k--;
 	}
 	return found;
 }
