@@ -123,13 +123,13 @@ struct {
 	__type(value, struct xl_uplink_rate);
 } uplink_rates SEC(".maps");
 
-/* Members of each group whose link is down (bit i = member i), written by
- * the loader's link watcher; 0 = all up. */
+/* Members of each group not to be chosen, per family (struct
+ * xl_group_down), written by the loader's link watcher. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, XL_MAX_GROUPS);
 	__type(key, __u32);
-	__type(value, __u32);
+	__type(value, struct xl_group_down);
 } group_down SEC(".maps");
 
 /* Rotating start for tie-breaking among equally good members. */

@@ -20,13 +20,16 @@ const volatile __u32 nr_cpus = 1;
 /* A new flow table entry starts from this (the stack has no room). */
 static const struct xl_flow_state zero_flow;
 
-/* Members of the group that may be chosen: all but those the link
- * watcher marked down (so a zeroed map means all up). */
-static __always_inline __u32 group_up_mask(__u32 gid)
+/* Members of the group that may be chosen for a packet of this family
+ * (4 or 6): all but those the link watcher marked down for it (so a
+ * zeroed map means all up). */
+static __always_inline __u32 group_up_mask(__u32 gid, __u8 family)
 {
-	__u32 *down = bpf_map_lookup_elem(&group_down, &gid);
+	struct xl_group_down *down = bpf_map_lookup_elem(&group_down, &gid);
 
-	return down ? ~*down : XL_ALL_UP;
+	if (!down)
+		return XL_ALL_UP;
+	return ~(family == 6 ? down->v6 : down->v4);
 }
 
 /* Bytes the port has sent, all CPUs: only the sampler pays for this. */
@@ -205,7 +208,7 @@ __noinline int xl_choose_uplink(struct xl_flow *flow, __u32 gid, __u64 now,
 
 	if (!flow || !g)
 		return -1;
-	up = group_up_mask(gid);
+	up = group_up_mask(gid, flow->family);
 	n = g->n_members;
 	fs = bpf_map_lookup_elem(&flows, flow);
 	if (fs && fs->group == gid)

@@ -177,6 +177,14 @@ struct xl_flow_state {
 	__u32 group;
 };
 
+/* Members of a group not to be chosen (bit i = member i), per address
+ * family: its link is down, or its next hop of that family has no MAC yet.
+ * Written by the loader's link watcher; all zero = every member usable. */
+struct xl_group_down {
+	__u32 v4;
+	__u32 v6;
+};
+
 /* Measured transmit rate of an uplink, keyed by port slot. Shared; only
  * the CPU that wins the compare-and-swap on sample_ns updates a sample. */
 struct xl_uplink_rate {

@@ -90,46 +90,57 @@ static int on_neigh(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-/* An uplink is usable when its link is up and at least one of its next
- * hops has a MAC: a link that just came back has none yet (the kernel
- * flushed them with the carrier), and taking it into use before they are
- * resolved would send its traffic to the kernel's slow path, which queues
- * only a few packets per unresolved neighbour and drops the rest. */
+/* An uplink is usable for a family when its link is up and its next hop
+ * of that family has a MAC: a link that just came back has none yet (the
+ * kernel flushed them with the carrier), and taking it into use before
+ * they are resolved would send its traffic to the kernel's slow path,
+ * which queues only a few packets per unresolved neighbour and drops the
+ * rest. Per family, because ARP and ND finish at different times (in the
+ * lab ND first, ARP ~0.6 s later). A family without a configured next hop
+ * has nothing to wait for. */
 static bool uplink_usable(struct watch_ctx *ctx, const struct xl_port *p,
-			  bool running)
+			  bool running, int family)
 {
+	bool has = family == AF_INET ? p->has_nexthop4 : p->has_nexthop6;
+
 	if (!running)
 		return false;
-	return (p->has_nexthop4 &&
-		neigh_known(ctx->neigh_fd, p->ifindex, AF_INET, p->nexthop4)) ||
-	       (p->has_nexthop6 &&
-		neigh_known(ctx->neigh_fd, p->ifindex, AF_INET6, p->nexthop6));
+	return !has || neigh_known(ctx->neigh_fd, p->ifindex, family,
+				   family == AF_INET ? (const void *)p->nexthop4 :
+						       (const void *)p->nexthop6);
 }
 
-/* Set or clear an uplink's bit in its group's down mask from its link
+static void set_member_bit(__u32 *mask, __u32 i, bool down)
+{
+	if (down)
+		*mask |= 1U << i;
+	else
+		*mask &= ~(1U << i);
+}
+
+/* Set or clear an uplink's bits in its group's down masks from its link
  * state and next hops. The watcher is the only writer, so a
  * read-modify-write is safe. */
 static void refresh_uplink(struct watch_ctx *ctx, __u32 ifindex, bool running)
 {
+	struct xl_group_down mask = {};
 	struct xl_group g;
 	struct xl_port p;
-	__u32 mask = 0;
-	bool down;
+	bool down4, down6;
 
 	if (ctx->groups_fd < 0 ||
 	    bpf_map_lookup_elem(ctx->ports_fd, &ifindex, &p) ||
 	    p.role != XL_ROLE_UPLINK ||
 	    bpf_map_lookup_elem(ctx->groups_fd, &p.group, &g))
 		return;
-	down = !uplink_usable(ctx, &p, running);
+	down4 = !uplink_usable(ctx, &p, running, AF_INET);
+	down6 = !uplink_usable(ctx, &p, running, AF_INET6);
 	bpf_map_lookup_elem(ctx->down_fd, &p.group, &mask);
 	for (__u32 i = 0; i < g.n_members && i < XL_MAX_GROUP_MEMBERS; i++) {
 		if (g.members[i] != ifindex)
 			continue;
-		if (down)
-			mask |= 1U << i;
-		else
-			mask &= ~(1U << i);
+		set_member_bit(&mask.v4, i, down4);
+		set_member_bit(&mask.v6, i, down6);
 	}
 	bpf_map_update_elem(ctx->down_fd, &p.group, &mask, BPF_ANY);
 }

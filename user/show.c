@@ -139,7 +139,7 @@ static json_object *groups_json(const char *instance, const struct port_list *pl
 
 	for (__u32 id = 0; gfd >= 0 && dfd >= 0 && id < XL_MAX_GROUPS; id++) {
 		struct xl_group g;
-		__u32 down = 0;
+		struct xl_group_down down = {};
 		json_object *o, *members;
 
 		if (bpf_map_lookup_elem(gfd, &id, &g) || !g.n_members)
@@ -159,7 +159,11 @@ static json_object *groups_json(const char *instance, const struct port_list *pl
 					name = pl->p[k].name;
 			json_object_object_add(m, "port", json_object_new_string(name));
 			json_object_object_add(m, "capacity_bps", json_object_new_uint64(g.capacity_bps[i]));
-			json_object_object_add(m, "up", json_object_new_boolean(!(down & (1U << i))));
+			/* up: usable for some family; per family as chosen */
+			json_object_object_add(m, "up", json_object_new_boolean(
+				!(down.v4 & down.v6 & (1U << i))));
+			json_object_object_add(m, "up_ipv4", json_object_new_boolean(!(down.v4 & (1U << i))));
+			json_object_object_add(m, "up_ipv6", json_object_new_boolean(!(down.v6 & (1U << i))));
 			json_object_array_add(members, m);
 		}
 		json_object_object_add(o, "members", members);

@@ -222,12 +222,19 @@ static void set_group(__u32 mode, __u64 timeout_ns, const __u64 *caps)
 				 sizeof(E.group)), 0);
 }
 
-static void set_down(__u32 mask)
+static void set_down_family(__u32 v4, __u32 v6)
 {
+	struct xl_group_down d = { .v4 = v4, .v6 = v6 };
 	__u32 gid = GID;
 
-	assert_int_equal(map_set(E.skel->maps.group_down, &gid, 4, &mask, 4),
+	assert_int_equal(map_set(E.skel->maps.group_down, &gid, 4, &d, sizeof(d)),
 			 0);
+}
+
+/* Members down for both families (link down). */
+static void set_down(__u32 mask)
+{
+	set_down_family(mask, mask);
 }
 
 static __u32 get_rr(void)
@@ -705,6 +712,23 @@ static void down_member_never_chosen(void **state)
 		assert_int_equal(send_fwd(&s, NULL), e);
 	assert_true(flow_get(&s, &fs));
 	assert_int_equal(fs.flowlets, 2);
+
+	/* down for IPv6 only (its ND entry not resolved yet): IPv4 flows
+	 * still take it; down for IPv4 only: they do not */
+	memset(count, 0, sizeof(count));
+	set_down_family(0, 1U << 2);
+	for (i = 0; i < 60; i++) {
+		struct pkt_spec f = udp_flow((__u16)(43000 + i));
+
+		count[send_fwd(&f, NULL)]++;
+	}
+	assert_true(count[P_U2] > 0);
+	set_down_family(1U << 2, 0);
+	for (i = 0; i < 60; i++) {
+		struct pkt_spec f = udp_flow((__u16)(44000 + i));
+
+		assert_true(send_fwd(&f, NULL) != P_U2);
+	}
 
 	/* every member down: no member, to the kernel */
 	set_down(0xf);

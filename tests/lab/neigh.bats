@@ -79,3 +79,60 @@ wait_neigh() {
 	in_ns "$P-s2" ping -q -c2 -i 0.2 -W2 10.2.2.2 >/dev/null
 	wait_neigh 10.1.2.2 s2
 }
+
+# u2's state in its group, as `xdpleaf stats --json` shows it: "v4 v6"
+# with 1 for usable, 0 for not.
+u2_usable() {
+	in_ns "$P-leaf1" "$XDPLEAF" stats --json --instance "$P" |
+		jq -r '.groups[].members[] | select(.port == "u2") |
+			"\(if .up_ipv4 then 1 else 0 end) \(if .up_ipv6 then 1 else 0 end)"'
+}
+
+@test "an uplink that loses its link leaves its group, and returns per family once that next hop resolves" {
+	local routes4 routes6 st tries rt t_up last=
+	[[ $(u2_usable) == "1 1" ]]
+	# The spine's end goes down: leaf1's u2 loses carrier. The spine
+	# loses its routes through that interface with it; kept to restore.
+	routes4=$(ip -n "$P-sp2" route show dev down proto boot)
+	routes6=$(ip -n "$P-sp2" -6 route show dev down proto boot)
+	in_ns "$P-sp2" sysctl -qw net.ipv6.conf.down.keep_addr_on_down=1
+	ip -n "$P-sp2" link set dev down down
+	restore() {
+		ip -n "$P-sp2" link set dev down up
+		while read -r -a rt; do
+			((${#rt[@]} == 0)) || ip -n "$P-sp2" route replace "${rt[@]}" dev down
+		done <<<"$routes4"
+		while read -r -a rt; do
+			((${#rt[@]} == 0)) || ip -n "$P-sp2" -6 route replace "${rt[@]}" dev down
+		done <<<"$routes6"
+	}
+	tries=100
+	until [[ $(u2_usable) == "0 0" ]]; do
+		((tries-- > 0)) || { restore; echo "u2 still usable: $(u2_usable)"; return 1; }
+		sleep 0.05
+	done
+	restore
+	t_up=$(date +%s%N)
+	# Back: each family returns only with its next hop in the map (read
+	# after the state, so a next hop resolved in between cannot fail it).
+	tries=200
+	while :; do
+		st=$(u2_usable)
+		if [[ ${st% *} == 1 ]]; then
+			neigh_json | jq -e '.[] | select(.address == "10.254.2.2" and .port == "u2")' >/dev/null ||
+				{ echo "u2 usable for IPv4 without its next hop"; return 1; }
+		fi
+		if [[ ${st#* } == 1 ]]; then
+			neigh_json | jq -e '.[] | select(.address == "fd00:254:2::2" and .port == "u2")' >/dev/null ||
+				{ echo "u2 usable for IPv6 without its next hop"; return 1; }
+		fi
+		[[ $st == "${last:-}" ]] ||
+			echo "# u2 usable (IPv4 IPv6): $st at +$((($(date +%s%N) - t_up) / 1000000)) ms" >&3
+		last=$st
+		[[ $st == "1 1" ]] && break
+		((tries-- > 0)) || { echo "u2 not back after 10 s: $st"; return 1; }
+		sleep 0.05
+	done
+	# and it forwards again: a ping over every spine's path works
+	in_ns "$P-s1" ping -q -c3 -i 0.2 -W2 10.2.1.2 >/dev/null
+}
