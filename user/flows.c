@@ -139,6 +139,9 @@ int xl_show_flows(const char *instance, int top, bool json)
 		json_object_object_add(o, "flowlets", json_object_new_uint64(r->st.flowlets));
 		json_object_object_add(o, "moves", json_object_new_uint64(r->st.moves));
 		json_object_object_add(o, "rate_bps", json_object_new_uint64(r->rate_bps));
+		/* what the flowlet choice expects of its next flowlet */
+		json_object_object_add(o, "flowlet_rate_bps",
+				       json_object_new_uint64(r->st.flowlet_rate_bps));
 		json_object_array_add(arr, o);
 	}
 	if (json) {

@@ -619,6 +619,79 @@ static void flowlet_after_timeout_moves(void **state)
 			      (unsigned long long)(r3.t1 - r2.t0));
 }
 
+/* ---- 2b. the flowlet's own rate ---------------------------------------- */
+
+/* When a new flowlet starts, the last one's bytes over its duration become
+ * the flow's expected rate (xl_flowlet_rate, from the values the flow
+ * table held just before); the new flowlet's count starts over. */
+static void flowlet_rate_measured(void **state)
+{
+	struct pkt_spec s = udp_flow(40500);
+	struct xl_flow_state f1, f2;
+	struct sent r;
+	int i;
+
+	(void)state;
+	reset(XL_LB_FLOWLET, TIMEOUT);
+	for (i = 0; i < 4; i++)
+		send_fwd(&s, &r);
+	assert_true(flow_get(&s, &f1));
+	/* however the 4 packets split into flowlets, the current one holds
+	 * what it counted since its first packet */
+	assert_true(f1.flowlet_bytes >= r.len && f1.flowlet_bytes <= 4 * r.len);
+	assert_true(f1.flowlet_start_ns <= f1.last_ns);
+	sleep_ns(3 * TIMEOUT);
+	send_fwd(&s, &r);
+	assert_true(flow_get(&s, &f2));
+	assert_int_equal(f2.flowlets, f1.flowlets + 1);
+	assert_int_equal(f2.flowlet_rate_bps,
+			 xl_flowlet_rate(f1.flowlet_bytes,
+					 f1.last_ns - f1.flowlet_start_ns,
+					 f1.flowlet_rate_bps));
+	if (f1.last_ns > f1.flowlet_start_ns)
+		assert_true(f2.flowlet_rate_bps > 0);
+	print_message("# flowlet of %llu bytes over %llu ns: %llu bit/s\n",
+		      (unsigned long long)f1.flowlet_bytes,
+		      (unsigned long long)(f1.last_ns - f1.flowlet_start_ns),
+		      (unsigned long long)f2.flowlet_rate_bps);
+	assert_int_equal(f2.flowlet_bytes, r.len);
+	assert_int_equal(f2.flowlet_start_ns, f2.last_ns);
+}
+
+/* The expected rate weighs less on a big member: all members idle and
+ * tied, a flow whose last flowlet ran at 100 Gb/s (half of it counted)
+ * goes to the 200 Gb/s member (utilization 1/4 there, 1/2 elsewhere),
+ * where the rotation alone would have picked a 100 Gb/s one. */
+static void flowlet_rate_prefers_big_member(void **state)
+{
+	static const __u64 caps[N_UP] = { 100000000000ULL, 100000000000ULL,
+					  200000000000ULL, 100000000000ULL };
+	struct pkt_spec s = udp_flow(40600);
+	struct xl_flow k = flow_key(&s);
+	struct xl_flow_state fs;
+	__u32 gid = GID, rr = 0;
+	__u32 util[N_UP] = { 0 };
+	struct sent r;
+
+	(void)state;
+	reset(XL_LB_FLOWLET, TIMEOUT);
+	set_group(XL_LB_FLOWLET, TIMEOUT, caps);
+	send_fwd(&s, &r);
+	/* rotation start 0 picks member 0 among four idle, tied members */
+	assert_int_equal(xl_pick_least(util, N_UP, XL_ALL_UP, rr, XL_LB_TIE), 0);
+	assert_int_equal(map_set(E.skel->maps.group_rr, &gid, 4, &rr, 4), 0);
+	assert_true(flow_get(&s, &fs));
+	fs.flowlet_rate_bps = 100000000000ULL;
+	fs.flowlet_bytes = 0; /* keep that rate at the next flowlet */
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(E.skel->maps.flows),
+					     &k, &fs, BPF_EXIST), 0);
+	sleep_ns(3 * TIMEOUT);
+	send_fwd(&s, &r);
+	assert_int_equal(r.egress, P_U0 + 2);
+	assert_true(flow_get(&s, &fs));
+	assert_int_equal(fs.flowlet_rate_bps, 100000000000ULL);
+}
+
 /* ---- 3. RoCEv2: a flow is a QP ------------------------------------------ */
 
 static void roce_qps_are_flows(void **state)
@@ -1011,6 +1084,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(flowlet_same_flow_stays),
 		cmocka_unit_test(flowlet_after_timeout_moves),
+		cmocka_unit_test(flowlet_rate_measured),
+		cmocka_unit_test(flowlet_rate_prefers_big_member),
 		cmocka_unit_test(roce_qps_are_flows),
 		cmocka_unit_test(down_member_never_chosen),
 		cmocka_unit_test(spray_spreads_one_flow),
