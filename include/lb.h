@@ -196,11 +196,15 @@ static inline __u64 xl_flowlet_rate(__u64 bytes, __u64 duration_ns,
  * on a big member than on a small one. Comparing without it gives a big
  * member that is as utilized as the small ones only its equal turn of the
  * new flowlets, so with capacities 2:1:1:1 the big one settles below its
- * share (37.7 % instead of 40 % in the lab, 38.0 % in `xdpleaf sim
- * flowlet`); adding the whole rate overshoots (41.4 % in the simulation),
- * as a member then wins ties it should share. Any part from 1/4 to 3/4
- * gave 40.2 % there; half it is. docs/load-balancing.md. */
+ * share (37.7 % instead of 40 % in the lab, 38.0-38.4 % in `xdpleaf sim
+ * flowlet`). The part added is rate >> XL_LB_SELF_SHIFT; in the
+ * simulation (seeds 1-3) the whole rate overshoots, 41.4-41.5 %, as the
+ * big member then wins ties it should share; half gives 40.2-40.5 %, a
+ * quarter 39.8-40.1 %, an eighth 38.2-38.6 %. Half it is: 39.3-39.9 % in
+ * the lab. docs/load-balancing.md. */
+#ifndef XL_LB_SELF_SHIFT
 #define XL_LB_SELF_SHIFT 1
+#endif
 
 static inline __u64 xl_flowlet_extra(__u64 flowlet_rate_bps)
 {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # `xdpleaf sim queue` runs the dataplane's phantom queue offline: an
 # overload is capped at the port's rate, marks and drops show up, and a bad
-# trace line is reported with its line number.
+# trace line is reported with its line number. `xdpleaf sim flowlet` runs
+# the uplink choice over on/off flows: shares follow capacities.
 
 load helpers
 bats_require_minimum_version 1.5.0 # run --separate-stderr
@@ -36,4 +37,30 @@ bats_require_minimum_version 1.5.0 # run --separate-stderr
 	run --separate-stderr "$XDPLEAF" sim queue --rate 1G --trace "$trace"
 	[[ $status -ne 0 ]]
 	[[ $stderr == *"$trace:3:"* ]]
+}
+
+@test "sim flowlet: the default (workload 3) gives each uplink its capacity's share, LetFlow does not" {
+	run --separate-stderr "$XDPLEAF" sim flowlet --json
+	[[ $status -eq 0 ]] || { echo "$stderr"; return 1; }
+	echo "$output" | jq -c '[.members[].share]'
+	jq -e '(.members | length) == 4 and
+		all(.members[]; (.share / .capacity_share - 1) | fabs <= 0.05)' <<<"$output" >/dev/null
+	run --separate-stderr "$XDPLEAF" sim flowlet --mode flowlet-random --json
+	[[ $status -eq 0 ]]
+	jq -e '.members[0].share < 0.3' <<<"$output" >/dev/null
+}
+
+@test "sim flowlet: the table lists every member; bad options exit 2, --help exits 0" {
+	run --separate-stderr "$XDPLEAF" sim flowlet --caps 100M,100M,100M --flows 6 --duration 2s
+	[[ $status -eq 0 ]]
+	[[ ${lines[0]} == member* ]]
+	[[ ${#lines[@]} -eq 5 ]] # header, 3 members, the flowlet count
+	run --separate-stderr "$XDPLEAF" sim flowlet --caps 100M,,100M
+	[[ $status -eq 2 && $stderr == *"--caps"* ]]
+	run --separate-stderr "$XDPLEAF" sim flowlet --no-such-option
+	[[ $status -eq 2 ]]
+	run "$XDPLEAF" sim flowlet --help
+	[[ $status -eq 0 && $output == *"usage: xdpleaf sim flowlet"* ]]
+	run "$XDPLEAF" sim --help
+	[[ $status -eq 0 && $output == *flowlet* ]]
 }
