@@ -68,9 +68,14 @@ __noinline int xl_take_rate_sample(__u32 slot, __u64 now)
 	if (__sync_val_compare_and_swap(&r->sample_ns, last, now) != last)
 		return 0; /* another CPU is taking this sample */
 	bytes = tx_bytes_all_cpus(slot);
-	if (last)
+	if (last) {
 		r->rate_bps = xl_rate_update(r->rate_bps, bytes - r->sample_bytes,
 					     now - last, XL_RATE_TAU_NS);
+		/* subtracted atomically: a flowlet placed meanwhile stays */
+		__sync_fetch_and_sub(&r->pending_bps,
+				     xl_pending_taken(r->pending_bps, now - last,
+						      XL_RATE_TAU_NS));
+	}
 	r->sample_bytes = bytes;
 	return 1;
 }
@@ -104,9 +109,14 @@ __noinline __u32 xl_member_util_now(__u32 gid, __u32 i, __u64 now,
 
 	r = bpf_map_lookup_elem(&uplink_rates, &slot);
 	q = bpf_map_lookup_elem(&queues, &slot);
+	/* measured and pending (flowlets placed, not yet measured) fade
+	 * alike once the member goes quiet */
 	if (r && r->sample_ns)
-		rate = xl_rate_now(r->rate_bps, (__s64)(now - r->sample_ns) > 0 ?
-				   now - r->sample_ns : 0, XL_RATE_TAU_NS);
+		rate = xl_rate_now(r->rate_bps + r->pending_bps,
+				   (__s64)(now - r->sample_ns) > 0 ?
+					   now - r->sample_ns : 0, XL_RATE_TAU_NS);
+	else if (r)
+		rate = r->pending_bps;
 	if (q && cap)
 		backlog = xl_backlog(q->vtime, xl_vt_now(now), cap);
 	return xl_member_util(rate + extra, backlog, cap, XL_RATE_TAU_NS);
@@ -115,14 +125,19 @@ __noinline __u32 xl_member_util_now(__u32 gid, __u32 i, __u64 now,
 /* Each picker below loops over the members; as global functions they are
  * verified once each, not once per path through their caller. */
 
-/* The member with the most headroom for a flowlet expected to add `extra`
- * bit/s (xl_flowlet_extra); rotating start breaks ties. */
-__noinline int xl_pick_headroom_g(__u32 gid, __u32 up, __u64 now, __u64 extra)
+/* The member with the most headroom for a flowlet of a flow that last ran
+ * at `expected` bit/s (compared with xl_flowlet_extra of it); rotating
+ * start breaks ties. The chosen member then counts the flowlet as pending
+ * (xl_pending_taken), so the next decisions see it at once. */
+__noinline int xl_pick_headroom_g(__u32 gid, __u32 up, __u64 now,
+				  __u64 expected)
 {
 	struct xl_group *g = bpf_map_lookup_elem(&groups, &gid);
 	__u32 *rr = bpf_map_lookup_elem(&group_rr, &gid);
-	__u32 util[XL_MAX_GROUP_MEMBERS], start;
-	int i;
+	__u32 util[XL_MAX_GROUP_MEMBERS], start, slot;
+	__u64 extra = xl_flowlet_extra(expected);
+	struct xl_uplink_rate *r;
+	int i, m;
 
 	if (!g)
 		return -1;
@@ -131,7 +146,17 @@ __noinline int xl_pick_headroom_g(__u32 gid, __u32 up, __u64 now, __u64 extra)
 		util[i] = (__u32)i < g->n_members ?
 				  xl_member_util_now(gid, i, now, extra) :
 				  0xffffffffU;
-	return xl_pick_least(util, g->n_members, up, start, XL_LB_TIE);
+	m = xl_pick_least(util, g->n_members, up, start, XL_LB_TIE);
+	if (m < 0 || !expected)
+		return m;
+	slot = g->member_slot[m & (XL_MAX_GROUP_MEMBERS - 1)];
+	/* bring a quiet member's average up to now first, or readers would
+	 * fade the new pending rate with the member's old silence */
+	xl_sample_uplink_rate(slot, now);
+	r = bpf_map_lookup_elem(&uplink_rates, &slot);
+	if (r)
+		__sync_fetch_and_add(&r->pending_bps, expected);
+	return m;
 }
 
 __noinline int xl_pick_spray_g(__u32 gid, __u32 up, __u32 rnd)
@@ -230,8 +255,7 @@ __noinline int xl_choose_uplink(struct xl_flow *flow, __u32 gid, __u64 now,
 			m = xl_pick_hash_g(bpf_get_prandom_u32(), n, up);
 			break;
 		}
-		m = xl_pick_headroom_g(gid, up, now,
-				       xl_flowlet_extra(fs ? fs->flowlet_rate_bps : 0));
+		m = xl_pick_headroom_g(gid, up, now, fs ? fs->flowlet_rate_bps : 0);
 		break;
 	case XL_LB_HASH:
 	default:

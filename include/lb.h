@@ -251,6 +251,13 @@ static inline int xl_pick_least(const __u32 *util, __u32 n, __u32 up,
 
 /* ---- the uplink rate estimator ----------------------------------------- */
 
+/* The weight, in 1/1024 (small products for any rate), that an interval
+ * of dt ns gets in the average: dt / (dt + tau). */
+static inline __u64 xl_rate_weight(__u64 dt_ns, __u64 tau_ns)
+{
+	return dt_ns >= 1024 * tau_ns ? 1024 : dt_ns * 1024 / (dt_ns + tau_ns);
+}
+
 /* Time-decayed average of a rate: after dt ns in which `bytes` were sent,
  * move the average toward the rate of that interval by dt / (dt + tau),
  * so a long quiet interval pulls it close to the interval's rate and a
@@ -268,11 +275,26 @@ static inline __u64 xl_rate_update(__u64 avg_bps, __u64 bytes, __u64 dt_ns,
 		inst = bytes * 8 * 1000000000ULL / dt_ns;
 	else
 		inst = bytes / (dt_ns / 1000 + 1) * 8000000ULL;
-	/* weight in 1/1024: keeps the products small for any rate */
-	w = dt_ns >= 1024 * tau_ns ? 1024 : dt_ns * 1024 / (dt_ns + tau_ns);
+	w = xl_rate_weight(dt_ns, tau_ns);
 	if (inst >= avg_bps)
 		return avg_bps + (inst - avg_bps) * w / 1024;
 	return avg_bps - (avg_bps - inst) * w / 1024;
+}
+
+/* A flowlet just placed on a member counts toward that member's load at
+ * once, as pending rate, before its bytes reach the average: without it,
+ * flowlets that start together (a collective step) all see the same idle
+ * members and only the tie rotation spreads them. Each sample then moves
+ * out of the pending rate the part the average has just taken in (the
+ * same weight), so while the flowlet sends at its rate, average + pending
+ * stays that rate; if it does not send, the pending part fades as the
+ * average would. This returns what a sample after dt takes off. */
+static inline __u64 xl_pending_taken(__u64 pending_bps, __u64 dt_ns,
+				     __u64 tau_ns)
+{
+	__u64 w = xl_rate_weight(dt_ns, tau_ns);
+
+	return pending_bps / 1024 * w + pending_bps % 1024 * w / 1024;
 }
 
 /* The average as it stands `idle` ns after its last sample with nothing

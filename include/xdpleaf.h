@@ -191,6 +191,9 @@ struct xl_uplink_rate {
 	__u64 sample_ns;     /* time of the last sample */
 	__u64 sample_bytes;  /* tx bytes (all CPUs) at that time */
 	__u64 rate_bps;      /* time-decayed average */
+	/* flowlets placed here whose bytes the average has not taken in
+	 * yet (xl_pending_taken); added and taken atomically */
+	__u64 pending_bps;
 };
 
 /* Key of the `neigh` map: a next hop on one port. IPv4 addresses use the

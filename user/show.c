@@ -114,20 +114,28 @@ static int read_port_stats(int fd, __u32 slot, struct xl_port_stats *sum)
 	return 0;
 }
 
-/* An uplink's measured rate as the dataplane would see it now: the
- * average decays while no sample is taken (include/lb.h). */
-static __u64 uplink_rate_now(int rates_fd, __u32 slot)
+/* An uplink's measured rate and pending rate (flowlets placed, not yet
+ * measured) as the dataplane would see them now: both decay while no
+ * sample is taken (include/lb.h). */
+static void uplink_rate_now(int rates_fd, __u32 slot, __u64 *rate,
+			    __u64 *pending)
 {
 	struct xl_uplink_rate r = {};
 	struct timespec ts;
-	__u64 now;
+	__u64 now, idle;
 
-	if (rates_fd < 0 || bpf_map_lookup_elem(rates_fd, &slot, &r) || !r.sample_ns)
-		return 0;
+	*rate = *pending = 0;
+	if (rates_fd < 0 || bpf_map_lookup_elem(rates_fd, &slot, &r))
+		return;
+	if (!r.sample_ns) {
+		*pending = r.pending_bps;
+		return;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	now = (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-	return xl_rate_now(r.rate_bps, now > r.sample_ns ? now - r.sample_ns : 0,
-			   XL_RATE_TAU_NS);
+	idle = now > r.sample_ns ? now - r.sample_ns : 0;
+	*rate = xl_rate_now(r.rate_bps, idle, XL_RATE_TAU_NS);
+	*pending = xl_rate_now(r.pending_bps, idle, XL_RATE_TAU_NS);
 }
 
 /* Groups: mode, timeout, members with capacity and link state. */
@@ -228,8 +236,11 @@ int xl_show_stats(const char *instance, bool json)
 			json_object_object_add(o, "tx_packets", json_object_new_uint64(s.tx_packets));
 			json_object_object_add(o, "tx_bytes", json_object_new_uint64(s.tx_bytes));
 			if (p->role == XL_ROLE_UPLINK) {
-				json_object_object_add(o, "rate_bps", json_object_new_uint64(
-					uplink_rate_now(rates_fd, p->slot)));
+				__u64 rate, pending;
+
+				uplink_rate_now(rates_fd, p->slot, &rate, &pending);
+				json_object_object_add(o, "rate_bps", json_object_new_uint64(rate));
+				json_object_object_add(o, "pending_bps", json_object_new_uint64(pending));
 				json_object_object_add(o, "flowlets", json_object_new_uint64(s.flowlets));
 				json_object_object_add(o, "moves_in", json_object_new_uint64(s.moves_in));
 				json_object_object_add(o, "moves_out", json_object_new_uint64(s.moves_out));
@@ -254,10 +265,14 @@ int xl_show_stats(const char *instance, bool json)
 			if (s.reason[k])
 				printf(" %s=%llu", xl_reason_names[k], s.reason[k]);
 		printf("\n");
-		if (p->role == XL_ROLE_UPLINK)
-			printf("  uplink: rate now %.1f Mbit/s, flowlets %llu, moved in %llu, "
-			       "moved out %llu\n", uplink_rate_now(rates_fd, p->slot) / 1e6,
+		if (p->role == XL_ROLE_UPLINK) {
+			__u64 rate, pending;
+
+			uplink_rate_now(rates_fd, p->slot, &rate, &pending);
+			printf("  uplink: rate now %.1f Mbit/s (+%.1f pending), flowlets %llu, "
+			       "moved in %llu, moved out %llu\n", rate / 1e6, pending / 1e6,
 			       s.flowlets, s.moves_in, s.moves_out);
+		}
 		xl_queue_print(qr, p);
 	}
 	xl_queue_reader_close(qr);

@@ -26,6 +26,8 @@ struct xl_lb_sim {
 	__u64 duration_ns;
 	__u32 mode;             /* XL_LB_FLOWLET, _FLOWLET_RANDOM or _HASH */
 	int no_flowlet_rate;    /* compare without the flowlet's own rate */
+	int no_pending;         /* do not count placed flowlets as pending */
+	int sync;               /* all flows start their messages together */
 	__u64 seed;
 	/* out */
 	__u64 bytes[XL_MAX_GROUP_MEMBERS];

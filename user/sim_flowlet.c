@@ -41,13 +41,21 @@ static __u64 uniform_ns(__u64 *rng, __u64 lo, __u64 hi)
 	return lo + (__u64)(((double)sim_random(rng) / 4294967296.0) * (hi - lo));
 }
 
-/* The member for a new flowlet of f, as bpf/uplink.h chooses it. */
-static int pick(struct xl_lb_sim *s, struct sim_flow *f, const __u64 *rate,
+/* Per member: the estimator's average and the pending rate of flowlets
+ * just placed there (struct xl_uplink_rate). */
+struct sim_member {
+	__u64 rate, pending;
+};
+
+/* The member for a new flowlet of f, as bpf/uplink.h chooses it (and, in
+ * flowlet mode, counted as pending there). */
+static int pick(struct xl_lb_sim *s, struct sim_flow *f, struct sim_member *mb,
 		const double *queue, __u32 *rr)
 {
 	__u32 util[XL_MAX_GROUP_MEMBERS];
 	__u64 extra = s->no_flowlet_rate ? 0 : xl_flowlet_extra(f->rate_bps);
 	__u32 i;
+	int m;
 
 	switch (s->mode) {
 	case XL_LB_FLOWLET_RANDOM:
@@ -56,16 +64,20 @@ static int pick(struct xl_lb_sim *s, struct sim_flow *f, const __u64 *rate,
 		return xl_pick_hash_up(f->hash, s->n, XL_ALL_UP);
 	default:
 		for (i = 0; i < s->n; i++)
-			util[i] = xl_member_util(rate[i] + extra, (__u64)queue[i],
-						 s->cap_bps[i], XL_RATE_TAU_NS);
-		return xl_pick_least(util, s->n, XL_ALL_UP, (*rr)++, XL_LB_TIE);
+			util[i] = xl_member_util(mb[i].rate + mb[i].pending + extra,
+						 (__u64)queue[i], s->cap_bps[i], XL_RATE_TAU_NS);
+		m = xl_pick_least(util, s->n, XL_ALL_UP, (*rr)++, XL_LB_TIE);
+		if (!s->no_pending)
+			mb[m].pending += f->rate_bps;
+		return m;
 	}
 }
 
 int xl_lb_sim_run(struct xl_lb_sim *s)
 {
 	struct sim_flow *fl = calloc(s->flows, sizeof(*fl));
-	__u64 rate[XL_MAX_GROUP_MEMBERS] = { 0 }, t, total = 0;
+	struct sim_member mb[XL_MAX_GROUP_MEMBERS] = { 0 };
+	__u64 t, total = 0;
 	double queue[XL_MAX_GROUP_MEMBERS] = { 0 };
 	double sent[XL_MAX_GROUP_MEMBERS];
 	/* message and mean gap times follow from the peak rate and duty */
@@ -81,8 +93,9 @@ int xl_lb_sim_run(struct xl_lb_sim *s)
 	for (k = 0; k < s->flows; k++) {
 		fl[k].member = -1;
 		fl[k].hash = sim_random(&s->seed);
-		/* staggered: each flow starts somewhere in its first cycle */
-		fl[k].left_ns = uniform_ns(&s->seed, 0, msg_ns + gap_ns);
+		/* staggered: each flow starts somewhere in its first cycle;
+		 * in steps, all together */
+		fl[k].left_ns = s->sync ? 0 : uniform_ns(&s->seed, 0, msg_ns + gap_ns);
 	}
 	for (t = 0; t < s->duration_ns; t += STEP_NS) {
 		memset(sent, 0, sizeof(sent));
@@ -98,7 +111,7 @@ int xl_lb_sim_run(struct xl_lb_sim *s)
 						f->rate_bps = xl_flowlet_rate(f->flowlet_bytes,
 									      f->flowlet_ns, f->rate_bps);
 					f->flowlet_bytes = f->flowlet_ns = 0;
-					m = pick(s, f, rate, queue, &rr);
+					m = pick(s, f, mb, queue, &rr);
 					if (s->mode != XL_LB_HASH) { /* as the dataplane counts */
 						s->flowlets++;
 						s->moves += f->member >= 0 && m != f->member;
@@ -106,8 +119,8 @@ int xl_lb_sim_run(struct xl_lb_sim *s)
 					f->member = m;
 					f->left_ns = msg_ns;
 				} else {
-					f->left_ns = uniform_ns(&s->seed, gap_ns / 2,
-								gap_ns * 3 / 2);
+					f->left_ns = s->sync ? gap_ns :
+						uniform_ns(&s->seed, gap_ns / 2, gap_ns * 3 / 2);
 				}
 			} else {
 				f->left_ns -= STEP_NS;
@@ -123,8 +136,10 @@ int xl_lb_sim_run(struct xl_lb_sim *s)
 		for (i = 0; i < s->n; i++) {
 			double drain = (double)s->cap_bps[i] * STEP_NS / 8e9;
 
-			rate[i] = xl_rate_update(rate[i], (__u64)sent[i], STEP_NS,
-						 XL_RATE_TAU_NS);
+			mb[i].rate = xl_rate_update(mb[i].rate, (__u64)sent[i], STEP_NS,
+						    XL_RATE_TAU_NS);
+			mb[i].pending -= xl_pending_taken(mb[i].pending, STEP_NS,
+							  XL_RATE_TAU_NS);
 			queue[i] += sent[i] - drain;
 			if (queue[i] < 0)
 				queue[i] = 0;
@@ -145,15 +160,19 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: xdpleaf sim flowlet [--caps R1,R2,...] [--flows N] [--rate PEAK]\n"
 		"                           [--message BYTES] [--duty D] [--duration T]\n"
-		"                           [--mode flowlet|flowlet-random|hash]\n"
-		"                           [--no-flowlet-rate] [--seed N] [--json]\n\n"
+		"                           [--mode flowlet|flowlet-random|hash] [--steps]\n"
+		"                           [--no-flowlet-rate] [--no-pending] [--seed N]\n"
+		"                           [--json]\n\n"
 		"Runs the uplink choice (the dataplane's code) over N on/off flows: each\n"
 		"sends messages of BYTES at PEAK bit/s, a fraction D of the time, with\n"
 		"uniform gaps of 0.5..1.5x the mean between them; every message is a new\n"
 		"flowlet. Prints each member's share of the bytes, its share of the\n"
 		"capacity, and the time its offered load exceeded its capacity.\n"
-		"--no-flowlet-rate compares members without the new flowlet's expected\n"
-		"rate (the choice before it was added; docs/load-balancing.md).\n"
+		"--steps: every flow starts its messages at the same moments (collective\n"
+		"steps) instead of at random ones. --no-flowlet-rate compares members\n"
+		"without the new flowlet's expected rate; --no-pending does not count a\n"
+		"placed flowlet on its member until its bytes are measured (the choice\n"
+		"before each was added; docs/load-balancing.md).\n"
 		"Defaults: the balance benchmark's workload 3: caps 200M,100M,100M,100M,\n"
 		"16 flows at 27.3M (70 %% load), message 256K, duty 0.8, 60s, flowlet,\n"
 		"seed 1. T: e.g. 500ms, 60s.\n");
@@ -229,6 +248,8 @@ int xl_sim_flowlet(int argc, char **argv)
 		{ "duration", required_argument, NULL, 'd' },
 		{ "mode", required_argument, NULL, 'M' },
 		{ "no-flowlet-rate", no_argument, NULL, 'n' },
+		{ "no-pending", no_argument, NULL, 'P' },
+		{ "steps", no_argument, NULL, 'S' },
 		{ "seed", required_argument, NULL, 's' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
@@ -276,6 +297,8 @@ int xl_sim_flowlet(int argc, char **argv)
 			}
 			break;
 		case 'n': s.no_flowlet_rate = 1; break;
+		case 'P': s.no_pending = 1; break;
+		case 'S': s.sync = 1; break;
 		case 's':
 			bad = xl_parse_uint("--seed", optarg, 0, 0xffffffffU, &u32v, err, sizeof(err));
 			s.seed = ((__u64)u32v << 1) | 1;

@@ -273,11 +273,12 @@ static int flows_count(void)
 /* Fresh state for group GID in `mode`. */
 static void reset(__u32 mode, __u64 timeout_ns)
 {
-	struct xl_uplink_rate zr = { 0, 0, 0 };
+	struct xl_uplink_rate zr;
 	struct xl_queue zq = { 0 };
 	__u32 gid = GID, zero = 0;
 	int p;
 
+	memset(&zr, 0, sizeof(zr));
 	set_group(mode, timeout_ns, NULL);
 	set_down(0);
 	assert_int_equal(map_set(E.skel->maps.group_rr, &gid, 4, &zero, 4), 0);
@@ -661,14 +662,16 @@ static void flowlet_rate_measured(void **state)
 /* The expected rate weighs less on a big member: all members idle and
  * tied, a flow whose last flowlet ran at 100 Gb/s (half of it counted)
  * goes to the 200 Gb/s member (utilization 1/4 there, 1/2 elsewhere),
- * where the rotation alone would have picked a 100 Gb/s one. */
+ * where the rotation alone would have picked a 100 Gb/s one. Then that
+ * member counts the flowlet as pending, and the next decision avoids it. */
 static void flowlet_rate_prefers_big_member(void **state)
 {
 	static const __u64 caps[N_UP] = { 100000000000ULL, 100000000000ULL,
 					  200000000000ULL, 100000000000ULL };
-	struct pkt_spec s = udp_flow(40600);
+	struct pkt_spec s = udp_flow(40600), s2;
 	struct xl_flow k = flow_key(&s);
 	struct xl_flow_state fs;
+	struct xl_uplink_rate ur;
 	__u32 gid = GID, rr = 0;
 	__u32 util[N_UP] = { 0 };
 	struct sent r;
@@ -690,6 +693,22 @@ static void flowlet_rate_prefers_big_member(void **state)
 	assert_int_equal(r.egress, P_U0 + 2);
 	assert_true(flow_get(&s, &fs));
 	assert_int_equal(fs.flowlet_rate_bps, 100000000000ULL);
+
+	/* the member now counts that flowlet as pending, whole (its average
+	 * was brought up to the same `now` first, so no sample took a part
+	 * yet); a new flow placed next, with the rotation pointing at the
+	 * 200 Gb/s member (start 2 of four tied), sees it loaded (1/2) and
+	 * goes elsewhere */
+	rate_read(P_U0 + 2, &ur);
+	assert_int_equal(ur.pending_bps, 100000000000ULL);
+	rr = 2;
+	assert_int_equal(map_set(E.skel->maps.group_rr, &gid, 4, &rr, 4), 0);
+	assert_int_equal(xl_pick_least(util, N_UP, XL_ALL_UP, rr, XL_LB_TIE), 2);
+	s2 = udp_flow(40601);
+	send_fwd(&s2, &r);
+	print_message("# after a 100 Gb/s flowlet went to u2, the next flow went to %s\n",
+		      port_ifname[r.egress]);
+	assert_true(r.egress != P_U0 + 2);
 }
 
 /* ---- 3. RoCEv2: a flow is a QP ------------------------------------------ */

@@ -738,6 +738,46 @@ static void rate_idle_decay(void **state)
 	assert_true(xl_rate_now(1600 * GBPS, 3600 * NS_PER_S, TAU) < 1000000);
 }
 
+/* A placed flowlet's pending rate and the average together: while the
+ * flowlet sends at its rate r, sampled every XL_RATE_SAMPLE_NS, average +
+ * pending stays r (to rounding; rates with whole bytes per sample); a
+ * flowlet that never sends leaves pending fading as the average would,
+ * (tau / (S + tau))^k after k samples; a sample after 1024 tau or more
+ * takes it all. */
+static void pending_complements_average(void **state)
+{
+	static const __u64 rates[] = { 16000000, 1 * GBPS, 100 * GBPS,
+				       1600 * GBPS };
+	const __u64 S = XL_RATE_SAMPLE_NS;
+	size_t i;
+	int k;
+
+	(void)state;
+	for (i = 0; i < sizeof(rates) / sizeof(rates[0]); i++) {
+		__u64 r = rates[i], avg = 0, pending = r, idle = r;
+		double want;
+
+		for (k = 1; k <= 40; k++) {
+			avg = xl_rate_update(avg, r * S / 8 / NS_PER_S, S, TAU);
+			pending -= xl_pending_taken(pending, S, TAU);
+			idle -= xl_pending_taken(idle, S, TAU);
+			if (fabs((double)(avg + pending) / (double)r - 1) > 0.005)
+				fail_msg("%llu b/s, sample %d: average %llu + pending %llu",
+					 (unsigned long long)r, k, (unsigned long long)avg,
+					 (unsigned long long)pending);
+		}
+		/* 40 samples at weight floor(1024 S / (S + tau)) / 1024 */
+		want = pow(1 - (double)xl_rate_weight(S, TAU) / 1024, 40);
+		if (fabs((double)idle / (double)r - want) > 0.001)
+			fail_msg("%llu b/s unsent: %.5f left after 40 samples, want %.5f",
+				 (unsigned long long)r, (double)idle / (double)r, want);
+		assert_int_equal(xl_pending_taken(r, 1024 * TAU, TAU), r);
+		assert_int_equal(xl_pending_taken(r, 0, TAU), 0);
+	}
+	print_message("# unsent pending after 2 tau of samples: %.3f\n",
+		      pow(1 - (double)xl_rate_weight(S, TAU) / 1024, 20));
+}
+
 /* 1.6 Tb/s and byte counts beyond 2^31: no overflow, small error. */
 static void rate_no_overflow(void **state)
 {
@@ -998,6 +1038,7 @@ int main(void)
 		cmocka_unit_test(rate_step),
 		cmocka_unit_test(rate_idle_decay),
 		cmocka_unit_test(rate_no_overflow),
+		cmocka_unit_test(pending_complements_average),
 		cmocka_unit_test(sim_equal_capacities),
 		cmocka_unit_test(sim_unequal_capacities),
 	};

@@ -119,6 +119,32 @@ static void equal_capacities_balanced(void **state)
 	assert_true(s.flowlets > 7500 && s.flowlets < 8500);
 }
 
+/* Counting a placed flowlet as pending on its member at once keeps the
+ * members under capacity: with it the offered load exceeded a member's
+ * capacity for less than a tenth of the time it did without (workload 3,
+ * 60 s). */
+static void pending_avoids_overload(void **state)
+{
+	struct xl_lb_sim with, without;
+	double over = 0, over_without = 0;
+	__u32 i;
+
+	(void)state;
+	xl_lb_sim_defaults(&with);
+	xl_lb_sim_defaults(&without);
+	without.no_pending = 1;
+	assert_int_equal(xl_lb_sim_run(&with), 0);
+	assert_int_equal(xl_lb_sim_run(&without), 0);
+	for (i = 0; i < with.n; i++) {
+		over += with.overloaded_ns[i] / 1e9;
+		over_without += without.overloaded_ns[i] / 1e9;
+	}
+	print_message("# overloaded member-seconds: %.3f with pending, %.3f without\n",
+		      over, over_without);
+	assert_true(over_without > 0.1);
+	assert_true(over * 10 < over_without);
+}
+
 /* Hash mode never moves a flow, and counts no flowlets (as the dataplane). */
 static void hash_mode_never_moves(void **state)
 {
@@ -196,6 +222,7 @@ int main(void)
 		cmocka_unit_test(unequal_capacities_proportional),
 		cmocka_unit_test(without_flowlet_rate_big_member_short),
 		cmocka_unit_test(equal_capacities_balanced),
+		cmocka_unit_test(pending_avoids_overload),
 		cmocka_unit_test(hash_mode_never_moves),
 		cmocka_unit_test(reproducible),
 		cmocka_unit_test(bad_options),
