@@ -5,7 +5,8 @@
  * at a peak rate with idle gaps between them, every message a flowlet.
  * Fluid model in steps of XL_RATE_SAMPLE_NS: each step every sending flow
  * puts rate x step bytes on its member, each member's rate estimator takes
- * one sample (xl_rate_update) and its queue (a fluid phantom queue at the
+ * one sample (xl_rate_update, and xl_pending_taken off the pending rate of
+ * the flowlets placed there) and its queue (a fluid phantom queue at the
  * member's capacity) grows or drains. */
 #include <getopt.h>
 #include <json-c/json.h>
