@@ -263,6 +263,7 @@ def coord(args):
             c.expect("ready")
         nconn = len(senders) * args.conns
         steps = []
+        conn_done = []  # per measured step: connection id -> ns after the start
         pending = {}  # step -> list of done times, arriving early
         for k in range(1, args.warmup + args.steps + 1):
             t0 = now_ns() + 20_000_000
@@ -283,11 +284,12 @@ def coord(args):
                 if w[0] == "done":
                     ks = int(w[2])
                     (done if ks == k else pending.setdefault(ks, {}))[w[1]] = int(w[3])
-            done = list(done.values())
             if k > args.warmup:
-                steps.append(max(done) - t0)
+                steps.append(max(done.values()) - t0)
+                conn_done.append({c: t - t0 for c, t in sorted(done.items())})
             time.sleep(args.gap_ms / 1000)
         result["steps_ns"] = steps
+        result["conn_done_ns"] = conn_done
         volume = nconn * args.bytes
         result["volume_bytes"] = volume
         result["ideal_s"] = volume * 8 / args.capacity_bps
