@@ -196,12 +196,12 @@ static inline __u64 xl_flowlet_rate(__u64 bytes, __u64 duration_ns,
  * on a big member than on a small one. Comparing without it gives a big
  * member that is as utilized as the small ones only its equal turn of the
  * new flowlets, so with capacities 2:1:1:1 the big one settles below its
- * share (37.7 % instead of 40 % in the lab, 38.0-38.4 % in `xdpleaf sim
+ * share (37.7 % instead of 40 % in the lab, 37.9-38.4 % in `xdpleaf sim
  * flowlet`). The part added is rate >> XL_LB_SELF_SHIFT; in the
- * simulation (seeds 1-3) the whole rate overshoots, 41.4-41.5 %, as the
- * big member then wins ties it should share; half gives 40.2-40.5 %, a
- * quarter 39.8-40.1 %, an eighth 38.2-38.6 %. Half it is: 39.3-39.9 % in
- * the lab. docs/load-balancing.md. */
+ * simulation (seeds 1-3) the whole rate overshoots, 41.4-41.6 %, as the
+ * big member then wins ties it should share; half gives 40.2-40.6 %, a
+ * quarter 40.1-40.5 %, an eighth no more than none (below the tie band).
+ * Half it is: 39.0-39.9 % in the lab. docs/load-balancing.md. */
 #ifndef XL_LB_SELF_SHIFT
 #define XL_LB_SELF_SHIFT 1
 #endif
