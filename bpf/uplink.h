@@ -88,9 +88,9 @@ static __always_inline void xl_sample_uplink_rate(__u32 slot, __u64 now)
 		xl_take_rate_sample(slot, now);
 }
 
-/* Utilization of member i of group gid right now (rate decayed since its
- * last sample, plus its phantom queue if the port has one) with `extra`
- * bit/s more sent on it. Global, so the verifier checks its branches once
+/* Utilization of member i of group gid right now (measured and pending
+ * rate, decayed since its last sample, plus its phantom queue if the port
+ * has one) with `extra` bit/s more sent on it. Global, so the verifier checks its branches once
  * instead of once per member. */
 __noinline __u32 xl_member_util_now(__u32 gid, __u32 i, __u64 now,
 				    __u64 extra)
