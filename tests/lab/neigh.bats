@@ -89,6 +89,7 @@ u2_usable() {
 }
 
 @test "an uplink that loses its link leaves its group, and returns per family once that next hop resolves" {
+	# (down for 1.5 s: long enough for a once-a-second solicitation)
 	local routes4 routes6 st tries rt t_up last=
 	[[ $(u2_usable) == "1 1" ]]
 	# The spine's end goes down: leaf1's u2 loses carrier. The spine
@@ -111,6 +112,7 @@ u2_usable() {
 		((tries-- > 0)) || { restore; echo "u2 still usable: $(u2_usable)"; return 1; }
 		sleep 0.05
 	done
+	sleep 1.5 # an outage the watcher's periodic solicitation runs through
 	restore
 	t_up=$(date +%s%N)
 	# Back: each family returns only with its next hop in the map (read
@@ -133,6 +135,11 @@ u2_usable() {
 		((tries-- > 0)) || { echo "u2 not back after 10 s: $st"; return 1; }
 		sleep 0.05
 	done
+	# resolution starts when the link comes back (the watcher leaves no
+	# probing entry behind on a dead link): milliseconds, not a probe
+	# interval (1 s)
+	(($(date +%s%N) - t_up < 500000000)) ||
+		{ echo "u2 back only after $((($(date +%s%N) - t_up) / 1000000)) ms"; return 1; }
 	# and it forwards again: a ping over every spine's path works
 	in_ns "$P-s1" ping -q -c3 -i 0.2 -W2 10.2.1.2 >/dev/null
 }
