@@ -95,9 +95,9 @@ static int on_neigh(const struct nlmsghdr *nlh, void *data)
  * kernel flushed them with the carrier), and taking it into use before
  * they are resolved would send its traffic to the kernel's slow path,
  * which queues only a few packets per unresolved neighbour and drops the
- * rest. Per family, because ARP and ND finish at different times (in the
- * lab ND first, ARP ~0.6 s later). A family without a configured next hop
- * has nothing to wait for. */
+ * rest. Per family, because ARP and ND need not finish together (one
+ * mask let IPv4 onto a link whose ND was done and ARP was not). A family
+ * without a configured next hop has nothing to wait for. */
 static bool uplink_usable(struct watch_ctx *ctx, const struct xl_port *p,
 			  bool running, int family)
 {
