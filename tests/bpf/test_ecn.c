@@ -209,32 +209,8 @@ static bool qstats_zero(int p, __u32 cls)
 
 static void pstats_read(int p, struct xl_port_stats *sum)
 {
-	struct xl_port_stats vals[E.ncpu];
-	__u32 slot = port_slot[p];
-	__u64 *s = (__u64 *)sum;
-	size_t f;
-	int c;
-
-	memset(sum, 0, sizeof(*sum));
-	assert_int_equal(bpf_map_lookup_elem(
-				 bpf_map__fd(E.skel->maps.port_stats), &slot,
-				 vals), 0);
-	for (c = 0; c < E.ncpu; c++)
-		for (f = 0; f < sizeof(*sum) / 8; f++)
-			s[f] += ((const __u64 *)&vals[c])[f];
-}
-
-static int percpu_zero(struct bpf_map *map, __u32 key, size_t vsz)
-{
-	size_t n = (size_t)E.ncpu * ((vsz + 7) & ~(size_t)7);
-	void *zeros = calloc(1, n);
-	int err;
-
-	if (!zeros)
-		return -1;
-	err = bpf_map_update_elem(bpf_map__fd(map), &key, zeros, BPF_ANY);
-	free(zeros);
-	return err;
+	assert_int_equal(percpu_sum_u64(E.skel->maps.port_stats, &port_slot[p],
+					sizeof(*sum), E.ncpu, sum), 0);
 }
 
 /* Every test starts here: xe-q at 1 Mb/s with a 1 MiB buffer that drops,
@@ -255,12 +231,12 @@ static int reset(void **state)
 		queue_put((int)p, 0);
 		assert_int_equal(percpu_zero(E.skel->maps.port_stats,
 					     port_slot[p],
-					     sizeof(struct xl_port_stats)), 0);
+					     sizeof(struct xl_port_stats), E.ncpu), 0);
 		for (c = 0; c < XL_MAX_CLASSES; c++)
 			assert_int_equal(
 				percpu_zero(E.skel->maps.queue_stats,
 					    port_slot[p] * XL_MAX_CLASSES + c,
-					    sizeof(struct xl_queue_stats)), 0);
+					    sizeof(struct xl_queue_stats), E.ncpu), 0);
 	}
 	return 0;
 }

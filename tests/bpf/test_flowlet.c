@@ -190,19 +190,6 @@ static int group_teardown(void **state)
 	return 0;
 }
 
-static int percpu_zero(struct bpf_map *map, __u32 key, size_t vsz)
-{
-	size_t n = (size_t)E.ncpu * ((vsz + 7) & ~(size_t)7);
-	void *zeros = calloc(1, n);
-	int err;
-
-	if (!zeros)
-		return -1;
-	err = bpf_map_update_elem(bpf_map__fd(map), &key, zeros, BPF_ANY);
-	free(zeros);
-	return err;
-}
-
 static void set_group(__u32 mode, __u64 timeout_ns, const __u64 *caps)
 {
 	__u32 gid = GID;
@@ -289,7 +276,7 @@ static void reset(__u32 mode, __u64 timeout_ns)
 					 &zq, sizeof(zq)), 0);
 		assert_int_equal(percpu_zero(E.skel->maps.port_stats,
 					     port_slot[p],
-					     sizeof(struct xl_port_stats)), 0);
+					     sizeof(struct xl_port_stats), E.ncpu), 0);
 	}
 	flows_clear();
 }
@@ -297,19 +284,8 @@ static void reset(__u32 mode, __u64 timeout_ns)
 /* Counters of one port, all CPUs. */
 static void stats_read(int port, struct xl_port_stats *sum)
 {
-	struct xl_port_stats vals[E.ncpu];
-	__u64 *s = (__u64 *)sum;
-	__u32 slot = port_slot[port];
-	size_t f;
-	int c;
-
-	memset(sum, 0, sizeof(*sum));
-	assert_int_equal(bpf_map_lookup_elem(
-				 bpf_map__fd(E.skel->maps.port_stats), &slot,
-				 vals), 0);
-	for (c = 0; c < E.ncpu; c++)
-		for (f = 0; f < sizeof(*sum) / 8; f++)
-			s[f] += ((const __u64 *)&vals[c])[f];
+	assert_int_equal(percpu_sum_u64(E.skel->maps.port_stats, &port_slot[port],
+					sizeof(*sum), E.ncpu, sum), 0);
 }
 
 static void rate_read(int port, struct xl_uplink_rate *r)

@@ -195,18 +195,11 @@ static int map_count(struct bpf_map *m)
 
 static struct xl_host_stats stats(void)
 {
-	struct xl_host_stats v[E.ncpu], sum;
-	__u64 *s = (__u64 *)&sum;
+	struct xl_host_stats sum;
 	__u32 zero = 0;
-	size_t f;
-	int c;
 
-	memset(&sum, 0, sizeof(sum));
-	assert_int_equal(bpf_map_lookup_elem(bpf_map__fd(E.skel->maps.host_stats),
-					     &zero, v), 0);
-	for (c = 0; c < E.ncpu; c++)
-		for (f = 0; f < sizeof(sum) / 8; f++)
-			s[f] += ((__u64 *)&v[c])[f];
+	assert_int_equal(percpu_sum_u64(E.skel->maps.host_stats, &zero,
+					sizeof(sum), E.ncpu, &sum), 0);
 	return sum;
 }
 

@@ -310,24 +310,8 @@ static int group_teardown(void **state)
 
 static int stats_read(__u32 slot, struct xl_port_stats *sum)
 {
-	struct xl_port_stats vals[E.ncpu];
-	const __u64 *v;
-	__u64 *s = (__u64 *)sum;
-	size_t f;
-	int c;
-
-	_Static_assert(sizeof(struct xl_port_stats) % sizeof(__u64) == 0,
-		       "xl_port_stats is all __u64");
-	memset(sum, 0, sizeof(*sum));
-	if (bpf_map_lookup_elem(bpf_map__fd(E.skel->maps.port_stats), &slot,
-				vals))
-		return -1;
-	for (c = 0; c < E.ncpu; c++) {
-		v = (const __u64 *)&vals[c];
-		for (f = 0; f < N_STAT_FIELDS; f++)
-			s[f] += v[f];
-	}
-	return 0;
+	return percpu_sum_u64(E.skel->maps.port_stats, &slot, sizeof(*sum),
+			      E.ncpu, sum);
 }
 
 /* Index (in __u64 fields) of the first verdict and reason counter. */
