@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "lb.h"
+#include "rng.h"
 #include "sim.h"
 #include "units.h"
 
@@ -28,18 +29,9 @@ struct sim_flow {
 	__u32 hash;           /* hash mode: the flow's fixed 5-tuple hash */
 };
 
-/* xorshift64*, reproducible for a given seed. */
-static __u32 sim_random(__u64 *s)
-{
-	*s ^= *s >> 12;
-	*s ^= *s << 25;
-	*s ^= *s >> 27;
-	return (__u32)((*s * 0x2545F4914F6CDD1DULL) >> 32);
-}
-
 static __u64 uniform_ns(__u64 *rng, __u64 lo, __u64 hi)
 {
-	return lo + (__u64)(((double)sim_random(rng) / 4294967296.0) * (hi - lo));
+	return lo + (__u64)(((double)xl_rand32(rng) / 4294967296.0) * (hi - lo));
 }
 
 /* Per member: the estimator's average and the pending rate of flowlets
@@ -60,7 +52,7 @@ static int pick(struct xl_lb_sim *s, struct sim_flow *f, struct sim_member *mb,
 
 	switch (s->mode) {
 	case XL_LB_FLOWLET_RANDOM:
-		return xl_pick_random(s->n, XL_ALL_UP, sim_random(&s->seed));
+		return xl_pick_random(s->n, XL_ALL_UP, xl_rand32(&s->seed));
 	case XL_LB_HASH:
 		return xl_pick_hash_up(f->hash, s->n, XL_ALL_UP);
 	default:
@@ -93,7 +85,7 @@ int xl_lb_sim_run(struct xl_lb_sim *s)
 	s->flowlets = s->moves = 0;
 	for (k = 0; k < s->flows; k++) {
 		fl[k].member = -1;
-		fl[k].hash = sim_random(&s->seed);
+		fl[k].hash = xl_rand32(&s->seed);
 		/* staggered: each flow starts somewhere in its first cycle;
 		 * in steps, all together */
 		fl[k].left_ns = s->sync ? 0 : uniform_ns(&s->seed, 0, msg_ns + gap_ns);

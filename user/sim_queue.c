@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "config.h"
+#include "rng.h"
 #include "sim.h"
 #include "units.h"
 #include "xdpleaf.h"
@@ -23,15 +24,6 @@ struct queue_sim {
 	__u64 packets, bytes, marked, dropped, fwd_bytes, peak;
 	__u64 first_ns, last_ns;
 };
-
-/* xorshift64*: reproducible for a given --seed, unlike the kernel's. */
-static __u32 next_random(__u64 *s)
-{
-	*s ^= *s >> 12;
-	*s ^= *s << 25;
-	*s ^= *s >> 27;
-	return (__u32)((*s * 0x2545F4914F6CDD1DULL) >> 32);
-}
 
 static const char *action_name(int d)
 {
@@ -50,7 +42,7 @@ static void offer(struct queue_sim *s, __u64 t_ns, __u64 len, int ect)
 	__u64 now = xl_vt_now(t_ns);
 	__u64 q = xl_backlog(s->vtime, now, s->drain_bps);
 	int d = xl_queue_decide(q, len, s->buffer, &s->wred, ect, s->mark_only,
-				next_random(&s->rng));
+				xl_rand32(&s->rng));
 
 	if (d & XL_Q_ENQUEUE)
 		s->vtime = xl_vt_enqueue(s->vtime, now, len, s->drain_bps);

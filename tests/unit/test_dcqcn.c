@@ -28,6 +28,7 @@
 #include <linux/types.h>
 
 #include "dcqcn.h"
+#include "rng.h"
 
 typedef unsigned __int128 u128;
 
@@ -39,11 +40,7 @@ static __u64 rng_state = 0x9e3779b97f4a7c15ull;
 
 static __u64 rnd64(void)
 {
-	/* xorshift64*: deterministic, so a failure reproduces */
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 0x2545f4914f6cdd1dull;
+	return xl_rand64(&rng_state);
 }
 
 /* uniform in [0, n] */

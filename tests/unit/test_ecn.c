@@ -19,6 +19,7 @@
 #include <linux/types.h>
 
 #include "ecn.h"
+#include "rng.h"
 
 /* ---- helpers ------------------------------------------------------------ */
 
@@ -29,11 +30,7 @@ static __u64 rng_state = 0x2545f4914f6cdd1dull;
 
 static __u32 rnd32(void)
 {
-	/* xorshift64*: deterministic, so a failure reproduces */
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return (__u32)((rng_state * 0x2545f4914f6cdd1dull) >> 32);
+	return xl_rand32(&rng_state);
 }
 
 #define NS_PER_S 1000000000ULL

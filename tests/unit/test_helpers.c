@@ -15,6 +15,7 @@
 
 #include "csum.h"
 #include "lb.h"
+#include "rng.h"
 
 /* The member lb_mode = hash picks with every member up (bpf/uplink.h). */
 static inline int hash_member(const struct xl_group *g, const struct xl_flow *f)
@@ -28,11 +29,7 @@ static __u64 rng_state = 0x9e3779b97f4a7c15ull;
 
 static __u32 rnd(void)
 {
-	/* xorshift64*: deterministic, so a failure reproduces */
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return (__u32)((rng_state * 0x2545f4914f6cdd1dull) >> 32);
+	return xl_rand32(&rng_state);
 }
 
 /* Reference Internet checksum: big-endian words, end-around carry. */

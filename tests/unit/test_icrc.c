@@ -36,6 +36,7 @@
 #include "icrc.h"
 #include "gen_pkt.h"
 #include "roce.h"
+#include "rng.h"
 
 static const __u8 pkt4[90] = {
 	0x02, 0x00, 0x00, 0x00, 0x00, 0x02, 0x02, 0x00, 0x00, 0x00, 0x00, 0x01,
@@ -227,10 +228,7 @@ static __u64 rng = 0x2545f4914f6cdd1dULL;
 
 static __u32 rnd(void)
 {
-	rng ^= rng >> 12;
-	rng ^= rng << 25;
-	rng ^= rng >> 27;
-	return (__u32)((rng * 0x2545f4914f6cdd1dULL) >> 32);
+	return xl_rand32(&rng);
 }
 
 static void fill_spec(struct xl_gen_flowspec *fs, bool ipv6)

@@ -22,6 +22,7 @@
 #include <linux/types.h>
 
 #include "lb.h"
+#include "rng.h"
 
 /* ---- helpers ------------------------------------------------------------ */
 
@@ -42,11 +43,7 @@ static void rng_seed(__u64 s)
 
 static __u32 rnd32(void)
 {
-	/* xorshift64*: deterministic, so a failure reproduces */
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return (__u32)((rng_state * 0x2545f4914f6cdd1dull) >> 32);
+	return xl_rand32(&rng_state);
 }
 
 /* Utilization by the definition: (rate + queue * 8 / tau) / cap, in
