@@ -91,26 +91,6 @@ static int run_trace(struct queue_sim *s, const char *path, int ect)
 	return 0;
 }
 
-/* "10ms", "500us", "2s", "1000" (ns) -> ns */
-static int parse_duration(const char *v, __u64 *ns)
-{
-	static const struct { const char *sfx; __u64 mul; } units[] = {
-		{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 },
-		{ "", 1 },
-	};
-	char *end;
-	unsigned long long n = strtoull(v, &end, 10);
-
-	if (end == v)
-		return -1;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (!strcmp(end, units[i].sfx)) {
-			*ns = n * units[i].mul;
-			return *ns ? 0 : -1;
-		}
-	return -1;
-}
-
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -123,7 +103,8 @@ static void usage(FILE *f)
 		"prints time_ns,bytes,queue_bytes,action per packet (action: queued,\n"
 		"marked, dropped, over_marked, over_passed); a summary goes to stderr.\n"
 		"Defaults: gamma 1, buffer 1M, overflow drop, kmin 5K, kmax 200K, pmax 1%%,\n"
-		"packets ECT, packet 1500 bytes, seed 1. T: N[ns|us|ms|s].\n");
+		"packets ECT, packet 1500 bytes, seed 1. T: a number and its unit\n"
+		"(ns, us, ms, s), e.g. 10ms.\n");
 }
 
 int xl_sim_queue(int argc, char **argv)
@@ -177,7 +158,11 @@ int xl_sim_queue(int argc, char **argv)
 			}
 			break;
 		case 'n': ect = 0; break;
-		case 's': s.rng = strtoull(optarg, NULL, 0) | 1; break;
+		case 's':
+			bad = xl_parse_uint("--seed", optarg, 0, 0xffffffffU, &u32v, err,
+					    sizeof(err));
+			s.rng = (__u64)u32v | 1; /* xorshift's state must not be 0 */
+			break;
 		case 't': trace = optarg; break;
 		case 'l': bad = xl_parse_rate(optarg, &load, err, sizeof(err)); break;
 		case 'P':
@@ -186,10 +171,8 @@ int xl_sim_queue(int argc, char **argv)
 			packet = u32v;
 			break;
 		case 'd':
-			if (parse_duration(optarg, &duration)) {
-				snprintf(err, sizeof(err), "bad duration '%s'", optarg);
-				bad = 1;
-			}
+			bad = xl_parse_duration(optarg, 1, 3600000000000ULL, &duration,
+						err, sizeof(err));
 			break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;

@@ -39,6 +39,13 @@ bats_require_minimum_version 1.5.0 # run --separate-stderr
 	[[ $stderr == *"$trace:3:"* ]]
 }
 
+@test "sim queue: a duration without its unit and a bad seed exit 2 with the reason" {
+	run --separate-stderr "$XDPLEAF" sim queue --rate 1G --load 2G --duration 10
+	[[ $status -eq 2 && $stderr == *"duration '10' has no unit"* ]]
+	run --separate-stderr "$XDPLEAF" sim queue --rate 1G --load 2G --duration 1ms --seed x
+	[[ $status -eq 2 && $stderr == *"invalid --seed 'x'"* ]]
+}
+
 @test "sim flowlet: the default (workload 3) gives each uplink its capacity's share, LetFlow does not" {
 	run --separate-stderr "$XDPLEAF" sim flowlet --json
 	[[ $status -eq 0 ]] || { echo "$stderr"; return 1; }
