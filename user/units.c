@@ -116,19 +116,28 @@ int xl_parse_gamma(const char *v, __u32 *out, char *err, size_t errlen)
 	return 0;
 }
 
+/* A decimal with an optional K (2^10) or M (2^20) right after it: where
+ * parsing stopped (NULL if no number), and the suffix as a shift. */
+static const char *parse_dec_km(const char *v, struct dec *d, int *shift)
+{
+	const char *e = parse_dec(v, d);
+
+	*shift = 0;
+	if (e && (*e == 'K' || *e == 'M')) {
+		*shift = *e == 'K' ? 10 : 20;
+		e++;
+	}
+	return e;
+}
+
 /* buffer, kmin, kmax: bytes, K and M are powers of 1024. */
 int xl_parse_bytes(const char *what, const char *v, __u32 lo,
 		   const char *lo_str, __u32 *out, char *err, size_t errlen)
 {
-	const char *e;
 	struct dec d;
-	int shift = 0;
+	int shift;
+	const char *e = parse_dec_km(v, &d, &shift);
 
-	e = parse_dec(v, &d);
-	if (e && (*e == 'K' || *e == 'M')) {
-		shift = *e == 'K' ? 10 : 20;
-		e++;
-	}
 	if (!e || *e || d.ndec)
 		return fail(err, errlen,
 			    "invalid %s '%s' (bytes: a whole number with an optional K = 1024 "
@@ -181,15 +190,10 @@ int xl_parse_count(const char *what, const char *v, __u32 lo, __u32 hi,
 		   __u32 *out, char *err, size_t errlen)
 {
 	char los[16], his[16];
-	const char *e;
 	struct dec d;
-	int shift = 0;
+	int shift;
+	const char *e = parse_dec_km(v, &d, &shift);
 
-	e = parse_dec(v, &d);
-	if (e && (*e == 'K' || *e == 'M')) {
-		shift = *e == 'K' ? 10 : 20;
-		e++;
-	}
 	if (!e || *e || d.ndec)
 		return fail(err, errlen,
 			    "invalid %s '%s' (a whole number with an optional K = 1024 "
