@@ -121,11 +121,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-in_ns() {
-	local ns=$1
-	shift
-	nsenter --net="/run/netns/$ns" -- "$@"
-}
+# shellcheck source=scripts/lablib.sh
+source "$ROOT/scripts/lablib.sh"
 
 # ---- numbers -----------------------------------------------------------
 
@@ -228,17 +225,8 @@ warm_up() {
 		done
 	done
 	[[ $LABMODE == kernel ]] && return 0
-	for _ in $(seq 50); do
-		out=$(in_ns "$P-leaf1" "$XDPLEAF" neigh --instance "$P" 2>/dev/null || true)
-		missing=0
-		for n in 1 2 3 4; do
-			grep -qF "10.254.$n.2" <<<"$out" || missing=1
-			grep -qF "10.1.$n.2" <<<"$out" || missing=1
-		done
-		((missing == 0)) && return 0
-		sleep 0.1
-	done
-	log "warning: xdpleaf in $P did not learn every neighbour"
+	wait_neigh_listed "$P-leaf1" "$P" 10.254.{1..4}.2 10.1.{1..4}.2 ||
+		log "warning: xdpleaf in $P did not learn every neighbour"
 }
 
 # ---- measuring ---------------------------------------------------------

@@ -126,11 +126,8 @@ OUT=${OUT:-$ROOT/build/bench-dcqcn/$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$OUT"
 
 log() { echo "bench-dcqcn: $*" >&2; }
-in_ns() {
-	local ns=$1
-	shift
-	nsenter --net="/run/netns/$ns" -- "$@"
-}
+# shellcheck source=scripts/lablib.sh
+source "$ROOT/scripts/lablib.sh"
 
 # ---- cleanup: our processes by pid, our instances, our labs ---------------
 PIDS=()
@@ -209,22 +206,6 @@ sender_conf() { # variant -> file
 	echo "$f"
 }
 
-# Wait until a leaf's watcher lists every address given (up to ~5 s).
-wait_neigh() { # ns instance addr...
-	local ns=$1 inst=$2 tries=50 out a missing
-	shift 2
-	while ((tries-- > 0)); do
-		out=$(in_ns "$ns" "$XDPLEAF" neigh --instance "$inst" 2>/dev/null || true)
-		missing=0
-		for a in "$@"; do
-			grep -qF "$a" <<<"$out" || missing=1
-		done
-		((missing == 0)) && return 0
-		sleep 0.1
-	done
-	log "warning: $inst did not learn all of: $*"
-}
-
 wait_line() { # file pattern pid what
 	local tries=100
 	while ((tries-- > 0)); do
@@ -290,9 +271,10 @@ run_one() { # run-name
 		in_ns "$p-s$n" ping -q -c1 -W2 10.2.1.2 >/dev/null
 		in_ns "$p-r1" ping -q -c1 -W2 "10.1.$n.2" >/dev/null
 	done
-	wait_neigh "$p-leaf1" "$p" 10.1.1.2 10.1.2.2 10.1.3.2 10.1.4.2 \
-		10.254.1.2 10.254.2.2 10.254.3.2 10.254.4.2
-	wait_neigh "$p-leaf2" "${p}_leaf2" 10.2.1.2 10.253.1.1 10.253.2.1 10.253.3.1 10.253.4.1
+	wait_neigh_listed "$p-leaf1" "$p" 10.1.{1..4}.2 10.254.{1..4}.2 ||
+		log "warning: $p did not learn every neighbour"
+	wait_neigh_listed "$p-leaf2" "${p}_leaf2" 10.2.1.2 10.253.{1..4}.1 ||
+		log "warning: ${p}_leaf2 did not learn every neighbour"
 
 	# Receiver: per-QP counters every 100 ms; --pass so that r1's tc
 	# ingress (the NP) sees the data after the sink's XDP counted it.

@@ -11,11 +11,8 @@ P=xldemo
 SECONDS_PER_RUN=${DEMO_SECONDS:-4}
 TMP=$(mktemp -d)
 
-in_ns() {
-	local ns=$1
-	shift
-	nsenter --net="/run/netns/$ns" -- "$@"
-}
+# shellcheck source=scripts/lablib.sh
+source "$ROOT/scripts/lablib.sh"
 
 # Align tab-separated columns (column(1) is not in minimal images).
 align() {

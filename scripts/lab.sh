@@ -39,14 +39,8 @@ EOF
 	exit 2
 }
 
-# Run a command inside a lab namespace. nsenter --net only switches the
-# network namespace; `ip netns exec` would also remount /sys and hide the
-# bpffs at /sys/fs/bpf that xdpleaf pins into.
-in_ns() {
-	local ns=$1
-	shift
-	nsenter --net="/run/netns/$ns" -- "$@"
-}
+# shellcheck source=scripts/lablib.sh
+source "$ROOT/scripts/lablib.sh"
 
 ns_exists() { [[ -e /run/netns/$1 ]]; }
 

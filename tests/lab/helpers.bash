@@ -35,13 +35,9 @@ require_lab() {
 	fi
 }
 
-# Run inside a namespace. nsenter --net keeps our mount namespace, so the
-# bpffs at /sys/fs/bpf stays visible (ip netns exec would remount /sys).
-in_ns() {
-	local ns=$1
-	shift
-	nsenter --net="/run/netns/$ns" -- "$@"
-}
+# in_ns, wait_neigh_listed
+# shellcheck source=scripts/lablib.sh
+source "$ROOT/scripts/lablib.sh"
 
 ensure_bpffs() {
 	mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf
@@ -78,21 +74,10 @@ warm_up() {
 }
 
 # In xdp mode, wait (up to ~5 s) until xdpleaf's watcher has learned the
-# neighbours warm_up resolved; format-agnostic, it only looks for addresses.
+# neighbours warm_up resolved; a warning, not a failure, if it has not.
 wait_neigh_learned() {
-	local p=$1 tries=50 out n missing
-	while ((tries-- > 0)); do
-		out=$(in_ns "$p-leaf1" "$XDPLEAF" neigh --instance "$p" 2>/dev/null || true)
-		missing=0
-		for n in 1 2 3 4; do
-			grep -qF "10.254.$n.2" <<<"$out" || missing=1
-			grep -qF "10.1.$n.2" <<<"$out" || missing=1
-		done
-		((missing == 0)) && return 0
-		sleep 0.1
-	done
-	echo "warning: xdpleaf neigh did not list all neighbours:" >&2
-	echo "$out" >&2
+	wait_neigh_listed "$1-leaf1" "$1" 10.254.{1..4}.2 10.1.{1..4}.2 ||
+		echo "warning: xdpleaf neigh did not list all neighbours" >&2
 	return 0
 }
 
