@@ -211,29 +211,38 @@ static void addr_str(const struct xl_sink_key *k, char *buf, size_t len)
 	inet_ntop(k->family == 6 ? AF_INET6 : AF_INET, k->saddr, buf, len);
 }
 
+/* A QP's counters that both the summary and the --interval lines show. */
+static json_object *qp_json(const struct flow *f)
+{
+	const struct xl_sink_flow *v = &f->v;
+	json_object *e = json_object_new_object();
+	char src[INET6_ADDRSTRLEN];
+
+	addr_str(&f->k, src, sizeof(src));
+	json_object_object_add(e, "src", json_object_new_string(src));
+	json_object_object_add(e, "qp", json_object_new_int64(f->k.qp));
+	json_object_object_add(e, "sport", json_object_new_int64(f->k.sport));
+	json_object_object_add(e, "packets", json_object_new_int64((int64_t)v->packets));
+	json_object_object_add(e, "bytes", json_object_new_int64((int64_t)v->bytes));
+	json_object_object_add(e, "ce", json_object_new_int64((int64_t)v->ce));
+	json_object_object_add(e, "lost", json_object_new_int64((int64_t)flow_lost(v)));
+	return e;
+}
+
 static void print_json(const struct flow *fl, size_t n,
 		       const struct xl_sink_stats *st, double secs)
 {
 	json_object *j = json_object_new_object(), *qs = json_object_new_array();
 	json_object *t = json_object_new_object();
 	__u64 packets = 0, bytes = 0, ce = 0, reord = 0, lost = 0, dup = 0;
-	char src[INET6_ADDRSTRLEN];
 	size_t i;
 
 	for (i = 0; i < n; i++) {
 		const struct xl_sink_flow *v = &fl[i].v;
-		json_object *e = json_object_new_object();
+		json_object *e = qp_json(&fl[i]);
 		double s = flow_secs(v);
 
-		addr_str(&fl[i].k, src, sizeof(src));
-		json_object_object_add(e, "src", json_object_new_string(src));
-		json_object_object_add(e, "qp", json_object_new_int64(fl[i].k.qp));
-		json_object_object_add(e, "sport", json_object_new_int64(fl[i].k.sport));
-		json_object_object_add(e, "packets", json_object_new_int64((int64_t)v->packets));
-		json_object_object_add(e, "bytes", json_object_new_int64((int64_t)v->bytes));
-		json_object_object_add(e, "ce", json_object_new_int64((int64_t)v->ce));
 		json_object_object_add(e, "reordered", json_object_new_int64((int64_t)v->reordered));
-		json_object_object_add(e, "lost", json_object_new_int64((int64_t)flow_lost(v)));
 		json_object_object_add(e, "duplicates", json_object_new_int64((int64_t)v->duplicates));
 		json_object_object_add(e, "first_psn", json_object_new_int64(flow_first_psn(v)));
 		json_object_object_add(e, "last_psn", json_object_new_int64(v->highest));
@@ -319,7 +328,6 @@ static int print_sample(struct sink *skel, __u64 t0_ns)
 	json_object *j, *qs;
 	struct timespec now;
 	struct flow *fl = NULL;
-	char src[INET6_ADDRSTRLEN];
 	size_t n = 0, i;
 
 	if (read_flows(skel, &fl, &n))
@@ -330,20 +338,8 @@ static int print_sample(struct sink *skel, __u64 t0_ns)
 	json_object_object_add(j, "t", json_object_new_double(
 		(double)(ts_ns(&now) - t0_ns) / 1e9));
 	json_object_object_add(j, "mono_ns", json_object_new_int64((int64_t)ts_ns(&now)));
-	for (i = 0; i < n; i++) {
-		const struct xl_sink_flow *v = &fl[i].v;
-		json_object *e = json_object_new_object();
-
-		addr_str(&fl[i].k, src, sizeof(src));
-		json_object_object_add(e, "src", json_object_new_string(src));
-		json_object_object_add(e, "qp", json_object_new_int64(fl[i].k.qp));
-		json_object_object_add(e, "sport", json_object_new_int64(fl[i].k.sport));
-		json_object_object_add(e, "packets", json_object_new_int64((int64_t)v->packets));
-		json_object_object_add(e, "bytes", json_object_new_int64((int64_t)v->bytes));
-		json_object_object_add(e, "ce", json_object_new_int64((int64_t)v->ce));
-		json_object_object_add(e, "lost", json_object_new_int64((int64_t)flow_lost(v)));
-		json_object_array_add(qs, e);
-	}
+	for (i = 0; i < n; i++)
+		json_object_array_add(qs, qp_json(&fl[i]));
 	json_object_object_add(j, "qps", qs);
 	printf("%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN |
 						      JSON_C_TO_STRING_NOSLASHESCAPE));
