@@ -1103,35 +1103,6 @@ static bool check_capacities(struct ctx *c, int id)
 	return true;
 }
 
-/* A rate as one writes it: 100000000 -> "100M", 2500000000 -> "2.5G", in
- * the largest unit it reaches (rates below 1K: plain). */
-static void fmt_rate(char *buf, size_t len, __u64 bps)
-{
-	static const char units[] = "KMGT";
-	__u64 unit = 1000000000000ULL, frac;
-	int i = 3, digits = 12;
-
-	while (i >= 0 && bps < unit) {
-		unit /= 1000;
-		digits -= 3;
-		i--;
-	}
-	if (i < 0) {
-		snprintf(buf, len, "%llu", (unsigned long long)bps);
-		return;
-	}
-	frac = bps % unit;
-	while (frac && !(frac % 10)) {
-		frac /= 10;
-		digits--;
-	}
-	if (frac)
-		snprintf(buf, len, "%llu.%0*llu%c", (unsigned long long)(bps / unit), digits,
-			 (unsigned long long)frac, units[i]);
-	else
-		snprintf(buf, len, "%llu%c", (unsigned long long)(bps / unit), units[i]);
-}
-
 /* Host mode, once everything is read: the RP needs every port's line rate
  * (DCQCN's C), and its min_rate may not exceed any of them. */
 static bool check_host(struct ctx *c)
@@ -1157,8 +1128,8 @@ static bool check_host(struct ctx *c)
 
 		if (p->rate_bps >= h->rp.min_rate)
 			continue;
-		fmt_rate(mr, sizeof(mr), h->rp.min_rate);
-		fmt_rate(pr, sizeof(pr), p->rate_bps);
+		xl_fmt_rate(mr, sizeof(mr), h->rp.min_rate);
+		xl_fmt_rate(pr, sizeof(pr), p->rate_bps);
 		if (c->min_rate_line)
 			return fail(c, c->min_rate_line,
 				    "min_rate %s is above port %s's rate %s", mr, p->ifname, pr);

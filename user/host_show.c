@@ -20,6 +20,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "host_show.h"
+#include "units.h"
 #include "pins.h"
 #include "xdpleaf.h"
 #include "host.h"
@@ -101,33 +102,6 @@ static const char *variant_name(__u32 v)
 static const char *scope_name(__u32 s)
 {
 	return s == XL_CNP_PER_PORT ? "port" : s == XL_CNP_PER_QP ? "qp" : "?";
-}
-
-/* A duration in the config's own syntax: the largest unit that divides it
- * (4000 ns -> "4us"). */
-static void fmt_dur(char *buf, size_t len, __u64 ns)
-{
-	if (ns && ns % 1000000000ULL == 0)
-		snprintf(buf, len, "%llus", ns / 1000000000ULL);
-	else if (ns && ns % 1000000ULL == 0)
-		snprintf(buf, len, "%llums", ns / 1000000ULL);
-	else if (ns && ns % 1000ULL == 0)
-		snprintf(buf, len, "%lluus", ns / 1000ULL);
-	else
-		snprintf(buf, len, "%lluns", ns);
-}
-
-/* A rate in the config's syntax (SI suffixes, exact: 20000000 -> "20M"). */
-static void fmt_rate(char *buf, size_t len, __u64 bps)
-{
-	if (bps && bps % 1000000000ULL == 0)
-		snprintf(buf, len, "%lluG", bps / 1000000000ULL);
-	else if (bps && bps % 1000000ULL == 0)
-		snprintf(buf, len, "%lluM", bps / 1000000ULL);
-	else if (bps && bps % 1000ULL == 0)
-		snprintf(buf, len, "%lluK", bps / 1000ULL);
-	else
-		snprintf(buf, len, "%llu", bps);
 }
 
 /* An age for people: 850ns, 12.3us, 4.56ms, 7.89s. */
@@ -334,25 +308,25 @@ static void print_dcqcn(const struct xl_host_cfg *hc)
 	const struct xl_dcqcn_params *p = &hc->rp;
 	char a[32], b[32], c[32], d[32];
 
-	fmt_rate(a, sizeof(a), p->line_rate);
-	fmt_dur(b, sizeof(b), hc->cnp_interval_ns);
+	xl_fmt_rate(a, sizeof(a), p->line_rate);
+	xl_fmt_duration(b, sizeof(b), hc->cnp_interval_ns);
 	printf("dcqcn: variant %s, NP %s, RP %s, line rate C %s\n",
 	       variant_name(p->variant), hc->np_enabled ? "on" : "off",
 	       hc->rp_enabled ? "on" : "off", a);
 	printf("  cnp: interval %s, scope %s, dscp %u\n", b,
 	       scope_name(hc->cnp_scope), hc->cnp_dscp);
-	fmt_dur(a, sizeof(a), p->k_ns);
-	fmt_dur(b, sizeof(b), p->t_ns);
+	xl_fmt_duration(a, sizeof(a), p->k_ns);
+	xl_fmt_duration(b, sizeof(b), p->t_ns);
 	printf("  rp: g %.10g, K %s, T %s, F %u", q32(p->g), a, b, p->f);
 	if (p->variant == XL_DCQCN_NVIDIA) {
-		fmt_dur(a, sizeof(a), p->t_dec_ns);
+		xl_fmt_duration(a, sizeof(a), p->t_dec_ns);
 		printf(", t_dec %s, alpha_first %.10g", a, q32(p->alpha_first));
 	} else {
 		printf(", B %llu bytes, clamp %s", p->b_bytes, p->clamp ? "on" : "off");
 	}
-	fmt_rate(a, sizeof(a), p->r_ai);
-	fmt_rate(c, sizeof(c), p->r_hai);
-	fmt_rate(d, sizeof(d), p->min_rate);
+	xl_fmt_rate(a, sizeof(a), p->r_ai);
+	xl_fmt_rate(c, sizeof(c), p->r_hai);
+	xl_fmt_rate(d, sizeof(d), p->min_rate);
 	printf(",\n      R_AI %s, R_HAI %s, min rate %s\n", a, c, d);
 }
 

@@ -218,7 +218,7 @@ static const struct {
 #define MAX_TIME_DECIMALS 9 /* 0.000000001s = 1ns */
 
 /* ns -> "100us": the largest unit that divides it. */
-static void fmt_duration(char *buf, size_t len, __u64 ns)
+void xl_fmt_duration(char *buf, size_t len, __u64 ns)
 {
 	size_t i = N_TIME_UNITS - 1;
 
@@ -275,8 +275,8 @@ int xl_parse_duration(const char *v, __u64 lo_ns, __u64 hi_ns, __u64 *out_ns,
 	else
 		over = true;
 	if (over || ns < lo_ns || ns > hi_ns) {
-		fmt_duration(los, sizeof(los), lo_ns);
-		fmt_duration(his, sizeof(his), hi_ns);
+		xl_fmt_duration(los, sizeof(los), lo_ns);
+		xl_fmt_duration(his, sizeof(his), hi_ns);
 		return fail(err, errlen, "duration '%s' out of range (%s..%s)", v, los, his);
 	}
 	if (fp * unit % scale)
@@ -371,4 +371,33 @@ syntax:
 	return fail(err, errlen,
 		    "invalid %s '%s' (a fraction such as 1/256, or a decimal 0..1 with at "
 		    "most %d decimals such as 0.0039)", what, v, Q32_MAX_DECIMALS);
+}
+
+/* A rate as one writes it: 100000000 -> "100M", 2500000000 -> "2.5G", in
+ * the largest unit it reaches (rates below 1K: plain). */
+void xl_fmt_rate(char *buf, size_t len, __u64 bps)
+{
+	static const char units[] = "KMGT";
+	__u64 unit = 1000000000000ULL, frac;
+	int i = 3, digits = 12;
+
+	while (i >= 0 && bps < unit) {
+		unit /= 1000;
+		digits -= 3;
+		i--;
+	}
+	if (i < 0) {
+		snprintf(buf, len, "%llu", (unsigned long long)bps);
+		return;
+	}
+	frac = bps % unit;
+	while (frac && !(frac % 10)) {
+		frac /= 10;
+		digits--;
+	}
+	if (frac)
+		snprintf(buf, len, "%llu.%0*llu%c", (unsigned long long)(bps / unit), digits,
+			 (unsigned long long)frac, units[i]);
+	else
+		snprintf(buf, len, "%llu%c", (unsigned long long)(bps / unit), units[i]);
 }

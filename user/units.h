@@ -39,4 +39,9 @@ int xl_parse_uint(const char *what, const char *v, __u32 lo, __u32 hi,
 int xl_parse_q32(const char *what, const char *v, bool one_ok, __u64 *out,
 		 char *err, size_t errlen);
 
+/* The inverse, for showing a value in the syntax it is written in:
+ * 4000 -> "4us" (the largest unit that divides it), 2500000000 -> "2.5G". */
+void xl_fmt_duration(char *buf, size_t len, __u64 ns);
+void xl_fmt_rate(char *buf, size_t len, __u64 bps);
+
 #endif
