@@ -21,11 +21,11 @@
 #include <bpf/libbpf.h>
 #include "host_show.h"
 #include "units.h"
+#include "percpu.h"
 #include "pins.h"
 #include "xdpleaf.h"
 #include "host.h"
 
-#define MAX_CPUS 1024
 #define LINK_IN "link_tcx_in_"
 #define LINK_OUT "link_tcx_out_"
 
@@ -399,36 +399,16 @@ int xl_host_show_status(const char *instance, bool json)
 /* host_stats, one entry per CPU, summed. */
 static int read_host_stats(const char *instance, struct xl_host_stats *sum)
 {
-	int ncpu = libbpf_num_possible_cpus();
-	struct xl_host_stats *percpu;
 	__u32 zero = 0;
-	int fd, err = -1;
+	int fd, err;
 
-	if (ncpu <= 0 || ncpu > MAX_CPUS)
-		return -1;
 	fd = xl_open_pinned_map(instance, "host_stats");
 	if (fd < 0)
 		return -1;
-	percpu = calloc(ncpu, sizeof(*percpu));
-	if (percpu && bpf_map_lookup_elem(fd, &zero, percpu) == 0) {
-		memset(sum, 0, sizeof(*sum));
-		for (int c = 0; c < ncpu; c++) {
-			sum->ce_seen += percpu[c].ce_seen;
-			sum->cnps_sent += percpu[c].cnps_sent;
-			sum->cnps_suppressed += percpu[c].cnps_suppressed;
-			sum->cnps_received += percpu[c].cnps_received;
-			sum->cnps_unknown += percpu[c].cnps_unknown;
-			sum->edt_stamped += percpu[c].edt_stamped;
-			sum->cnp_clone_failed += percpu[c].cnp_clone_failed;
-			sum->cnp_build_failed += percpu[c].cnp_build_failed;
-			sum->rp_no_room += percpu[c].rp_no_room;
-		}
-		err = 0;
-	} else {
+	err = xl_percpu_sum_u64(fd, &zero, sizeof(*sum), sum);
+	if (err)
 		fprintf(stderr, "xdpleaf: instance '%s': cannot read host_stats: %s\n",
 			instance, strerror(errno));
-	}
-	free(percpu);
 	close(fd);
 	return err;
 }

@@ -12,6 +12,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "names.h"
+#include "percpu.h"
 #include "pins.h"
 #include "queue_report.h"
 #include "lb.h"
@@ -20,7 +21,6 @@
 #include "host_show.h"
 #include "xdpleaf.h"
 
-#define MAX_CPUS 1024
 
 /* All ports of the instance, ordered by counter slot. */
 struct port_list {
@@ -86,32 +86,7 @@ static void fmt_mac(char *buf, const __u8 *m)
 /* Sum one port slot's per-CPU counters. */
 static int read_port_stats(int fd, __u32 slot, struct xl_port_stats *sum)
 {
-	int ncpu = libbpf_num_possible_cpus();
-	struct xl_port_stats *percpu;
-
-	if (ncpu <= 0 || ncpu > MAX_CPUS)
-		return -1;
-	percpu = calloc(ncpu, sizeof(*percpu));
-	if (!percpu || bpf_map_lookup_elem(fd, &slot, percpu)) {
-		free(percpu);
-		return -1;
-	}
-	memset(sum, 0, sizeof(*sum));
-	for (int c = 0; c < ncpu; c++) {
-		sum->rx_packets += percpu[c].rx_packets;
-		sum->rx_bytes += percpu[c].rx_bytes;
-		sum->tx_packets += percpu[c].tx_packets;
-		sum->tx_bytes += percpu[c].tx_bytes;
-		sum->flowlets += percpu[c].flowlets;
-		sum->moves_in += percpu[c].moves_in;
-		sum->moves_out += percpu[c].moves_out;
-		for (int v = 0; v < XL_VERDICT_MAX; v++)
-			sum->verdict[v] += percpu[c].verdict[v];
-		for (int r = 0; r < XL_REASON_MAX; r++)
-			sum->reason[r] += percpu[c].reason[r];
-	}
-	free(percpu);
-	return 0;
+	return xl_percpu_sum_u64(fd, &slot, sizeof(*sum), sum);
 }
 
 /* An uplink's measured rate and pending rate (flowlets placed, not yet

@@ -25,6 +25,7 @@
 #include <json-c/json.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "percpu.h"
 #include "roce.h"
 #include "sink.skel.h" /* after roce.h: the map layouts */
 #include "traffic.h"
@@ -183,27 +184,12 @@ static int read_flows(struct sink *skel, struct flow **out, size_t *n)
 	return 0;
 }
 
+/* All zero if the map cannot be read. */
 static void read_stats(struct sink *skel, struct xl_sink_stats *tot)
 {
-	int ncpu = libbpf_num_possible_cpus(), i;
-	struct xl_sink_stats *per;
 	__u32 zero = 0;
 
-	memset(tot, 0, sizeof(*tot));
-	if (ncpu <= 0)
-		return;
-	per = calloc(ncpu, sizeof(*per));
-	if (!per)
-		return;
-	if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.sink_stats), &zero, per) == 0) {
-		for (i = 0; i < ncpu; i++) {
-			tot->roce += per[i].roce;
-			tot->other += per[i].other;
-			tot->trunc_bth += per[i].trunc_bth;
-			tot->table_full += per[i].table_full;
-		}
-	}
-	free(per);
+	xl_percpu_sum_u64(bpf_map__fd(skel->maps.sink_stats), &zero, sizeof(*tot), tot);
 }
 
 static void addr_str(const struct xl_sink_key *k, char *buf, size_t len)

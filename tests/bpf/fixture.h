@@ -29,6 +29,7 @@
 #include <linux/if_tun.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "percpu.h"
 
 /* In a group setup: report and fail the setup. */
 #define SETUP_CHECK(cond, ...)                                            \
@@ -120,25 +121,6 @@ static inline int map_set(struct bpf_map *map, const void *k, size_t ksz,
 			  const void *v, size_t vsz)
 {
 	return bpf_map__update_elem(map, k, ksz, v, vsz, BPF_ANY);
-}
-
-/* A per-CPU map's value at key, summed field by field over ncpu CPUs:
- * values of __u64 fields only (the kernel pads per-CPU values to 8 bytes,
- * which such a value already is). 0, or -1 if the lookup failed. */
-static inline int percpu_sum_u64(struct bpf_map *map, const void *key,
-				 size_t vsz, int ncpu, void *sum)
-{
-	__u64 vals[ncpu * (vsz / 8)], *s = sum;
-	size_t f;
-	int c;
-
-	memset(sum, 0, vsz);
-	if (vsz % 8 || bpf_map_lookup_elem(bpf_map__fd(map), key, vals))
-		return -1;
-	for (c = 0; c < ncpu; c++)
-		for (f = 0; f < vsz / 8; f++)
-			s[f] += vals[c * (vsz / 8) + f];
-	return 0;
 }
 
 /* Zero a per-CPU map's value at key on every one of ncpu CPUs. */

@@ -284,8 +284,8 @@ static void reset(__u32 mode, __u64 timeout_ns)
 /* Counters of one port, all CPUs. */
 static void stats_read(int port, struct xl_port_stats *sum)
 {
-	assert_int_equal(percpu_sum_u64(E.skel->maps.port_stats, &port_slot[port],
-					sizeof(*sum), E.ncpu, sum), 0);
+	assert_int_equal(xl_percpu_sum_u64(bpf_map__fd(E.skel->maps.port_stats), &port_slot[port],
+					sizeof(*sum), sum), 0);
 }
 
 static void rate_read(int port, struct xl_uplink_rate *r)

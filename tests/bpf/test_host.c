@@ -198,8 +198,8 @@ static struct xl_host_stats stats(void)
 	struct xl_host_stats sum;
 	__u32 zero = 0;
 
-	assert_int_equal(percpu_sum_u64(E.skel->maps.host_stats, &zero,
-					sizeof(sum), E.ncpu, &sum), 0);
+	assert_int_equal(xl_percpu_sum_u64(bpf_map__fd(E.skel->maps.host_stats), &zero,
+					sizeof(sum), &sum), 0);
 	return sum;
 }
 

@@ -310,8 +310,8 @@ static int group_teardown(void **state)
 
 static int stats_read(__u32 slot, struct xl_port_stats *sum)
 {
-	return percpu_sum_u64(E.skel->maps.port_stats, &slot, sizeof(*sum),
-			      E.ncpu, sum);
+	return xl_percpu_sum_u64(bpf_map__fd(E.skel->maps.port_stats), &slot,
+				 sizeof(*sum), sum);
 }
 
 /* Index (in __u64 fields) of the first verdict and reason counter. */
