@@ -215,12 +215,34 @@ static json_object *qp_json(const struct flow *f)
 	return e;
 }
 
+/* The QPs' counters added up, for the summary's total line. */
+struct totals {
+	__u64 packets, bytes, ce, reordered, lost, duplicates;
+};
+
+static struct totals add_up(const struct flow *fl, size_t n)
+{
+	struct totals t = { 0 };
+
+	for (size_t i = 0; i < n; i++) {
+		const struct xl_sink_flow *v = &fl[i].v;
+
+		t.packets += v->packets;
+		t.bytes += v->bytes;
+		t.ce += v->ce;
+		t.reordered += v->reordered;
+		t.lost += flow_lost(v);
+		t.duplicates += v->duplicates;
+	}
+	return t;
+}
+
 static void print_json(const struct flow *fl, size_t n,
 		       const struct xl_sink_stats *st, double secs)
 {
 	json_object *j = json_object_new_object(), *qs = json_object_new_array();
 	json_object *t = json_object_new_object();
-	__u64 packets = 0, bytes = 0, ce = 0, reord = 0, lost = 0, dup = 0;
+	struct totals tot = add_up(fl, n);
 	size_t i;
 
 	for (i = 0; i < n; i++) {
@@ -239,21 +261,15 @@ static void print_json(const struct flow *fl, size_t n,
 			s > 0 ? (double)v->bytes * 8 * (double)(v->packets - 1) /
 				(double)v->packets / s : 0));
 		json_object_array_add(qs, e);
-		packets += v->packets;
-		bytes += v->bytes;
-		ce += v->ce;
-		reord += v->reordered;
-		lost += flow_lost(v);
-		dup += v->duplicates;
 	}
 	json_object_object_add(j, "qps", qs);
 	json_object_object_add(t, "flows", json_object_new_int64((int64_t)n));
-	json_object_object_add(t, "packets", json_object_new_int64((int64_t)packets));
-	json_object_object_add(t, "bytes", json_object_new_int64((int64_t)bytes));
-	json_object_object_add(t, "ce", json_object_new_int64((int64_t)ce));
-	json_object_object_add(t, "reordered", json_object_new_int64((int64_t)reord));
-	json_object_object_add(t, "lost", json_object_new_int64((int64_t)lost));
-	json_object_object_add(t, "duplicates", json_object_new_int64((int64_t)dup));
+	json_object_object_add(t, "packets", json_object_new_int64((int64_t)tot.packets));
+	json_object_object_add(t, "bytes", json_object_new_int64((int64_t)tot.bytes));
+	json_object_object_add(t, "ce", json_object_new_int64((int64_t)tot.ce));
+	json_object_object_add(t, "reordered", json_object_new_int64((int64_t)tot.reordered));
+	json_object_object_add(t, "lost", json_object_new_int64((int64_t)tot.lost));
+	json_object_object_add(t, "duplicates", json_object_new_int64((int64_t)tot.duplicates));
 	json_object_object_add(t, "other", json_object_new_int64((int64_t)st->other));
 	json_object_object_add(t, "trunc_bth", json_object_new_int64((int64_t)st->trunc_bth));
 	json_object_object_add(t, "table_full", json_object_new_int64((int64_t)st->table_full));
@@ -267,7 +283,7 @@ static void print_json(const struct flow *fl, size_t n,
 static void print_table(const struct flow *fl, size_t n,
 			const struct xl_sink_stats *st, double secs)
 {
-	__u64 packets = 0, bytes = 0, ce = 0, reord = 0, lost = 0, dup = 0;
+	struct totals t = add_up(fl, n);
 	char src[INET6_ADDRSTRLEN];
 	size_t i;
 
@@ -284,17 +300,11 @@ static void print_table(const struct flow *fl, size_t n,
 		       (unsigned long long)v->reordered,
 		       (unsigned long long)flow_lost(v),
 		       (unsigned long long)v->duplicates, flow_first_psn(v), v->highest);
-		packets += v->packets;
-		bytes += v->bytes;
-		ce += v->ce;
-		reord += v->reordered;
-		lost += flow_lost(v);
-		dup += v->duplicates;
 	}
 	printf("%-26s %-8s %5s %11llu %13llu %9llu %9llu %9llu %9llu\n", "total", "", "",
-	       (unsigned long long)packets, (unsigned long long)bytes,
-	       (unsigned long long)ce, (unsigned long long)reord,
-	       (unsigned long long)lost, (unsigned long long)dup);
+	       (unsigned long long)t.packets, (unsigned long long)t.bytes,
+	       (unsigned long long)t.ce, (unsigned long long)t.reordered,
+	       (unsigned long long)t.lost, (unsigned long long)t.duplicates);
 	printf("%zu flows in %.3f s; not RoCEv2 (passed): %llu, truncated BTH "
 	       "(passed): %llu, flow table full: %llu\n", n, secs,
 	       (unsigned long long)st->other, (unsigned long long)st->trunc_bth,
