@@ -18,6 +18,10 @@
 #define XL_Q32_ONE (1ULL << 32)
 #define XL_DCQCN_OFF 0ULL /* a timer that is not running */
 #define XL_DCQCN_TCNT_MAX (1U << 30) /* counters saturate: only < F, == F, > F matter */
+/* paper: the byte counter B, "10 MB" = 10,000,000 bytes. Decimal, as every
+ * size in the specification and the paper authors' models; 10 * 2^20
+ * would be 4.9 % more and move every byte-counter event. */
+#define XL_DCQCN_PAPER_B 10000000ULL
 
 enum xl_dcqcn_variant {
 	XL_DCQCN_PAPER = 0,
@@ -83,7 +87,7 @@ static inline void xl_dcqcn_defaults(struct xl_dcqcn_params *p, __u32 variant,
 		p->g = 1ULL << 24;                    /* 1/256 */
 		p->k_ns = 55000;
 		p->t_ns = 55000;
-		p->b_bytes = 10ULL * 1024 * 1024;     /* 10 MB */
+		p->b_bytes = XL_DCQCN_PAPER_B;        /* 10 MB = 10^7 bytes */
 		p->f = 5;
 		p->r_ai = 40000000;
 		p->r_hai = 200000000;

@@ -783,6 +783,13 @@ static bool parse_bytes(struct ctx *c, enum key k, const char *v, __u32 lo,
 					     msg, sizeof(msg)), msg);
 }
 
+static bool parse_dcqcn_b(struct ctx *c, const char *v, __u32 *out)
+{
+	char msg[XL_ERR_MAX];
+
+	return unit_result(c, xl_parse_dcqcn_b(v, out, msg, sizeof(msg)), msg);
+}
+
 static bool parse_pmax(struct ctx *c, const char *v, __u32 *out)
 {
 	char msg[XL_ERR_MAX];
@@ -1035,7 +1042,7 @@ static int on_key(void *user, const char *section, const char *name, const char 
 		return parse_duration(c, k, value, DCQCN_TIMER_MIN, DCQCN_TIMER_MAX,
 				      &d->rp.t_dec_ns);
 	case K_B:
-		if (!parse_bytes(c, k, value, 0, "0", &b))
+		if (!parse_dcqcn_b(c, value, &b))
 			return 0;
 		d->rp.b_bytes = b;
 		return 1;

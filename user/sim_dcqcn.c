@@ -157,7 +157,8 @@ static int set_param(struct xl_dcqcn_params *p, const char *kv)
 		return 0;
 	}
 	if (!strcmp(key, "b")) {
-		if (xl_parse_bytes("b", v, 0, "0", &u32v, err, sizeof(err)))
+		/* the config's parser: plain bytes, no K/M */
+		if (xl_parse_dcqcn_b(v, &u32v, err, sizeof(err)))
 			goto bad_msg;
 		p->b_bytes = u32v;
 		return 0;
@@ -190,8 +191,8 @@ static void usage(FILE *f)
 		"(backlogged, BYTES-byte packets paced at Rc; pace,0 stops) | end.\n"
 		"Output: time_ns,rc_bps,rt_bps,alpha at time 0 and after every change.\n"
 		"Keys for --set: g, alpha_first (fractions: 1/256 or 0.0039), k, t, t_dec\n"
-		"(durations: 55us), b (bytes), f, clamp (0/1), r_ai, r_hai, min_rate\n"
-		"(rates: 40M). Defaults: docs/dcqcn.md.\n");
+		"(durations: 55us), b (bytes, digits only: 10000000), f, clamp (0/1),\n"
+		"r_ai, r_hai, min_rate (rates: 40M). Defaults: docs/dcqcn.md.\n");
 }
 
 int xl_sim_dcqcn(int argc, char **argv)

@@ -307,6 +307,26 @@ int xl_parse_uint(const char *what, const char *v, __u32 lo, __u32 hi,
 	return 0;
 }
 
+/* DCQCN's byte counter B: plain digits only. The specification's sizes are
+ * decimal (B = "10 MB" = 10^7 bytes) while K and M of buffer sizes are
+ * powers of 1024 here, so `10M` would silently be 4.9 % more than the
+ * paper's B: a suffix is refused, with the value to write instead. */
+int xl_parse_dcqcn_b(const char *v, __u32 *out, char *err, size_t errlen)
+{
+	size_t n = strspn(v, "0123456789");
+	__u32 x;
+
+	if (!n || v[n])
+		return fail(err, errlen,
+			    "invalid b '%s' (bytes: a plain whole number, no K or M; "
+			    "the paper's 10 MB is 10000000)", v);
+	if (xl_parse_uint("b", v, 0, XL_MAX_BYTES, &x, NULL, 0))
+		return fail(err, errlen, "b '%s' out of range (0..%u bytes)", v,
+			    XL_MAX_BYTES);
+	*out = x;
+	return 0;
+}
+
 #define Q32_MAX_DECIMALS 9
 #define Q32_MAX_TERM 0xFFFFFFFFULL /* numerator and denominator of N/D */
 

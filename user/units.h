@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <linux/types.h>
 
-#define XL_MAX_BYTES (256U << 20) /* largest buffer, kmin or kmax */
+#define XL_MAX_BYTES (256U << 20) /* largest buffer, kmin, kmax or DCQCN b */
 
 /* bit/s, SI suffixes K M G T (powers of 1000), 1M..1600G. */
 int xl_parse_rate(const char *v, __u64 *out, char *err, size_t errlen);
@@ -32,6 +32,10 @@ int xl_parse_duration(const char *v, __u64 lo_ns, __u64 hi_ns, __u64 *out_ns,
  * names the value in errors. */
 int xl_parse_uint(const char *what, const char *v, __u32 lo, __u32 hi,
 		  __u32 *out, char *err, size_t errlen);
+/* DCQCN's byte counter B (config key `b`, `sim dcqcn --set b=`): a plain
+ * whole number of bytes, 0..XL_MAX_BYTES; K and M are refused (they are
+ * powers of 1024 in buffer sizes; the specification's 10 MB is 10^7). */
+int xl_parse_dcqcn_b(const char *v, __u32 *out, char *err, size_t errlen);
 /* a fraction N/D (whole numbers up to 4294967295, e.g. 1/256) or a
  * decimal 0..1 with at most 9 decimals (e.g. 0.0039), as Q32:
  * round(value * 2^32), halves up; exact for N/2^k. The value must be > 0,

@@ -2,7 +2,8 @@
 # `xdpleaf sim dcqcn` replays a trace through the DCQCN reaction point
 # (include/dcqcn.h) as ../shared/dcqcn.md specifies: output header and
 # first row, the paper cut and its recovery, the nvidia first cut, pace
-# semantics, --set, trace errors, --help. Needs only build/xdpleaf.
+# semantics, the paper's default B (10^7 bytes), --set, trace errors,
+# --help. Needs only build/xdpleaf.
 # shellcheck disable=SC2154 # $stderr: set by run --separate-stderr
 
 load helpers
@@ -117,6 +118,45 @@ first_row_where() {
 	printf '%s\n' "${lines[@]}" | grep -q "^1000,75000000000,$C,"
 	printf '%s\n' "${lines[@]}" | grep -q "^1160,87500000000,$C,"
 	printf '%s\n' "${lines[@]}" | grep -q "^1297,93750000000,$C,"
+}
+
+# B of the paper variant is 10 MB = 10^7 bytes (decimal, as in the
+# specification). Timers out of the way (k = t = 1 s): after the CNP at
+# 1000 ns Rc is 50 G and 1000-byte packets go every 160 ns from 1000 ns;
+# packet n leaves 10^7 - 1000 (n + 1) bytes, below 0 first at n = 10000,
+# at 1000 + 160 * 10000 = 1601000 ns: fast recovery, Rc 75 G. With
+# B = 10 * 2^20 it would be n = 10485, 1678600 ns.
+@test "sim dcqcn: paper's default B is 10^7 bytes (first byte-counter event at 1601000 ns)" {
+	local t row
+	t=$(trace bytes_b 1000,cnp 1000,pace,1000 2000000,end)
+	dcqcn "$t" --variant paper --set k=1s --set t=1s
+	[[ ${lines[2]} == "1000,50000000000,$C,1.0000000000" ]]
+	row=$(first_row_where "\$1 > 1000")
+	[[ $row == "1601000,75000000000,$C,1.0000000000" ]] || { echo "first event: $row"; return 1; }
+	# the same B written out: the same output
+	local want=("${lines[@]}")
+	dcqcn "$t" --variant paper --set k=1s --set t=1s --set b=10000000
+	[[ "${lines[*]}" == "${want[*]}" ]]
+	# 10 * 2^20, written out, moves the event
+	dcqcn "$t" --variant paper --set k=1s --set t=1s --set b=10485760
+	row=$(first_row_where "\$1 > 1000")
+	[[ $row == "1678600,75000000000,$C,1.0000000000" ]] || { echo "b=10485760: $row"; return 1; }
+}
+
+# b takes what the config's `b` takes: plain digits; K and M (powers of
+# 1024 in buffer sizes) are refused, with the paper's value to write.
+@test "sim dcqcn: --set b takes plain bytes only, as the config does" {
+	local t
+	t=$(trace only_end_b 10,end)
+	run --separate-stderr "$XDPLEAF" sim dcqcn --trace "$t" --variant paper --set b=10M
+	[[ $status -eq 2 ]]
+	[[ $stderr == *"invalid b '10M' (bytes: a plain whole number, no K or M; the paper's 10 MB is 10000000)"* ]] ||
+		{ echo "$stderr"; return 1; }
+	run --separate-stderr "$XDPLEAF" sim dcqcn --trace "$t" --variant paper --set b=268435457
+	[[ $status -eq 2 ]]
+	[[ $stderr == *"b '268435457' out of range (0..268435456 bytes)"* ]] || { echo "$stderr"; return 1; }
+	dcqcn "$t" --variant paper --set b=0
+	dcqcn "$t" --variant paper --set b=268435456
 }
 
 @test "sim dcqcn: pace,0 stops the paced flow" {

@@ -526,7 +526,7 @@ static void assert_paper_defaults(const struct xl_dcqcn_params *p)
 	assert_int_equal(p->k_ns, 55000);
 	assert_int_equal(p->t_ns, 55000);
 	assert_int_equal(p->t_dec_ns, 0);
-	assert_int_equal(p->b_bytes, 10 << 20);
+	assert_int_equal(p->b_bytes, 10000000); /* 10 MB, decimal */
 	assert_int_equal(p->r_ai, 40000000);
 	assert_int_equal(p->r_hai, 200000000);
 	assert_int_equal(p->min_rate, 100000000);
@@ -1880,12 +1880,21 @@ static void test_dcqcn_values(void **state)
 		{ "nvidia", "t_dec", "4us", 4000, NULL },
 		{ "nvidia", "t_dec", "1ns", 1, NULL },
 		{ "nvidia", "t_dec", "0us", 0, ":7: t_dec: duration '0us' out of range (1ns..1s)" },
-		{ "paper", "b", "10M", 10 << 20, NULL },
+		/* b: plain digits (K/M would be powers of 1024, the paper's
+		 * 10 MB is 10^7), the same as sim dcqcn --set b= */
+		{ "paper", "b", "10000000", 10000000, NULL },
 		{ "paper", "b", "0", 0, NULL },
-		{ "paper", "b", "150K", 150 << 10, NULL },
-		{ "paper", "b", "256M", 256 << 20, NULL },
-		{ "paper", "b", "257M", 0, ":7: b '257M' out of range (0..256M bytes)" },
-		{ "paper", "b", "10MB", 0, ":7: invalid b '10MB' (bytes: a whole number" },
+		{ "paper", "b", "10485760", 10485760, NULL },
+		{ "paper", "b", "268435456", 268435456, NULL },
+		{ "paper", "b", "268435457", 0, ":7: b '268435457' out of range (0..268435456 bytes)" },
+		{ "paper", "b", "99999999999999999999999", 0, ":7: b '99999999999999999999999' out of range" },
+		{ "paper", "b", "10M", 0, ":7: invalid b '10M' (bytes: a plain whole number, no K or M; "
+		  "the paper's 10 MB is 10000000)" },
+		{ "paper", "b", "150K", 0, ":7: invalid b '150K' (bytes: a plain whole number, no K or M" },
+		{ "paper", "b", "10MB", 0, ":7: invalid b '10MB' (bytes: a plain whole number" },
+		{ "paper", "b", "1e7", 0, ":7: invalid b '1e7'" },
+		{ "paper", "b", "-1", 0, ":7: invalid b '-1'" },
+		{ "paper", "b", "10000000.0", 0, ":7: invalid b '10000000.0'" },
 		{ "paper", "f", "5", 5, NULL },
 		{ "paper", "f", "1", 1, NULL },
 		{ "nvidia", "f", "1000", 1000, NULL },
@@ -2010,7 +2019,7 @@ static void test_host_rules(void **state)
 		  "cnp_interval, cnp_scope, cnp_dscp, g, alpha_first, k, t, t_dec, b, f, clamp, r_ai, r_hai, min_rate)" },
 		{ H P "[dcqcn]\nrate = 100G\n", ":6: unknown key 'rate' in [dcqcn] section" },
 		/* rejected: a key of the other variant, at the first of them */
-		{ H P "[dcqcn]\nvariant = nvidia\nb = 10M\n",
+		{ H P "[dcqcn]\nvariant = nvidia\nb = 10000000\n",
 		  ":7: b is not used by the nvidia variant (remove b, or set variant = paper)" },
 		{ H P "[dcqcn]\nclamp = yes\nb = 0\nvariant = nvidia\n",
 		  ":6: clamp is not used by the nvidia variant" },
@@ -2019,7 +2028,7 @@ static void test_host_rules(void **state)
 		{ H P "[dcqcn]\nvariant = paper\nt_dec = 4us\n",
 		  ":7: t_dec is not used by the paper variant (remove t_dec, or set variant = nvidia)" },
 		/* ... before a later section's mistakes */
-		{ H P "[dcqcn]\nvariant = nvidia\nb = 1M\n[port eth1]\nrole = bad\n",
+		{ H P "[dcqcn]\nvariant = nvidia\nb = 1000000\n[port eth1]\nrole = bad\n",
 		  ":7: b is not used by the nvidia variant" },
 		/* rejected once the file is read: rates */
 		{ H "[port eth0]\n", ":3: port eth0 has no rate: the RP (rp = yes, the default) needs the port's "

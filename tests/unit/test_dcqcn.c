@@ -148,8 +148,8 @@ static double q32_off(__u64 a, double x)
 
 /* ---- 0. defaults -------------------------------------------------------- */
 
-/* The parameters ../shared/dcqcn.md lists (B "10 MB" read with the
- * project's binary units, as Kmin "5 KB" = 5 KiB in docs/ecn.md). */
+/* The parameters ../shared/dcqcn.md lists (B "10 MB" = 10,000,000 bytes:
+ * the specification's sizes are decimal, not 10 * 2^20). */
 static void defaults_match_spec(void **st)
 {
 	struct xl_dcqcn_params p;
@@ -161,7 +161,7 @@ static void defaults_match_spec(void **st)
 	assert_int_equal(p.g, ONE_Q32 / 256);
 	assert_int_equal(p.k_ns, 55000);
 	assert_int_equal(p.t_ns, 55000);
-	assert_int_equal(p.b_bytes, 10 * 1024 * 1024);
+	assert_int_equal(p.b_bytes, 10000000);
 	assert_int_equal(p.f, 5);
 	assert_int_equal(p.r_ai, 40000000);
 	assert_int_equal(p.r_hai, 200000000);
@@ -343,16 +343,16 @@ static void paper_cnp_clamp(void **st)
 	cnp_at(&s, &p, 1000);
 	assert_int_equal(s.rc, 50000000000ULL);
 	assert_int_equal(s.rt, G100);
-	assert_int_equal(s.bytes_left, 10 * 1024 * 1024);
+	assert_int_equal(s.bytes_left, 10000000);
 	assert_int_equal(s.phase, XL_PHASE_FR);
 	assert_int_equal(s.alpha_due, 1000 + 55000);
 	assert_int_equal(s.inc_due, 1000 + 55000);
 	send_at(&s, &p, 1500, 4000);
-	assert_int_equal(s.bytes_left, 10 * 1024 * 1024 - 4000);
+	assert_int_equal(s.bytes_left, 10000000 - 4000);
 	cnp_at(&s, &p, 2000);
 	assert_int_equal(s.rt, 50000000000ULL); /* Rt <- Rc before the cut */
 	assert_int_equal(s.rc, 25000000000ULL);
-	assert_int_equal(s.bytes_left, 10 * 1024 * 1024);
+	assert_int_equal(s.bytes_left, 10000000);
 	assert_int_equal(s.alpha_due, 2000 + 55000); /* restarted */
 	assert_int_equal(s.inc_due, 2000 + 55000);
 
@@ -363,7 +363,7 @@ static void paper_cnp_clamp(void **st)
 	cnp_at(&s, &p, 2000);
 	assert_int_equal(s.rt, G100);
 	assert_int_equal(s.rc, 25000000000ULL);
-	assert_int_equal(s.bytes_left, 10 * 1024 * 1024 - 4000);
+	assert_int_equal(s.bytes_left, 10000000 - 4000);
 }
 
 /* The CNP updates α first and cuts with the new α:
@@ -554,6 +554,32 @@ static void paper_byte_counter(void **st)
 	assert_int_equal(s.t_cnt, 0);
 	assert_int_equal(s.rt, G100);
 	assert_int_equal(s.bytes_left, B);
+}
+
+/* The default B is 10^7 bytes: after a CNP, 10,000,000 bytes sent bring
+ * bytes-left to exactly 0 (no event), the next byte is the first
+ * byte-counter event (fast recovery, Rc 50 G -> 75 G). With 10 * 2^20
+ * there would be 485,760 bytes left. */
+static void paper_default_b_is_decimal(void **st)
+{
+	struct xl_dcqcn_params p;
+	struct xl_dcqcn_state s;
+
+	(void)st;
+	start(&s, &p, XL_DCQCN_PAPER);
+	cnp_at(&s, &p, 1000);
+	assert_int_equal(s.bytes_left, 10000000);
+	for (int i = 0; i < 10000; i++) /* 10^4 packets of 1000 bytes */
+		send_at(&s, &p, 1001 + i, 1000);
+	assert_int_equal(s.bytes_left, 0);
+	assert_int_equal(s.b_cnt, 0);
+	assert_int_equal(s.rc, 50000000000ULL);
+	send_at(&s, &p, 20000, 1);
+	assert_int_equal(s.b_cnt, 1);
+	assert_int_equal(s.phase, XL_PHASE_FR);
+	assert_int_equal(s.rc, 75000000000ULL);
+	assert_int_equal(s.rt, G100);
+	assert_int_equal(s.bytes_left, 10000000);
 }
 
 /* Increase timer periods by the phase the expiry runs in: T in FR and AI,
@@ -970,7 +996,7 @@ static void ref_init(struct ref *r, int nvidia, double c)
 		r->g = 1.0 / 256;
 		r->k = 55000;
 		r->t = 55000;
-		r->b = 10LL * 1024 * 1024;
+		r->b = 10000000; /* 10 MB, decimal */
 		r->f = 5;
 		r->rai = 40e6;
 		r->rhai = 200e6;
@@ -1537,6 +1563,7 @@ int main(void)
 		cmocka_unit_test(paper_alpha_before_cut),
 		cmocka_unit_test(paper_min_rate),
 		cmocka_unit_test(paper_byte_counter),
+		cmocka_unit_test(paper_default_b_is_decimal),
 		cmocka_unit_test(paper_timer_periods),
 		cmocka_unit_test(paper_adjust_rule),
 		cmocka_unit_test(paper_alpha_timer_restart),
