@@ -7,16 +7,25 @@
  * packet, runs this program on it and transmits whatever it redirects,
  * without an skb or a socket on the way.
  *
- * Per packet the program copies one descriptor (struct xl_gen_desc) that
- * user space prepared in gen_descs[]: UDP source port and checksum, the
- * three BTH words and the ICRC. Everything that needs arithmetic (PSN
- * sequence, opcodes, checksums, the ICRC) is done in user space, which
- * knows the whole batch; the program stays a few stores.
+ * Per packet the program first writes the whole frame from the run's
+ * template (gen_frame, every byte from the Ethernet header to the ICRC),
+ * then the fields of one descriptor (struct xl_gen_desc) that user space
+ * prepared in gen_descs[]: UDP source port and checksum, the three BTH
+ * words and the ICRC. Everything that needs arithmetic (PSN sequence,
+ * opcodes, checksums, the ICRC) is done in user space, which knows the
+ * whole batch; the program stays a copy and a few stores.
  *
- * Pages are recycled within one run, so a page may hold the previous
- * packet's fields: the program writes every field that varies, every time.
- * All frames of one run have the same length (the template's), so the
- * ICRC always sits at the same offset, gen_icrc_off.
+ * Why every byte, every time: the kernel copies the template into a page
+ * only when its page pool allocates the page (net/bpf/test_run.c,
+ * xdp_test_run_init_page); a page that comes back is handed out again
+ * with only the xdp_buff pointers reset (reset_ctx), its bytes as the
+ * last user left them. A frame redirected into a veth is one page all the
+ * way: the next hop's XDP program rewrites MACs and TTL in place, a spine
+ * that forwards it as an skb does too, and the page returns to gen's pool
+ * after the last hop frees it. So a recycled page holds a later hop's
+ * headers, and any byte the program did not write would go out stale.
+ * All frames of one run have the template's length, so the ICRC always
+ * sits at gen_icrc_off.
  *
  * xdpleaf_gen_rp (only with `--rate-map`, loaded on demand): DCQCN's
  * reaction point for gen's own packets, which never pass tc egress where
@@ -43,6 +52,7 @@ const volatile __u32 gen_udp_off = 34; /* UDP header offset in the frame */
 /* Per BPF_PROG_RUN call, written by user space through the mmapped .bss. */
 __u32 gen_icrc_off;                    /* ICRC offset in this run's frames */
 __u32 gen_next;                        /* next descriptor; = packets done */
+__u8 gen_frame[XL_GEN_MAX_FRAME];      /* this run's template frame */
 struct xl_gen_desc gen_descs[XL_GEN_MAX_BATCH];
 
 SEC("xdp")
@@ -51,7 +61,7 @@ int xdpleaf_gen(struct xdp_md *ctx)
 	void *data = (void *)(long)ctx->data;
 	void *end = (void *)(long)ctx->data_end;
 	__u32 i = gen_next, uoff = gen_udp_off & 0xff;
-	__u32 ioff = gen_icrc_off & 0x3fff;
+	__u32 ioff = gen_icrc_off & 0x3fff, len;
 	struct xl_gen_desc *d;
 	__u16 *udp;
 	__u32 *bth;
@@ -64,6 +74,22 @@ int xdpleaf_gen(struct xdp_md *ctx)
 		return XDP_PASS;
 	if (i >= XL_GEN_MAX_BATCH)
 		return XDP_ABORTED;
+	/* Every byte of the frame: a recycled page holds a later hop's
+	 * rewrite (see the top of this file). The length is the template's,
+	 * and the frame is never shorter than its headers. */
+	len = (__u32)(end - data);
+	/* Separate tests, so clang cannot merge them into one unsigned
+	 * compare of len - 4 that leaves the verifier no bounds on len. */
+	if (len > XL_GEN_MAX_FRAME)
+		return XDP_ABORTED;
+	barrier_var(len);
+	if (len < ioff + 4 || len < 4)
+		return XDP_ABORTED;
+	barrier_var(len);
+	if (bpf_xdp_store_bytes(ctx, 0, gen_frame, len))
+		return XDP_ABORTED;
+	data = (void *)(long)ctx->data;
+	end = (void *)(long)ctx->data_end;
 	d = &gen_descs[i];
 	udp = data + uoff;
 	bth = (void *)(udp + 4);

@@ -17,6 +17,7 @@
 #include "xdpleaf.h"
 #include "roce.h"
 #include "parse.h"
+#include "csum.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -105,6 +106,39 @@ static __always_inline void count_psn(struct xl_sink_flow *f, __u32 psn)
 	f->reordered++;
 }
 
+/* A RoCEv2 packet whose headers do not agree with each other: an IPv4
+ * header checksum that does not verify (options-free headers, all that a
+ * RoCE sender writes), or a UDP length that is not the IP payload's. A
+ * sender that went out with a stale or half-written header shows up here
+ * rather than as a flow that happens to parse. */
+static __always_inline int malformed(const struct xl_pkt *p, void *end)
+{
+	struct udphdr *udp;
+	__u32 ip_payload;
+
+	if (p->l3_proto == ETH_P_IP_) {
+		struct iphdr *iph = p->l3;
+
+		if ((void *)(iph + 1) > end)
+			return 1;
+		if (iph->ihl == 5 && xl_csum_full(iph, sizeof(*iph)) != 0)
+			return 1;
+		ip_payload = bpf_ntohs(iph->tot_len) - iph->ihl * 4;
+		udp = (void *)iph + iph->ihl * 4;
+	} else {
+		struct ipv6hdr *ip6 = p->l3;
+
+		if ((void *)(ip6 + 1) > end)
+			return 1;
+		/* parse.h stops at the first header: it is UDP here */
+		ip_payload = bpf_ntohs(ip6->payload_len);
+		udp = (void *)(ip6 + 1);
+	}
+	if ((void *)(udp + 1) > end)
+		return 1;
+	return bpf_ntohs(udp->len) != ip_payload;
+}
+
 static __always_inline struct xl_sink_stats *stats(void)
 {
 	__u32 zero = 0;
@@ -133,6 +167,10 @@ int xdpleaf_sink(struct xdp_md *ctx)
 	}
 	if (r != XL_R_FORWARDED || !p.is_roce) {
 		st->other++;
+		return XDP_PASS;
+	}
+	if (malformed(&p, end)) {
+		st->malformed++;
 		return XDP_PASS;
 	}
 	len = bpf_xdp_get_buff_len(ctx);

@@ -33,6 +33,9 @@ static inline int xl_psn_diff(__u32 a, __u32 b)
 
 /* Largest batch of one BPF_PROG_RUN: descriptors in the program's .bss. */
 #define XL_GEN_MAX_BATCH 4096
+/* Largest frame: it must fit a page of the live-frames test run (4 KiB
+ * less headroom and skb_shared_info); the template lives in the .bss. */
+#define XL_GEN_MAX_FRAME 3520
 
 /* What the gen program stamps into the template frame for one packet, all
  * in network byte order except icrc (the wire bytes, see icrc.h). User
@@ -87,6 +90,8 @@ struct xl_sink_stats {
 	__u64 other;       /* not RoCEv2 (or not parseable as IP/UDP): passed */
 	__u64 trunc_bth;   /* UDP 4791 too short for a BTH: passed */
 	__u64 table_full;  /* RoCEv2 but no room for a new flow: not counted */
+	__u64 malformed;   /* RoCEv2 whose IPv4 checksum or UDP length is
+			    * wrong: passed, not counted in a flow */
 };
 
 #endif /* XL_ROCE_H */

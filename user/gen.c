@@ -248,7 +248,9 @@ static void usage(FILE *f)
 "                        default 1024)\n"
 "      --opcode OP       send (SEND_*) or write (RDMA_WRITE_*; default send)\n"
 "      --rate RATE       per QP, bit/s of frames (e.g. 100M, 2.5G; default: as\n"
-"                        fast as possible)\n"
+"                        fast as possible). With the elephant pattern gen\n"
+"                        warns (stderr; asked_bps, rate_shortfall in --json)\n"
+"                        when it reaches less than 95 %% of QPS x RATE\n"
 "      --pattern P       elephant: back-to-back messages (default);\n"
 "                        nccl: each message then an idle gap, per QP\n"
 "      --message BYTES   message size (default: --size for elephant, 1M for nccl)\n"
@@ -888,6 +890,7 @@ static int run_live(struct gen_state *g, const struct xl_gen_class *c, __u32 n)
 	volatile __u32 *next = &g->bpf->bss->gen_next;
 
 	g->bpf->bss->gen_icrc_off = c->icrc_off;
+	memcpy(g->bpf->bss->gen_frame, c->frame, c->len);
 	*next = 0;
 	/* A signal interrupts the run between two kernel batches (EINTR);
 	 * gen_next says how far it got, and the rest is sent again. */
@@ -1163,6 +1166,21 @@ static const char *opcode_name(const struct gen_state *g)
 	return g->o.write ? "RDMA_WRITE_FIRST/MIDDLE/LAST" : "SEND_FIRST/MIDDLE/LAST";
 }
 
+/* gen warns when it reaches less than (1 - SHORTFALL) of what it was
+ * asked for. */
+#define SHORTFALL 0.05
+
+/* The total bit/s gen was asked for, when it is fixed: back-to-back
+ * messages (elephant) with --rate and no --rate-map. Without --rate gen
+ * sends as fast as it can; with nccl's gaps or DCQCN's rates the total
+ * depends on the run. 0: nothing fixed to compare with. */
+static double asked_bps(const struct gen_state *g)
+{
+	if (!g->o.rate_bps || g->o.pattern != P_ELEPHANT || g->rp)
+		return 0;
+	return (double)g->o.rate_bps * g->o.qps;
+}
+
 static void report(struct gen_state *g, double secs, const struct xl_link_info *l0,
 		   const struct xl_link_info *l1)
 {
@@ -1171,9 +1189,19 @@ static void report(struct gen_state *g, double secs, const struct xl_link_info *
 	__u64 tx_drop = l1->tx_dropped - l0->tx_dropped +
 			l1->tx_errors - l0->tx_errors;
 	double pps = secs > 0 ? (double)g->packets / secs : 0;
-	double bps = secs > 0 ? (double)g->bytes * 8 / secs : 0;
+	double bps = secs > 0 ? (double)g->bytes * 8 / secs : 0, asked;
 	__u32 i;
 
+	asked = asked_bps(g);
+	if (asked && bps < asked * (1 - SHORTFALL))
+		fprintf(stderr, PFX "warning: reached %.4g bit/s, %.1f %% short of the "
+			"%.4g bit/s asked for (%u QPs x --rate): this machine or %s "
+			"could not keep up\n", bps, 100 * (1 - bps / asked), asked,
+			o->qps, o->dev);
+	if (tx_drop)
+		fprintf(stderr, PFX "warning: %s dropped %llu of the frames on "
+			"transmit (its peer's receive ring was full)\n", o->dev,
+			(unsigned long long)tx_drop);
 	ip_str(g->family, g->fs.saddr, src, sizeof(src));
 	ip_str(g->family, g->fs.daddr, dst, sizeof(dst));
 	snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x",
@@ -1198,6 +1226,11 @@ static void report(struct gen_state *g, double secs, const struct xl_link_info *
 		json_object_object_add(j, "bps", json_object_new_double(bps));
 		json_object_object_add(j, "runs", json_object_new_int64((int64_t)g->runs));
 		json_object_object_add(j, "dev_tx_dropped", json_object_new_int64((int64_t)tx_drop));
+		if (asked) {
+			json_object_object_add(j, "asked_bps", json_object_new_double(asked));
+			json_object_object_add(j, "rate_shortfall", json_object_new_boolean(
+				bps < asked * (1 - SHORTFALL)));
+		}
 		for (i = 0; i < o->qps; i++) {
 			const struct gen_qp *q = &g->qp[i];
 			json_object *e = json_object_new_object();

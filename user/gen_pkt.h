@@ -19,9 +19,6 @@
 #include <linux/types.h>
 #include "roce.h"
 
-/* A frame must fit a page of the live-frames test run (4 KiB less
- * headroom and skb_shared_info). */
-#define XL_GEN_MAX_FRAME 3520
 #define XL_GEN_ETH_LEN 14
 
 struct xl_gen_flowspec {

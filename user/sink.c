@@ -273,6 +273,7 @@ static void print_json(const struct flow *fl, size_t n,
 	json_object_object_add(t, "other", json_object_new_int64((int64_t)st->other));
 	json_object_object_add(t, "trunc_bth", json_object_new_int64((int64_t)st->trunc_bth));
 	json_object_object_add(t, "table_full", json_object_new_int64((int64_t)st->table_full));
+	json_object_object_add(t, "malformed", json_object_new_int64((int64_t)st->malformed));
 	json_object_object_add(t, "seconds", json_object_new_double(secs));
 	json_object_object_add(j, "total", t);
 	printf("%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY |
@@ -306,9 +307,9 @@ static void print_table(const struct flow *fl, size_t n,
 	       (unsigned long long)t.ce, (unsigned long long)t.reordered,
 	       (unsigned long long)t.lost, (unsigned long long)t.duplicates);
 	printf("%zu flows in %.3f s; not RoCEv2 (passed): %llu, truncated BTH "
-	       "(passed): %llu, flow table full: %llu\n", n, secs,
-	       (unsigned long long)st->other, (unsigned long long)st->trunc_bth,
-	       (unsigned long long)st->table_full);
+	       "(passed): %llu, malformed (passed): %llu, flow table full: %llu\n",
+	       n, secs, (unsigned long long)st->other, (unsigned long long)st->trunc_bth,
+	       (unsigned long long)st->malformed, (unsigned long long)st->table_full);
 }
 
 static __u64 ts_ns(const struct timespec *t)

@@ -5,7 +5,12 @@
  * gen_next and redirects to gen_ifindex; frames arriving on any other
  * interface pass untouched (the program is also attached to gen's anchor
  * TAP device). gen_ifindex is the loopback (1), which exists in every
- * network namespace. Needs root (BPF). */
+ * network namespace. Needs root (BPF).
+ *
+ * In live-frames mode the kernel hands the program recycled pages whose
+ * bytes a later hop rewrote (bpf/gen.bpf.c explains why), so the input
+ * here is often not the template: the output must be the template plus
+ * the descriptor whatever the input held. */
 #define _GNU_SOURCE
 #include <stdarg.h>
 #include <stddef.h>
@@ -33,12 +38,21 @@
  * gen_ifindex is some other interface. */
 static struct gen *skel4, *skel6, *skel_other;
 
-static int run(struct gen *skel, const struct xl_gen_class *c, __u32 ifindex, __u8 *out,
-	       __u32 *out_len)
+/* What gen does before a run: the template and its ICRC offset into the
+ * program's .bss. */
+static void set_template(struct gen *skel, const struct xl_gen_class *c)
+{
+	skel->bss->gen_icrc_off = c->icrc_off;
+	memcpy(skel->bss->gen_frame, c->frame, c->len);
+}
+
+/* Run the program once on the frame `in` (c->len bytes). */
+static int run_on(struct gen *skel, const struct xl_gen_class *c, const __u8 *in,
+		  __u32 ifindex, __u8 *out, __u32 *out_len)
 {
 	struct xdp_md ctx = { .data_end = c->len, .ingress_ifindex = ifindex };
 	LIBBPF_OPTS(bpf_test_run_opts, opts,
-		.data_in = c->frame,
+		.data_in = in,
 		.data_size_in = c->len,
 		.data_out = out,
 		.data_size_out = XL_GEN_MAX_FRAME,
@@ -51,6 +65,12 @@ static int run(struct gen *skel, const struct xl_gen_class *c, __u32 ifindex, __
 						&opts), 0);
 	*out_len = opts.data_size_out;
 	return (int)opts.retval;
+}
+
+static int run(struct gen *skel, const struct xl_gen_class *c, __u32 ifindex, __u8 *out,
+	       __u32 *out_len)
+{
+	return run_on(skel, c, c->frame, ifindex, out, out_len);
 }
 
 static void make_class(struct xl_gen_class *c, bool ipv6, bool reth, __u32 payload)
@@ -88,7 +108,7 @@ static void check(bool ipv6, bool reth, __u32 payload)
 	for (i = 0; i < 8; i++)
 		xl_gen_desc_fill(c, i & 1, &q[i & 1], (__u8)(i % 3), 0xfffffc + i,
 				 &skel->bss->gen_descs[i]);
-	skel->bss->gen_icrc_off = c->icrc_off;
+	set_template(skel, c);
 	skel->bss->gen_next = 0;
 	for (i = 0; i < 8; i++) {
 		assert_int_equal(run(skel, c, LO, out, &len), XDP_REDIRECT);
@@ -110,6 +130,51 @@ static void stamps_ipv4(void **state) { (void)state; check(false, false, 1024); 
 static void stamps_ipv4_reth(void **state) { (void)state; check(false, true, 256); }
 static void stamps_ipv6_pad(void **state) { (void)state; check(true, false, 99); }
 
+/* A page that comes back from the fabric: a later hop rewrote it in place
+ * (other MACs, TTL and checksum, CE, another QP and PSN), or it holds
+ * anything at all. Every byte of the output must be gen's. */
+static void recycled_page(bool ipv6, bool reth, __u32 payload)
+{
+	struct xl_gen_class *c = malloc(sizeof(*c));
+	struct xl_gen_qpid q = { 0x100, 49152 };
+	struct gen *skel = ipv6 ? skel6 : skel4;
+	__u8 in[XL_GEN_MAX_FRAME], out[XL_GEN_MAX_FRAME], want[XL_GEN_MAX_FRAME];
+	__u32 i, len, round;
+
+	assert_non_null(c);
+	make_class(c, ipv6, reth, payload);
+	set_template(skel, c);
+	for (round = 0; round < 3; round++) {
+		memcpy(in, c->frame, c->len);
+		if (round == 0) {
+			/* as a spine's forwarding leaves it */
+			memset(in, 0xaa, 12);
+			in[c->l3_off + (ipv6 ? 7 : 8)] -= 2;       /* TTL / hop limit */
+			in[c->l3_off + 1] |= ipv6 ? 0x30 : 3;      /* CE */
+			in[c->l3_off + (ipv6 ? 9 : 10)] ^= 0x5a;   /* addr / checksum */
+			in[c->udp_off + 1] ^= 0xff;                /* source port */
+			in[c->bth_off + 7] ^= 0xff;                /* QP */
+		} else {
+			/* anything: every byte */
+			for (i = 0; i < c->len; i++)
+				in[i] = (__u8)(round == 1 ? 0xff : i * 131 + 17);
+		}
+		xl_gen_desc_fill(c, 0, &q, XL_BTH_SEND_ONLY, 1000 + round,
+				 &skel->bss->gen_descs[0]);
+		skel->bss->gen_next = 0;
+		assert_int_equal(run_on(skel, c, in, LO, out, &len), XDP_REDIRECT);
+		assert_int_equal(len, c->len);
+		memcpy(want, c->frame, c->len);
+		xl_gen_desc_apply(c, &skel->bss->gen_descs[0], want);
+		assert_memory_equal(out, want, c->len);
+	}
+	xl_gen_class_free(c);
+	free(c);
+}
+
+static void recycled_ipv4(void **state) { (void)state; recycled_page(false, false, 1024); }
+static void recycled_ipv6_reth(void **state) { (void)state; recycled_page(true, true, 3000); }
+
 static void other_ingress_passes(void **state)
 {
 	struct xl_gen_class *c = malloc(sizeof(*c));
@@ -119,7 +184,7 @@ static void other_ingress_passes(void **state)
 	(void)state;
 	assert_non_null(c);
 	make_class(c, false, false, 64);
-	skel_other->bss->gen_icrc_off = c->icrc_off;
+	set_template(skel_other, c);
 	skel_other->bss->gen_next = 0;
 	/* arriving on the loopback, which is not this one's gen_ifindex */
 	assert_int_equal(run(skel_other, c, LO, out, &len), XDP_PASS);
@@ -138,7 +203,7 @@ static void end_of_descriptors_aborts(void **state)
 	(void)state;
 	assert_non_null(c);
 	make_class(c, false, false, 64);
-	skel4->bss->gen_icrc_off = c->icrc_off;
+	set_template(skel4, c);
 	skel4->bss->gen_next = XL_GEN_MAX_BATCH;
 	assert_int_equal(run(skel4, c, LO, out, &len), XDP_ABORTED);
 	assert_int_equal(skel4->bss->gen_next, XL_GEN_MAX_BATCH);
@@ -193,6 +258,8 @@ int main(void)
 		cmocka_unit_test(stamps_ipv4),
 		cmocka_unit_test(stamps_ipv4_reth),
 		cmocka_unit_test(stamps_ipv6_pad),
+		cmocka_unit_test(recycled_ipv4),
+		cmocka_unit_test(recycled_ipv6_reth),
 		cmocka_unit_test(other_ingress_passes),
 		cmocka_unit_test(end_of_descriptors_aborts),
 	};

@@ -2,7 +2,8 @@
 /* The XDP program `xdpleaf_sink` (bpf/sink.bpf.c) under BPF_PROG_TEST_RUN:
  * per-flow counters for in-order, reordered, lost, duplicate and CE-marked
  * RoCEv2 packets, PSN wrap at 2^24, the duplicate window, IPv6, and the
- * verdicts (RoCE dropped or passed, everything else passed untouched).
+ * verdicts (RoCE dropped or passed, everything else passed untouched),
+ * and RoCE packets with inconsistent headers counted as malformed.
  *
  * Packets come from tests/bpf/packets.h (independent of the dataplane).
  * The program needs no interface: a plain test run (not live frames)
@@ -155,6 +156,7 @@ static struct xl_sink_stats stats(struct sink *sk)
 		t.other += per[i].other;
 		t.trunc_bth += per[i].trunc_bth;
 		t.table_full += per[i].table_full;
+		t.malformed += per[i].malformed;
 	}
 	return t;
 }
@@ -391,6 +393,48 @@ static void truncated_bth_passes(void **state)
 	assert_int_equal(stats(skel).roce, 0);
 }
 
+/* A RoCEv2 packet whose headers disagree (a stale or half-written
+ * header): a bad IPv4 checksum, or a UDP length that is not the IP
+ * payload's, IPv4 and IPv6. Passed, counted as malformed, on no flow. */
+static void malformed_passes(void **state)
+{
+	__u8 buf[PKT_MAX];
+	struct pkt_off off;
+	struct xl_sink_flow v;
+	const struct sent *fs[2] = { &F4, &F6 };
+	size_t len;
+	int i;
+
+	(void)state;
+	/* IPv4 header checksum off by one (the TTL a hop changed without
+	 * fixing it) */
+	len = build(&F4, 7, 26 << 2 | 2, buf);
+	buf[14 + 8]--;
+	assert_int_equal(run(skel, buf, len), XDP_PASS);
+	assert_int_equal(stats(skel).malformed, 1);
+	/* UDP length one short of the IP payload's */
+	for (i = 0; i < 2; i++) {
+		struct pkt_spec s = {
+			.family = fs[i]->family, .ttl = 64, .proto = PKT_UDP,
+			.sport = fs[i]->sport, .dport = PKT_ROCEV2_PORT, .bth = 1,
+			.bth_opcode = XL_BTH_SEND_ONLY, .dest_qp = fs[i]->qp,
+			.psn = 7, .payload_len = 64,
+		};
+
+		memcpy(s.saddr, fs[i]->src, 16);
+		len = pkt_build(&s, buf, &off);
+		buf[off.l4 + 5]--;
+		assert_int_equal(run(skel, buf, len), XDP_PASS);
+		assert_int_equal(stats(skel).malformed, 2 + i);
+		assert_int_not_equal(get_flow(skel, fs[i], &v), 0);
+	}
+	assert_int_equal(stats(skel).roce, 0);
+	/* and the same packets unharmed are counted */
+	send_range(&F4, 7, 1);
+	assert_int_equal(stats(skel).roce, 1);
+	assert_int_equal(stats(skel).malformed, 3);
+}
+
 static void pass_mode(void **state)
 {
 	struct xl_sink_flow v;
@@ -448,6 +492,7 @@ int main(void)
 		cmocka_unit_test_setup(ipv6, reset),
 		cmocka_unit_test_setup(non_roce_passes, reset),
 		cmocka_unit_test_setup(truncated_bth_passes, reset),
+		cmocka_unit_test_setup(malformed_passes, reset),
 		cmocka_unit_test_setup(pass_mode, reset),
 	};
 

@@ -2,8 +2,11 @@
 # `xdpleaf gen` into `xdpleaf sink` across one veth pair between two
 # throwaway namespaces (P-tx eth0 10.9.0.1 / fd00:9::1 -- P-rx eth0
 # 10.9.0.2 / fd00:9::2): paced QPs arrive complete and in order, full speed
-# is well over 1 Mpps, the packets decode as RoCEv2 with a correct ICRC
-# (scapy, tshark), and the sink leaves nothing attached however it ends.
+# is faster than the AF_PACKET baseline measured in the same run, the
+# packets decode as RoCEv2 with a correct ICRC (scapy, tshark), gen says
+# when it cannot reach the rate it was asked for, and the sink leaves
+# nothing attached however it ends. No assertion depends on how fast this
+# machine is: rates are compared with what gen reports it sent.
 
 load helpers
 bats_require_minimum_version 1.5.0 # run --separate-stderr
@@ -96,7 +99,7 @@ rx_has_xdp() {
 	[[ -n $(ip -n "$RX" -j link show eth0 | jq -r '.[0].xdp // empty') ]]
 }
 
-@test "gen: 4 QPs at 200 Mbit/s for 1 s arrive complete, in order, at the rate" {
+@test "gen: 4 QPs at 200 Mbit/s for 1 s arrive complete, in order, never above the rate" {
 	start_sink --duration 4s
 	local g
 	g=$(gen --dst 10.9.0.2 --qps 4 --rate 200M --duration 1s --json)
@@ -107,6 +110,9 @@ rx_has_xdp() {
 	echo "$s"
 	# 200e6 bit/s / (1082 * 8) bit per frame * 1 s
 	local want=$((200000000 / (FRAME * 8)))
+	local short
+	short=$(jqv "$g" '.rate_shortfall')
+	[[ $(jqv "$g" '.asked_bps') == 800000000 ]]
 	[[ $(jqv "$s" '.qps | length') -eq 4 ]]
 	local i qp n lost reord dup first last gp
 	for i in 0 1 2 3; do
@@ -121,8 +127,11 @@ rx_has_xdp() {
 		first=$(jqv "$s" ".qps[$i].first_psn")
 		last=$(jqv "$s" ".qps[$i].last_psn")
 		gp=$(jqv "$g" ".qps[$i].packets")
-		note "QP $qp: $n packets (want $want +- 3 %), lost $lost, reordered $reord, PSN $first..$last"
-		((n * 100 >= want * 97 && n * 100 <= want * 103))
+		note "QP $qp: $n packets (rate: $want), lost $lost, reordered $reord, PSN $first..$last"
+		# pacing never exceeds the rate; and reaching it is gen's to
+		# report: either within 5 % or flagged as a shortfall
+		((n * 100 <= want * 103))
+		((n * 100 >= want * 95)) || [[ $short == true ]]
 		((lost == 0 && reord == 0 && dup == 0))
 		# consecutive PSNs: from 0, one per packet
 		((first == 0 && last == n - 1))
@@ -132,52 +141,71 @@ rx_has_xdp() {
 	done
 }
 
-@test "gen: full speed for 1 s is well over 1 Mpps (counted by the sink)" {
+@test "gen: asked for more than it can reach, it says so (stderr and --json)" {
+	start_sink --duration 4s
+	# 4 x 100 Gbit/s of 1082-byte frames is 46 Mpps: far past any
+	# software sender
+	run --separate-stderr gen --dst 10.9.0.2 --qps 4 --rate 100G --duration 300ms --json
+	wait_sink
+	[[ $status -eq 0 ]]
+	echo "$stderr"
+	[[ $stderr == *"warning: reached"*"short of the 4e+11 bit/s asked for"* ]]
+	[[ $(jqv "$output" '.rate_shortfall') == true ]]
+	[[ $(jqv "$output" '.asked_bps') == 400000000000 ]]
+	# without --rate nothing was asked: no warning
+	start_sink --duration 4s
+	run --separate-stderr gen --dst 10.9.0.2 --qps 1 --count 1000 --json
+	wait_sink
+	[[ $status -eq 0 && $stderr != *warning* ]]
+	[[ $(jqv "$output" '.asked_bps') == null ]]
+}
+
+@test "gen: live frames at full speed beat the AF_PACKET baseline of the same run (counted by the sink)" {
+	local g a s secs sent got pps apps
 	start_sink --duration 5s
-	local g
 	g=$(gen --dst 10.9.0.2 --qps 4 --duration 1s --json)
 	wait_sink
-	local s secs sent got pps
 	s=$(<"$SINK_OUT")
 	secs=$(jqv "$g" '.seconds')
 	sent=$(jqv "$g" '.packets')
 	got=$(jqv "$s" '.total.packets')
 	pps=$(jq -n "$got / $secs | floor")
+	start_sink --duration 5s
+	a=$(gen --dst 10.9.0.2 --qps 4 --duration 1s --afpacket --json)
+	wait_sink
+	apps=$(jq -n "$(jqv "$(<"$SINK_OUT")" '.total.packets') / $(jqv "$a" '.seconds') | floor")
 	note "live frames: gen sent $sent in $secs s, sink counted $got: $pps pps," \
 		"$(jq -n "$got * $FRAME * 8 / $secs / 1e9 * 10 | floor / 10") Gbit/s;" \
-		"lost $(jqv "$s" '.total.lost'), reordered $(jqv "$s" '.total.reordered')"
-	((pps > 1000000))
+		"lost $(jqv "$s" '.total.lost'), reordered $(jqv "$s" '.total.reordered');" \
+		"AF_PACKET $apps pps (x$(jq -n "$pps / $apps * 10 | floor / 10"))"
+	((apps > 0))
+	((pps > 2 * apps))
 	# the sink kept up: it saw what gen sent, in order
 	((got * 1000 >= sent * 999))
 	[[ $(jqv "$s" '.total.reordered') -eq 0 ]]
+	[[ $(jqv "$s" '.total.malformed') -eq 0 ]]
 }
 
-@test "gen: the AF_PACKET baseline also works (for comparison)" {
-	start_sink --duration 4s
-	local g
-	g=$(gen --dst 10.9.0.2 --qps 4 --duration 1s --afpacket --json)
-	wait_sink
-	note "AF_PACKET (sendmmsg, qdisc bypass): $(jqv "$g" '.pps | floor') pps"
-	[[ $(jqv "$(<"$SINK_OUT")" '.total.packets') -gt 0 ]]
-}
-
-# Capture what gen sends to RX (sink --pass lets RoCE up the stack).
-capture() { # file gen-args...
-	local pcap=$1
-	shift
-	start_sink --pass --duration 4s
-	in_ns "$RX" timeout 3 tshark -q -i eth0 -f 'udp port 4791' -w "$pcap" \
-		</dev/null >/dev/null 2>&1 3>&- &
+# Capture what gen sends to RX (sink --pass lets RoCE up the stack): tshark
+# stops after the N packets gen sends (or 20 s, so a test cannot hang).
+capture() { # file N gen-args...
+	local pcap=$1 n=$2 err=$BATS_TEST_TMPDIR/tshark.err tries=200
+	shift 2
+	start_sink --pass --duration 30s
+	in_ns "$RX" timeout 20 tshark -q -i eth0 -c "$n" -f 'udp port 4791' -w "$pcap" \
+		</dev/null >/dev/null 2>"$err" 3>&- &
 	local cap=$!
-	sleep 1.5 # tshark needs a moment before it captures
-	gen "$@" >/dev/null
+	# tshark says so once it captures
+	while ! grep -q Capturing "$err" && ((tries-- > 0)); do sleep 0.05; done
+	gen --count "$n" "$@" >/dev/null
 	wait "$cap" || true
+	kill -TERM "$SINK_PID"
 	wait_sink
 }
 
 @test "gen: IPv4 SEND_ONLY decodes as RoCEv2 (tshark, scapy) with a correct ICRC" {
 	local pcap=$BATS_TEST_TMPDIR/v4.pcap
-	capture "$pcap" --dst 10.9.0.2 --qps 2 --count 20 --dscp 26 --ecn ect0
+	capture "$pcap" 20 --dst 10.9.0.2 --qps 2 --dscp 26 --ecn ect0
 	local f
 	f=$(tshark -r "$pcap" -o ip.check_checksum:TRUE -Y infiniband -T fields \
 		-e infiniband.bth.opcode -e infiniband.bth.destqp -e infiniband.bth.psn \
@@ -202,7 +230,7 @@ capture() { # file gen-args...
 	local pcap=$BATS_TEST_TMPDIR/v6.pcap
 	# 2 QPs, 2500-byte messages of 1024-byte packets: WRITE_FIRST (with
 	# RETH), WRITE_MIDDLE, WRITE_LAST (452 bytes + pad)
-	capture "$pcap" --dst fd00:9::2 --qps 2 --count 12 --opcode write --message 2500
+	capture "$pcap" 12 --dst fd00:9::2 --qps 2 --opcode write --message 2500
 	local f
 	f=$(tshark -r "$pcap" -Y infiniband -T fields -e infiniband.bth.opcode \
 		-e infiniband.bth.destqp -e infiniband.bth.psn -e frame.len 2>/dev/null)
@@ -247,8 +275,14 @@ capture() { # file gen-args...
 	echo "$g"
 	# a 64K message is 64 packets at 1 Gbit/s: 0.55 ms, then 2 ms idle
 	msgs=$(jqv "$g" '.qps[0].messages')
-	note "nccl: QP 0x100 sent $msgs messages in 0.5 s (about 196 expected)"
-	((msgs >= 170 && msgs <= 200))
+	note "nccl: QP 0x100 sent $msgs messages in 0.5 s (at most 196: 0.5 s / 2.55 ms)"
+	# never more than the gaps allow; at least half of it, a floor any
+	# sender that keeps a 2 ms schedule at all clears
+	((msgs >= 98 && msgs <= 197))
+	# every message is 64 packets (the last may be cut by --duration)
+	local pk
+	pk=$(jqv "$g" '.qps[0].packets')
+	((pk >= msgs * 64 && pk < (msgs + 1) * 64))
 	# with --seed the PSNs start at random, still consecutive at the sink
 	[[ $(jqv "$s" '.total.lost') -eq 0 ]]
 	[[ $(jqv "$g" '.qps[0].first_psn') -eq $(jqv "$s" '.qps[0].first_psn') ]]
