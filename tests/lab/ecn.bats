@@ -1,29 +1,40 @@
 #!/usr/bin/env bats
-# Incast through an emulated 1 Gb/s port: 4 senders send ECT(0) UDP at
-# full speed to r1, whose port on leaf2 (running xdpleaf) has rate = 1G and
-# a 200 KB buffer. The phantom queue must cap what r1 receives at the line
-# rate, mark, drop past the buffer and fill its histogram; with no rate the
-# same port is unlimited.
+# Incast through an emulated port: s1..s4 each send one paced RoCEv2 QP
+# (`xdpleaf gen`, ECT(0), DSCP 26) to r1, whose port on leaf2 (running
+# xdpleaf) has rate = 200M and a 200 KB buffer: 2x oversubscribed. The
+# phantom queue must cap what r1 receives at the line rate, mark, drop past
+# the buffer and fill its histogram; with no rate the same port is
+# unlimited.
+#
+# Nothing here depends on how fast this machine is: what was offered to the
+# port is measured in the same run (leaf2's per-port queue counters with a
+# rate, the kernel's counters of leaf2's uplinks without), what was
+# delivered by r1's kernel interface counters, and only relations between
+# them are asserted: delivered <= 1.05 x rate and >= 0.9 x min(offered,
+# rate) with a rate, >= 0.95 x offered without one. The offered load is
+# 4 x 100 Mbit/s (~46 kpps of 1082-byte frames), a small fraction of what
+# gen sends, so the port is oversubscribed on any machine of this kind; the
+# test checks that it was, rather than assuming it.
 
 load helpers
 
-# Offered load: 4 x 600 Mbit/s of 1400-byte UDP payloads, DSCP 26 + ECT(0).
-OFFER=600M
-PAYLOAD=1400
-TOS=0x6a
-SECONDS_RUN=6
+RATE=200000000 # r1's line rate, bit/s
+OFFER=100M     # per sender
+WINDOW=2       # seconds of measurement, inside the traffic
+GEN_SECONDS=6  # traffic; the window starts once it is seen at r1
 
 setup_file() {
 	export LAB_SKIP
 	LAB_SKIP=$(lab_unavailable)
 	[[ -z $LAB_SKIP ]] || return 0
+	command -v tshark >/dev/null || { LAB_SKIP="tshark not installed (make deps)"; return 0; }
 	ensure_bpffs
 	export P="xlt$$e" PU="xlt$$u"
-	export L2CONF=$BATS_FILE_TMPDIR/leaf2-1g.conf
-	# scripts/leaf2.conf with r1 limited to 1 Gb/s and a 200 KB buffer.
-	sed '/^\[port r1\]/,/^role/ s/^role = downlink/role = downlink\nrate = 1G\nbuffer = 200K/' \
+	export L2CONF=$BATS_FILE_TMPDIR/leaf2-limited.conf
+	# scripts/leaf2.conf with r1 limited to RATE and a 200 KB buffer.
+	sed "/^\[port r1\]/,/^role/ s/^role = downlink/role = downlink\nrate = $RATE\nbuffer = 200K/" \
 		"$ROOT/scripts/leaf2.conf" >"$L2CONF"
-	grep -q '^rate = 1G' "$L2CONF"
+	grep -q "^rate = $RATE" "$L2CONF"
 }
 
 setup() {
@@ -31,96 +42,133 @@ setup() {
 }
 
 teardown() {
-	stop_iperf_servers
+	local pid
+	for pid in ${GEN_PIDS[@]+"${GEN_PIDS[@]}"} ${CAP_PID-}; do
+		kill "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+	done
 	"$LAB" down --prefix "$P" 3>&- || true
 	"$LAB" down --prefix "$PU" 3>&- || true
 }
 
-rx_bytes() { # namespace interface
-	ip -n "$1" -s -j link show "$2" | jq '.[0].stats64.rx.bytes'
+rx_bytes() { # namespace interface...: kernel rx byte counters, summed
+	local ns=$1 sum=0 i
+	shift
+	for i in "$@"; do
+		sum=$((sum + $(ip -n "$ns" -s -j link show "$i" | jq '.[0].stats64.rx.bytes')))
+	done
+	echo "$sum"
 }
 
 now_ns() { date +%s%N; }
 
-# Incast from s1..s4 into r1 of lab $1 for SECONDS_RUN s. Prints the rate
-# r1 received (bit/s) over the middle of the run, from its interface
-# counters, leaving out the first and last second.
-incast() {
-	local p=$1 n pids=() b0 t0 b1 t1
-	for n in 1 2 3 4; do
-		in_ns "$p-r1" iperf3 -s -D -p "520$n" -I "$BATS_FILE_TMPDIR/iperf-$p-r1-$n.pid" \
-			</dev/null >/dev/null 2>&1 3>&-
-	done
-	for n in 1 2 3 4; do
-		wait_listen "$p-r1" "520$n"
-		in_ns "$p-s$n" ping -q -c1 -W2 10.2.1.2 >/dev/null
-	done
-	# Count CE-marked packets arriving at r1 during the run (BPF filter:
-	# the ECN bits of the IPv4 TOS byte are 11).
-	in_ns "$p-r1" timeout $((SECONDS_RUN - 1)) tshark -q -i eth0 -f 'udp and ip[1] & 3 = 3' \
-		-w "$BATS_FILE_TMPDIR/ce-$p.pcap" </dev/null >/dev/null 2>&1 3>&- &
-	local cap=$!
-	for n in 1 2 3 4; do
-		in_ns "$p-s$n" iperf3 -u -c 10.2.1.2 -p "520$n" -b "$OFFER" -l "$PAYLOAD" \
-			-S "$TOS" -t "$SECONDS_RUN" >/dev/null 2>&1 3>&- &
-		pids+=($!)
-	done
-	sleep 1 # into the steady state: this is a measurement window, not a sync
-	b0=$(rx_bytes "$p-r1" eth0) t0=$(now_ns)
-	sleep $((SECONDS_RUN - 2))
-	b1=$(rx_bytes "$p-r1" eth0) t1=$(now_ns)
-	wait "${pids[@]}"
-	# bit/s = bytes * 8 / seconds, in ms so the product stays in 64 bits
-	echo $(((b1 - b0) * 8000 / ((t1 - t0) / 1000000)))
-}
-
-wait_listen() { # namespace port
-	local tries=50
-	while ((tries-- > 0)); do
-		[[ -n $(in_ns "$1" ss -Hlun "sport = :$2") ]] && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
-r1_queue() { # lab prefix -> leaf2's r1 queue JSON
+r1_queue() { # lab prefix -> leaf2's r1 queue JSON (null: unlimited)
 	in_ns "$1-leaf2" "$XDPLEAF" stats --json --instance "${1}_leaf2" |
 		jq '.ports[] | select(.name == "r1") | .queue'
 }
 
-@test "incast into a 1 Gb/s port: delivered <= line rate, marks, drops, histogram" {
+# Bytes offered to r1's port so far: every packet the phantom queue saw,
+# forwarded, marked or dropped.
+offered_bytes() { # lab prefix
+	r1_queue "$1" | jq '[.classes[].bytes] | add'
+}
+
+# Start the incast into r1 of lab $1: one paced gen per sender, in the
+# background (GEN_PIDS). Returns once r1's counters show it arriving.
+start_incast() {
+	local p=$1 n b0 tries=100
+	for n in 1 2 3 4; do
+		# gen sends to the gateway's MAC: resolve it (and r1) first
+		in_ns "$p-s$n" ping -q -c1 -W2 10.2.1.2 >/dev/null
+	done
+	b0=$(rx_bytes "$p-r1" eth0)
+	GEN_PIDS=()
+	for n in 1 2 3 4; do
+		in_ns "$p-s$n" "$XDPLEAF" gen --dev eth0 --dst 10.2.1.2 --rate "$OFFER" \
+			--duration "${GEN_SECONDS}s" --json >"$BATS_TEST_TMPDIR/gen-$n.json" \
+			2>"$BATS_TEST_TMPDIR/gen-$n.err" 3>&- &
+		GEN_PIDS+=($!)
+	done
+	# traffic is flowing once r1 has received 100 frames' worth
+	while (($(rx_bytes "$p-r1" eth0) - b0 < 100 * 1082)) && ((tries-- > 0)); do
+		sleep 0.05
+	done
+	((tries > 0)) || { echo "no traffic reached r1" >&2; return 1; }
+}
+
+# Wait for the gens and fail if one failed.
+wait_incast() {
+	local pid rc=0
+	for pid in "${GEN_PIDS[@]}"; do
+		wait "$pid" || rc=1
+	done
+	GEN_PIDS=()
+	((rc == 0)) || { cat "$BATS_TEST_TMPDIR"/gen-*.err >&2; return 1; }
+}
+
+@test "incast into a 200 Mbit/s port: delivered <= line rate and >= 0.9 x min(offered, rate); marks, drops, histogram" {
 	"$LAB" up --prefix "$P" --leaf2-config "$L2CONF" 3>&-
-	local bps q marked dropped packets buckets
-	bps=$(incast "$P")
+	# CE-marked packets arriving at r1, seen by tshark (BPF filter: the
+	# ECN bits of the IPv4 TOS byte are 11); it stops after 10
+	local pcap=$BATS_TEST_TMPDIR/ce.pcap caperr=$BATS_TEST_TMPDIR/tshark.err tries=100
+	in_ns "$P-r1" timeout 30 tshark -q -i eth0 -c 10 -f 'udp and ip[1] & 3 = 3' -w "$pcap" \
+		</dev/null >/dev/null 2>"$caperr" 3>&- &
+	CAP_PID=$!
+	while ! grep -q Capturing "$caperr" && ((tries-- > 0)); do sleep 0.05; done
+	start_incast "$P"
+	local o0 d0 t0 o1 d1 t1
+	o0=$(offered_bytes "$P") d0=$(rx_bytes "$P-r1" eth0) t0=$(now_ns)
+	sleep "$WINDOW" # the measurement window, not a synchronisation
+	o1=$(offered_bytes "$P") d1=$(rx_bytes "$P-r1" eth0) t1=$(now_ns)
+	wait_incast
+	wait "$CAP_PID" || true
+	CAP_PID=
+	# bit/s = bytes * 8 / seconds, in ms so the product stays in 64 bits
+	local ms=$(((t1 - t0) / 1000000))
+	local offered=$(((o1 - o0) * 8000 / ms)) delivered=$(((d1 - d0) * 8000 / ms))
+	local q packets marked dropped buckets
 	q=$(r1_queue "$P")
 	packets=$(jq .packets <<<"$q")
 	marked=$(jq .marked <<<"$q")
 	dropped=$(jq .dropped <<<"$q")
 	buckets=$(jq '[.hist[] | select(. > 0)] | length' <<<"$q")
-	note "incast 4 x $OFFER into r1 @ 1G/200K: delivered $((bps / 1000000)) Mbit/s," \
-		"packets $packets, marked $marked ($(jq -r '.marked * 10000 / .packets | floor / 100' <<<"$q")%)," \
-		"dropped $dropped ($(jq -r '.dropped * 10000 / .packets | floor / 100' <<<"$q")%)," \
+	note "incast 4 x $OFFER into r1 @ $((RATE / 1000000))M/200K over ${ms} ms: offered" \
+		"$((offered / 1000000)) Mbit/s, delivered $((delivered / 1000000)) Mbit/s;" \
+		"packets $packets, marked $marked, dropped $dropped," \
 		"peak $(jq .peak_bytes <<<"$q") B, histogram buckets used $buckets"
 	note "histogram (queue bytes at enqueue, log2): $(jq -c .hist <<<"$q")"
-	# Within 5 % of the line rate, and not far below it (it is saturated).
-	((bps <= 1050000000)) || { echo "delivered $bps > 1.05 Gb/s"; return 1; }
-	((bps >= 900000000)) || { echo "delivered $bps < 0.9 Gb/s: not saturated?"; return 1; }
-	((marked > 0)) || { echo "nothing marked"; return 1; }
+	# The port must be oversubscribed for the rest to mean anything.
+	((offered * 10 >= RATE * 15)) ||
+		{ echo "offered only $offered bit/s: the port was not oversubscribed" >&2; return 1; }
+	((delivered * 100 <= RATE * 105)) || { echo "delivered $delivered > 1.05 x $RATE" >&2; return 1; }
+	local floor=$((offered < RATE ? offered : RATE))
+	((delivered * 10 >= floor * 9)) || { echo "delivered $delivered < 0.9 x $floor" >&2; return 1; }
+	((marked > 0)) || { echo "nothing marked" >&2; return 1; }
 	local ce
-	ce=$(tshark -r "$BATS_FILE_TMPDIR/ce-$P.pcap" 2>/dev/null | wc -l)
-	note "r1 captured $ce CE-marked packets"
-	((ce > 0)) || { echo "no CE-marked packet reached r1"; return 1; }
-	((dropped > 0)) || { echo "nothing dropped past the buffer"; return 1; }
-	((buckets >= 3)) || { echo "histogram too empty: $q"; return 1; }
+	ce=$(tshark -r "$pcap" 2>/dev/null | wc -l)
+	note "r1 captured $ce CE-marked packets (stops at 10)"
+	((ce > 0)) || { echo "no CE-marked packet reached r1" >&2; return 1; }
+	((dropped > 0)) || { echo "nothing dropped past the buffer" >&2; return 1; }
+	((buckets >= 3)) || { echo "histogram too empty: $q" >&2; return 1; }
 	# Seen at enqueue, before the packet: never past the buffer.
-	(($(jq .peak_bytes <<<"$q") <= 204800)) || { echo "peak past the buffer: $q"; return 1; }
+	(($(jq .peak_bytes <<<"$q") <= 204800)) || { echo "peak past the buffer: $q" >&2; return 1; }
 }
 
-@test "the same incast with no rate on r1: the port is unlimited" {
+@test "the same incast with no rate on r1: the port is unlimited (delivered >= 0.95 x offered, and above the other test's rate)" {
 	"$LAB" up --prefix "$PU" --leaf2-config "$ROOT/scripts/leaf2.conf" 3>&-
-	local bps
-	bps=$(incast "$PU")
-	note "incast 4 x $OFFER into unlimited r1: delivered $((bps / 1000000)) Mbit/s"
 	[[ $(r1_queue "$PU") == null ]]
-	((bps > 1500000000)) || { echo "delivered only $bps with no rate set"; return 1; }
+	start_incast "$PU"
+	# offered to r1's port: everything leaf2 receives from the spines
+	local o0 d0 t0 o1 d1 t1
+	o0=$(rx_bytes "$PU-leaf2" u1 u2 u3 u4) d0=$(rx_bytes "$PU-r1" eth0) t0=$(now_ns)
+	sleep "$WINDOW" # the measurement window, not a synchronisation
+	o1=$(rx_bytes "$PU-leaf2" u1 u2 u3 u4) d1=$(rx_bytes "$PU-r1" eth0) t1=$(now_ns)
+	wait_incast
+	local ms=$(((t1 - t0) / 1000000))
+	local offered=$(((o1 - o0) * 8000 / ms)) delivered=$(((d1 - d0) * 8000 / ms))
+	note "incast 4 x $OFFER into unlimited r1 over ${ms} ms: offered $((offered / 1000000))" \
+		"Mbit/s, delivered $((delivered / 1000000)) Mbit/s"
+	((offered * 10 >= RATE * 15)) ||
+		{ echo "offered only $offered bit/s, not above the limited test's rate" >&2; return 1; }
+	((delivered * 100 >= offered * 95)) || { echo "delivered $delivered < 0.95 x $offered" >&2; return 1; }
 }
