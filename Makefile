@@ -13,6 +13,18 @@ LDLIBS   := -lbpf -lelf -lz -linih -ljson-c -lmnl
 BPF_CFLAGS := -target bpf -mcpu=v3 -O2 -g -Wall -Werror -D__TARGET_ARCH_$(ARCH) \
 	      -Iinclude -Ibpf -I$(BUILD)
 
+# `xdpleaf --version`: the release and the commit built from, as `git
+# describe --always --dirty` would print it ("unknown" outside a git
+# checkout, e.g. from a tarball). Not `describe --dirty` itself: it takes
+# .git/index.lock to refresh the index, which races commits made beside a
+# build; `status` with optional locks off only reads. safe.directory: a
+# root build (sudo make test) in a user's clone still reads its commit.
+XL_VERSION := 0.1.0
+XL_GIT := git -c safe.directory=$(CURDIR)
+XL_GIT_COMMIT := $(shell [ -e .git ] && c=$$($(XL_GIT) describe --always 2>/dev/null) || c=unknown; \
+	[ "$$c" = unknown ] || [ -z "$$(GIT_OPTIONAL_LOCKS=0 $(XL_GIT) status --porcelain --untracked-files=no 2>/dev/null)" ] || \
+	c=$$c-dirty; echo $$c)
+
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/%.bpf.o,$(BPF_SRCS))
 SKELS    := $(patsubst bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
@@ -28,7 +40,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))
 BPFT_SRCS := $(wildcard tests/bpf/test_*.c)
 BPFT_BINS := $(patsubst tests/bpf/%.c,$(BUILD)/tests/bpf/%,$(BPFT_SRCS))
 
-.PHONY: all deps test demo clean help bench lab lab-down
+.PHONY: all deps test demo clean help bench lab lab-down FORCE
 .SECONDARY:
 all: $(BUILD)/xdpleaf
 
@@ -59,6 +71,15 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 $(BUILD)/user/%.o: user/%.c $(USER_HDRS) $(SKELS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c $< -o $@
+
+# Rewritten only when the strings change, so that a build of the same
+# commit recompiles and relinks nothing.
+$(BUILD)/build_version.h: FORCE
+	@mkdir -p $(@D)
+	@printf '#define XL_VERSION "%s"\n#define XL_GIT_COMMIT "%s"\n' \
+		'$(XL_VERSION)' '$(XL_GIT_COMMIT)' >$@.$$$$ && \
+	if cmp -s $@.$$$$ $@; then rm $@.$$$$; else mv $@.$$$$ $@; fi
+$(BUILD)/user/version.o: $(BUILD)/build_version.h
 
 $(BUILD)/xdpleaf: $(USER_OBJS)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)

@@ -38,6 +38,7 @@
 #include "host.h"
 #include "rp.h"
 #include "cnp.h"
+#include "instance.h"
 
 #define TC_ACT_OK_ 0
 #define TC_ACT_SHOT_ 2

@@ -5,6 +5,7 @@
 #define XL_MAPS_H
 
 #include "xdpleaf.h"
+#include "instance.h"
 
 /* Configured ports by ifindex: role, MAC, counter slot, uplink next hop. */
 struct {

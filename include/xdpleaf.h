@@ -270,4 +270,17 @@ struct xl_port_stats {
 	__u64 reason[XL_REASON_MAX];
 };
 
+/* Single entry of the `instance` array, both modes: where and by what the
+ * instance was loaded. The programs never read it. Ifindexes and XDP
+ * hooks belong to one network namespace, so the xdpleaf command compares
+ * the namespace with its own before it reads them (user/netns.c). All
+ * zero: pinned by a version without the record, namespace unknown. */
+struct xl_instance {
+	__u64 netns_ino;      /* the loader's /proc/self/ns/net */
+	__u64 netns_dev;
+	char netns_name[64];  /* its name under /run/netns then, "" if none */
+	char version[32];     /* the xdpleaf that loaded it */
+	char git_commit[48];
+};
+
 #endif /* XDPLEAF_H */

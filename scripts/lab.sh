@@ -328,7 +328,8 @@ cmd_status() {
 	fi
 	if [[ ${STATE_MODE:-} == xdp ]] && ns_exists "$PREFIX-leaf1"; then
 		echo "xdpleaf on leaf1:"
-		in_ns "$PREFIX-leaf1" "$XDPLEAF" status --instance "$PREFIX"
+		# exits 3 when not loaded, which it has just said
+		in_ns "$PREFIX-leaf1" "$XDPLEAF" status --instance "$PREFIX" || true
 	fi
 	if [[ -d /sys/fs/bpf/xdpleaf/${PREFIX}_leaf2 ]]; then
 		echo "xdpleaf on leaf2:"

@@ -70,6 +70,8 @@ int xl_load_host(const struct xl_config *cfg, const char *instance)
 			strerror(errno));
 		goto out;
 	}
+	if (xl_record_instance(skel->maps.instance))
+		goto out;
 	if (attach_tcx(skel, cfg, &st))
 		goto out;
 	pinned = true;

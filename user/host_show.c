@@ -20,6 +20,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "host_show.h"
+#include "show.h"
 #include "units.h"
 #include "percpu.h"
 #include "pins.h"
@@ -372,6 +373,7 @@ int xl_host_show_status(const char *instance, bool json)
 	json_object_object_add(root, "instance", json_object_new_string(instance));
 	json_object_object_add(root, "loaded", json_object_new_boolean(1));
 	json_object_object_add(root, "mode", json_object_new_string("host"));
+	xl_status_json_about(root, instance);
 	json_object_object_add(root, "pin_dir", json_object_new_string(dir));
 	json_object_object_add(progs, "ingress", json_object_new_int64(in_id));
 	json_object_object_add(progs, "egress", json_object_new_int64(out_id));

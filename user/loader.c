@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 #include <errno.h>
-#include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +15,11 @@
 #include "leaf.skel.h"
 #include "loader.h"
 #include "netlink_watch.h"
+#include "netns.h"
 #include "pins.h"
+#include "version.h"
+#include "watcher.h"
+#include "xdp_owner.h"
 
 
 static int get_mac(const char *ifname, __u8 mac[XL_ETH_ALEN])
@@ -143,11 +145,30 @@ static int fill_routes(struct leaf *skel, const struct xl_config *cfg)
 	return 0;
 }
 
+int xl_record_instance(struct bpf_map *map)
+{
+	struct xl_instance rec = {};
+	__u32 zero = 0;
+
+	if (xl_netns_self(&rec.netns_ino, &rec.netns_dev, rec.netns_name,
+			  sizeof(rec.netns_name))) {
+		fprintf(stderr, "xdpleaf: cannot read /proc/self/ns/net: %s\n",
+			strerror(errno));
+		return -1;
+	}
+	snprintf(rec.version, sizeof(rec.version), "%s", xl_version);
+	snprintf(rec.git_commit, sizeof(rec.git_commit), "%s", xl_git_commit);
+	MAP_SET(map, &zero, &rec, "instance");
+	return 0;
+}
+
 static int fill_maps(struct leaf *skel, const struct xl_config *cfg)
 {
 	struct xl_settings s = { .malformed = cfg->malformed };
 	__u32 zero = 0;
 
+	if (xl_record_instance(skel->maps.instance))
+		return -1;
 	MAP_SET(skel->maps.settings, &zero, &s, "settings");
 	if (fill_ports(skel, cfg) || fill_groups(skel, cfg) ||
 	    fill_classes(skel, cfg) || fill_routes(skel, cfg))
@@ -164,14 +185,8 @@ static int fill_maps(struct leaf *skel, const struct xl_config *cfg)
 
 static void explain_attach_error(const struct xl_cfg_port *cp, int err)
 {
-	__u32 prog_id = 0;
-
 	if (err == EBUSY || err == EEXIST) {
-		bpf_xdp_query_id(cp->ifindex, 0, &prog_id);
-		fprintf(stderr,
-			"xdpleaf: %s: another XDP program (id %u) is already "
-			"attached; detach it first (ip link set dev %s xdp off)\n",
-			cp->ifname, prog_id, cp->ifname);
+		xl_explain_xdp_busy("xdpleaf: ", cp->ifname, cp->ifindex);
 	} else if (err == EOPNOTSUPP || err == EINVAL) {
 		fprintf(stderr,
 			"xdpleaf: %s: native XDP not supported by this driver "
@@ -330,89 +345,32 @@ out:
 	leaf__destroy(skel);
 	/* Started only after our fds are closed, so the watcher never holds
 	 * a link that unload must be able to drop. */
-	if (!err && start_watcher && xl_start_watcher(instance))
+	if (!err && start_watcher && xl_watcher_start(instance))
 		err = -1;
 	if (err && pinned)
 		xl_remove_pins(instance);
 	return err;
 }
 
-static void stop_watcher(const char *instance)
-{
-	char path[256];
-	FILE *f;
-	int pid = 0;
-
-	xl_watcher_pidfile(path, sizeof(path), instance);
-	f = fopen(path, "r");
-	if (!f)
-		return;
-	if (fscanf(f, "%d", &pid) == 1 && pid > 1 && !kill(pid, SIGTERM)) {
-		/* Return only once it is gone, so "unloaded" means no process
-		 * is left; it exits at once on SIGTERM. */
-		for (int i = 0; i < 200 && xl_process_alive(pid); i++)
-			usleep(10000);
-	}
-	fclose(f);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/%s.log", XL_RUN_DIR, instance);
-	unlink(path);
-}
-
 int xl_unload(const char *instance)
 {
+	bool loaded;
+
 	if (xl_ensure_bpffs())
 		return -1;
-	stop_watcher(instance);
-	/* Unpinning the links drops their last reference: that detaches. */
+	loaded = xl_instance_exists(instance);
+	xl_watcher_stop(instance);
+	/* Unpinning the links drops their last reference: that detaches, in
+	 * whichever network namespace the ports are. */
 	if (xl_remove_pins(instance)) {
 		fprintf(stderr, "xdpleaf: cannot remove pins of '%s': %s\n",
 			instance, strerror(errno));
 		return -1;
 	}
-	return 0;
-}
-
-int xl_start_watcher(const char *instance)
-{
-	char path[256];
-	pid_t pid;
-	FILE *f;
-
-	if (mkdir(XL_RUN_DIR, 0755) && errno != EEXIST) {
-		fprintf(stderr, "xdpleaf: cannot create %s: %s\n", XL_RUN_DIR,
-			strerror(errno));
-		return -1;
-	}
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		fprintf(stderr, "xdpleaf: fork: %s\n", strerror(errno));
-		return -1;
-	}
-	if (pid == 0) {
-		char log[256];
-		int null, out;
-
-		closefrom(3);
-		setsid();
-		snprintf(log, sizeof(log), "%s/%s.log", XL_RUN_DIR, instance);
-		null = open("/dev/null", O_RDONLY);
-		out = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
-		dup2(null, 0);
-		dup2(out >= 0 ? out : null, 1);
-		dup2(out >= 0 ? out : null, 2);
-		_exit(xl_watch(instance) ? 1 : 0);
-	}
-	xl_watcher_pidfile(path, sizeof(path), instance);
-	f = fopen(path, "w");
-	if (!f) {
-		fprintf(stderr, "xdpleaf: cannot write %s: %s\n", path,
-			strerror(errno));
-		kill(pid, SIGTERM);
-		return -1;
-	}
-	fprintf(f, "%d\n", pid);
-	fclose(f);
+	if (loaded)
+		printf("xdpleaf: instance '%s' unloaded\n", instance);
+	else
+		printf("xdpleaf: instance '%s' is not loaded; nothing to unload\n",
+		       instance);
 	return 0;
 }

@@ -29,12 +29,14 @@ void xl_attach_close(struct xl_attach_state *st);
 /* Pin every map, program (prog_NAME) and link under the instance dir. */
 int xl_pin_object(struct bpf_object *obj, const struct xl_attach_state *st,
 		  const char *instance);
+/* Write the `instance` map: this namespace and xdpleaf's version. */
+struct bpf_map;
+int xl_record_instance(struct bpf_map *map);
 /* bpffs is there and the instance is not loaded yet (else says why). */
 int xl_check_new_instance(const char *instance);
 
-/* Idempotent: 0 when the instance is gone afterwards. */
+/* Idempotent: 0 when the instance is gone afterwards, saying whether
+ * there was anything to unload. */
 int xl_unload(const char *instance);
-/* Fork the neighbour watcher into the background and record its pid. */
-int xl_start_watcher(const char *instance);
 
 #endif

@@ -11,19 +11,22 @@
 #include <bpf/libbpf.h>
 #include "config.h"
 #include "loader.h"
-#include "netlink_watch.h"
+#include "netns.h"
 #include "pins.h"
 #include "show.h"
 #include "host_show.h"
 #include "flows.h"
 #include "sim.h"
 #include "traffic.h"
+#include "version.h"
+#include "watcher.h"
 
 struct opts {
 	const char *instance;
 	const char *config;
 	bool json;
 	bool no_watch;
+	bool replace; /* watch: stop a running watcher and take over */
 	int top;      /* flows: show the N busiest, 0 = all */
 };
 
@@ -34,6 +37,10 @@ struct command {
 	const char *summary;
 	bool needs_config;
 	bool has_json;
+	/* Reads or acts on the instance's interfaces, which only its own
+	 * network namespace sees (user/netns.h): refused elsewhere. */
+	bool netns_bound;
+	const char *notes;   /* more for --help, or NULL */
 };
 
 static int need_privileges(void)
@@ -110,7 +117,7 @@ static int cmd_watch(const struct opts *o)
 	}
 	if (leaf_only(o->instance, "watch"))
 		return -1;
-	return xl_watch(o->instance);
+	return xl_watcher_run(o->instance, o->replace);
 }
 
 /* Read commands open pinned maps, which needs the same privileges. */
@@ -145,27 +152,50 @@ static int cmd_qps(const struct opts *o)
 static const struct command commands[] = {
 	{ "load", cmd_load, "--config FILE [--instance NAME] [--no-watch]",
 	  "validate FILE, attach (leaf: XDP on its ports and the netlink "
-	  "watcher; host: the DCQCN tc programs), pin state", true, false },
+	  "watcher; host: the DCQCN tc programs), pin state",
+	  .needs_config = true,
+	  .notes = "A port another program holds is refused with its holder: "
+		   "an xdpleaf instance\n(and its unload line), or another "
+		   "program and how to detach it." },
 	{ "unload", cmd_unload, "[--instance NAME]",
-	  "detach and remove everything of the instance (idempotent)", false, false },
+	  "detach and remove everything of the instance (idempotent)",
+	  .notes = "Exits 0, saying so, when there is nothing to unload. Works "
+		   "from any network\nnamespace: the pins are the same in all." },
 	{ "check", cmd_check, "--config FILE",
-	  "validate FILE (and that its interfaces exist) without loading", true, false },
+	  "validate FILE (and that its interfaces exist) without loading",
+	  .needs_config = true },
 	{ "status", cmd_status, "[--instance NAME] [--json]",
-	  "whether the instance is loaded, attached ports, watcher", false, true },
+	  "whether the instance is loaded, attached ports, watcher",
+	  .has_json = true, .netns_bound = true,
+	  .notes = "Exit status: 0 loaded, 3 not loaded, 1 error, including "
+		   "running it in another\nnetwork namespace than the one the "
+		   "instance was loaded in (it prints the\nnsenter line to "
+		   "use), 2 bad usage. --json also has this xdpleaf's version "
+		   "and\ngit_commit, and loaded_by and netns of the instance." },
 	{ "stats", cmd_stats, "[--instance NAME] [--json]",
 	  "leaf: per-port packet, byte, verdict, reason and queue counters; "
-	  "host: DCQCN counters", false, true },
+	  "host: DCQCN counters", .has_json = true },
 	{ "routes", cmd_routes, "[--instance NAME] [--json]",
-	  "the routes the dataplane forwards by", false, true },
+	  "the routes the dataplane forwards by", .has_json = true,
+	  .notes = "A route's target is a port or an uplink group, by name; "
+		   "--json adds the map's\nkey (ifindex or group_id)." },
 	{ "neigh", cmd_neigh, "[--instance NAME] [--json]",
-	  "next-hop MACs learned from the kernel's neighbour table", false, true },
+	  "next-hop MACs learned from the kernel's neighbour table",
+	  .has_json = true },
 	{ "flows", cmd_flows, "[--instance NAME] [--top N] [--json]",
-	  "flows by rate, with their uplink, flowlets and moves", false, true },
+	  "flows by rate, with their uplink, flowlets and moves",
+	  .has_json = true },
 	{ "qps", cmd_qps, "[--instance NAME] [--top N] [--json]",
 	  "host mode: DCQCN state per QP, NP (most CE first) and RP (lowest "
-	  "rate first)", false, true },
-	{ "watch", cmd_watch, "[--instance NAME]",
-	  "run the netlink watcher (neighbours, uplink links) in the foreground (load starts one)", false, false },
+	  "rate first)", .has_json = true, .netns_bound = true },
+	{ "watch", cmd_watch, "[--instance NAME] [--replace]",
+	  "run the netlink watcher (neighbours, uplink links) in the "
+	  "foreground (load starts one)", .netns_bound = true,
+	  .notes = "For a service manager, after load --no-watch. While "
+		   "another watcher of the\ninstance runs (e.g. the one load "
+		   "started), watch refuses and names its pid;\n--replace stops "
+		   "it and takes its place. Runs until the instance is unloaded."
+		   },
 };
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 
@@ -183,13 +213,19 @@ static void usage(FILE *f)
 	fprintf(f, "\n'xdpleaf COMMAND --help' for a command's options. The "
 		   "default instance is 'default'.\nRun it in the network "
 		   "namespace of the ports: nsenter --net=/run/netns/NS xdpleaf "
-		   "... (not 'ip netns exec', which hides /sys/fs/bpf).\n");
+		   "... (not 'ip netns exec', which hides /sys/fs/bpf).\nstatus, "
+		   "qps and watch run in another one refuse and print that line.\n"
+		   "Exit status: 0 done, 1 error, 2 bad usage, 3 not loaded "
+		   "(status).\n'xdpleaf --version': the version and git commit "
+		   "it was built from.\n");
 }
 
 static void command_usage(FILE *f, const struct command *c)
 {
 	fprintf(f, "usage: xdpleaf %s %s\n\n%s.\n\n", c->name, c->args,
 		c->summary);
+	if (c->notes)
+		fprintf(f, "%s\n\n", c->notes);
 	if (c->needs_config)
 		fprintf(f, "  -c, --config FILE    configuration file "
 			   "(docs/config.md)\n");
@@ -206,6 +242,9 @@ static void command_usage(FILE *f, const struct command *c)
 	if (strstr(c->args, "--no-watch"))
 		fprintf(f, "      --no-watch       do not start the neighbour "
 			   "watcher\n");
+	if (strstr(c->args, "--replace"))
+		fprintf(f, "      --replace        stop the running watcher "
+			   "(e.g. load's) and take its place\n");
 	fprintf(f, "  -h, --help           this text\n");
 }
 
@@ -217,6 +256,7 @@ static int parse_opts(const struct command *c, int argc, char **argv,
 		{ "instance", required_argument, NULL, 'i' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "no-watch", no_argument, NULL, 'W' },
+		{ "replace", no_argument, NULL, 'R' },
 		{ "top", required_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
@@ -229,6 +269,7 @@ static int parse_opts(const struct command *c, int argc, char **argv,
 		case 'i': o->instance = optarg; break;
 		case 'j': o->json = true; break;
 		case 'W': o->no_watch = true; break;
+		case 'R': o->replace = true; break;
 		case 'n': {
 			char *end;
 			long v = strtol(optarg, &end, 10);
@@ -253,6 +294,7 @@ static int parse_opts(const struct command *c, int argc, char **argv,
 	/* Options a command does not take are errors, not silently ignored. */
 	if ((o->json && !c->has_json) || (o->config && !c->needs_config) ||
 	    (o->no_watch && !strstr(c->args, "--no-watch")) ||
+	    (o->replace && !strstr(c->args, "--replace")) ||
 	    (o->top && !strstr(c->args, "--top")) ||
 	    (o->instance && !strstr(c->args, "--instance"))) {
 		fprintf(stderr, "xdpleaf %s: option not supported here\n",
@@ -285,11 +327,16 @@ static int quiet_libbpf(enum libbpf_print_level level, const char *fmt,
 int main(int argc, char **argv)
 {
 	struct opts o = {};
+	int ret;
 
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
 	    !strcmp(argv[1], "help")) {
 		usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("xdpleaf %s (git %s)\n", xl_version, xl_git_commit);
+		return 0;
 	}
 	libbpf_set_print(quiet_libbpf);
 	/* sim takes its own options per model and needs no privileges. */
@@ -304,7 +351,11 @@ int main(int argc, char **argv)
 			continue;
 		if (parse_opts(&commands[i], argc - 1, argv + 1, &o))
 			return 2;
-		return commands[i].run(&o) ? 1 : 0;
+		if (commands[i].netns_bound &&
+		    xl_netns_check(o.instance, commands[i].name, argc, argv))
+			return 1;
+		ret = commands[i].run(&o);
+		return ret == XL_EXIT_NOT_LOADED ? ret : ret ? 1 : 0;
 	}
 	fprintf(stderr, "xdpleaf: unknown command '%s'\n\n", argv[1]);
 	usage(stderr);

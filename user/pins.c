@@ -10,6 +10,7 @@
 #include <linux/magic.h>
 #include <bpf/bpf.h>
 #include "pins.h"
+#include "xdpleaf.h"
 
 bool xl_instance_name_ok(const char *name)
 {
@@ -157,24 +158,17 @@ int xl_remove_pins(const char *instance)
 	return remove_tree(path);
 }
 
-void xl_watcher_pidfile(char *buf, size_t len, const char *instance)
+bool xl_read_instance_record(const char *instance, struct xl_instance *rec)
 {
-	snprintf(buf, len, "%s/%s.pid", XL_RUN_DIR, instance);
-}
+	char path[256];
+	__u32 zero = 0;
+	int fd, err;
 
-/* A dead process can linger as a zombie until its parent reaps it; that
- * is not a running watcher. */
-bool xl_process_alive(int pid)
-{
-	char path[64], state = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	f = fopen(path, "r");
-	if (!f)
+	xl_pin_path(path, sizeof(path), instance, "instance");
+	fd = bpf_obj_get(path);
+	if (fd < 0)
 		return false;
-	if (fscanf(f, "%*d (%*[^)]) %c", &state) != 1)
-		state = 0;
-	fclose(f);
-	return state && state != 'Z' && state != 'X';
+	err = bpf_map_lookup_elem(fd, &zero, rec);
+	close(fd);
+	return !err && rec->netns_ino;
 }

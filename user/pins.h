@@ -24,8 +24,9 @@ bool xl_instance_exists(const char *instance);
 int xl_open_pinned_map(const char *instance, const char *map);
 /* Remove the instance's pin directory and everything in it. */
 int xl_remove_pins(const char *instance);
-void xl_watcher_pidfile(char *buf, size_t len, const char *instance);
-/* Running, and not a zombie waiting to be reaped. */
-bool xl_process_alive(int pid);
+/* The instance's `instance` map (where and by what it was loaded); false
+ * when not loaded, or pinned by a version without it. */
+struct xl_instance;
+bool xl_read_instance_record(const char *instance, struct xl_instance *rec);
 
 #endif

@@ -18,6 +18,8 @@
 #include "lb.h"
 #include <time.h>
 #include "show.h"
+#include "version.h"
+#include "watcher.h"
 #include "host_show.h"
 #include "xdpleaf.h"
 
@@ -261,42 +263,46 @@ int xl_show_stats(const char *instance, bool json)
 	return 0;
 }
 
-static void route_target(char *buf, size_t len, const struct xl_route *r,
-			 const struct port_list *pl)
+/* A route's target by name: the port's, or the group's as in the config
+ * (and stats); "?" for one the maps do not know. */
+static const char *route_target(const struct xl_route *r,
+				const struct port_list *pl, int groups_fd,
+				struct xl_group *g)
 {
-	if (r->kind == XL_ROUTE_GROUP) {
-		snprintf(buf, len, "group %u", r->target);
-		return;
-	}
+	if (r->kind == XL_ROUTE_GROUP)
+		return bpf_map_lookup_elem(groups_fd, &r->target, g) ? "?" : g->name;
 	for (int i = 0; i < pl->n; i++)
-		if (pl->p[i].ifindex == r->target) {
-			snprintf(buf, len, "port %s", pl->p[i].name);
-			return;
-		}
-	snprintf(buf, len, "port ifindex %u", r->target);
+		if (pl->p[i].ifindex == r->target)
+			return pl->p[i].name;
+	return "?";
 }
 
 static void add_route(json_object *arr, const char *prefix,
-		      const struct xl_route *r, const struct port_list *pl)
+		      const struct xl_route *r, const struct port_list *pl,
+		      int groups_fd)
 {
-	char target[64];
+	bool group = r->kind == XL_ROUTE_GROUP;
+	struct xl_group g;
+	const char *target = route_target(r, pl, groups_fd, &g);
 
-	route_target(target, sizeof(target), r, pl);
 	if (!arr) {
-		printf("%-44s %s\n", prefix, target);
+		printf("%-44s %s %s\n", prefix, group ? "group" : "port", target);
 		return;
 	}
 	json_object *o = json_object_new_object();
 	json_object_object_add(o, "prefix", json_object_new_string(prefix));
-	json_object_object_add(o, "kind", json_object_new_string(
-		r->kind == XL_ROUTE_GROUP ? "group" : "port"));
-	json_object_object_add(o, "target", json_object_new_string(strchr(target, ' ') + 1));
+	json_object_object_add(o, "kind", json_object_new_string(group ? "group" : "port"));
+	json_object_object_add(o, "target", json_object_new_string(target));
+	/* the map's key: group id, or the port's ifindex */
+	json_object_object_add(o, group ? "group_id" : "ifindex",
+			       json_object_new_int64(r->target));
 	json_object_array_add(arr, o);
 }
 
 /* Walk one LPM trie; family decides the key layout. */
 static int walk_routes(const char *instance, const char *map, int family,
-		       json_object *arr, const struct port_list *pl)
+		       json_object *arr, const struct port_list *pl,
+		       int groups_fd)
 {
 	int fd = xl_open_pinned_map(instance, map);
 	struct xl_lpm6_key key, next; /* large enough for both layouts */
@@ -314,7 +320,7 @@ static int walk_routes(const char *instance, const char *map, int family,
 			continue;
 		inet_ntop(family, key.addr, addr, sizeof(addr));
 		snprintf(prefix, sizeof(prefix), "%s/%u", addr, key.prefixlen);
-		add_route(arr, prefix, &r, pl);
+		add_route(arr, prefix, &r, pl, groups_fd);
 	}
 	close(fd);
 	return 0;
@@ -324,7 +330,7 @@ int xl_show_routes(const char *instance, bool json)
 {
 	json_object *arr = NULL;
 	struct port_list pl;
-	int err;
+	int err, groups_fd;
 
 	if (!xl_instance_exists(instance))
 		return not_loaded(instance);
@@ -332,12 +338,16 @@ int xl_show_routes(const char *instance, bool json)
 		return leaf_only(instance, "routes");
 	if (read_ports(instance, &pl))
 		return -1;
+	groups_fd = xl_open_pinned_map(instance, "groups");
+	if (groups_fd < 0)
+		return -1;
 	if (json)
 		arr = json_object_new_array();
 	else
 		printf("%-44s %s\n", "prefix", "target");
-	err = walk_routes(instance, "routes4", AF_INET, arr, &pl);
-	err |= walk_routes(instance, "routes6", AF_INET6, arr, &pl);
+	err = walk_routes(instance, "routes4", AF_INET, arr, &pl, groups_fd);
+	err |= walk_routes(instance, "routes6", AF_INET6, arr, &pl, groups_fd);
+	close(groups_fd);
 	if (json)
 		print_json(arr);
 	return err;
@@ -407,20 +417,25 @@ static __u32 attached_prog(__u32 ifindex)
 	return id;
 }
 
-static int watcher_pid(const char *instance)
+/* What status --json says in both modes about xdpleaf itself and, when
+ * the instance recorded it, who loaded it and where. */
+void xl_status_json_about(json_object *root, const char *instance)
 {
-	char path[256];
-	int pid = 0;
-	FILE *f;
+	struct xl_instance rec;
+	json_object *o;
 
-	xl_watcher_pidfile(path, sizeof(path), instance);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	if (fscanf(f, "%d", &pid) != 1 || pid <= 1 || !xl_process_alive(pid))
-		pid = 0;
-	fclose(f);
-	return pid;
+	json_object_object_add(root, "version", json_object_new_string(xl_version));
+	json_object_object_add(root, "git_commit", json_object_new_string(xl_git_commit));
+	if (!xl_read_instance_record(instance, &rec))
+		return;
+	o = json_object_new_object();
+	json_object_object_add(o, "version", json_object_new_string(rec.version));
+	json_object_object_add(o, "git_commit", json_object_new_string(rec.git_commit));
+	json_object_object_add(root, "loaded_by", o);
+	o = json_object_new_object();
+	json_object_object_add(o, "inode", json_object_new_uint64(rec.netns_ino));
+	json_object_object_add(o, "name", json_object_new_string(rec.netns_name));
+	json_object_object_add(root, "netns", o);
 }
 
 int xl_show_status(const char *instance, bool json)
@@ -437,11 +452,12 @@ int xl_show_status(const char *instance, bool json)
 			root = json_object_new_object();
 			json_object_object_add(root, "instance", json_object_new_string(instance));
 			json_object_object_add(root, "loaded", json_object_new_boolean(0));
+			xl_status_json_about(root, instance);
 			print_json(root);
 		} else {
 			printf("instance %s: not loaded\n", instance);
 		}
-		return 0;
+		return XL_EXIT_NOT_LOADED;
 	}
 	if (xl_instance_mode(instance) == XL_INST_HOST)
 		return xl_host_show_status(instance, json);
@@ -453,11 +469,12 @@ int xl_show_status(const char *instance, bool json)
 		bpf_obj_get_info_by_fd(prog_fd, &info, &info_len);
 		close(prog_fd);
 	}
-	pid = watcher_pid(instance);
+	pid = xl_watcher_pid(instance);
 	root = json_object_new_object();
 	ports = json_object_new_array();
 	json_object_object_add(root, "instance", json_object_new_string(instance));
 	json_object_object_add(root, "loaded", json_object_new_boolean(1));
+	xl_status_json_about(root, instance);
 	json_object_object_add(root, "pin_dir", json_object_new_string(
 		(xl_pin_path(path, sizeof(path), instance, NULL), path)));
 	json_object_object_add(root, "prog_id", json_object_new_int64(info.id));

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/* The instance's record (struct xl_instance), declared in both modes'
+ * objects so that it is created, pinned and described by BTF like their
+ * other maps. Written once by the loader; no program touches it. */
+#ifndef XL_INSTANCE_H
+#define XL_INSTANCE_H
+
+#include "xdpleaf.h"
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct xl_instance);
+} instance SEC(".maps");
+
+#endif

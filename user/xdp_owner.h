@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/* Who holds an interface's XDP hook, and how to free it. */
+#ifndef XL_XDP_OWNER_H
+#define XL_XDP_OWNER_H
+
+#include <linux/types.h>
+
+/* Print (stderr, each line prefixed with pfx) what is attached to the XDP
+ * hook of ifname/ifindex and the command that frees it: `xdpleaf unload`
+ * for an xdpleaf instance, `ip link set dev X xdp... off` for a program
+ * attached over netlink, and for someone else's BPF link, which netlink
+ * cannot detach, how to find its owner. */
+void xl_explain_xdp_busy(const char *pfx, const char *ifname, __u32 ifindex);
+
+#endif
