@@ -63,6 +63,8 @@
  * with 256 a few frames per million overflowed it. */
 #define KERNEL_MAX_BATCH 64
 #define PACING_SLACK_NS 1000000.0 /* credit a QP may catch up after a stall */
+#define DROP_CHECK_NS 100000.0 /* back_off_on_drops */
+#define BACKOFF_NS 1000000L
 /* --rate-map: every QP's published rate is re-read at least this often
  * (QPs that sent in a batch: after every batch), RP_SWEEP QPs per call. */
 #define RP_REFRESH_NS 100000.0
@@ -134,6 +136,11 @@ struct gen_state {
 	/* af_packet baseline */
 	int pkt_fd;
 	__u8 *pkt_bufs;
+	int cpu;              /* the CPU gen sends from (pin_to_this_cpu), -1 */
+	/* back_off_on_drops: the device's drop count last seen, when to look
+	 * again, how often gen stepped back */
+	__u64 drops_seen, backoffs;
+	double drop_check_at;
 	/* totals */
 	__u64 packets, bytes, runs;
 	struct timespec t0;
@@ -872,6 +879,32 @@ static int setup_afpacket(struct gen_state *g)
 
 /* ---- sending ----------------------------------------------------------- */
 
+/* Why gen stays on one CPU: every frame it redirects into a veth lands in
+ * the peer's receive ring (256 frames), and the flush schedules the
+ * peer's NAPI on the CPU gen runs on; that NAPI (and every hop after it)
+ * then runs in gen's own softirq as each kernel batch of KERNEL_MAX_BATCH
+ * ends, so the ring is drained before the next batch. If gen moves to
+ * another CPU (a busy machine makes the scheduler move it), the NAPI is
+ * still queued on the old one, waiting for that CPU's ksoftirqd, while gen
+ * keeps filling the ring from the new one: the ring overflows and frames
+ * are dropped (counted as dev_tx_dropped). Pinned, gen and the hops it
+ * feeds share one CPU and can only slow each other down. Where the user
+ * already restricted gen (taskset), the CPU it starts on is within that
+ * set. */
+static void pin_to_this_cpu(struct gen_state *g)
+{
+	cpu_set_t set;
+	int cpu = sched_getcpu();
+
+	g->cpu = cpu;
+	if (cpu < 0)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		g->cpu = -1;
+}
+
 static int run_live(struct gen_state *g, const struct xl_gen_class *c, __u32 n)
 {
 	struct xdp_md ctx_in = {
@@ -1011,6 +1044,30 @@ static int rp_account(struct gen_state *g, __u32 len, __u32 sweep)
 	return 0;
 }
 
+/* The device's peer dropped frames since gen last looked (its receive
+ * ring was full): the peer's NAPI is not keeping in step with gen, most
+ * likely because it is queued on another CPU whose ksoftirqd shares that
+ * CPU with other work (see pin_to_this_cpu), and as long as the ring
+ * never empties it stays there. Step back for BACKOFF_NS so it drains and
+ * completes; gen's next batch then schedules it on gen's CPU again. The
+ * frames already dropped stay counted (dev_tx_dropped). Looked at every
+ * DROP_CHECK_NS at most: one netlink request. */
+static void back_off_on_drops(struct gen_state *g)
+{
+	struct xl_link_info l;
+	double now = now_ns();
+	struct timespec ts = { 0, BACKOFF_NS };
+
+	if (now < g->drop_check_at || xl_link_get(g->ifindex, &l))
+		return;
+	g->drop_check_at = now + DROP_CHECK_NS;
+	if (l.tx_dropped + l.tx_errors > g->drops_seen) {
+		g->drops_seen = l.tx_dropped + l.tx_errors;
+		g->backoffs++;
+		nanosleep(&ts, NULL);
+	}
+}
+
 static int flush(struct gen_state *g)
 {
 	int err;
@@ -1021,6 +1078,8 @@ static int flush(struct gen_state *g)
 				    : run_afpacket(g, &g->cls[g->cur], g->n);
 	g->runs++;
 	g->n = 0;
+	if (!err && g->o.method == M_LIVE)
+		back_off_on_drops(g);
 	if (!err && g->rp)
 		err = rp_account(g, g->cls[g->cur].len, 0);
 	return err;
@@ -1225,6 +1284,8 @@ static void report(struct gen_state *g, double secs, const struct xl_link_info *
 		json_object_object_add(j, "pps", json_object_new_double(pps));
 		json_object_object_add(j, "bps", json_object_new_double(bps));
 		json_object_object_add(j, "runs", json_object_new_int64((int64_t)g->runs));
+		json_object_object_add(j, "cpu", json_object_new_int(g->cpu));
+		json_object_object_add(j, "backoffs", json_object_new_int64((int64_t)g->backoffs));
 		json_object_object_add(j, "dev_tx_dropped", json_object_new_int64((int64_t)tx_drop));
 		if (asked) {
 			json_object_object_add(j, "asked_bps", json_object_new_double(asked));
@@ -1300,6 +1361,7 @@ int xl_gen_main(int argc, char **argv)
 	}
 	if (resolve(&g, &l0))
 		return 1;
+	g.drops_seen = l0.tx_dropped + l0.tx_errors;
 	g.fs.tos = (__u8)(g.o.dscp << 2 | g.o.ecn);
 	g.fs.ttl = 64;
 	g.fs.reth_va = 0x00007f0000000000ULL;
@@ -1333,6 +1395,7 @@ int xl_gen_main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	prctl(PR_SET_TIMERSLACK, 1000UL); /* 1 us: pacing sleeps */
+	pin_to_this_cpu(&g);
 	if (send_loop(&g))
 		goto out;
 	clock_gettime(CLOCK_MONOTONIC, &t1);

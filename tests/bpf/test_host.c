@@ -1170,13 +1170,35 @@ static double gen_run(const char *extra, const char *pin, char *json, size_t jle
 	return json_num(json, "seconds");
 }
 
+/* The pin directory of gen_rate_map_paces_and_accounts: removed by its
+ * teardown, so a failed assertion leaves nothing in bpffs. */
+static char rate_map_dir[64];
+
+static int remove_rate_map_pins(void **state)
+{
+	const char *names[3] = { "rp_rates", "rp_flows", "host_cfg" };
+	char path[128];
+	int i;
+
+	(void)state;
+	if (!rate_map_dir[0])
+		return 0;
+	for (i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/%s", rate_map_dir, names[i]);
+		unlink(path);
+	}
+	rmdir(rate_map_dir);
+	rate_map_dir[0] = 0;
+	return 0;
+}
+
 static void gen_rate_map_paces_and_accounts(void **state)
 {
 	struct xl_host_cfg cfg = default_cfg();
 	struct xl_qp_key k = rp_key(A_PEER, 4, QP1);
 	struct xl_rp_rate r = { .rate_bps = 10000000, .updated_ns = 1 };
 	struct xl_rp_flow f;
-	char dir[64], path[128], json[8192], arg[160], cmd[4096];
+	char *dir = rate_map_dir, path[128], json[8192], arg[160], cmd[4096];
 	const char *names[3] = { "rp_rates", "rp_flows", "host_cfg" };
 	struct bpf_map *maps[3] = { E.skel->maps.rp_rates, E.skel->maps.rp_flows,
 				    E.skel->maps.host_cfg };
@@ -1197,7 +1219,7 @@ static void gen_rate_map_paces_and_accounts(void **state)
 					     &f, BPF_NOEXIST), 0);
 	assert_int_equal(bpf_map_update_elem(bpf_map__fd(E.skel->maps.rp_rates), &k,
 					     &r, BPF_NOEXIST), 0);
-	snprintf(dir, sizeof(dir), "/sys/fs/bpf/xl-test-host-%d", (int)getpid());
+	snprintf(dir, sizeof(rate_map_dir), "/sys/fs/bpf/xl-test-host-%d", (int)getpid());
 	assert_int_equal(mkdir(dir, 0700), 0);
 	for (i = 0; i < 3; i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
@@ -1232,11 +1254,6 @@ static void gen_rate_map_paces_and_accounts(void **state)
 	FMT(cmd, "%s gen --dev xl-h0 --dst 10.0.1.2 --src 10.0.0.2 "
 	    "--gw-mac 02:4c:00:00:00:01 --count 1%s >/dev/null 2>&1", E.xdpleaf, arg);
 	assert_int_not_equal(system(cmd), 0);
-	for (i = 0; i < 3; i++) {
-		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
-		unlink(path);
-	}
-	rmdir(dir);
 	drain_tap();
 }
 
@@ -1259,7 +1276,8 @@ int main(void)
 		cmocka_unit_test_setup(rp_edt_fractional_gap, test_setup),
 		cmocka_unit_test_setup(rp_egress_other_untouched, test_setup),
 		cmocka_unit_test_setup(gen_accounts_batches_to_rp, test_setup),
-		cmocka_unit_test_setup(gen_rate_map_paces_and_accounts, test_setup),
+		cmocka_unit_test_setup_teardown(gen_rate_map_paces_and_accounts, test_setup,
+						remove_rate_map_pins),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
