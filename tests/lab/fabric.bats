@@ -4,9 +4,10 @@
 
 load helpers
 
-# Throughput floor for one TCP flow; far below what either path does, it
-# only catches "traffic trickles through the slow path or retransmits".
-TCP_FLOOR_MBPS=${TCP_FLOOR_MBPS:-50}
+# No absolute throughput is asserted (it would test this machine's speed):
+# the XDP path is checked by leaf1's counters, TCP's health by its
+# retransmissions (at most TCP_MAX_RETRANS_PCT of the segments).
+TCP_MAX_RETRANS_PCT=1
 UDP_RATE=200M
 UDP_MAX_LOSS_PCT=5
 # Largest TCP payload in one frame at MTU 1500 with timestamps: a lower
@@ -58,19 +59,21 @@ port_val() {
 # leaf1's XDP path: the sender's port redirected, the uplinks transmitted at
 # least as many packets as the payload needs. Prints Mbit/s on stdout.
 tcp_via_xdp() {
-	local p=$1 n=$2 dst=$3 before after json bytes mbps pkts redir tx
+	local p=$1 n=$2 dst=$3 before after json bytes mbps pkts redir tx retrans
 	before=$(stats_json "$p")
 	json=$(in_ns "$p-s$n" timeout 30 iperf3 -c "$dst" -t 2 -J) ||
 		{ echo "iperf3 s$n -> $dst failed: $json" >&2; return 1; }
 	after=$(stats_json "$p")
 	bytes=$(jqv "$json" '.end.sum_received.bytes')
 	mbps=$(jqv "$json" '.end.sum_received.bits_per_second / 1e6 | floor')
+	retrans=$(jqv "$json" '.end.sum_sent.retransmits')
 	pkts=$((bytes / TCP_MSS))
 	redir=$(($(port_val "$after" "s$n" verdicts.redirect) - $(port_val "$before" "s$n" verdicts.redirect)))
 	tx=$(($(uplink_sum "$after" tx_packets) - $(uplink_sum "$before" tx_packets)))
-	note "XDP    TCP s$n -> $dst: $mbps Mbit/s ($pkts+ data packets; s$n redirect +$redir, uplinks tx +$tx)"
-	((mbps >= TCP_FLOOR_MBPS)) ||
-		{ echo "s$n -> $dst: $mbps Mbit/s < $TCP_FLOOR_MBPS" >&2; return 1; }
+	note "XDP    TCP s$n -> $dst: $mbps Mbit/s ($pkts+ data packets, $retrans retransmitted;" \
+		"s$n redirect +$redir, uplinks tx +$tx)"
+	((retrans * 100 <= pkts * TCP_MAX_RETRANS_PCT)) ||
+		{ echo "s$n -> $dst: $retrans of $pkts segments retransmitted" >&2; return 1; }
 	((redir >= pkts)) ||
 		{ echo "s$n redirect grew $redir < $pkts packets: not on the XDP path" >&2; return 1; }
 	((tx >= pkts)) ||
@@ -151,10 +154,13 @@ tcp_via_xdp() {
 			{ echo "iperf3 s$n failed: $json"; return 1; }
 		mbps=$(jqv "$json" '.end.sum_received.bits_per_second / 1e6 | floor')
 		note "kernel TCP s$n -> 10.2.$n.2: $mbps Mbit/s"
-		((mbps >= TCP_FLOOR_MBPS)) || { echo "s$n: $mbps Mbit/s"; return 1; }
+		((mbps > 0)) || { echo "s$n: $mbps Mbit/s"; return 1; }
 		sum=$((sum + mbps))
 		cnt=$((cnt + 1))
 	done
+	# Shown, not asserted: on veths the kernel path forwards TCP as 64 KB
+	# GRO/GSO aggregates, the XDP path frame by frame, so their ratio
+	# says more about veth offloads than about either path (here ~0.5).
 	if [[ -s $BATS_FILE_TMPDIR/tcp-xdp ]]; then
 		xdp_avg=$(awk '{s+=$1} END {printf "%d", s/NR}' "$BATS_FILE_TMPDIR/tcp-xdp")
 		note "single-flow TCP average: XDP $xdp_avg Mbit/s, kernel $((sum / cnt)) Mbit/s"

@@ -94,17 +94,18 @@ peer_send() {
 	xlp gen --dev p0 --dst 10.77.0.1 --gw-mac "$HMAC" --count 1 --afpacket "$@" >/dev/null
 }
 
-# Capture RoCEv2 on the peer's p0 into $1 until stop_capture.
+# Capture RoCEv2 on the peer's p0 into $1 until $2 packets arrived (or
+# 10 s passed): stop_capture waits for that.
 start_capture() {
-	in_ns "$NP" timeout 10 tshark -q -i p0 -f 'udp port 4791' -w "$1" \
-		</dev/null >/dev/null 2>&1 3>&- &
+	local err=$BATS_TEST_TMPDIR/tshark.err tries=200
+	in_ns "$NP" timeout 10 tshark -q -i p0 -c "$2" -f 'udp port 4791' -w "$1" \
+		</dev/null >/dev/null 2>"$err" 3>&- &
 	CAP_PID=$!
-	sleep 1.5 # tshark needs a moment before it captures
+	# tshark says so once it captures
+	while ! grep -q Capturing "$err" && ((tries-- > 0)); do sleep 0.05; done
 }
 
 stop_capture() {
-	sleep 0.5
-	kill -INT "$CAP_PID" 2>/dev/null || true
 	wait "$CAP_PID" 2>/dev/null || true
 	CAP_PID=
 }
@@ -283,7 +284,7 @@ bpftool_tcx_links() {
 	[[ -z $CAP_SKIP ]] || skip "$CAP_SKIP"
 	load_host
 	local pcap=$BATS_TEST_TMPDIR/cnp.pcap
-	start_capture "$pcap"
+	start_capture "$pcap" 1
 	peer_send --ecn ce --qp-base 0x100
 	stop_capture
 
@@ -387,9 +388,13 @@ bpftool_tcx_links() {
 	local map=/sys/fs/bpf/xdpleaf/$IP/rp_rates
 	peer_send --ecn ect0 --qp-base 0x100 --rate-map "$map"
 	peer_send --ecn ce --qp-base 0x100 --rate-map "$map"
-	sleep 0.2
 
-	local j
+	local j tries=100
+	# the CNP reaches the peer's RP in a moment
+	until [[ $(xlp stats --instance "$IP" --json | jq .counters.cnps_received) -ge 1 ]] ||
+		((tries-- == 0)); do
+		sleep 0.05
+	done
 	j=$(xlp stats --instance "$IP" --json)
 	echo "$j"
 	[[ $(jqv "$j" '.counters.cnps_received') -eq 1 ]]
