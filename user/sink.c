@@ -26,6 +26,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "percpu.h"
+#include "xdp_owner.h"
 #include "roce.h"
 #include "sink.skel.h" /* after roce.h: the map layouts */
 #include "traffic.h"
@@ -451,10 +452,10 @@ int xl_sink_main(int argc, char **argv)
 			       BPF_XDP, &lopts);
 	if (link < 0) {
 		err = errno;
-		if (err == EBUSY || err == EEXIST)
-			fprintf(stderr, PFX "%s already has an XDP program; detach it "
-				"first (ip link set dev %s xdp off, or unload its "
-				"owner)\n", o.dev, o.dev);
+		if (err == EBUSY || err == EEXIST) {
+			fprintf(stderr, PFX "%s already has an XDP program\n", o.dev);
+			xl_explain_xdp_busy(PFX, o.dev, ifindex);
+		}
 		else if (err == EOPNOTSUPP && !o.generic)
 			fprintf(stderr, PFX "%s has no native XDP; try --generic\n", o.dev);
 		else

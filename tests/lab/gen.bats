@@ -337,4 +337,7 @@ capture() { # file N gen-args...
 	start_sink
 	run --separate-stderr in_ns "$RX" "$XDPLEAF" sink --dev eth0
 	[[ $status -eq 1 && $stderr == *"already has an XDP program"* ]]
+	# and says what holds it: the first sink's BPF link, which
+	# 'ip link set ... xdp off' cannot detach
+	[[ $stderr == *"xdpleaf_sink"*"BPF link"*"cannot detach"* ]]
 }
