@@ -330,7 +330,7 @@ gens_start() { # run-dir nsenders qps avg_bps seconds
 			"$XDPLEAF" gen --dev eth0 --dst 10.2.1.2 --qps "$qps" --size "$SIZE" \
 			--rate "$peak" --pattern nccl --message "$MESSAGE" \
 			--gap "uniform:${gmin}us-${gmax}us" --duration "${secs}s" \
-			--seed "$((s * 7919))" --batch 64 --json \
+			--seed "$((s * 7919))" --json \
 			>"$dir/gen_s$s.json" 2>"$dir/gen_s$s.err" </dev/null &
 		GEN_PIDS+=($!)
 	done
@@ -514,7 +514,7 @@ run_cpu_check() { # name factor aggregate_capacity_bps caps...
 	for s in 1 2 3 4; do
 		taskset -c $(((s - 1) % NCPU)) nsenter --net="/run/netns/$P-s$s" -- \
 			"$XDPLEAF" gen --dev eth0 --dst 10.2.1.2 --qps 4 --size "$SIZE" \
-			--rate "$per" --duration 4s --batch 64 --json \
+			--rate "$per" --duration 4s --json \
 			>"$RUN/gen_s$s.json" 2>"$RUN/gen_s$s.err" </dev/null &
 		GEN_PIDS+=($!)
 	done
