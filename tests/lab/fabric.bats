@@ -4,12 +4,13 @@
 
 load helpers
 
-# No absolute throughput is asserted (it would test this machine's speed):
-# the XDP path is checked by leaf1's counters, TCP's health by its
-# retransmissions (at most TCP_MAX_RETRANS_PCT of the segments).
-TCP_MAX_RETRANS_PCT=1
+# No throughput or end-to-end loss is asserted: both depend on how fast
+# and how busy this machine is (a busy host drops on veth rings and in
+# the receiver's socket, on any path). What is asserted is leaf1's part:
+# the traffic took the XDP path (leaf1's counters), and leaf1 itself
+# dropped or aborted nothing. Throughput, retransmissions and loss are
+# printed as `#` lines.
 UDP_RATE=200M
-UDP_MAX_LOSS_PCT=5
 # Largest TCP payload in one frame at MTU 1500 with timestamps: a lower
 # bound on the packets needed for N bytes is N / 1448.
 TCP_MSS=1448
@@ -55,6 +56,15 @@ port_val() {
 	jqv "$1" ".ports[] | select(.name == \"$2\") | .$3"
 }
 
+# Leaf1 dropped and aborted nothing from port $3 between two stats JSONs.
+leaf1_dropped_nothing() { # before after port
+	local v d
+	for v in drop aborted; do
+		d=$(($(port_val "$2" "$3" "verdicts.$v") - $(port_val "$1" "$3" "verdicts.$v")))
+		((d == 0)) || { echo "leaf1 counted $d $v verdicts on $3" >&2; return 1; }
+	done
+}
+
 # Run iperf3 TCP from sender $2 to address $3 in lab $1 and check it took
 # leaf1's XDP path: the sender's port redirected, the uplinks transmitted at
 # least as many packets as the payload needs. Prints Mbit/s on stdout.
@@ -72,8 +82,7 @@ tcp_via_xdp() {
 	tx=$(($(uplink_sum "$after" tx_packets) - $(uplink_sum "$before" tx_packets)))
 	note "XDP    TCP s$n -> $dst: $mbps Mbit/s ($pkts+ data packets, $retrans retransmitted;" \
 		"s$n redirect +$redir, uplinks tx +$tx)"
-	((retrans * 100 <= pkts * TCP_MAX_RETRANS_PCT)) ||
-		{ echo "s$n -> $dst: $retrans of $pkts segments retransmitted" >&2; return 1; }
+	leaf1_dropped_nothing "$before" "$after" "s$n" || return 1
 	((redir >= pkts)) ||
 		{ echo "s$n redirect grew $redir < $pkts packets: not on the XDP path" >&2; return 1; }
 	((tx >= pkts)) ||
@@ -112,27 +121,30 @@ tcp_via_xdp() {
 	tcp_via_xdp "$P" 3 fd00:2:4::2 >/dev/null
 }
 
-@test "xdp: iperf3 UDP from every sender, < ${UDP_MAX_LOSS_PCT}% loss at $UDP_RATE" {
-	local n before after json sent lost loss redir tx got
+@test "xdp: iperf3 UDP at $UDP_RATE from every sender: every datagram crosses leaf1 on the XDP path, none dropped there" {
+	local n before after json sent lost redir tx d0 d1 sdrop
 	for n in 1 2 3 4; do
 		before=$(stats_json "$P")
+		d0=$(ip -n "$P-s$n" -s -j link show eth0 | jq '.[0].stats64.tx.dropped')
 		# -l 1400: one datagram per frame, no IP fragments.
 		json=$(in_ns "$P-s$n" timeout 30 iperf3 -c "10.2.$n.2" -u -b "$UDP_RATE" \
 			-l 1400 -t 2 -J) ||
 			{ echo "iperf3 UDP s$n failed: $json"; return 1; }
 		after=$(stats_json "$P")
+		d1=$(ip -n "$P-s$n" -s -j link show eth0 | jq '.[0].stats64.tx.dropped')
 		sent=$(jqv "$json" '.end.sum.packets')
 		lost=$(jqv "$json" '.end.sum.lost_packets')
-		loss=$(jqv "$json" '.end.sum.lost_percent | floor')
-		# Datagrams the receiver got certainly crossed leaf1.
-		got=$((sent - lost))
+		# what s's own veth could not hand to leaf1 (a full ring)
+		sdrop=$((d1 - d0))
 		redir=$(($(port_val "$after" "s$n" verdicts.redirect) - $(port_val "$before" "s$n" verdicts.redirect)))
 		tx=$(($(uplink_sum "$after" tx_packets) - $(uplink_sum "$before" tx_packets)))
-		note "XDP    UDP s$n -> r$n: $sent sent, $lost lost; s$n redirect +$redir, uplinks tx +$tx"
-		((loss < UDP_MAX_LOSS_PCT)) || { echo "s$n: ${loss}% loss"; return 1; }
-		((got > 0)) || { echo "s$n: nothing received"; return 1; }
-		((redir >= got)) || { echo "s$n redirect grew $redir < $got received"; return 1; }
-		((tx >= got)) || { echo "uplinks tx grew $tx < $got received"; return 1; }
+		note "XDP    UDP s$n -> r$n: $sent sent, $lost lost end to end; s$n's veth dropped" \
+			"$sdrop; s$n redirect +$redir, uplinks tx +$tx"
+		((sent > 0)) || { echo "s$n: nothing sent"; return 1; }
+		# every datagram that reached leaf1 was redirected to an uplink
+		((redir + sdrop >= sent)) || { echo "s$n redirect grew $redir (+$sdrop) < $sent sent"; return 1; }
+		((tx >= redir)) || { echo "uplinks tx grew $tx < $redir redirected"; return 1; }
+		leaf1_dropped_nothing "$before" "$after" "s$n"
 	done
 }
 

@@ -186,16 +186,17 @@ rx_has_xdp() {
 	[[ $(jqv "$s" '.total.malformed') -eq 0 ]]
 }
 
-# Capture what gen sends to RX (sink --pass lets RoCE up the stack): tshark
-# stops after the N packets gen sends (or 20 s, so a test cannot hang).
+# Capture what gen sends to RX (sink --pass lets RoCE up the stack):
+# dumpcap stops after the N packets gen sends (or 30 s, so a test cannot
+# hang); it starts in a moment even on a busy machine.
 capture() { # file N gen-args...
-	local pcap=$1 n=$2 err=$BATS_TEST_TMPDIR/tshark.err tries=200
+	local pcap=$1 n=$2 err=$BATS_TEST_TMPDIR/dumpcap.err tries=600
 	shift 2
-	start_sink --pass --duration 30s
-	in_ns "$RX" timeout 20 tshark -q -i eth0 -c "$n" -f 'udp port 4791' -w "$pcap" \
+	start_sink --pass --duration 60s
+	in_ns "$RX" timeout 30 dumpcap -q -i eth0 -c "$n" -f 'udp port 4791' -w "$pcap" \
 		</dev/null >/dev/null 2>"$err" 3>&- &
 	local cap=$!
-	# tshark says so once it captures
+	# dumpcap says so once it captures
 	while ! grep -q Capturing "$err" && ((tries-- > 0)); do sleep 0.05; done
 	gen --count "$n" "$@" >/dev/null
 	wait "$cap" || true

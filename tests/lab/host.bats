@@ -95,13 +95,14 @@ peer_send() {
 }
 
 # Capture RoCEv2 on the peer's p0 into $1 until $2 packets arrived (or
-# 10 s passed): stop_capture waits for that.
+# 30 s passed): stop_capture waits for that. dumpcap (tshark's capture
+# engine) starts in a moment even on a busy machine; tshark reads the file.
 start_capture() {
-	local err=$BATS_TEST_TMPDIR/tshark.err tries=200
-	in_ns "$NP" timeout 10 tshark -q -i p0 -c "$2" -f 'udp port 4791' -w "$1" \
+	local err=$BATS_TEST_TMPDIR/dumpcap.err tries=600
+	in_ns "$NP" timeout 30 dumpcap -q -i p0 -c "$2" -f 'udp port 4791' -w "$1" \
 		</dev/null >/dev/null 2>"$err" 3>&- &
 	CAP_PID=$!
-	# tshark says so once it captures
+	# dumpcap says so once it captures
 	while ! grep -q Capturing "$err" && ((tries-- > 0)); do sleep 0.05; done
 }
 
