@@ -53,6 +53,7 @@ help:
 	@echo "make lab      bring the lab up (scripts/lab.sh up; make lab-down removes it)"
 	@echo "make bench-balance  load-balancing modes vs kernel ECMP (docs/load-balancing-bench.md)"
 	@echo "make bench-dcqcn    DCQCN closed loop, off and on (docs/dcqcn.md)"
+	@echo "make bench-jct      MPI collectives' step times per fabric (docs/jct-bench.md)"
 	@echo "make clean    remove $(BUILD)/"
 
 deps:
@@ -97,6 +98,13 @@ $(BUILD)/bench/bench_%: tests/bpf/bench_%.c tests/bpf/*.h $(SKELS) $(USER_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itests/bpf $< -o $@ $(LDLIBS)
 
+# The MPI program of the job-completion-time benchmark (docs/jct-bench.md),
+# built with Open MPI's compiler wrapper (make deps installs it).
+MPICC ?= mpicc
+$(BUILD)/bench/collective: bench/jct/collective.c
+	@mkdir -p $(@D)
+	$(MPICC) -O2 -g -Wall -Wextra -Werror -std=gnu11 $< -o $@
+
 bench: all $(BUILD)/bench/bench_leaf
 	@$(BUILD)/bench/bench_leaf
 
@@ -106,7 +114,7 @@ lab: deps all
 lab-down:
 	@scripts/lab.sh down
 
-test: deps all $(UNIT_BINS) $(BPFT_BINS)
+test: deps all $(UNIT_BINS) $(BPFT_BINS) $(BUILD)/bench/collective
 	@tests/run.sh
 
 demo: deps all
@@ -120,6 +128,12 @@ bench-balance: deps all
 .PHONY: bench-dcqcn
 bench-dcqcn: deps all
 	@scripts/bench_dcqcn.sh $(BENCH_DCQCN_ARGS)
+
+# MPI collectives through each fabric (docs/jct-bench.md); options via
+# BENCH_JCT_ARGS, e.g. "--fabrics ref,kernel,flowlet --sizes 4M --steps 5"
+.PHONY: bench-jct
+bench-jct: deps all $(BUILD)/bench/collective
+	@scripts/bench_jct.sh $(BENCH_JCT_ARGS)
 
 clean:
 	rm -rf $(BUILD)

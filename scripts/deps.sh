@@ -12,6 +12,9 @@ PACKAGES=(
 	libcmocka-dev
 	# lab tests and demo (ping and sysctl are not in a minimal image)
 	iproute2 procps ethtool iperf3 bats jq iputils-ping python3-scapy tshark
+	# MPI collectives through the lab (make bench-jct, tests/lab/jct.bats):
+	# mpirun and mpicc
+	openmpi-bin libopenmpi-dev
 )
 
 missing=()
