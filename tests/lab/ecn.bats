@@ -108,14 +108,10 @@ wait_incast() {
 
 @test "incast into a 200 Mbit/s port: delivered <= line rate and >= 0.9 x min(offered, rate); marks, drops, histogram" {
 	"$LAB" up --prefix "$P" --leaf2-config "$L2CONF" 3>&-
-	# CE-marked packets arriving at r1, captured by dumpcap (BPF filter:
-	# the ECN bits of the IPv4 TOS byte are 11) and read by tshark; it
-	# stops after 10
-	local pcap=$BATS_TEST_TMPDIR/ce.pcap caperr=$BATS_TEST_TMPDIR/dumpcap.err tries=600
-	in_ns "$P-r1" timeout 60 dumpcap -q -i eth0 -c 10 -f 'udp and ip[1] & 3 = 3' -w "$pcap" \
-		</dev/null >/dev/null 2>"$caperr" 3>&- &
-	CAP_PID=$!
-	while ! grep -q Capturing "$caperr" && ((tries-- > 0)); do sleep 0.05; done
+	# CE-marked packets arriving at r1 (BPF filter: the ECN bits of the
+	# IPv4 TOS byte are 11); the capture stops after 10
+	local pcap=$BATS_TEST_TMPDIR/ce.pcap
+	start_dumpcap "$P-r1" eth0 10 'udp and ip[1] & 3 = 3' "$pcap"
 	start_incast "$P"
 	local o0 d0 t0 o1 d1 t1
 	o0=$(offered_bytes "$P") d0=$(rx_bytes "$P-r1" eth0) t0=$(now_ns)

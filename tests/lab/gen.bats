@@ -52,7 +52,11 @@ setup() {
 }
 
 teardown() {
-	# a sink a failed test left running: its own pid, nothing broader
+	# a capture or sink a failed test left running: its own pid only
+	if [[ -n ${CAP_PID-} ]]; then
+		kill "$CAP_PID" 2>/dev/null || true
+		wait "$CAP_PID" 2>/dev/null || true
+	fi
 	if [[ -n ${SINK_PID-} ]]; then
 		kill "$SINK_PID" 2>/dev/null || true
 		wait "$SINK_PID" 2>/dev/null || true
@@ -186,20 +190,16 @@ rx_has_xdp() {
 	[[ $(jqv "$s" '.total.malformed') -eq 0 ]]
 }
 
-# Capture what gen sends to RX (sink --pass lets RoCE up the stack):
-# dumpcap stops after the N packets gen sends (or 30 s, so a test cannot
-# hang); it starts in a moment even on a busy machine.
+# Capture what gen sends to RX (sink --pass lets RoCE up the stack): the
+# capture stops after the N packets gen sends.
 capture() { # file N gen-args...
-	local pcap=$1 n=$2 err=$BATS_TEST_TMPDIR/dumpcap.err tries=600
+	local pcap=$1 n=$2
 	shift 2
-	start_sink --pass --duration 60s
-	in_ns "$RX" timeout 30 dumpcap -q -i eth0 -c "$n" -f 'udp port 4791' -w "$pcap" \
-		</dev/null >/dev/null 2>"$err" 3>&- &
-	local cap=$!
-	# dumpcap says so once it captures
-	while ! grep -q Capturing "$err" && ((tries-- > 0)); do sleep 0.05; done
+	start_sink --pass --duration 90s
+	start_dumpcap "$RX" eth0 "$n" 'udp port 4791' "$pcap"
 	gen --count "$n" "$@" >/dev/null
-	wait "$cap" || true
+	wait "$CAP_PID" || true
+	CAP_PID=
 	kill -TERM "$SINK_PID"
 	wait_sink
 }

@@ -43,6 +43,20 @@ ensure_bpffs() {
 	mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf
 }
 
+# Capture on interface $2 of namespace $1 into file $5, BPF filter $4,
+# until $3 packets arrived (or 60 s passed), in the background (CAP_PID);
+# returns once dumpcap captures (it says so). dumpcap, tshark's capture
+# engine, starts in a moment even on a busy machine; read the file with
+# tshark.
+start_dumpcap() { # ns interface count filter file
+	local err=$BATS_TEST_TMPDIR/dumpcap.err tries=600
+	# nsenter execs timeout: $! is a process, not a subshell around it
+	nsenter --net="/run/netns/$1" -- timeout 60 dumpcap -q -i "$2" -c "$3" -f "$4" -w "$5" \
+		</dev/null >/dev/null 2>"$err" 3>&- &
+	CAP_PID=$!
+	while ! grep -q Capturing "$err" && ((tries-- > 0)); do sleep 0.05; done
+}
+
 # Print to the bats TAP stream so numbers show up in `make test` output.
 note() {
 	echo "# $*" >&3

@@ -95,15 +95,9 @@ peer_send() {
 }
 
 # Capture RoCEv2 on the peer's p0 into $1 until $2 packets arrived (or
-# 30 s passed): stop_capture waits for that. dumpcap (tshark's capture
-# engine) starts in a moment even on a busy machine; tshark reads the file.
+# 60 s passed): stop_capture waits for that.
 start_capture() {
-	local err=$BATS_TEST_TMPDIR/dumpcap.err tries=600
-	in_ns "$NP" timeout 30 dumpcap -q -i p0 -c "$2" -f 'udp port 4791' -w "$1" \
-		</dev/null >/dev/null 2>"$err" 3>&- &
-	CAP_PID=$!
-	# dumpcap says so once it captures
-	while ! grep -q Capturing "$err" && ((tries-- > 0)); do sleep 0.05; done
+	start_dumpcap "$NP" p0 "$2" 'udp port 4791' "$1"
 }
 
 stop_capture() {
