@@ -4,6 +4,7 @@
 #
 #   lab.sh up|down|status [--prefix P] [--mode xdp|kernel] [--config FILE]
 #                         [--leaf2-config FILE] [--uplink-rates R1,R2,R3,R4]
+#                         [--receiver-rate R]
 #
 # All namespaces are named P-<node> so parallel runs with different prefixes
 # never clash. Topology and addressing: docs/lab.md.
@@ -21,6 +22,7 @@ usage() {
 	cat >&2 <<EOF
 usage: $0 up|down|status [--prefix P] [--mode xdp|kernel] [--config FILE]
                          [--leaf2-config FILE] [--uplink-rates R1,R2,R3,R4]
+                         [--receiver-rate R]
   --prefix P     namespace prefix and xdpleaf instance name (default xl)
   --mode M       xdp: load xdpleaf in leaf1 (default); kernel: kernel ECMP only
   --config FILE  xdpleaf config for leaf1 (default scripts/leaf1.conf)
@@ -35,6 +37,12 @@ usage: $0 up|down|status [--prefix P] [--mode xdp|kernel] [--config FILE]
                  switch port would). Without it the links are unlimited.
                  Uplinks that should match must get the same rates in leaf1's
                  config (see docs/load-balancing-bench.md)
+  --receiver-rate R
+                 (up, either mode) give every receiver's link a capacity of R
+                 toward the receiver: a TBF as above on leaf2's port rN. With
+                 unlimited uplinks, the non-blocking reference of
+                 docs/jct-bench.md: what crosses the fabric to rN is limited
+                 to R, however it is spread over the uplinks
 EOF
 	exit 2
 }
@@ -230,22 +238,38 @@ parse_uplink_rates() {
 	done
 }
 
+# tbf NODE DEV BPS: the TBF of a link of BPS bit/s on DEV of P-NODE.
+tbf() {
+	local ns=$PREFIX-$1 dev=$2 bps=$3 mtu frame burst limit
+	mtu=$(ip -n "$ns" -o link show dev "$dev" |
+		sed -n 's/.* mtu \([0-9]*\) .*/\1/p')
+	frame=$((mtu + 14))
+	burst=$((bps / 8 * TBF_BURST_US / 1000000))
+	((burst >= 2 * frame)) || burst=$((2 * frame))
+	limit=$((bps / 8 * TBF_BUFFER_US / 1000000))
+	((limit >= 2 * frame)) || limit=$((2 * frame))
+	in_ns "$ns" tc qdisc replace dev "$dev" root tbf \
+		rate "${bps}bit" burst "$burst" limit "$limit"
+}
+
 shape_uplinks() {
-	local i n bps mtu frame burst limit
+	local i
 	for i in "${!HOSTS[@]}"; do
-		n=${HOSTS[i]}
-		bps=${UPLINK_BPS[i]}
-		mtu=$(ip -n "$PREFIX-sp$n" -o link show dev up |
-			sed -n 's/.* mtu \([0-9]*\) .*/\1/p')
-		frame=$((mtu + 14))
-		burst=$((bps / 8 * TBF_BURST_US / 1000000))
-		((burst >= 2 * frame)) || burst=$((2 * frame))
-		limit=$((bps / 8 * TBF_BUFFER_US / 1000000))
-		((limit >= 2 * frame)) || limit=$((2 * frame))
-		in_ns "$PREFIX-sp$n" tc qdisc replace dev up root tbf \
-			rate "${bps}bit" burst "$burst" limit "$limit"
+		tbf "sp${HOSTS[i]}" up "${UPLINK_BPS[i]}"
 	done
 	log "uplinks shaped: ${UPLINK_RATES//,/ } bit/s (TBF on spine 'up', buffer ${TBF_BUFFER_US}us)"
+}
+
+# --receiver-rate: leaf2's port toward each receiver at RECV_BPS. Not the
+# hosts' own eth0: a TBF in the sending host's stack, and one at both
+# ends, made TCP steps slower (and reordered) than the shaped fabrics
+# they are the reference of (docs/jct-bench.md).
+shape_receivers() {
+	local n
+	for n in "${HOSTS[@]}"; do
+		tbf leaf2 "r$n" "$RECV_BPS"
+	done
+	log "receiver links shaped: $RECV_RATE bit/s (TBF on leaf2's rN, buffer ${TBF_BUFFER_US}us)"
 }
 
 cmd_up() {
@@ -257,8 +281,8 @@ cmd_up() {
 	fi
 	# State first, so `down` after a failure here knows what to undo.
 	mkdir -p "$STATE_DIR"
-	printf 'MODE=%s\nCONFIG=%s\nUPLINK_RATES=%s\n' "$MODE" "$CONFIG" \
-		"$UPLINK_RATES" >"$STATE_FILE"
+	printf 'MODE=%s\nCONFIG=%s\nUPLINK_RATES=%s\nRECV_RATE=%s\n' "$MODE" \
+		"$CONFIG" "$UPLINK_RATES" "$RECV_RATE" >"$STATE_FILE"
 	STATE_MODE=$MODE
 	# A half-built fabric is useless: tear it down if anything fails
 	# (set -e exits the script, so the EXIT trap is where to catch it).
@@ -267,6 +291,7 @@ cmd_up() {
 
 	build_fabric
 	[[ -z $UPLINK_RATES ]] || shape_uplinks
+	[[ -z $RECV_RATE ]] || shape_receivers
 	if [[ $MODE == xdp ]]; then
 		ensure_bpffs
 		# stdin from /dev/null: the watcher xdpleaf leaves running
@@ -326,6 +351,13 @@ cmd_status() {
 			echo "  sp$n up: $(in_ns "$PREFIX-sp$n" tc qdisc show dev up root)"
 		done
 	fi
+	rates=$(sed -n 's/^RECV_RATE=//p' "$STATE_FILE" 2>/dev/null || true)
+	if [[ -n $rates ]] && ns_exists "$PREFIX-leaf2"; then
+		echo "receiver links shaped ($rates):"
+		for n in "${HOSTS[@]}"; do
+			echo "  leaf2 r$n: $(in_ns "$PREFIX-leaf2" tc qdisc show dev "r$n" root)"
+		done
+	fi
 	if [[ ${STATE_MODE:-} == xdp ]] && ns_exists "$PREFIX-leaf1"; then
 		echo "xdpleaf on leaf1:"
 		# exits 3 when not loaded, which it has just said
@@ -346,6 +378,7 @@ main() {
 	CONFIG=$ROOT/scripts/leaf1.conf
 	CONFIG2=
 	UPLINK_RATES=
+	RECV_RATE=
 	while [[ $# -gt 0 ]]; do
 		case $1 in
 		--prefix) PREFIX=${2:?--prefix needs a value}; shift 2 ;;
@@ -353,6 +386,7 @@ main() {
 		--config) CONFIG=${2:?--config needs a value}; shift 2 ;;
 		--leaf2-config) CONFIG2=${2:?--leaf2-config needs a value}; shift 2 ;;
 		--uplink-rates) UPLINK_RATES=${2:?--uplink-rates needs a value}; shift 2 ;;
+		--receiver-rate) RECV_RATE=${2:?--receiver-rate needs a value}; shift 2 ;;
 		*) usage ;;
 		esac
 	done
@@ -363,6 +397,10 @@ main() {
 	[[ $MODE == xdp || $MODE == kernel ]] || die "bad mode '$MODE'"
 	[[ $EUID -eq 0 ]] || die "must run as root"
 	[[ -z $UPLINK_RATES ]] || parse_uplink_rates
+	if [[ -n $RECV_RATE ]]; then
+		RECV_BPS=$(rate_bps "$RECV_RATE") ||
+			die "--receiver-rate: bad rate '$RECV_RATE' (a whole number of bit/s >= 1M, e.g. 100M, 112.5M)"
+	fi
 
 	STATE_FILE=$STATE_DIR/$PREFIX.env
 	STATE_MODE=

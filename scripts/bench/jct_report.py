@@ -1,0 +1,244 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+"""The table of scripts/bench_jct.sh, from the raw data it left in DIR.
+
+  jct_report.py DIR        prints the table, writes DIR/results.json
+
+Each cell is DIR/UPLINKS/LABEL/OP-SIZE/ with steps.json (the collective's
+output: per-step, per-rank CLOCK_MONOTONIC start and end) and counter
+snapshots before (c0.json) and after (c1.json) the mpirun: nstat of every
+host, the qdiscs of every node, xdpleaf's stats. LABEL is ref, kernel-N,
+flowlet, hash or spray. Columns: docs/jct-bench.md.
+"""
+import json
+import math
+import os
+import statistics
+import sys
+
+HOSTS = ["s1", "s2", "s3", "s4", "r1", "r2", "r3", "r4"]
+RECEIVERS = ["r1", "r2", "r3", "r4"]
+SPINES = ["sp1", "sp2", "sp3", "sp4"]
+UPLINKS = ["u1", "u2", "u3", "u4"]
+NSTAT = ["TcpExtTCPSACKReorder", "TcpExtTCPTSReorder", "TcpExtTCPRenoReorder",
+         "TcpExtTCPOFOQueue", "TcpRetransSegs", "TcpExtTCPDSACKRecv",
+         "TcpExtTCPLostRetransmit", "TcpExtTCPTimeouts", "TcpOutSegs", "TcpInSegs"]
+LABEL_ORDER = ["ref", "kernel", "flowlet", "hash", "spray"]
+
+
+def load(path, default=None):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return default
+
+
+def percentile(v, p):
+    """Nearest rank: the smallest value with at least p % of v at or below."""
+    s = sorted(v)
+    k = max(0, min(len(s) - 1, math.ceil(p / 100 * len(s)) - 1))
+    return s[k]
+
+
+def size_bytes(s):
+    m = {"K": 1 << 10, "M": 1 << 20}.get(s[-1], 1)
+    return int(s[:-1] if m > 1 else s) * m
+
+
+def nstat_delta(c0, c1, host, key):
+    a = c0["nstat"].get(host, {}).get("kernel", {})
+    b = c1["nstat"].get(host, {}).get("kernel", {})
+    return b.get(key, 0) - a.get(key, 0)
+
+
+def qdisc_drops(snap, node, kind="tbf"):
+    return sum(q.get("drops", 0) for q in snap["tc"].get(node, []) if q.get("kind") == kind)
+
+
+def map_port(snap, name):
+    for p in (snap.get("map") or {}).get("ports", []):
+        if p.get("name") == name:
+            return p
+    return None
+
+
+def map_sum(c0, c1, field):
+    t = 0
+    for u in UPLINKS:
+        a, b = map_port(c0, u), map_port(c1, u)
+        if a and b and field in a:
+            t += b[field] - a[field]
+    return t
+
+
+def cell(path):
+    steps = load(os.path.join(path, "steps.json"))
+    c0, c1 = load(os.path.join(path, "c0.json")), load(os.path.join(path, "c1.json"))
+    if not steps or not steps.get("steps") or not c0 or not c1:
+        return None
+    t = [s["time_ns"] / 1e6 for s in steps["steps"]]
+    skew = [(max(s["rank_start_ns"]) - min(s["rank_start_ns"])) / 1e6 for s in steps["steps"]]
+    r = {"steps": len(t), "step_ms": t, "p50_ms": percentile(t, 50),
+         "p99_ms": percentile(t, 99), "mean_ms": statistics.fmean(t), "max_ms": max(t),
+         "start_skew_p50_ms": percentile(skew, 50), "hosts": steps.get("hosts"),
+         "wrong_results": steps.get("wrong_results"), "library": steps.get("library")}
+    r["nstat"] = {k: {h: nstat_delta(c0, c1, h, k) for h in HOSTS} for k in NSTAT}
+    tot = {k: sum(v.values()) for k, v in r["nstat"].items()}
+    r["sack_reorder"] = tot["TcpExtTCPSACKReorder"]
+    r["reorder_all"] = (tot["TcpExtTCPSACKReorder"] + tot["TcpExtTCPTSReorder"] +
+                        tot["TcpExtTCPRenoReorder"])
+    r["ofo_receivers"] = sum(r["nstat"]["TcpExtTCPOFOQueue"][h] for h in RECEIVERS)
+    r["ofo_all"] = tot["TcpExtTCPOFOQueue"]
+    r["retrans"] = tot["TcpRetransSegs"]
+    r["out_segs"] = tot["TcpOutSegs"]
+    r["dsack"] = tot["TcpExtTCPDSACKRecv"]
+    r["timeouts"] = tot["TcpExtTCPTimeouts"]
+    r["uplink_drops"] = [qdisc_drops(c1, s) - qdisc_drops(c0, s) for s in SPINES]
+    r["host_link_drops"] = sum(qdisc_drops(c1, n) - qdisc_drops(c0, n)
+                               for n in HOSTS + ["leaf1", "leaf2"])
+    r["drops"] = sum(r["uplink_drops"]) + r["host_link_drops"]
+    if c0.get("map"):
+        r["flowlets"] = map_sum(c0, c1, "flowlets")
+        r["moves"] = map_sum(c0, c1, "moves_in")
+        r["uplink_tx_bytes"] = [map_port(c1, u)["tx_bytes"] - map_port(c0, u)["tx_bytes"]
+                                for u in UPLINKS if map_port(c0, u) and map_port(c1, u)]
+    att = os.path.join(path, "attempts")
+    if os.path.exists(att):
+        with open(att) as f:
+            r["attempts"] = int(f.read().strip() or 1)
+    busy = os.path.join(path, "busy_before")
+    if os.path.exists(busy):
+        with open(busy) as f:
+            r["cpu_busy_before_pct"] = int(f.read().strip() or 0)
+    return r
+
+
+def label_key(label):
+    base, _, n = label.partition("-")
+    return (LABEL_ORDER.index(base) if base in LABEL_ORDER else 99, int(n or 0))
+
+
+def main():
+    if len(sys.argv) != 2:
+        print(__doc__, file=sys.stderr)
+        sys.exit(2)
+    top = sys.argv[1]
+    setup = load(os.path.join(top, "setup.json"), {})
+    rows = []
+    for uset in ("equal", "unequal"):
+        d = os.path.join(top, uset)
+        if not os.path.isdir(d):
+            continue
+        for label in sorted(os.listdir(d), key=label_key):
+            meta = load(os.path.join(d, label, "meta.json"))
+            if not meta:
+                continue
+            for c in sorted(os.listdir(os.path.join(d, label))):
+                p = os.path.join(d, label, c)
+                if not os.path.isdir(p) or "-" not in c:
+                    continue
+                op, size = c.split("-", 1)
+                r = cell(p)
+                row = {"uplinks": uset, "rates": meta.get("rates"), "fabric": meta["fabric"],
+                       "label": label, "lab": meta.get("lab"), "op": op, "size": size,
+                       "bytes": size_bytes(size)}
+                if r is None:
+                    row["failed"] = True
+                else:
+                    row.update(r)
+                rows.append(row)
+
+    def find(uset, label, op, size):
+        for r in rows:
+            if (r["uplinks"], r["label"], r["op"], r["size"]) == (uset, label, op, size) \
+                    and not r.get("failed"):
+                return r
+        return None
+
+    for r in rows:
+        ref = find(r["uplinks"], "ref", r["op"], r["size"])
+        if ref and not r.get("failed"):
+            r["p50_x"] = r["p50_ms"] / ref["p50_ms"]
+            r["p99_x"] = r["p99_ms"] / ref["p99_ms"]
+
+    # kernel ECMP: one hash draw per lab; the spread over labs, and flowlet
+    # against the median of the draws
+    summary = []
+    for uset, op, size in sorted({(r["uplinks"], r["op"], r["size"]) for r in rows},
+                                 key=lambda k: (k[0], k[1], size_bytes(k[2]))):
+        ks = [r for r in rows if (r["uplinks"], r["op"], r["size"]) == (uset, op, size)
+              and r["fabric"] == "kernel" and not r.get("failed")]
+        s = {"uplinks": uset, "op": op, "size": size}
+        if ks:
+            p50s = [r["p50_ms"] for r in ks]
+            s["kernel_labs"] = len(ks)
+            s["kernel_p50_ms"] = p50s
+            s["kernel_p50_median_ms"] = statistics.median(p50s)
+        fl = find(uset, "flowlet", op, size)
+        ref = find(uset, "ref", op, size)
+        if fl:
+            s["flowlet_p50_ms"] = fl["p50_ms"]
+            s["flowlet_reorder"] = fl["reorder_all"]
+            if ks:
+                s["flowlet_le_ecmp_median"] = fl["p50_ms"] <= s["kernel_p50_median_ms"]
+        if ref:
+            s["ref_p50_ms"] = ref["p50_ms"]
+            if ks:
+                s["kernel_p50_median_x"] = s["kernel_p50_median_ms"] / ref["p50_ms"]
+        summary.append(s)
+
+    with open(os.path.join(top, "results.json"), "w") as f:
+        json.dump({"setup": setup, "rows": rows, "summary": summary}, f, indent=1)
+
+    print(f"{setup.get('mpi', 'MPI')}, 8 ranks ({setup.get('rank_hosts')}), "
+          f"{setup.get('steps')} steps after {setup.get('warmup')} warm-up; "
+          f"host TCP: {setup.get('tcp_congestion_control')}; "
+          f"ref = uplinks unlimited, receivers' links at aggregate/4")
+    hdr = (f"{'uplinks':<24} {'op':<9} {'size':>4}  {'fabric':<9} {'p50ms':>8} {'p99ms':>8} "
+           f"{'p50x':>6} {'p99x':>6} {'reord':>6} {'ofo(r)':>7} {'retx':>6} {'drops':>6}  notes")
+    print(hdr)
+    last = None
+    for r in sorted(rows, key=lambda r: (r["uplinks"], r["op"], r["bytes"], label_key(r["label"]))):
+        key = (r["uplinks"], r["op"], r["size"])
+        if last and key != last:
+            print()
+        last = key
+        up = f"{r['uplinks']} {r.get('rates', '')}"
+        if r.get("failed"):
+            print(f"{up:<24} {r['op']:<9} {r['size']:>4}  {r['label']:<9} failed")
+            continue
+        x50 = f"{r['p50_x']:.2f}" if "p50_x" in r else "-"
+        x99 = f"{r['p99_x']:.2f}" if "p99_x" in r else "-"
+        notes = []
+        if "moves" in r:
+            notes.append(f"flowlets {r['flowlets']}, moves {r['moves']}")
+        if r["timeouts"]:
+            notes.append(f"RTOs {r['timeouts']}")
+        if r.get("attempts", 1) > 1:
+            notes.append(f"attempt {r['attempts']} (the first hung)")
+        if r.get("wrong_results"):
+            notes.append(f"WRONG RESULTS {r['wrong_results']}")
+        if r.get("cpu_busy_before_pct", 0) > 20:
+            notes.append(f"CPUs {r['cpu_busy_before_pct']}% busy before")
+        print(f"{up:<24} {r['op']:<9} {r['size']:>4}  {r['label']:<9} {r['p50_ms']:>8.1f} "
+              f"{r['p99_ms']:>8.1f} {x50:>6} {x99:>6} {r['reorder_all']:>6} "
+              f"{r['ofo_receivers']:>7} {r['retrans']:>6} {r['drops']:>6}  {'; '.join(notes)}")
+    if any("kernel_labs" in s for s in summary):
+        print("\nkernel ECMP over its labs (one hash draw each) and flowlet against their median:")
+        for s in summary:
+            if "kernel_labs" not in s:
+                continue
+            line = (f"  {s['uplinks']:<8} {s['op']:<9} {s['size']:>4}: kernel p50 "
+                    f"{'/'.join(f'{v:.0f}' for v in s['kernel_p50_ms'])} ms, median "
+                    f"{s['kernel_p50_median_ms']:.0f} ms")
+            if "kernel_p50_median_x" in s:
+                line += f" = {s['kernel_p50_median_x']:.2f} x ref"
+            if "flowlet_p50_ms" in s:
+                line += (f"; flowlet {s['flowlet_p50_ms']:.0f} ms: "
+                         f"{'<=' if s['flowlet_le_ecmp_median'] else '>'} median")
+            print(line)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,41 @@
+#!/bin/sh
+# Open MPI's "remote shell" for the lab: mpirun starts its daemon (orted) on
+# a host by running `AGENT [OPTIONS] HOST COMMAND...`, as it would run ssh.
+# In the lab a host is a network namespace of this machine, so this script
+# finds the namespace and runs COMMAND there, in a shell, as sshd would:
+# `nsenter --net` (not `ip netns exec`, which also makes a new mount
+# namespace and remounts /sys). Everything the daemon starts (the MPI
+# ranks) inherits the namespace. docs/jct-bench.md.
+#
+# HOST is the host's address (what the hostfile lists: no name lookups, so
+# nothing waits for a DNS server the lab cannot reach), and the namespace
+# is the one of lab $XL_MPI_NETNS_PREFIX (namespaces PREFIX-*) that has it.
+# Every lab uses the same addresses, hence the prefix. HOST may also be a
+# namespace's name.
+#
+# Used through mpirun's `--mca plm_rsh_agent THIS_SCRIPT` (scripts/bench_jct.sh).
+set -eu
+while [ $# -gt 0 ]; do
+	case $1 in
+	-*) shift ;; # ssh options mpirun may add: nothing to do with them
+	*) break ;;
+	esac
+done
+[ $# -ge 2 ] || { echo "mpi_netns_agent: usage: $0 ADDRESS|NETNS COMMAND..." >&2; exit 2; }
+host=$1
+shift
+if [ -e "/run/netns/$host" ]; then
+	ns=$host
+else
+	prefix=${XL_MPI_NETNS_PREFIX:?mpi_netns_agent: set XL_MPI_NETNS_PREFIX to the lab prefix}
+	ns=
+	for n in $(ip netns list | awk -v p="$prefix-" 'index($1, p) == 1 { print $1 }'); do
+		if ip -n "$n" -4 -o addr show | awk '{ sub("/.*", "", $4); print $4 }' |
+			grep -qxF "$host"; then
+			ns=$n
+			break
+		fi
+	done
+	[ -n "$ns" ] || { echo "mpi_netns_agent: no namespace $prefix-* has address $host" >&2; exit 1; }
+fi
+exec nsenter --net="/run/netns/$ns" -- /bin/sh -c "$*"

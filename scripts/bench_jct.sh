@@ -1,0 +1,443 @@
+#!/usr/bin/env bash
+# Job-completion-time benchmark: steps of real MPI collectives (Open MPI,
+# one rank in each of the lab's 8 hosts) through each fabric, and one table
+# of their step times as ratios to a non-blocking reference measured in the
+# same run. docs/jct-bench.md.
+#
+#   scripts/bench_jct.sh [--fabrics LIST] [--uplinks LIST] [--ops LIST]
+#                        [--sizes LIST] [--steps N] [--warmup N]
+#                        [--ecmp-labs N] [--out DIR] [--prefix P]
+#                        [--quiet-wait N] [--cell-timeout N] [--host-tcp dc|as-is]
+#
+# Fabrics: ref (uplinks unlimited, every receiver's link shaped to the
+# aggregate uplink capacity / 4: what crosses the fabric, spread perfectly), kernel (kernel ECMP in leaf1, --ecmp-labs fresh labs
+# per uplink set), flowlet, hash, spray (xdpleaf in leaf1 with that lb_mode
+# and otherwise only each uplink's rate and overflow = mark). Every lab it
+# builds, and every process in its hosts, is removed on exit, also on
+# failure or Ctrl-C.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
+XDPLEAF=$ROOT/build/xdpleaf
+COLLECTIVE=$ROOT/build/bench/collective
+AGENT=$ROOT/scripts/bench/mpi_netns_agent.sh
+LAB=$ROOT/scripts/lab.sh
+BENCH=$ROOT/scripts/bench
+PY=/usr/bin/python3 # Debian's; the pyenv python3 on PATH may lack modules
+
+FABRICS="ref kernel flowlet hash spray"
+UPLINKS="equal unequal"
+OPS="allreduce alltoall"
+SIZES="1M 4M 16M"
+STEPS=20
+WARMUP=2
+ECMP_LABS=3
+QUIET_WAIT=60
+CELL_TIMEOUT=            # default: 60 s + 1 s per MiB per step
+HOST_TCP=dc
+OUT=
+PREFIX=xlj$$
+RATES_equal=100M,100M,100M,100M
+RATES_unequal=200M,100M,100M,50M
+# The lab's hosts in rank order: every ring neighbour is across the fabric.
+RANK_HOSTS="s1 r1 s2 r2 s3 r3 s4 r4"
+
+usage() {
+	cat >&2 <<EOF
+usage: $0 [--fabrics LIST] [--uplinks LIST] [--ops LIST] [--sizes LIST]
+          [--steps N] [--warmup N] [--ecmp-labs N] [--out DIR] [--prefix P]
+          [--quiet-wait N] [--cell-timeout N] [--host-tcp dc|as-is]
+  --fabrics LIST  of ref kernel flowlet hash spray (default: all)
+  --uplinks LIST  of equal ($RATES_equal) and unequal ($RATES_unequal)
+                  (default: both)
+  --ops LIST      of allreduce alltoall (default: both)
+  --sizes LIST    bytes per rank, K/M = 2^10/2^20 (default: 1M 4M 16M)
+  --steps N       measured steps per cell (default $STEPS), after
+  --warmup N      unmeasured ones (default $WARMUP)
+  --ecmp-labs N   fresh kernel-ECMP labs per uplink set (default $ECMP_LABS):
+                  each draws its own hash placement
+  --out DIR       raw data, results.json, table.txt
+                  (default build/bench-jct/<date>)
+  --prefix P      lab prefix stem (default xlj<pid>); labs are P<fabric><e|u>
+  --quiet-wait N  before each cell wait up to N s (default $QUIET_WAIT) until the
+                  CPUs are idle (0: do not wait)
+  --cell-timeout N  seconds one mpirun may take (default: 60 + 1 per MiB per
+                  step); one that takes longer is stopped and tried once more
+  --host-tcp P    the hosts' TCP: dc (default): reno, minimum RTO 5 ms, no
+                  slow start after idle; as-is: what the namespaces inherit
+Lists are comma or space separated.
+EOF
+	exit 2
+}
+
+while [[ $# -gt 0 ]]; do
+	case $1 in
+	--fabrics) FABRICS=${2//,/ }; shift 2 ;;
+	--uplinks) UPLINKS=${2//,/ }; shift 2 ;;
+	--ops) OPS=${2//,/ }; shift 2 ;;
+	--sizes) SIZES=${2//,/ }; shift 2 ;;
+	--steps) STEPS=$2; shift 2 ;;
+	--warmup) WARMUP=$2; shift 2 ;;
+	--ecmp-labs) ECMP_LABS=$2; shift 2 ;;
+	--out) OUT=$2; shift 2 ;;
+	--prefix) PREFIX=$2; shift 2 ;;
+	--quiet-wait) QUIET_WAIT=$2; shift 2 ;;
+	--cell-timeout) CELL_TIMEOUT=$2; shift 2 ;;
+	--host-tcp) HOST_TCP=$2; shift 2 ;;
+	*) usage ;;
+	esac
+done
+
+die() { echo "bench_jct: $*" >&2; exit 1; }
+log() { echo "bench_jct: $*" >&2; }
+
+[[ $EUID -eq 0 ]] || die "must run as root"
+for f in $FABRICS; do
+	[[ $f =~ ^(ref|kernel|flowlet|hash|spray)$ ]] || die "unknown fabric '$f'"
+done
+for u in $UPLINKS; do
+	[[ $u =~ ^(equal|unequal)$ ]] || die "unknown uplink set '$u'"
+done
+for o in $OPS; do
+	[[ $o =~ ^(allreduce|alltoall)$ ]] || die "unknown op '$o'"
+done
+for s in $SIZES; do
+	[[ $s =~ ^[1-9][0-9]*[KM]?$ ]] || die "bad size '$s' (e.g. 4M)"
+done
+[[ $STEPS =~ ^[1-9][0-9]*$ ]] || die "--steps: a positive number"
+[[ $WARMUP =~ ^[0-9]+$ ]] || die "--warmup: a whole number"
+[[ $ECMP_LABS =~ ^[1-9][0-9]*$ ]] || die "--ecmp-labs: a positive number"
+[[ $QUIET_WAIT =~ ^[0-9]+$ ]] || die "--quiet-wait: a whole number of seconds"
+[[ -z $CELL_TIMEOUT || $CELL_TIMEOUT =~ ^[1-9][0-9]*$ ]] || die "--cell-timeout: a positive number of seconds"
+[[ $HOST_TCP =~ ^(dc|as-is)$ ]] || die "--host-tcp: dc or as-is"
+[[ $PREFIX =~ ^[A-Za-z0-9_]{1,14}$ ]] || die "--prefix: letters, digits, _; at most 14"
+[[ -x $COLLECTIVE ]] || die "$COLLECTIVE not built (make build/bench/collective)"
+if [[ " $FABRICS " =~ \ (flowlet|hash|spray)\  ]]; then
+	[[ -x $XDPLEAF ]] || die "$XDPLEAF not built (run make)"
+fi
+for tool in mpirun ip tc nstat jq nsenter ping awk "$PY"; do
+	command -v "$tool" >/dev/null || die "$tool not installed (make deps)"
+done
+OUT=${OUT:-$ROOT/build/bench-jct/$(date +%Y%m%d-%H%M%S)}
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd -P)
+
+# shellcheck source=scripts/lablib.sh
+source "$ROOT/scripts/lablib.sh"
+
+# ---- cleanup: our processes by pid, our labs by prefix ------------------
+
+# The processes this script starts in a lab (mpirun, Open MPI's daemons,
+# the ranks) all live in the lab's host namespaces: `ip netns pids` lists
+# exactly those, so nothing outside the lab is ever signalled. mpirun
+# itself is also this shell's job.
+LABS=()
+kill_lab_procs() { # prefix
+	local h pids
+	for h in s1 s2 s3 s4 r1 r2 r3 r4; do
+		[[ -e /run/netns/$1-$h ]] || continue
+		pids=$(ip netns pids "$1-$h" 2>/dev/null || true)
+		# shellcheck disable=SC2086 # one pid per word
+		[[ -z $pids ]] || kill -KILL $pids 2>/dev/null || true
+	done
+}
+lab_down() { # prefix
+	kill_lab_procs "$1"
+	"$LAB" down --prefix "$1" >/dev/null 2>&1 || log "warning: lab $1: down failed"
+}
+cleanup() {
+	local pid p
+	for pid in $(jobs -p); do
+		kill "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+	done
+	for p in "${LABS[@]}"; do
+		lab_down "$p"
+	done
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# ---- numbers -----------------------------------------------------------
+
+bps_of() { # 100M -> 100000000
+	awk -v v="$1" 'BEGIN { m = 1; s = substr(v, length(v))
+		if (s == "K") m = 1e3; else if (s == "M") m = 1e6; else if (s == "G") m = 1e9
+		if (m > 1) v = substr(v, 1, length(v) - 1)
+		printf "%.0f\n", v * m }'
+}
+
+# Sum of a comma-separated rate list, in bit/s.
+sum_bps() {
+	local IFS=, r t=0
+	for r in $1; do t=$((t + $(bps_of "$r"))); done
+	echo "$t"
+}
+
+# ---- the lab -----------------------------------------------------------
+
+# leaf1's configuration: scripts/leaf1.conf with lb_mode, and each uplink's
+# capacity as its rate with overflow = mark (its phantom queue marks, never
+# drops: only the real link, the TBF, drops). Nothing else: the defaults.
+make_config() { # mode rates(comma) > file
+	awk -v mode="$1" -v rates="$2" '
+		BEGIN { split(rates, R, ",") }
+		/^\[port u[1-4]\]/ { print; n = substr($2, 2, 1)
+			print "rate = " R[n]; print "overflow = mark"; next }
+		/^lb_mode = / { print "lb_mode = " mode; next }
+		{ print }' "$ROOT/scripts/leaf1.conf"
+}
+
+# Bring a lab up; sets P (its prefix) and FABRIC.
+lab_up() { # fabric uplink-set tag
+	local fabric=$1 set=$2 tag=$3 rates args conf
+	rates=RATES_$set
+	rates=${!rates}
+	P=$PREFIX$tag${set:0:1}
+	FABRIC=$fabric
+	case $fabric in
+	ref)
+		args=(--mode kernel --receiver-rate "$(($(sum_bps "$rates") / 4))")
+		;;
+	kernel)
+		args=(--mode kernel --uplink-rates "$rates")
+		;;
+	*)
+		conf=$OUT/leaf1-$fabric-$set.conf
+		make_config "$fabric" "$rates" >"$conf"
+		args=(--mode xdp --config "$conf" --uplink-rates "$rates")
+		;;
+	esac
+	lab_down "$P"
+	LABS+=("$P")
+	"$LAB" up --prefix "$P" "${args[@]}" 2>&1 | sed 's/^/  /' >&2
+	[[ -e /run/netns/$P-leaf1 ]] || die "lab $P did not come up"
+	host_tcp
+	warm_up
+}
+
+# The hosts' TCP (--host-tcp dc), as datacenter hosts run it and close to
+# bench_balance's TCP steps (docs/load-balancing-bench.md): a loss-based
+# congestion control instead of this VM's default BBR (which namespaces
+# inherit, and which keeps pushing into a full 2 ms buffer); reno, since
+# a namespace may only pick an algorithm of tcp_allowed_congestion_control
+# (here reno bbr) and, at these sub-3-ms RTTs, cubic runs in its
+# reno-friendly region anyway; a minimum RTO of 5 ms, not 200 ms (with
+# 200 ms one tail drop decides a step); the window kept between steps, as
+# the library keeps its connections warm. ECN as Linux has it: kernel
+# ECMP cannot mark.
+host_tcp() {
+	local h
+	[[ $HOST_TCP == dc ]] || return 0
+	for h in s1 s2 s3 s4 r1 r2 r3 r4; do
+		in_ns "$P-$h" sysctl -qw net.ipv4.tcp_congestion_control=reno \
+			net.ipv4.tcp_rto_min_us=5000 net.ipv4.tcp_slow_start_after_idle=0
+	done
+}
+
+# Every host must reach every other host's eth0 (the ranks connect to each
+# other directly): one ping each way resolves every neighbour before the
+# first step, and proves the paths.
+HOST_ADDRS=(s1:10.1.1.2 s2:10.1.2.2 s3:10.1.3.2 s4:10.1.4.2
+	r1:10.2.1.2 r2:10.2.2.2 r3:10.2.3.2 r4:10.2.4.2)
+warm_up() {
+	local a b unreached=()
+	for a in "${HOST_ADDRS[@]}"; do
+		for b in "${HOST_ADDRS[@]}"; do
+			[[ $a == "$b" ]] && continue
+			in_ns "$P-${a%%:*}" ping -q -c1 -W2 "${b#*:}" >/dev/null ||
+				unreached+=("${a%%:*}->${b%%:*}")
+		done
+	done
+	((${#unreached[@]} == 0)) || die "lab $P: no ping ${unreached[*]}"
+	[[ $FABRIC =~ ^(ref|kernel)$ ]] && return 0
+	wait_neigh_listed "$P-leaf1" "$P" 10.254.{1..4}.2 10.1.{1..4}.2 ||
+		log "warning: xdpleaf in $P did not learn every neighbour"
+}
+
+# ---- measuring ---------------------------------------------------------
+
+# Every counter the report reads, as one JSON object: nstat (absolute, no
+# history file: -a -s) in every host, every qdisc's counters in the hosts,
+# spines and leaves, xdpleaf's stats in xdp fabrics.
+counters() { # file
+	local h sep
+	{
+		printf '{"t": %s,\n"nstat": {' "$(date +%s.%N)"
+		sep=
+		for h in s1 s2 s3 s4 r1 r2 r3 r4; do
+			printf '%s"%s": ' "$sep" "$h"
+			in_ns "$P-$h" nstat -asz -j
+			sep=,
+		done
+		printf '},\n"tc": {'
+		sep=
+		for h in s1 s2 s3 s4 r1 r2 r3 r4 sp1 sp2 sp3 sp4 leaf1 leaf2; do
+			printf '%s"%s": ' "$sep" "$h"
+			in_ns "$P-$h" tc -s -j qdisc show
+			sep=,
+		done
+		printf '},\n"map": '
+		if [[ $FABRIC =~ ^(ref|kernel)$ ]]; then
+			printf 'null'
+		else
+			in_ns "$P-leaf1" "$XDPLEAF" stats --json --instance "$P"
+		fi
+		printf '}\n'
+	} >"$1"
+}
+
+# CPU busy % over the next half second, all CPUs.
+cpu_busy_now() {
+	local a b
+	a=$(grep '^cpu ' /proc/stat)
+	sleep 0.5
+	b=$(grep '^cpu ' /proc/stat)
+	echo "$a $b" | awk '{ for (i = 2; i <= 11; i++) t += $(i + 11) - $i
+		printf "%.0f\n", t ? 100 * (1 - ($16 - $5 + $17 - $6) / t) : 0 }'
+}
+
+# Wait until nothing else keeps the CPUs busy (the lab is idle between
+# cells): 8 ranks, the shaped links' timers and the forwarding all share
+# this machine's CPUs, and other work there slows them all.
+quiet_gate() { # cell-dir
+	local busy waited=0
+	while :; do
+		busy=$(cpu_busy_now)
+		if ((busy <= 20 || waited >= QUIET_WAIT * 2)); then
+			break
+		fi
+		((waited == 0)) && log "  CPUs ${busy}% busy with other work: waiting up to ${QUIET_WAIT} s"
+		waited=$((waited + 1))
+	done
+	echo "$busy" >"$1/busy_before"
+	((busy <= 20)) || log "  warning: starting with the CPUs ${busy}% busy with other work"
+}
+
+# Open MPI, one rank per lab host. mpirun runs in s1's namespace (its
+# daemons must reach it over the fabric) and starts s1's rank itself; for
+# every other host it starts a daemon through the agent script, which
+# enters the namespace that has the host's address (the hostfile lists
+# addresses: names would be looked up in a DNS the lab cannot reach, and
+# each lookup waits for its timeout). docs/jct-bench.md explains each
+# parameter.
+write_hostfile() { # file
+	local h a
+	for h in $RANK_HOSTS; do
+		for a in "${HOST_ADDRS[@]}"; do
+			[[ ${a%%:*} == "$h" ]] && echo "${a#*:} slots=1"
+		done
+	done >"$1"
+}
+
+MPI_PARAMS=(
+	--mca plm_rsh_agent "$AGENT" --mca plm_rsh_no_tree_spawn 1
+	--mca oob_tcp_if_include eth0 --mca oob_tcp_disable_ipv6_family 1
+	--mca btl "tcp,self" --mca btl_tcp_if_include eth0 --mca btl_tcp_disable_family 6
+	--mca mpi_yield_when_idle 1
+	--mca coll_tuned_use_dynamic_rules 1
+	--mca coll_tuned_allreduce_algorithm 4 # ring
+	--mca coll_tuned_alltoall_algorithm 2  # pairwise
+)
+
+# One mpirun of STEPS + WARMUP steps, watched: past its time limit every
+# host's TCP sockets are saved (hang-ss.txt) and the job is stopped.
+mpi_once() { # op size dir limit-seconds
+	local op=$1 size=$2 dir=$3 limit=$4 pid t0 h rc=0
+	XL_MPI_NETNS_PREFIX=$P nsenter --net="/run/netns/$P-s1" -- \
+		mpirun --allow-run-as-root -np 8 --hostfile "$dir/hostfile" \
+		--map-by node --bind-to none "${MPI_PARAMS[@]}" \
+		"$COLLECTIVE" --op "$op" --bytes "$size" --steps "$STEPS" --warmup "$WARMUP" \
+		>"$dir/steps.json" 2>"$dir/mpirun.err" </dev/null &
+	pid=$! # nsenter execs mpirun: this is mpirun
+	t0=$(date +%s%N)
+	while kill -0 "$pid" 2>/dev/null; do
+		if (($(date +%s%N) - t0 > limit * 1000000000)); then
+			for h in s1 s2 s3 s4 r1 r2 r3 r4; do
+				echo "== $h"
+				in_ns "$P-$h" ss -tinp
+			done >"$dir/hang-ss.txt" 2>&1
+			log "  $op $size: mpirun still running after $limit s: stopped (sockets in hang-ss.txt)"
+			kill -TERM "$pid" 2>/dev/null || true
+			sleep 2
+			kill_lab_procs "$P"
+			break
+		fi
+		sleep 0.2
+	done
+	wait "$pid" || rc=$?
+	echo $((($(date +%s%N) - t0) / 1000000)) >"$dir/mpirun_ms"
+	((rc == 0)) && jq -e '.steps | length > 0' "$dir/steps.json" >/dev/null 2>&1
+}
+
+run_cell() { # op size
+	local op=$1 size=$2 dir limit mib try
+	dir=$RUN/$op-$size
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	mib=$(($(numfmt --from=iec "$size") >> 20))
+	limit=${CELL_TIMEOUT:-$((60 + (STEPS + WARMUP) * (mib > 0 ? mib : 1)))}
+	write_hostfile "$dir/hostfile"
+	for try in 1 2; do
+		quiet_gate "$dir"
+		counters "$dir/c0.json"
+		if mpi_once "$op" "$size" "$dir" "$limit"; then
+			counters "$dir/c1.json"
+			echo "$try" >"$dir/attempts"
+			printf '  %s %s: p50 %s ms\n' "$op" "$size" "$(jq '[.steps[].time_ns] | sort |
+				.[(length - 1) / 2 | floor] / 1e6 | . * 10 | round / 10' "$dir/steps.json")" >&2
+			return 0
+		fi
+		kill_lab_procs "$P"
+		log "  $op $size failed (attempt $try): $(tail -3 "$dir/mpirun.err")"
+		[[ -e $dir/hang-ss.txt ]] && mv "$dir/hang-ss.txt" "$dir/hang-ss-$try.txt"
+		cp "$dir/mpirun.err" "$dir/mpirun-$try.err" 2>/dev/null || true
+	done
+	return 1
+}
+
+run_lab() { # fabric set tag label
+	local op size bad=0
+	log "$4, uplinks $2 ($(eval echo "\$RATES_$2"))"
+	lab_up "$1" "$2" "$3"
+	RUN=$OUT/$2/$4
+	mkdir -p "$RUN"
+	printf '{"fabric": "%s", "uplinks": "%s", "label": "%s", "lab": "%s", "rates": "%s"}\n' \
+		"$1" "$2" "$4" "$P" "$(eval echo "\$RATES_$2")" >"$RUN/meta.json"
+	for op in $OPS; do
+		for size in $SIZES; do
+			run_cell "$op" "$size" || bad=1
+		done
+	done
+	lab_down "$P"
+	return "$bad"
+}
+
+# ---- the run -----------------------------------------------------------
+
+T_START=$(date +%s)
+log "results in $OUT"
+cc=$(sysctl -n net.ipv4.tcp_congestion_control)
+[[ $HOST_TCP == as-is ]] || cc="reno, rto_min 5 ms, no slow start after idle"
+printf '{"fabrics": "%s", "uplinks": "%s", "ops": "%s", "sizes": "%s", "steps": %s, "warmup": %s, "ecmp_labs": %s, "rates_equal": "%s", "rates_unequal": "%s", "rank_hosts": "%s", "tcp_congestion_control": "%s", "mpi": "%s", "mpi_params": "%s", "cpus": %s}\n' \
+	"$FABRICS" "$UPLINKS" "$OPS" "$SIZES" "$STEPS" "$WARMUP" "$ECMP_LABS" \
+	"$RATES_equal" "$RATES_unequal" "$RANK_HOSTS" "$cc" \
+	"$(mpirun --version 2>/dev/null | head -1)" "${MPI_PARAMS[*]}" "$(nproc)" >"$OUT/setup.json"
+
+FAILED=0
+for set in $UPLINKS; do
+	for fabric in $FABRICS; do
+		case $fabric in
+		ref) run_lab ref "$set" n ref || FAILED=1 ;;
+		kernel)
+			for ((i = 1; i <= ECMP_LABS; i++)); do
+				run_lab kernel "$set" "k$i" "kernel-$i" || FAILED=1
+			done
+			;;
+		*) run_lab "$fabric" "$set" "${fabric:0:1}" "$fabric" || FAILED=1 ;;
+		esac
+	done
+done
+log "measured in $(($(date +%s) - T_START)) s"
+"$PY" "$BENCH/jct_report.py" "$OUT" | tee "$OUT/table.txt"
+((FAILED == 0)) || die "some cells failed (see mpirun.err under $OUT)"

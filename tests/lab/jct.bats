@@ -1,0 +1,134 @@
+#!/usr/bin/env bats
+# Job completion time of a real collective: scripts/bench_jct.sh runs a
+# short Open MPI ring all-reduce (8 ranks, one in each lab host, 4 MiB per
+# rank, JCT_STEPS steps after 2 warm-up steps) through kernel ECMP and
+# through xdpleaf's flowlet mode (leaf1.conf with only each uplink's rate
+# and overflow = mark: the shipped defaults), over four equal uplinks of
+# 100 Mbit/s. Flowlet's median step must not be slower than ECMP's by more
+# than the margin, and flowlet's moves must reorder nothing: its TCP
+# senders (nstat in every host) may count no more reordering than kernel
+# ECMP's in the same run. ECMP never moves a flow, so what it counts is
+# the lab's own floor: with tail drops in the 2 ms TBF buffers, a SACK
+# block reported late looks like reordering to Linux (0-6 such events per
+# run measured). docs/jct-bench.md.
+#
+# Margin: ECMP puts the ring's four cross-fabric flows on four different
+# uplinks in only 4!/4^4 = 9 % of its hash draws; otherwise two share an
+# uplink and the ring runs at half rate (~2 x). 1.15 covers the noise of
+# this 2-core VM (p50 of the same fabric moves by up to ~10 % from run to
+# run) when ECMP's draw was the lucky one. About 1.5 min.
+
+load helpers
+
+JCT_STEPS=${JCT_STEPS:-8}
+MARGIN=1.15
+
+setup_file() {
+	export LAB_SKIP
+	LAB_SKIP=$(lab_unavailable)
+	[[ -z $LAB_SKIP ]] || return 0
+	if ! command -v mpirun >/dev/null; then
+		LAB_SKIP="mpirun not installed (make deps)"
+		return 0
+	fi
+	if [[ ! -x $ROOT/build/bench/collective ]]; then
+		LAB_SKIP="build/bench/collective not built (make build/bench/collective)"
+		return 0
+	fi
+	if [[ ! -x /usr/bin/python3 ]]; then
+		LAB_SKIP="/usr/bin/python3 missing"
+		return 0
+	fi
+	export JP="xlt$$j" OUT=$BATS_FILE_TMPDIR/bench
+	# fd 3 closed: the daemons the lab starts must not hold bats' pipe
+	"$ROOT/scripts/bench_jct.sh" --fabrics kernel,flowlet --uplinks equal \
+		--ops allreduce --sizes 4M --steps "$JCT_STEPS" --warmup 2 --ecmp-labs 1 \
+		--quiet-wait 20 --cell-timeout 240 --prefix "$JP" --out "$OUT" \
+		>"$BATS_FILE_TMPDIR/bench.log" 2>&1 3>&- || true
+}
+
+teardown_file() {
+	[[ -n ${JP:-} ]] || return 0
+	# the bench removes its labs and their processes itself; this is for
+	# an interrupted run: the processes left in the labs' hosts, then
+	# the labs
+	local p h pids
+	for p in "${JP}k1e" "${JP}fe"; do
+		for h in s1 s2 s3 s4 r1 r2 r3 r4; do
+			[[ -e /run/netns/$p-$h ]] || continue
+			pids=$(ip netns pids "$p-$h" 2>/dev/null || true)
+			# shellcheck disable=SC2086 # one pid per word
+			[[ -z $pids ]] || kill -KILL $pids 2>/dev/null || true
+		done
+		"$LAB" down --prefix "$p" 3>&- >/dev/null 2>&1 || true
+	done
+}
+
+setup() {
+	require_lab
+	if [[ ! -s $OUT/results.json ]]; then
+		echo "the bench produced no results:"
+		tail -20 "$BATS_FILE_TMPDIR/bench.log"
+		return 1
+	fi
+}
+
+row() { # label -> its all-reduce row of results.json
+	jq -c --arg l "$1" '.rows[] | select(.label == $l and .op == "allreduce" and .size == "4M")' \
+		"$OUT/results.json"
+}
+
+@test "MPI all-reduce: one rank in each lab host, every step right, in both fabrics" {
+	local l r
+	for l in kernel-1 flowlet; do
+		r=$(row "$l")
+		if [[ -z $r ]] || jq -e '.failed' <<<"$r" >/dev/null; then
+			echo "$l: no result:"
+			tail -5 "$OUT"/equal/"$l"/allreduce-4M/mpirun.err 2>/dev/null || true
+			tail -20 "$BATS_FILE_TMPDIR/bench.log"
+			return 1
+		fi
+		# rank order s1, r1, s2, r2, ...: each rank saw its host's eth0
+		[[ $(jq -c .hosts <<<"$r") == '["10.1.1.2","10.2.1.2","10.1.2.2","10.2.2.2","10.1.3.2","10.2.3.2","10.1.4.2","10.2.4.2"]' ]] || {
+			echo "$l: ranks ran in $(jq -c .hosts <<<"$r")"
+			return 1
+		}
+		[[ $(jq .steps <<<"$r") == "$JCT_STEPS" ]]
+		[[ $(jq .wrong_results <<<"$r") == 0 ]]
+	done
+}
+
+@test "flowlet p50 <= kernel ECMP p50 x $MARGIN (4 MiB ring all-reduce, 4 x 100M)" {
+	local k f
+	k=$(row kernel-1)
+	f=$(row flowlet)
+	[[ -n $k && -n $f ]]
+	for r in "$k" "$f"; do
+		note "$(jq -r '.label' <<<"$r"): step p50 $(jq '.p50_ms | round' <<<"$r") ms," \
+			"p99 $(jq '.p99_ms | round' <<<"$r") ms; reordering (SACK/TS/Reno)" \
+			"$(jq .reorder_all <<<"$r"), OFO at receivers $(jq .ofo_receivers <<<"$r")," \
+			"retransmitted $(jq .retrans <<<"$r") of $(jq .out_segs <<<"$r") segments," \
+			"uplink TBF drops $(jq -c .uplink_drops <<<"$r")$(jq -r 'if .moves then ", flowlets \(.flowlets), moves \(.moves)" else "" end' <<<"$r")"
+	done
+	jq -en --argjson k "$k" --argjson f "$f" --argjson m "$MARGIN" \
+		'$f.p50_ms <= $k.p50_ms * $m' >/dev/null || {
+		echo "flowlet p50 $(jq .p50_ms <<<"$f") ms > kernel ECMP p50 $(jq .p50_ms <<<"$k") ms x $MARGIN"
+		return 1
+	}
+}
+
+@test "flowlet: no reordering beyond kernel ECMP's (nstat TCPSACKReorder + TCPTSReorder + TCPRenoReorder)" {
+	local k f
+	k=$(row kernel-1)
+	f=$(row flowlet)
+	[[ -n $k && -n $f ]]
+	note "reordering seen by the senders: flowlet $(jq .reorder_all <<<"$f")" \
+		"(per host $(jq -c '.nstat.TcpExtTCPSACKReorder' <<<"$f")), kernel ECMP" \
+		"$(jq .reorder_all <<<"$k"); OFO queued at r1..r4: flowlet" \
+		"$(jq .ofo_receivers <<<"$f"), ECMP $(jq .ofo_receivers <<<"$k")"
+	jq -en --argjson k "$k" --argjson f "$f" '$f.reorder_all <= $k.reorder_all' >/dev/null || {
+		echo "flowlet: $(jq .reorder_all <<<"$f") reordering events, kernel ECMP" \
+			"(which never moves a flow) $(jq .reorder_all <<<"$k")"
+		return 1
+	}
+}
