@@ -143,6 +143,8 @@ kill_lab_procs() { # prefix
 }
 lab_down() { # prefix
 	kill_lab_procs "$1"
+	# the MPI daemons' temporary files (mpi_netns_agent.sh, run_cell)
+	rm -rf /tmp/xl-mpi-"$1"-*
 	"$LAB" down --prefix "$1" >/dev/null 2>&1 || log "warning: lab $1: down failed"
 }
 cleanup() {
@@ -340,11 +342,29 @@ MPI_PARAMS=(
 	--mca coll_tuned_alltoall_algorithm 2  # pairwise
 )
 
-# One mpirun of STEPS + WARMUP steps, watched: past its time limit every
+# Hosts of lab P that have a rank running (a `collective` process).
+hosts_with_rank() {
+	local h n=0 pid
+	for h in s1 s2 s3 s4 r1 r2 r3 r4; do
+		for pid in $(ip netns pids "$P-$h" 2>/dev/null); do
+			if [[ $(cat "/proc/$pid/comm" 2>/dev/null) == collective ]]; then
+				n=$((n + 1))
+				break
+			fi
+		done
+	done
+	echo "$n"
+}
+
+# One mpirun of STEPS + WARMUP steps, watched: if the 8 ranks are not all
+# running within START_LIMIT s (a daemon that never came up: mpirun waits
+# for it forever), or the job is not done within its time limit, every
 # host's TCP sockets are saved (hang-ss.txt) and the job is stopped.
+START_LIMIT=60
 mpi_once() { # op size dir limit-seconds
-	local op=$1 size=$2 dir=$3 limit=$4 pid t0 h rc=0
-	XL_MPI_NETNS_PREFIX=$P nsenter --net="/run/netns/$P-s1" -- \
+	local op=$1 size=$2 dir=$3 limit=$4 pid t0 h started=0 why rc=0
+	mkdir -p "/tmp/xl-mpi-$P-s1"
+	TMPDIR=/tmp/xl-mpi-$P-s1 XL_MPI_NETNS_PREFIX=$P nsenter --net="/run/netns/$P-s1" -- \
 		mpirun --allow-run-as-root -np 8 --hostfile "$dir/hostfile" \
 		--map-by node --bind-to none "${MPI_PARAMS[@]}" \
 		"$COLLECTIVE" --op "$op" --bytes "$size" --steps "$STEPS" --warmup "$WARMUP" \
@@ -352,12 +372,23 @@ mpi_once() { # op size dir limit-seconds
 	pid=$! # nsenter execs mpirun: this is mpirun
 	t0=$(date +%s%N)
 	while kill -0 "$pid" 2>/dev/null; do
+		why=
+		if ((!started)); then
+			if (($(hosts_with_rank) == 8)); then
+				started=1
+			elif (($(date +%s%N) - t0 > START_LIMIT * 1000000000)); then
+				why="not every rank started within $START_LIMIT s"
+			fi
+		fi
 		if (($(date +%s%N) - t0 > limit * 1000000000)); then
+			why="still running after $limit s"
+		fi
+		if [[ -n $why ]]; then
 			for h in s1 s2 s3 s4 r1 r2 r3 r4; do
 				echo "== $h"
 				in_ns "$P-$h" ss -tinp
 			done >"$dir/hang-ss.txt" 2>&1
-			log "  $op $size: mpirun still running after $limit s: stopped (sockets in hang-ss.txt)"
+			log "  $op $size: $why: stopped (sockets in hang-ss.txt)"
 			kill -TERM "$pid" 2>/dev/null || true
 			sleep 2
 			kill_lab_procs "$P"
@@ -423,6 +454,10 @@ printf '{"fabrics": "%s", "uplinks": "%s", "ops": "%s", "sizes": "%s", "steps": 
 	"$FABRICS" "$UPLINKS" "$OPS" "$SIZES" "$STEPS" "$WARMUP" "$ECMP_LABS" \
 	"$RATES_equal" "$RATES_unequal" "$RANK_HOSTS" "$cc" \
 	"$(mpirun --version 2>/dev/null | head -1)" "${MPI_PARAMS[*]}" "$(nproc)" >"$OUT/setup.json"
+if [[ -x $XDPLEAF ]]; then
+	# the dataplane measured: the commit it was built from, and the binary
+	printf '%s\n%s\n' "$("$XDPLEAF" --version)" "$(sha256sum "$XDPLEAF")" >"$OUT/xdpleaf_version"
+fi
 
 FAILED=0
 for set in $UPLINKS; do

@@ -13,6 +13,9 @@
 # Every lab uses the same addresses, hence the prefix. HOST may also be a
 # namespace's name.
 #
+# The daemon's temporary files go to /tmp/xl-mpi-NETNS (its own per host);
+# the caller removes them.
+#
 # Used through mpirun's `--mca plm_rsh_agent THIS_SCRIPT` (scripts/bench_jct.sh).
 set -eu
 while [ $# -gt 0 ]; do
@@ -38,4 +41,10 @@ else
 	done
 	[ -n "$ns" ] || { echo "mpi_netns_agent: no namespace $prefix-* has address $host" >&2; exit 1; }
 fi
-exec nsenter --net="/run/netns/$ns" -- /bin/sh -c "$*"
+# Each host its own temporary directory: the daemons all run on one
+# machine under one host name, and in a shared /tmp Open MPI's session
+# directories (/tmp/ompi.HOSTNAME.UID/...) of different "hosts" collide
+# (a daemon now and then vanished at start-up and the job waited for it).
+tmp=/tmp/xl-mpi-$ns
+mkdir -p "$tmp"
+exec nsenter --net="/run/netns/$ns" -- env TMPDIR="$tmp" /bin/sh -c "$*"
