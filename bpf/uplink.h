@@ -127,17 +127,15 @@ __noinline __u32 xl_member_util_now(__u32 gid, __u32 i, __u64 now,
 
 /* The member with the most headroom for a flowlet of a flow that last ran
  * at `expected` bit/s (compared with xl_flowlet_extra of it); rotating
- * start breaks ties. The chosen member then counts the flowlet as pending
- * (xl_pending_taken), so the next decisions see it at once. */
+ * start breaks ties. */
 __noinline int xl_pick_headroom_g(__u32 gid, __u32 up, __u64 now,
 				  __u64 expected)
 {
 	struct xl_group *g = bpf_map_lookup_elem(&groups, &gid);
 	__u32 *rr = bpf_map_lookup_elem(&group_rr, &gid);
-	__u32 util[XL_MAX_GROUP_MEMBERS], start, slot;
+	__u32 util[XL_MAX_GROUP_MEMBERS], start;
 	__u64 extra = xl_flowlet_extra(expected);
-	struct xl_uplink_rate *r;
-	int i, m;
+	int i;
 
 	if (!g)
 		return -1;
@@ -146,17 +144,34 @@ __noinline int xl_pick_headroom_g(__u32 gid, __u32 up, __u64 now,
 		util[i] = (__u32)i < g->n_members ?
 				  xl_member_util_now(gid, i, now, extra) :
 				  0xffffffffU;
-	m = xl_pick_least(util, g->n_members, up, start, XL_LB_TIE);
-	if (m < 0 || !expected)
-		return m;
-	slot = g->member_slot[m & (XL_MAX_GROUP_MEMBERS - 1)];
+	return xl_pick_least(util, g->n_members, up, start, XL_LB_TIE);
+}
+
+/* A flowlet placed on the member in `slot` counts there as pending
+ * (xl_pending_taken) at once, so the next decisions see it. */
+static __always_inline void add_pending(__u32 slot, __u64 now, __u64 expected)
+{
+	struct xl_uplink_rate *r;
+
 	/* bring a quiet member's average up to now first, or readers would
 	 * fade the new pending rate with the member's old silence */
 	xl_sample_uplink_rate(slot, now);
 	r = bpf_map_lookup_elem(&uplink_rates, &slot);
 	if (r)
 		__sync_fetch_and_add(&r->pending_bps, expected);
-	return m;
+}
+
+/* Queueing delay (xl_queue_delay) of member i of group g now, for a
+ * packet of len bytes (0: until its queue is empty). Inline: every packet
+ * of a flow that follows the rule pays for it. */
+static __always_inline __u32 member_delay(const struct xl_group *g, __u32 i,
+					  __u64 now, __u64 len)
+{
+	__u32 slot = g->member_slot[i & (XL_MAX_GROUP_MEMBERS - 1)];
+	__u64 drain = g->drain_bps[i & (XL_MAX_GROUP_MEMBERS - 1)];
+	struct xl_queue *q = drain ? bpf_map_lookup_elem(&queues, &slot) : NULL;
+
+	return q ? xl_queue_delay(q->vtime, xl_vt_now(now), len, drain) : 0;
 }
 
 __noinline int xl_pick_spray_g(__u32 gid, __u32 up, __u32 rnd)
@@ -200,6 +215,15 @@ static __always_inline void count_flowlet(__u32 new_slot, __u32 old_slot,
 	}
 }
 
+/* A move the reorder-free rule kept back, on the member kept. */
+static __always_inline void count_refused(__u32 slot)
+{
+	struct xl_port_stats *st = bpf_map_lookup_elem(&port_stats, &slot);
+
+	if (st)
+		st->moves_refused++;
+}
+
 /* Per-flow packet, byte and windowed-rate counters. */
 static __always_inline void flow_count(struct xl_flow_state *fs, __u64 now,
 				       __u64 len)
@@ -228,8 +252,9 @@ __noinline int xl_choose_uplink(struct xl_flow *flow, __u32 gid, __u64 now,
 {
 	struct xl_group *g = bpf_map_lookup_elem(&groups, &gid);
 	struct xl_flow_state *fs;
-	int m = -1, cur = -1, new_flowlet = 0;
-	__u32 up, n;
+	int m = -1, cur = -1, cur_up = 0, new_flowlet = 0, refused = 0;
+	__u64 floor_ns = 0;
+	__u32 up, n, safe;
 
 	if (!flow || !g)
 		return -1;
@@ -238,6 +263,10 @@ __noinline int xl_choose_uplink(struct xl_flow *flow, __u32 gid, __u64 now,
 	fs = bpf_map_lookup_elem(&flows, flow);
 	if (fs && fs->group == gid)
 		cur = xl_member_index_g(gid, fs->uplink);
+	cur_up = cur >= 0 && (up & (1U << (cur & 31)));
+	/* modes whose moves keep the flow's order (xl_move_safe) */
+	safe = g->lb_mode == XL_LB_FLOWLET || g->lb_mode == XL_LB_FLOWLET_RANDOM ||
+	       (g->lb_mode == XL_LB_SPRAY && g->spray_reorder == XL_SPRAY_SAFE);
 
 	switch (g->lb_mode) {
 	case XL_LB_SPRAY:
@@ -245,8 +274,8 @@ __noinline int xl_choose_uplink(struct xl_flow *flow, __u32 gid, __u64 now,
 		break;
 	case XL_LB_FLOWLET:
 	case XL_LB_FLOWLET_RANDOM:
-		if (cur >= 0 && (up & (1U << (cur & 31))) &&
-		    !xl_flowlet_expired(now, fs->last_ns, g->flowlet_timeout_ns)) {
+		floor_ns = g->flowlet_timeout_ns;
+		if (cur_up && !xl_flowlet_expired(now, fs->last_ns, floor_ns)) {
 			m = cur;
 			break;
 		}
@@ -264,7 +293,17 @@ __noinline int xl_choose_uplink(struct xl_flow *flow, __u32 gid, __u64 now,
 	}
 	if (m < 0 || m >= XL_MAX_GROUP_MEMBERS)
 		return -1;
+	/* A move that could overtake the flow's previous packet is refused:
+	 * the packet (a new flowlet's first) stays on the flow's member. */
+	if (safe && cur >= 0 && m != cur &&
+	    !xl_move_safe((__s64)(now - fs->last_ns), floor_ns, g->path_skew_ns,
+			  fs->qdelay_ns, member_delay(g, m, now, 0), cur_up)) {
+		m = cur;
+		refused = 1;
+	}
 	m &= XL_MAX_GROUP_MEMBERS - 1;
+	if (new_flowlet && g->lb_mode == XL_LB_FLOWLET && fs && fs->flowlet_rate_bps)
+		add_pending(g->member_slot[m], now, fs->flowlet_rate_bps);
 
 	if (!fs || fs->group != gid) {
 		if (bpf_map_update_elem(&flows, flow, &zero_flow, BPF_ANY))
@@ -291,6 +330,12 @@ __noinline int xl_choose_uplink(struct xl_flow *flow, __u32 gid, __u64 now,
 			      g->member_slot[cur & (XL_MAX_GROUP_MEMBERS - 1)],
 			      cur >= 0 && cur != m);
 	}
+	if (refused) {
+		fs->moves_refused++;
+		count_refused(g->member_slot[m]);
+	}
+	if (safe)
+		fs->qdelay_ns = member_delay(g, m, now, len);
 	fs->uplink = g->members[m];
 	fs->flowlet_bytes += len;
 	flow_count(fs, now, len);

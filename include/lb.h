@@ -151,6 +151,54 @@ static inline int xl_flowlet_expired(__u64 now_ns, __u64 last_ns,
 	return gap > (__s64)timeout_ns;
 }
 
+/* ---- reorder-free moves ------------------------------------------------- */
+
+/* Queueing delays are ns in 32 bits: 4.3 s, past any real buffer (a
+ * longer one reads as this, which only refuses more). */
+#define XL_QDELAY_MAX 0xffffffffU
+
+/* The queueing delay, in ns, of a packet of len bytes joining at vt_now a
+ * phantom queue (include/ecn.h) that empties at vtime and drains at
+ * drain_bps: the time until it has left, its own transmission included;
+ * len 0 gives the time until the queue is empty. A member without a
+ * queue (drain_bps 0, no rate) has no delay the leaf knows of. */
+static inline __u32 xl_queue_delay(__u64 vtime, __u64 vt_now, __u64 len,
+				   __u64 drain_bps)
+{
+	__u64 ahead;
+
+	if (!drain_bps)
+		return 0;
+	/* xl_vt_enqueue starts at vt_now or later (signed), so no wrap */
+	ahead = (xl_vt_enqueue(vtime, vt_now, len, drain_bps) - vt_now) >>
+		XL_VT_SHIFT;
+	return ahead > XL_QDELAY_MAX ? XL_QDELAY_MAX : (__u32)ahead;
+}
+
+/* Whether a flow's packet may go to another member than its previous
+ * packet did without overtaking it (docs/load-balancing.md). The previous
+ * packet needed old_qd ns to leave the old member; this one comes gap ns
+ * later and waits new_qd ns on the new member before its own
+ * transmission starts; the paths behind the two members may differ by up
+ * to skew ns that the leaf does not see (cables, the spines' queues). It
+ * cannot arrive first if gap + new_qd >= old_qd + skew, that is
+ *     gap >= (old_qd - new_qd) + skew,
+ * and the gap must also exceed the floor (flowlet_timeout; 0 for spray).
+ * A member that is down (old_up 0) lets its flows go at once: nothing of
+ * theirs drains toward the receiver any more. A negative gap (another
+ * CPU's older clock) counts as 0. The sums cannot wrap: a gap below 2^63
+ * plus 32-bit terms. */
+static inline int xl_move_safe(__s64 gap_ns, __u64 floor_ns, __u32 skew_ns,
+			       __u32 old_qd_ns, __u32 new_qd_ns, int old_up)
+{
+	__u64 gap = gap_ns > 0 ? (__u64)gap_ns : 0;
+
+	if (!old_up)
+		return 1;
+	return gap > floor_ns &&
+	       gap + new_qd_ns >= (__u64)old_qd_ns + skew_ns;
+}
+
 /* Utilization of a member in 1/65536 of its capacity: its measured rate
  * plus what its queue needs to drain within tau, over its capacity. An
  * unknown capacity (0) counts as XL_LB_UNKNOWN_CAP, the same for all, so

@@ -117,10 +117,23 @@ enum xl_lb_mode {
 	XL_LB_MODES,
 };
 
+/* Spray mode's per-packet moves (`spray_reorder`): safe applies the
+ * reorder-free rule of include/lb.h to every packet, free sprays as it
+ * draws. Safe is 0, so a zeroed group is safe. */
+enum xl_spray_reorder {
+	XL_SPRAY_SAFE = 0,
+	XL_SPRAY_FREE = 1,
+	XL_SPRAY_REORDERS,
+};
+
 #ifndef XL_FLOW_TABLE_SIZE
 #define XL_FLOW_TABLE_SIZE 65536 /* default; the config can set it */
 #endif
-#define XL_DEFAULT_FLOWLET_TIMEOUT_NS 100000ULL /* 100 us */
+/* `flowlet_timeout = auto`: the floor of the reorder-free rule, and the
+ * rule's path-skew margin (`path_skew`); docs/load-balancing.md has the
+ * figures behind both. */
+#define XL_DEFAULT_FLOWLET_TIMEOUT_NS 50000ULL /* 50 us */
+#define XL_DEFAULT_PATH_SKEW_NS 25000U         /* 25 us */
 /* Uplink rate estimator: sample an uplink's transmitted bytes at most
  * every XL_RATE_SAMPLE_NS; average over XL_RATE_TAU_NS (include/lb.h). */
 #ifndef XL_RATE_SAMPLE_NS
@@ -139,7 +152,11 @@ struct xl_group {
 	__u32 members[XL_MAX_GROUP_MEMBERS];      /* ifindexes */
 	__u32 member_slot[XL_MAX_GROUP_MEMBERS];  /* their counter slots */
 	__u64 capacity_bps[XL_MAX_GROUP_MEMBERS]; /* port rate; 0 = unknown */
-	__u64 flowlet_timeout_ns;
+	/* what their phantom queues drain at (gamma x rate); 0 = no queue */
+	__u64 drain_bps[XL_MAX_GROUP_MEMBERS];
+	__u64 flowlet_timeout_ns; /* floor: a shorter gap is no flowlet */
+	__u32 path_skew_ns;       /* margin of the reorder-free rule */
+	__u32 spray_reorder;      /* enum xl_spray_reorder */
 	char name[32];
 };
 
@@ -173,8 +190,13 @@ struct xl_flow_state {
 	__u64 flowlet_start_ns; /* first packet of the current flowlet */
 	__u64 flowlet_bytes;    /* bytes of the current flowlet */
 	__u64 flowlet_rate_bps; /* rate of the last flowlet that had one */
+	__u64 moves_refused; /* moves the reorder-free rule kept back */
 	__u32 uplink;        /* ifindex of the current uplink */
 	__u32 group;
+	/* ns the previous packet took to leave its uplink's phantom queue,
+	 * its own transmission included: what the next move must wait out */
+	__u32 qdelay_ns;
+	__u32 pad;
 };
 
 /* Members of a group not to be chosen (bit i = member i), per address
@@ -266,6 +288,7 @@ struct xl_port_stats {
 	__u64 flowlets;      /* uplinks: flowlets started on this port */
 	__u64 moves_in;      /* uplinks: flowlets that moved here ... */
 	__u64 moves_out;     /* ... and away from here */
+	__u64 moves_refused; /* moves away kept here by the reorder-free rule */
 	__u64 verdict[XL_VERDICT_MAX];
 	__u64 reason[XL_REASON_MAX];
 };

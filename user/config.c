@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "names.h"
 #include "units.h"
 
 enum sect { S_NONE, S_XDPLEAF, S_PORT, S_GROUP, S_ROUTE, S_CLASS, S_DCQCN };
@@ -37,7 +38,7 @@ static const char *const sect_names[] = { "", "xdpleaf", "port", "group", "route
 enum key {
 	K_MODE, K_MALFORMED, K_XDP_MODE, K_FLOW_TABLE_SIZE,
 	K_ROLE, K_PGROUP, K_NH4, K_NH6, K_RATE, K_GAMMA, K_BUFFER, K_OVERFLOW,
-	K_LB_MODE, K_FLOWLET_TIMEOUT,
+	K_LB_MODE, K_FLOWLET_TIMEOUT, K_PATH_SKEW, K_SPRAY_REORDER,
 	K_RPORT, K_RGROUP,
 	K_DSCP, K_KMIN, K_KMAX, K_PMAX, K_MARK, K_DROP,
 	K_VARIANT, K_NP, K_RP, K_CNP_INTERVAL, K_CNP_SCOPE, K_CNP_DSCP,
@@ -60,6 +61,8 @@ static const struct { enum sect sect; const char *name; } keys[K_COUNT] = {
 	[K_OVERFLOW] = { S_PORT, "overflow" },
 	[K_LB_MODE] = { S_GROUP, "lb_mode" },
 	[K_FLOWLET_TIMEOUT] = { S_GROUP, "flowlet_timeout" },
+	[K_PATH_SKEW] = { S_GROUP, "path_skew" },
+	[K_SPRAY_REORDER] = { S_GROUP, "spray_reorder" },
 	[K_RPORT] = { S_ROUTE, "port" },
 	[K_RGROUP] = { S_ROUTE, "group" },
 	[K_DSCP] = { S_CLASS, "dscp" },
@@ -145,13 +148,23 @@ static bool lb_has_flowlets(__u32 mode)
 	return mode == XL_LB_FLOWLET || mode == XL_LB_FLOWLET_RANDOM;
 }
 
+/* Groups whose moves follow the reorder-free rule, so a path_skew. */
+static bool lb_moves_safely(const struct xl_cfg_group *g)
+{
+	return lb_has_flowlets(g->lb_mode) ||
+	       (g->lb_mode == XL_LB_SPRAY && g->spray_reorder == XL_SPRAY_SAFE);
+}
+
 #define FLOWLET_TIMEOUT_MIN 1000ULL       /* 1us */
 #define FLOWLET_TIMEOUT_MAX 1000000000ULL /* 1s */
+#define PATH_SKEW_MAX 1000000000ULL       /* 1s: the rule adds it in 32 bits */
 #define FLOW_TABLE_MIN 1024U
 #define FLOW_TABLE_MAX (4U << 20)
 _Static_assert(XL_DEFAULT_FLOWLET_TIMEOUT_NS >= FLOWLET_TIMEOUT_MIN &&
 	       XL_DEFAULT_FLOWLET_TIMEOUT_NS <= FLOWLET_TIMEOUT_MAX,
 	       "default flowlet timeout out of the config's range");
+_Static_assert(XL_DEFAULT_PATH_SKEW_NS <= PATH_SKEW_MAX,
+	       "default path skew out of the config's range");
 _Static_assert(XL_FLOW_TABLE_SIZE >= FLOW_TABLE_MIN && XL_FLOW_TABLE_SIZE <= FLOW_TABLE_MAX,
 	       "default flow table size out of the config's range");
 
@@ -479,6 +492,22 @@ static bool close_section(struct ctx *c)
 				    "lb_mode = flowlet or flowlet-random, or remove flowlet_timeout)",
 				    lb_modes[g->lb_mode],
 				    c->key_line[K_LB_MODE] ? "" : ", the default", g->name);
+		if (c->key_line[K_SPRAY_REORDER] && g->lb_mode != XL_LB_SPRAY)
+			return fail(c, c->key_line[K_SPRAY_REORDER],
+				    "spray_reorder has no effect with lb_mode %s%s (group %s: set "
+				    "lb_mode = spray, or remove spray_reorder)",
+				    lb_modes[g->lb_mode],
+				    c->key_line[K_LB_MODE] ? "" : ", the default", g->name);
+		if (c->key_line[K_PATH_SKEW] && g->lb_mode == XL_LB_SPRAY && !lb_moves_safely(g))
+			return fail(c, c->key_line[K_PATH_SKEW],
+				    "path_skew has no effect with spray_reorder = free (group %s: set "
+				    "spray_reorder = safe, or remove path_skew)", g->name);
+		if (c->key_line[K_PATH_SKEW] && !lb_moves_safely(g))
+			return fail(c, c->key_line[K_PATH_SKEW],
+				    "path_skew has no effect with lb_mode %s%s (group %s: set "
+				    "lb_mode = flowlet, flowlet-random or spray, or remove path_skew)",
+				    lb_modes[g->lb_mode],
+				    c->key_line[K_LB_MODE] ? "" : ", the default", g->name);
 	}
 	if (c->sect == S_ROUTE && !cfg->routes[cfg->n_routes - 1].kind)
 		return fail(c, c->sect_line,
@@ -548,7 +577,8 @@ static bool open_section(struct ctx *c, char *hdr)
 			return fail(c, c->line, "too many groups (max %d)", XL_MAX_GROUPS);
 		cfg->groups[cfg->n_groups] = (struct xl_cfg_group){
 			.line = c->line, .lb_mode = XL_LB_HASH,
-			.flowlet_timeout_ns = XL_DEFAULT_FLOWLET_TIMEOUT_NS };
+			.flowlet_timeout_ns = XL_DEFAULT_FLOWLET_TIMEOUT_NS,
+			.path_skew_ns = XL_DEFAULT_PATH_SKEW_NS, .spray_reorder = XL_SPRAY_SAFE };
 		strcpy(cfg->groups[cfg->n_groups++].name, name);
 		c->sect = S_GROUP;
 	} else if (!strcmp(hdr, "route")) {
@@ -910,6 +940,7 @@ static int on_key(void *user, const char *section, const char *name, const char 
 	struct xl_host_cfg *d = &c->dc;
 	char list[256] = "";
 	__u32 dummy, bit, b;
+	__u64 ns;
 	int k;
 
 	(void)section; /* the reader tracks sections, with their lines */
@@ -986,8 +1017,22 @@ static int on_key(void *user, const char *section, const char *name, const char 
 		return parse_choice(c, k, value, lb_modes, ARRAY_LEN(lb_modes),
 				    &cfg->groups[cfg->n_groups - 1].lb_mode);
 	case K_FLOWLET_TIMEOUT:
+		/* auto: the default floor, the rule decides above it */
+		if (!strcmp(value, "auto")) {
+			cfg->groups[cfg->n_groups - 1].flowlet_timeout_ns =
+				XL_DEFAULT_FLOWLET_TIMEOUT_NS;
+			return 1;
+		}
 		return parse_duration(c, k, value, FLOWLET_TIMEOUT_MIN, FLOWLET_TIMEOUT_MAX,
 				      &cfg->groups[cfg->n_groups - 1].flowlet_timeout_ns);
+	case K_PATH_SKEW:
+		if (!parse_duration(c, k, value, 0, PATH_SKEW_MAX, &ns))
+			return 0;
+		cfg->groups[cfg->n_groups - 1].path_skew_ns = (__u32)ns;
+		return 1;
+	case K_SPRAY_REORDER:
+		return parse_choice(c, k, value, xl_spray_reorder_names, XL_SPRAY_REORDERS,
+				    &cfg->groups[cfg->n_groups - 1].spray_reorder);
 	case K_RPORT:
 	case K_RGROUP:
 		if (r->kind)

@@ -58,7 +58,9 @@ struct xl_cfg_group {
 	char name[XL_NAME_MAX];
 	int line;
 	__u32 lb_mode;        /* enum xl_lb_mode */
-	__u64 flowlet_timeout_ns; /* default XL_DEFAULT_FLOWLET_TIMEOUT_NS */
+	__u64 flowlet_timeout_ns; /* default (auto) XL_DEFAULT_FLOWLET_TIMEOUT_NS */
+	__u32 path_skew_ns;   /* default XL_DEFAULT_PATH_SKEW_NS */
+	__u32 spray_reorder;  /* enum xl_spray_reorder, default safe */
 	int n_members;        /* uplink ports naming this group */
 };
 

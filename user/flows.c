@@ -109,9 +109,9 @@ int xl_show_flows(const char *instance, int top, bool json)
 	if (json)
 		arr = json_object_new_array();
 	else
-		printf("%-26s %-26s %5s %5s %5s %8s %-6s %11s %10s %8s %6s %12s\n",
+		printf("%-26s %-26s %5s %5s %5s %8s %-6s %11s %10s %8s %6s %7s %12s\n",
 		       "src", "dst", "proto", "sport", "dport", "qp", "uplink",
-		       "packets", "MB", "flowlets", "moves", "rate_Mbps");
+		       "packets", "MB", "flowlets", "moves", "refused", "rate_Mbps");
 	for (int i = 0; i < n; i++) {
 		const struct flow_row *r = &rows[i];
 		char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN], up[XL_IFNAMSIZ + 8];
@@ -120,10 +120,11 @@ int xl_show_flows(const char *instance, int top, bool json)
 		addr_str(dst, sizeof(dst), &r->key, false);
 		port_name(ports_fd, r->st.uplink, up, sizeof(up));
 		if (!json) {
-			printf("%-26s %-26s %5u %5u %5u %8u %-6s %11llu %10.2f %8llu %6llu %12.1f\n",
+			printf("%-26s %-26s %5u %5u %5u %8u %-6s %11llu %10.2f %8llu %6llu %7llu %12.1f\n",
 			       src, dst, r->key.proto, r->key.sport, r->key.dport,
 			       r->key.qp, up, r->st.packets, r->st.bytes / 1e6,
-			       r->st.flowlets, r->st.moves, r->rate_bps / 1e6);
+			       r->st.flowlets, r->st.moves, r->st.moves_refused,
+			       r->rate_bps / 1e6);
 			continue;
 		}
 		json_object *o = json_object_new_object();
@@ -138,6 +139,9 @@ int xl_show_flows(const char *instance, int top, bool json)
 		json_object_object_add(o, "bytes", json_object_new_uint64(r->st.bytes));
 		json_object_object_add(o, "flowlets", json_object_new_uint64(r->st.flowlets));
 		json_object_object_add(o, "moves", json_object_new_uint64(r->st.moves));
+		json_object_object_add(o, "moves_refused", json_object_new_uint64(r->st.moves_refused));
+		/* what its next move must wait out (xl_move_safe) */
+		json_object_object_add(o, "qdelay_ns", json_object_new_uint64(r->st.qdelay_ns));
 		json_object_object_add(o, "rate_bps", json_object_new_uint64(r->rate_bps));
 		/* what the flowlet choice expects of its next flowlet */
 		json_object_object_add(o, "flowlet_rate_bps",

@@ -48,6 +48,12 @@ static int get_mac(const char *ifname, __u8 mac[XL_ETH_ALEN])
 		}                                                         \
 	} while (0)
 
+/* What a port's phantom queue drains at: gamma x its rate (0: none). */
+static __u64 drain_bps(const struct xl_cfg_port *cp)
+{
+	return cp->rate_bps * cp->gamma_ppm / 1000000;
+}
+
 static int fill_ports(struct leaf *skel, const struct xl_config *cfg)
 {
 	for (int i = 0; i < cfg->n_ports; i++) {
@@ -60,7 +66,7 @@ static int fill_ports(struct leaf *skel, const struct xl_config *cfg)
 			.has_nexthop4 = cp->has_nexthop4,
 			.has_nexthop6 = cp->has_nexthop6,
 			.line_rate_bps = cp->rate_bps,
-			.drain_bps = cp->rate_bps * cp->gamma_ppm / 1000000,
+			.drain_bps = drain_bps(cp),
 			.gamma_ppm = cp->gamma_ppm,
 			.buffer_bytes = cp->buffer_bytes,
 			.overflow = cp->overflow,
@@ -86,6 +92,8 @@ static int fill_groups(struct leaf *skel, const struct xl_config *cfg)
 		struct xl_group grp = {
 			.lb_mode = cfg->groups[g].lb_mode,
 			.flowlet_timeout_ns = cfg->groups[g].flowlet_timeout_ns,
+			.path_skew_ns = cfg->groups[g].path_skew_ns,
+			.spray_reorder = cfg->groups[g].spray_reorder,
 		};
 		__u32 id = g;
 
@@ -98,6 +106,7 @@ static int fill_groups(struct leaf *skel, const struct xl_config *cfg)
 			grp.members[grp.n_members] = cp->ifindex;
 			grp.member_slot[grp.n_members] = i; /* slot = port index */
 			grp.capacity_bps[grp.n_members] = cp->rate_bps;
+			grp.drain_bps[grp.n_members] = drain_bps(cp);
 			grp.n_members++;
 		}
 		MAP_SET(skel->maps.groups, &id, &grp, "groups");

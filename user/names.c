@@ -36,6 +36,12 @@ const char *const xl_verdict_names[XL_VERDICT_MAX] = {
 	"aborted", "drop", "pass", "tx", "redirect",
 };
 
+/* Indexed by enum xl_spray_reorder: the config's words too. */
+const char *const xl_spray_reorder_names[XL_SPRAY_REORDERS] = {
+	[XL_SPRAY_SAFE] = "safe",
+	[XL_SPRAY_FREE] = "free",
+};
+
 const char *xl_role_name(__u32 role)
 {
 	return role == XL_ROLE_UPLINK ? "uplink" : "downlink";

@@ -9,6 +9,7 @@
 
 extern const char *const xl_reason_names[XL_REASON_MAX];
 extern const char *const xl_verdict_names[XL_VERDICT_MAX];
+extern const char *const xl_spray_reorder_names[XL_SPRAY_REORDERS];
 const char *xl_role_name(__u32 role);
 const char *xl_lb_mode_name(__u32 mode);
 

@@ -135,6 +135,11 @@ static json_object *groups_json(const char *instance, const struct port_list *pl
 		json_object_object_add(o, "name", json_object_new_string(g.name));
 		json_object_object_add(o, "lb_mode", json_object_new_string(xl_lb_mode_name(g.lb_mode)));
 		json_object_object_add(o, "flowlet_timeout_ns", json_object_new_uint64(g.flowlet_timeout_ns));
+		json_object_object_add(o, "path_skew_ns", json_object_new_uint64(g.path_skew_ns));
+		if (g.lb_mode == XL_LB_SPRAY)
+			json_object_object_add(o, "spray_reorder", json_object_new_string(
+				g.spray_reorder < XL_SPRAY_REORDERS ?
+					xl_spray_reorder_names[g.spray_reorder] : "unknown"));
 		for (__u32 i = 0; i < g.n_members && i < XL_MAX_GROUP_MEMBERS; i++) {
 			json_object *m = json_object_new_object();
 			const char *name = "?";
@@ -221,6 +226,8 @@ int xl_show_stats(const char *instance, bool json)
 				json_object_object_add(o, "flowlets", json_object_new_uint64(s.flowlets));
 				json_object_object_add(o, "moves_in", json_object_new_uint64(s.moves_in));
 				json_object_object_add(o, "moves_out", json_object_new_uint64(s.moves_out));
+				json_object_object_add(o, "moves_refused",
+						       json_object_new_uint64(s.moves_refused));
 			}
 			for (int k = 0; k < XL_VERDICT_MAX; k++)
 				json_object_object_add(v, xl_verdict_names[k],
@@ -247,8 +254,8 @@ int xl_show_stats(const char *instance, bool json)
 
 			uplink_rate_now(rates_fd, p->slot, &rate, &pending);
 			printf("  uplink: rate now %.1f Mbit/s (+%.1f pending), flowlets %llu, "
-			       "moved in %llu, moved out %llu\n", rate / 1e6, pending / 1e6,
-			       s.flowlets, s.moves_in, s.moves_out);
+			       "moved in %llu, moved out %llu, moves refused %llu\n", rate / 1e6,
+			       pending / 1e6, s.flowlets, s.moves_in, s.moves_out, s.moves_refused);
 		}
 		xl_queue_print(qr, p);
 	}

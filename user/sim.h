@@ -28,11 +28,16 @@ struct xl_lb_sim {
 	int no_flowlet_rate;    /* compare without the flowlet's own rate */
 	int no_pending;         /* do not count placed flowlets as pending */
 	int sync;               /* all flows start their messages together */
+	__u64 floor_ns;         /* flowlet_timeout: shorter gaps are no flowlet */
+	__u32 skew_ns;          /* path_skew of the reorder-free rule */
+	int reorder_free;       /* moves ignore the rule (and count as unsafe) */
 	__u64 seed;
 	/* out */
 	__u64 bytes[XL_MAX_GROUP_MEMBERS];
 	__u64 overloaded_ns[XL_MAX_GROUP_MEMBERS]; /* offered > capacity */
 	__u64 total_bytes, flowlets, moves;
+	__u64 refused;          /* moves the rule kept back */
+	__u64 unsafe;           /* with reorder_free: moves the rule would have */
 };
 
 /* The defaults: the balance benchmark's workload 3 (2:1:1:1, 70 % load). */

@@ -7,7 +7,8 @@
  * puts rate x step bytes on its member, each member's rate estimator takes
  * one sample (xl_rate_update, and xl_pending_taken off the pending rate of
  * the flowlets placed there) and its queue (a fluid phantom queue at the
- * member's capacity) grows or drains. */
+ * member's capacity) grows or drains. A flowlet moves only as the
+ * reorder-free rule allows (xl_move_safe, over those queues' delays). */
 #include <getopt.h>
 #include <json-c/json.h>
 #include <linux/types.h>
@@ -25,6 +26,8 @@ struct sim_flow {
 	__u64 left_ns;        /* of the current message, or of the gap */
 	int sending;
 	int member;           /* -1 before its first flowlet */
+	__u64 last_ns;        /* end of the last step it sent in */
+	__u32 qdelay_ns;      /* its member's queueing delay then */
 	__u64 flowlet_bytes, flowlet_ns, rate_bps;
 	__u32 hash;           /* hash mode: the flow's fixed 5-tuple hash */
 };
@@ -40,15 +43,13 @@ struct sim_member {
 	__u64 rate, pending;
 };
 
-/* The member for a new flowlet of f, as bpf/uplink.h chooses it (and, in
- * flowlet mode, counted as pending there). */
+/* The member a new flowlet of f would take, as bpf/uplink.h picks it. */
 static int pick(struct xl_lb_sim *s, struct sim_flow *f, struct sim_member *mb,
 		const double *queue, __u32 *rr)
 {
 	__u32 util[XL_MAX_GROUP_MEMBERS];
 	__u64 extra = s->no_flowlet_rate ? 0 : xl_flowlet_extra(f->rate_bps);
 	__u32 i;
-	int m;
 
 	switch (s->mode) {
 	case XL_LB_FLOWLET_RANDOM:
@@ -59,11 +60,41 @@ static int pick(struct xl_lb_sim *s, struct sim_flow *f, struct sim_member *mb,
 		for (i = 0; i < s->n; i++)
 			util[i] = xl_member_util(mb[i].rate + mb[i].pending + extra,
 						 (__u64)queue[i], s->cap_bps[i], XL_RATE_TAU_NS);
-		m = xl_pick_least(util, s->n, XL_ALL_UP, (*rr)++, XL_LB_TIE);
-		if (!s->no_pending)
-			mb[m].pending += f->rate_bps;
-		return m;
+		return xl_pick_least(util, s->n, XL_ALL_UP, (*rr)++, XL_LB_TIE);
 	}
+}
+
+/* Queueing delay of a member whose fluid queue holds q bytes, in ns (as
+ * xl_queue_delay: saturated at XL_QDELAY_MAX). */
+static __u32 delay_ns(double q, __u64 cap_bps)
+{
+	double d = q * 8e9 / (double)cap_bps;
+
+	return d >= XL_QDELAY_MAX ? XL_QDELAY_MAX : (__u32)d;
+}
+
+/* The member of f's new flowlet at time t: the pick, unless the move
+ * breaks the reorder-free rule; then (unless the rule is off, which only
+ * counts the move as unsafe) f stays. In flowlet mode it is counted as
+ * pending on the member it takes. */
+static int place(struct xl_lb_sim *s, struct sim_flow *f, struct sim_member *mb,
+		 const double *queue, __u32 *rr, __u64 t)
+{
+	int m = pick(s, f, mb, queue, rr);
+
+	if (s->mode != XL_LB_HASH && f->member >= 0 && m != f->member &&
+	    !xl_move_safe((__s64)(t - f->last_ns), s->floor_ns, s->skew_ns, f->qdelay_ns,
+			  delay_ns(queue[m], s->cap_bps[m]), 1)) {
+		if (s->reorder_free) {
+			s->unsafe++;
+		} else {
+			s->refused++;
+			m = f->member;
+		}
+	}
+	if (s->mode == XL_LB_FLOWLET && !s->no_pending)
+		mb[m].pending += f->rate_bps;
+	return m;
 }
 
 int xl_lb_sim_run(struct xl_lb_sim *s)
@@ -82,7 +113,7 @@ int xl_lb_sim_run(struct xl_lb_sim *s)
 		return free(fl), -1;
 	memset(s->bytes, 0, sizeof(s->bytes));
 	memset(s->overloaded_ns, 0, sizeof(s->overloaded_ns));
-	s->flowlets = s->moves = 0;
+	s->flowlets = s->moves = s->refused = s->unsafe = 0;
 	for (k = 0; k < s->flows; k++) {
 		fl[k].member = -1;
 		fl[k].hash = xl_rand32(&s->seed);
@@ -97,19 +128,23 @@ int xl_lb_sim_run(struct xl_lb_sim *s)
 
 			if (f->left_ns <= STEP_NS) { /* the message or gap ends */
 				f->sending = !f->sending;
-				if (f->sending) {
+				/* a gap within the floor continues the flowlet */
+				if (f->sending && (f->member < 0 || s->mode == XL_LB_HASH ||
+						   xl_flowlet_expired(t, f->last_ns, s->floor_ns))) {
 					int m;
 
 					if (f->flowlet_bytes)
 						f->rate_bps = xl_flowlet_rate(f->flowlet_bytes,
 									      f->flowlet_ns, f->rate_bps);
 					f->flowlet_bytes = f->flowlet_ns = 0;
-					m = pick(s, f, mb, queue, &rr);
+					m = place(s, f, mb, queue, &rr, t);
 					if (s->mode != XL_LB_HASH) { /* as the dataplane counts */
 						s->flowlets++;
 						s->moves += f->member >= 0 && m != f->member;
 					}
 					f->member = m;
+				}
+				if (f->sending) {
 					f->left_ns = msg_ns;
 				} else {
 					f->left_ns = s->sync ? gap_ns :
@@ -140,6 +175,13 @@ int xl_lb_sim_run(struct xl_lb_sim *s)
 				s->overloaded_ns[i] += STEP_NS;
 			s->bytes[i] += sent[i];
 		}
+		/* what the next move of each flow that sent must wait out */
+		for (k = 0; k < s->flows; k++)
+			if (fl[k].sending && fl[k].member >= 0) {
+				fl[k].last_ns = t + STEP_NS;
+				fl[k].qdelay_ns = delay_ns(queue[fl[k].member],
+							   s->cap_bps[fl[k].member]);
+			}
 	}
 	for (i = 0; i < s->n; i++)
 		total += s->bytes[i];
@@ -154,18 +196,26 @@ static void usage(FILE *f)
 		"usage: xdpleaf sim flowlet [--caps R1,R2,...] [--flows N] [--rate PEAK]\n"
 		"                           [--message BYTES] [--duty D] [--duration T]\n"
 		"                           [--mode flowlet|flowlet-random|hash] [--steps]\n"
-		"                           [--no-flowlet-rate] [--no-pending] [--seed N]\n"
-		"                           [--json]\n\n"
+		"                           [--flowlet-timeout T|auto] [--path-skew T]\n"
+		"                           [--reorder safe|free] [--no-flowlet-rate]\n"
+		"                           [--no-pending] [--seed N] [--json]\n\n"
 		"Runs the uplink choice (the dataplane's code) over N on/off flows: each\n"
 		"sends messages of BYTES at PEAK bit/s, a fraction D of the time, with\n"
-		"uniform gaps of 0.5..1.5x the mean between them; every message is a new\n"
-		"flowlet. Prints each member's share of the bytes, its share of the\n"
-		"capacity, and the time its offered load exceeded its capacity.\n"
+		"uniform gaps of 0.5..1.5x the mean between them; every message after a\n"
+		"gap past the floor is a new flowlet. Prints each member's share of the\n"
+		"bytes, its share of the capacity, and the time its offered load\n"
+		"exceeded its capacity.\n"
 		"--steps: every flow starts its messages at the same moments (collective\n"
 		"steps) instead of at random ones. --no-flowlet-rate compares members\n"
 		"without the new flowlet's expected rate; --no-pending does not count a\n"
 		"placed flowlet on its member until its bytes are measured (the choice\n"
 		"before each was added; docs/load-balancing.md).\n"
+		"A flowlet moves only when its first bytes cannot overtake its last ones\n"
+		"on the old member (the reorder-free rule over the members' queueing\n"
+		"delays, with --flowlet-timeout, default auto = 50us, as the floor and\n"
+		"--path-skew, default 25us, as the group keys of those names); moves it\n"
+		"keeps back are counted as refused. --reorder free moves anyway and\n"
+		"counts those moves as unsafe.\n"
 		"Defaults: the balance benchmark's workload 3: caps 200M,100M,100M,100M,\n"
 		"16 flows at 27.3M (70 %% load), message 256K, duty 0.8, 60s, flowlet,\n"
 		"seed 1. T: e.g. 500ms, 60s.\n");
@@ -217,6 +267,8 @@ static void print_result(const struct xl_lb_sim *s, int json)
 		json_object_object_add(o, "members", a);
 		json_object_object_add(o, "flowlets", json_object_new_uint64(s->flowlets));
 		json_object_object_add(o, "moves", json_object_new_uint64(s->moves));
+		json_object_object_add(o, "moves_refused", json_object_new_uint64(s->refused));
+		json_object_object_add(o, "moves_unsafe", json_object_new_uint64(s->unsafe));
 		printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY));
 		json_object_put(o);
 		return;
@@ -227,7 +279,11 @@ static void print_result(const struct xl_lb_sim *s, int json)
 		printf("%-7u %9.0fM %8.1f %9.1f %12.3f\n", i, s->cap_bps[i] / 1e6,
 		       100.0 * s->bytes[i] / s->total_bytes,
 		       100.0 * s->cap_bps[i] / cap_total, s->overloaded_ns[i] / 1e9);
-	printf("flowlets %llu, moves %llu\n", s->flowlets, s->moves);
+	printf("flowlets %llu, moves %llu, moves refused %llu", s->flowlets, s->moves,
+	       s->refused);
+	if (s->reorder_free)
+		printf(", unsafe moves %llu", s->unsafe);
+	printf("\n");
 }
 
 int xl_sim_flowlet(int argc, char **argv)
@@ -242,6 +298,9 @@ int xl_sim_flowlet(int argc, char **argv)
 		{ "mode", required_argument, NULL, 'M' },
 		{ "no-flowlet-rate", no_argument, NULL, 'n' },
 		{ "no-pending", no_argument, NULL, 'P' },
+		{ "flowlet-timeout", required_argument, NULL, 'T' },
+		{ "path-skew", required_argument, NULL, 'K' },
+		{ "reorder", required_argument, NULL, 'R' },
 		{ "steps", no_argument, NULL, 'S' },
 		{ "seed", required_argument, NULL, 's' },
 		{ "json", no_argument, NULL, 'j' },
@@ -252,6 +311,7 @@ int xl_sim_flowlet(int argc, char **argv)
 	char err[256] = "", *end;
 	int ch, bad = 0, json = 0;
 	__u32 u32v;
+	__u64 ns;
 
 	xl_lb_sim_defaults(&s);
 	optind = 1;
@@ -286,6 +346,25 @@ int xl_sim_flowlet(int argc, char **argv)
 				s.mode = XL_LB_HASH;
 			else {
 				snprintf(err, sizeof(err), "--mode: flowlet, flowlet-random or hash");
+				bad = 1;
+			}
+			break;
+		case 'T':
+			if (!strcmp(optarg, "auto"))
+				s.floor_ns = XL_DEFAULT_FLOWLET_TIMEOUT_NS;
+			else
+				bad = xl_parse_duration(optarg, 1000, 1000000000ULL, &s.floor_ns,
+							err, sizeof(err));
+			break;
+		case 'K':
+			bad = xl_parse_duration(optarg, 0, 1000000000ULL, &ns, err, sizeof(err));
+			s.skew_ns = (__u32)ns;
+			break;
+		case 'R':
+			if (!strcmp(optarg, "safe") || !strcmp(optarg, "free")) {
+				s.reorder_free = !strcmp(optarg, "free");
+			} else {
+				snprintf(err, sizeof(err), "--reorder: safe or free");
 				bad = 1;
 			}
 			break;
@@ -330,5 +409,7 @@ void xl_lb_sim_defaults(struct xl_lb_sim *s)
 	s->duty = 0.8;
 	s->duration_ns = 60000000000ULL;
 	s->mode = XL_LB_FLOWLET;
+	s->floor_ns = XL_DEFAULT_FLOWLET_TIMEOUT_NS;
+	s->skew_ns = XL_DEFAULT_PATH_SKEW_NS;
 	s->seed = 3;
 }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* Uplink load balancing of `xdpleaf_leaf` under BPF_PROG_TEST_RUN
  * (bpf/uplink.h): flowlets, moves and their counters, RoCEv2 flows per
- * QP, members marked down, spraying, hashing, random flowlets and the
- * uplink rate sampler.
+ * QP, members marked down, spraying, hashing, random flowlets, the
+ * uplink rate sampler, and moves refused by the reorder-free rule.
  *
  * Topology: one downlink (xf-in, hosts 10.5.0.0/24) and a group of four
  * uplinks (xf-u0..3) toward spines 172.17.i.1, with 10.6.0.0/16 routed to
@@ -1072,6 +1072,237 @@ static void flowlet_saturated_members(void **state)
 						   reason[XL_R_NO_MEMBER]));
 }
 
+/* ---- 7. reorder-free moves ---------------------------------------------- */
+
+/* Members with phantom queues (drain = capacity) and the rule's skew. */
+static void set_rule(__u32 skew_ns)
+{
+	__u32 gid = GID;
+	int i;
+
+	for (i = 0; i < N_UP; i++)
+		E.group.drain_bps[i] = E.group.capacity_bps[i];
+	E.group.path_skew_ns = skew_ns;
+	assert_int_equal(map_set(E.skel->maps.groups, &gid, 4, &E.group,
+				 sizeof(E.group)), 0);
+}
+
+/* The phantom queue of an uplink: empty delay_ns from now. */
+static void queue_set(int port, __u64 delay_ns)
+{
+	struct xl_queue q = { .vtime = (mono_ns() + delay_ns) << XL_VT_SHIFT };
+
+	assert_int_equal(map_set(E.skel->maps.queues, &port_slot[port], 4, &q,
+				 sizeof(q)), 0);
+}
+
+static void flow_put(const struct pkt_spec *s, const struct xl_flow_state *fs)
+{
+	struct xl_flow k = flow_key(s);
+
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(E.skel->maps.flows), &k,
+					     fs, BPF_EXIST), 0);
+}
+
+/* A packet of len bytes through an empty queue of a member: its own
+ * transmission at 100 Gb/s is all the delay the flow table keeps. */
+static __u32 own_delay(size_t len)
+{
+	return xl_queue_delay(0, 1ULL << 40, len, CAP);
+}
+
+/* The flow's member u has a 1 s queue (so the choice wants another one)
+ * and the flow's last packet waited `last_qdelay_ns` there; its next
+ * packet comes after a gap past the floor. Returns where it went. */
+static int move_after_gap(const struct pkt_spec *s, __u32 last_qdelay_ns,
+			  struct snap *b, struct snap *a, struct sent *r1,
+			  struct sent *r2)
+{
+	struct xl_flow_state fs;
+	int u = send_fwd(s, r1);
+
+	assert_true(flow_get(s, &fs));
+	assert_int_equal(fs.qdelay_ns, own_delay(r1->len));
+	queue_set(u, NS_PER_S);
+	fs.qdelay_ns = last_qdelay_ns;
+	fs.flowlet_rate_bps = 10000000000ULL; /* kept: no bytes in its flowlet */
+	fs.flowlet_bytes = 0;
+	flow_put(s, &fs);
+	snap_take(b);
+	sleep_ns(3 * TIMEOUT);
+	send_fwd(s, r2);
+	snap_take(a);
+	return u;
+}
+
+/* The last packet waited 1 s on u, the gap is 300 us: the move the choice
+ * wants would overtake it, so the packet stays on u, as a new flowlet
+ * that counts there (and as pending there), and the refusal is counted on
+ * the flow and on u. */
+static void flowlet_move_refused(void **state)
+{
+	struct pkt_spec s = udp_flow(48000);
+	struct xl_flow_state fs;
+	struct xl_uplink_rate ur;
+	struct sent r1, r2;
+	struct snap a, b;
+	int u, i;
+
+	(void)state;
+	reset(XL_LB_FLOWLET, TIMEOUT);
+	set_rule(XL_DEFAULT_PATH_SKEW_NS);
+	u = move_after_gap(&s, NS_PER_S, &b, &a, &r1, &r2);
+	if (r2.t1 - r1.t0 >= NS_PER_S)
+		skip(); /* a gap of a second: the move was safe (slow machine) */
+	print_message("# last packet waited 1 s on %s, gap %llu us: stayed on %s\n",
+		      port_ifname[u], (unsigned long long)(r2.t0 - r1.t1) / 1000,
+		      port_ifname[r2.egress]);
+	assert_int_equal(r2.egress, u);
+	assert_true(flow_get(&s, &fs));
+	assert_int_equal(fs.flowlets, 2);
+	assert_int_equal(fs.moves, 0);
+	assert_int_equal(fs.moves_refused, 1);
+	assert_int_equal(fs.uplink, E.ifindex[u]);
+	/* what the next move must wait out: u's queue now, and this packet */
+	assert_true(fs.qdelay_ns > NS_PER_S - (r2.t1 - r1.t0) &&
+		    fs.qdelay_ns <= NS_PER_S + own_delay(r2.len));
+	for (i = P_U0; i < N_PORTS; i++) {
+		assert_int_equal(DELTA(&a, &b, i, flowlets), i == u ? 1 : 0);
+		assert_int_equal(DELTA(&a, &b, i, moves_refused), i == u ? 1 : 0);
+		assert_int_equal(DELTA(&a, &b, i, moves_in), 0);
+		assert_int_equal(DELTA(&a, &b, i, moves_out), 0);
+		assert_int_equal(DELTA(&a, &b, i, tx_packets), i == u ? 1 : 0);
+		rate_read(i, &ur);
+		assert_int_equal(ur.pending_bps, i == u ? 10000000000ULL : 0);
+	}
+}
+
+/* The same, but the last packet waited 100 us: a 300 us gap covers that
+ * and the 25 us skew, so the flow moves, counted as a move, not refused. */
+static void flowlet_move_allowed(void **state)
+{
+	struct pkt_spec s = udp_flow(48100);
+	struct xl_flow_state fs;
+	struct xl_uplink_rate ur;
+	struct sent r1, r2;
+	struct snap a, b;
+	int u, v, i;
+
+	(void)state;
+	reset(XL_LB_FLOWLET, TIMEOUT);
+	set_rule(XL_DEFAULT_PATH_SKEW_NS);
+	u = move_after_gap(&s, 100 * NS_PER_US, &b, &a, &r1, &r2);
+	v = r2.egress;
+	print_message("# last packet waited 100 us on %s, gap %llu us: moved to %s\n",
+		      port_ifname[u], (unsigned long long)(r2.t0 - r1.t1) / 1000,
+		      port_ifname[v]);
+	assert_true(v != u);
+	assert_true(flow_get(&s, &fs));
+	assert_int_equal(fs.flowlets, 2);
+	assert_int_equal(fs.moves, 1);
+	assert_int_equal(fs.moves_refused, 0);
+	assert_int_equal(fs.uplink, E.ifindex[v]);
+	assert_int_equal(fs.qdelay_ns, own_delay(r2.len)); /* v was empty */
+	for (i = P_U0; i < N_PORTS; i++) {
+		assert_int_equal(DELTA(&a, &b, i, flowlets), i == v ? 1 : 0);
+		assert_int_equal(DELTA(&a, &b, i, moves_in), i == v ? 1 : 0);
+		assert_int_equal(DELTA(&a, &b, i, moves_out), i == u ? 1 : 0);
+		assert_int_equal(DELTA(&a, &b, i, moves_refused), 0);
+		rate_read(i, &ur);
+		assert_int_equal(ur.pending_bps, i == v ? 10000000000ULL : 0);
+	}
+}
+
+/* Members without a rate have no queue: only the skew counts. A skew of
+ * 1 s keeps a flow on its member past a 300 us gap (the choice wants to
+ * leave it: it is the busiest), a skew of 0 lets it go. */
+static void flowlet_skew_unlimited_members(void **state)
+{
+	struct pkt_spec s = udp_flow(48200);
+	struct xl_flow_state fs;
+	struct xl_uplink_rate ur;
+	struct sent r1, r2;
+	__u32 skews[2] = { NS_PER_S, 0 }, gid = GID;
+	int k, u;
+
+	(void)state;
+	for (k = 0; k < 2; k++) {
+		reset(XL_LB_FLOWLET, TIMEOUT);
+		E.group.path_skew_ns = skews[k]; /* drain_bps stays 0 */
+		assert_int_equal(map_set(E.skel->maps.groups, &gid, 4, &E.group,
+					 sizeof(E.group)), 0);
+		u = send_fwd(&s, &r1);
+		assert_true(flow_get(&s, &fs));
+		assert_int_equal(fs.qdelay_ns, 0);
+		rate_read(u, &ur);
+		ur.rate_bps = 1600 * 1000000000ULL;
+		ur.sample_ns = mono_ns();
+		rate_write(u, &ur);
+		sleep_ns(3 * TIMEOUT);
+		send_fwd(&s, &r2);
+		assert_true(flow_get(&s, &fs));
+		print_message("# skew %u ns: %s -> %s\n", skews[k], port_ifname[u],
+			      port_ifname[r2.egress]);
+		if (skews[k]) {
+			if (r2.t1 - r1.t0 >= NS_PER_S)
+				continue; /* slow machine: the gap passed the skew */
+			assert_int_equal(r2.egress, u);
+			assert_int_equal(fs.moves_refused, 1);
+		} else {
+			assert_true(r2.egress != u);
+			assert_int_equal(fs.moves, 1);
+			assert_int_equal(fs.moves_refused, 0);
+		}
+	}
+}
+
+/* spray_reorder = safe: with the flow's last packet 1 s deep in its
+ * member's queue, every packet stays there and each draw of another
+ * member is a refused move; free sprays as before. */
+static void spray_reorder_safe_and_free(void **state)
+{
+	unsigned int count[N_PORTS] = { 0 };
+	struct pkt_spec s = udp_flow(48300);
+	struct xl_flow_state fs;
+	struct snap a, b;
+	__u32 gid = GID;
+	int u, i, used = 0;
+
+	(void)state;
+	reset(XL_LB_SPRAY, 0);
+	set_rule(XL_DEFAULT_PATH_SKEW_NS);
+	u = send_fwd(&s, NULL);
+	queue_set(u, NS_PER_S);
+	assert_true(flow_get(&s, &fs));
+	fs.qdelay_ns = NS_PER_S;
+	flow_put(&s, &fs);
+	snap_take(&b);
+	for (i = 0; i < 100; i++)
+		assert_int_equal(send_fwd(&s, NULL), u);
+	snap_take(&a);
+	assert_true(flow_get(&s, &fs));
+	print_message("# spray safe: 100 packets on %s, %llu draws elsewhere refused\n",
+		      port_ifname[u], (unsigned long long)fs.moves_refused);
+	/* about 75 (3 of 4 members drawn); 40 is 8 standard deviations off */
+	assert_true(fs.moves_refused >= 40 && fs.moves_refused <= 100);
+	assert_int_equal(DELTA(&a, &b, u, moves_refused), fs.moves_refused);
+	assert_int_equal(fs.flowlets, 0);
+	assert_int_equal(fs.moves, 0);
+
+	E.group.spray_reorder = XL_SPRAY_FREE;
+	assert_int_equal(map_set(E.skel->maps.groups, &gid, 4, &E.group,
+				 sizeof(E.group)), 0);
+	for (i = 0; i < 100; i++)
+		count[send_fwd(&s, NULL)]++;
+	for (i = P_U0; i < N_PORTS; i++)
+		used += count[i] > 0;
+	assert_true(used >= 3);
+	assert_true(flow_get(&s, &fs));
+	assert_int_equal(DELTA(&a, &b, u, moves_refused), fs.moves_refused);
+	snap_take(&b);
+	assert_int_equal(DELTA(&b, &a, u, moves_refused), 0);
+}
+
 /* ---- main --------------------------------------------------------------- */
 
 int main(void)
@@ -1088,6 +1319,10 @@ int main(void)
 		cmocka_unit_test(flowlet_random_picks_up_members),
 		cmocka_unit_test(rate_sampler),
 		cmocka_unit_test(flowlet_saturated_members),
+		cmocka_unit_test(flowlet_move_refused),
+		cmocka_unit_test(flowlet_move_allowed),
+		cmocka_unit_test(flowlet_skew_unlimited_members),
+		cmocka_unit_test(spray_reorder_safe_and_free),
 	};
 
 	return cmocka_run_group_tests_name("xdpleaf_flowlet", tests,

@@ -322,7 +322,7 @@ static void stat_field_name(size_t f, char *buf, size_t len)
 {
 	static const char *const head[] = { "rx_packets", "rx_bytes",
 					     "tx_packets", "tx_bytes", "flowlets",
-					     "moves_in", "moves_out" };
+					     "moves_in", "moves_out", "moves_refused" };
 	_Static_assert(sizeof(head) / sizeof(head[0]) == F_VERDICT,
 		       "name every field before verdict[]");
 

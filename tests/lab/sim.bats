@@ -57,6 +57,28 @@ bats_require_minimum_version 1.5.0 # run --separate-stderr
 	jq -e '.members[0].share < 0.3' <<<"$output" >/dev/null
 }
 
+@test "sim flowlet: moves the reorder-free rule refuses are shown; --reorder free makes them, as unsafe" {
+	# 95 % load, ~0.2 ms gaps between 16K messages: queues outlast gaps
+	local w=(--duty 0.99 --message 16K --rate 30M --duration 5s)
+	run --separate-stderr "$XDPLEAF" sim flowlet "${w[@]}"
+	[[ $status -eq 0 ]] || { echo "$stderr"; return 1; }
+	echo "${lines[-1]}"
+	[[ ${lines[-1]} =~ moves\ refused\ ([0-9]+)$ ]] && ((BASH_REMATCH[1] > 0))
+	run --separate-stderr "$XDPLEAF" sim flowlet "${w[@]}" --json
+	[[ $status -eq 0 ]]
+	jq -e '.moves_refused > 0 and .moves_unsafe == 0' <<<"$output" >/dev/null
+	run --separate-stderr "$XDPLEAF" sim flowlet "${w[@]}" --reorder free --json
+	[[ $status -eq 0 ]]
+	jq -c '{moves, moves_unsafe}' <<<"$output"
+	jq -e '.moves_refused == 0 and .moves_unsafe > 0 and .moves_unsafe <= .moves' \
+		<<<"$output" >/dev/null
+	# the default workload's gaps are milliseconds: nothing refused
+	run --separate-stderr "$XDPLEAF" sim flowlet --duration 5s --json
+	jq -e '.moves_refused == 0' <<<"$output" >/dev/null
+	run --separate-stderr "$XDPLEAF" sim flowlet --reorder maybe
+	[[ $status -eq 2 && $stderr == *"--reorder: safe or free"* ]]
+}
+
 @test "sim flowlet: the table lists every member; bad options exit 2, --help exits 0" {
 	run --separate-stderr "$XDPLEAF" sim flowlet --caps 100M,100M,100M --flows 6 --duration 2s
 	[[ $status -eq 0 ]]

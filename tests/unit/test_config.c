@@ -118,7 +118,8 @@ static void test_good_fixture(void **state)
 				    cfg.ports[r->target_id].ifname :
 				    cfg.groups[r->target_id].name);
 	}
-	/* Groups: a known mode, a timeout in range, and the capacity rule. */
+	/* Groups: a known mode, a timeout and skew in range, and the capacity
+	 * rule. */
 	assert_in_range(cfg.flow_table_size, 1024, 4 << 20);
 	for (int i = 0; i < cfg.n_groups; i++) {
 		const struct xl_cfg_group *g = &cfg.groups[i];
@@ -127,6 +128,8 @@ static void test_good_fixture(void **state)
 		assert_in_range(g->n_members, 1, XL_MAX_GROUP_MEMBERS);
 		assert_in_range(g->lb_mode, XL_LB_HASH, XL_LB_MODES - 1);
 		assert_in_range(g->flowlet_timeout_ns, 1000, 1000000000);
+		assert_in_range(g->path_skew_ns, 0, 1000000000);
+		assert_in_range(g->spray_reorder, XL_SPRAY_SAFE, XL_SPRAY_REORDERS - 1);
 		for (int j = 0; j < cfg.n_ports; j++)
 			if (cfg.ports[j].group_id == i)
 				cfg.ports[j].rate_bps ? with++ : without++;
@@ -466,11 +469,11 @@ static void test_good_lb_modes(void **state)
 		unsigned long long timeout_ns;
 		int line, members;
 	} want[] = {
-		{ "ecmp", XL_LB_HASH, 100000, 22, 2 },
+		{ "ecmp", XL_LB_HASH, XL_DEFAULT_FLOWLET_TIMEOUT_NS, 22, 2 },
 		{ "fl", XL_LB_FLOWLET, 50000, 37, 2 },
-		{ "fl-norate", XL_LB_FLOWLET, 100000, 47, 1 },
+		{ "fl-norate", XL_LB_FLOWLET, XL_DEFAULT_FLOWLET_TIMEOUT_NS, 47, 1 },
 		{ "letflow", XL_LB_FLOWLET_RANDOM, 2500000, 51, 2 },
-		{ "spray", XL_LB_SPRAY, 100000, 80, 2 },
+		{ "spray", XL_LB_SPRAY, XL_DEFAULT_FLOWLET_TIMEOUT_NS, 80, 2 },
 	};
 	static const struct { const char *port, *group; unsigned long long rate; } ports[] = {
 		{ "h1", "ecmp", 10000000000ULL }, { "h2", "ecmp", 0 },
@@ -499,6 +502,9 @@ static void test_good_lb_modes(void **state)
 		assert_int_equal(g->flowlet_timeout_ns, want[i].timeout_ns);
 		assert_int_equal(g->line, want[i].line);
 		assert_int_equal(g->n_members, want[i].members);
+		/* the rule's keys at their defaults */
+		assert_int_equal(g->path_skew_ns, XL_DEFAULT_PATH_SKEW_NS);
+		assert_int_equal(g->spray_reorder, XL_SPRAY_SAFE);
 	}
 	for (size_t i = 0; i < sizeof(ports) / sizeof(ports[0]); i++) {
 		int p = find_port(&cfg, ports[i].port);
@@ -508,6 +514,47 @@ static void test_good_lb_modes(void **state)
 		assert_int_equal(cfg.ports[p].rate_bps, ports[i].rate);
 	}
 	assert_int_equal(find_route(&cfg, "10.5.0.0/16")->target_id, 3);
+	xl_config_free(&cfg);
+}
+
+/* The reorder-free rule's keys: flowlet_timeout auto or a floor,
+ * path_skew, spray_reorder; and their defaults. */
+static void test_good_reorder(void **state)
+{
+	static const struct {
+		const char *name;
+		enum xl_lb_mode mode;
+		unsigned long long timeout_ns;
+		unsigned int skew_ns, spray_reorder;
+	} want[] = {
+		{ "auto", XL_LB_FLOWLET, XL_DEFAULT_FLOWLET_TIMEOUT_NS, 100000, XL_SPRAY_SAFE },
+		{ "floor", XL_LB_FLOWLET_RANDOM, 3000000, 0, XL_SPRAY_SAFE },
+		{ "safe", XL_LB_SPRAY, XL_DEFAULT_FLOWLET_TIMEOUT_NS, 10000, XL_SPRAY_SAFE },
+		{ "free", XL_LB_SPRAY, XL_DEFAULT_FLOWLET_TIMEOUT_NS, XL_DEFAULT_PATH_SKEW_NS,
+		  XL_SPRAY_FREE },
+		{ "defaults", XL_LB_FLOWLET, XL_DEFAULT_FLOWLET_TIMEOUT_NS,
+		  XL_DEFAULT_PATH_SKEW_NS, XL_SPRAY_SAFE },
+	};
+	struct xl_config cfg;
+	char path[512], err[XL_ERR_MAX] = "";
+
+	(void)state;
+	/* the defaults the docs give, written out */
+	assert_int_equal(XL_DEFAULT_FLOWLET_TIMEOUT_NS, 50000);
+	assert_int_equal(XL_DEFAULT_PATH_SKEW_NS, 25000);
+	fixture_path(path, sizeof(path), "good/reorder.conf");
+	if (xl_config_load(path, false, &cfg, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_int_equal(cfg.n_groups, 5);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const struct xl_cfg_group *g = find_group(&cfg, want[i].name);
+
+		assert_non_null(g);
+		assert_int_equal(g->lb_mode, want[i].mode);
+		assert_int_equal(g->flowlet_timeout_ns, want[i].timeout_ns);
+		assert_int_equal(g->path_skew_ns, want[i].skew_ns);
+		assert_int_equal(g->spray_reorder, want[i].spray_reorder);
+	}
 	xl_config_free(&cfg);
 }
 
@@ -682,7 +729,7 @@ static void test_bad_fixture(void **state)
 }
 
 /* Every fixture on disk is in the lists below, and there are enough. */
-#define GOOD_FILES(X) X(minimal) X(leaf) X(style) X(edge-prefixes) X(ecn-leaf) X(lb-modes) \
+#define GOOD_FILES(X) X(minimal) X(leaf) X(style) X(edge-prefixes) X(ecn-leaf) X(lb-modes) X(reorder) \
 	X(host-paper) X(host-nvidia) X(host-nvidia-late) X(host-np-only)
 
 #define BAD_FILES(X) \
@@ -707,7 +754,9 @@ static void test_bad_fixture(void **state)
 	X(pmax-150-percent) X(pmax-negative) X(mark-maybe) X(too-many-classes) \
 	X(class-name-too-long) X(unknown-key-class) \
 	X(flowlet-timeout-syntax) X(flowlet-timeout-range) X(flowlet-timeout-no-unit) \
-	X(flowlet-timeout-hash) X(flow-table-size-range) X(capacity-mixed) \
+	X(flowlet-timeout-hash) X(flowlet-timeout-auto-case) X(path-skew-hash) \
+	X(path-skew-spray-free) X(path-skew-range) X(spray-reorder-flowlet) \
+	X(spray-reorder-invalid) X(flow-table-size-range) X(capacity-mixed) \
 	X(dcqcn-in-leaf) X(host-group) X(host-route) X(host-uplink) X(host-gamma) \
 	X(host-no-rate) X(host-min-rate) X(host-too-many-ports) \
 	X(dcqcn-variant-invalid) X(dcqcn-g-zero) X(dcqcn-g-one) X(dcqcn-g-above-one) \
@@ -1496,7 +1545,8 @@ static void test_count(void **state)
 	}
 }
 
-/* lb_mode, flowlet_timeout and flow_table_size as written in a file: the
+/* lb_mode, flowlet_timeout, path_skew, spray_reorder and flow_table_size
+ * as written in a file: the
  * value stored, or the error at its line (3). */
 static void test_lb_values(void **state)
 {
@@ -1529,6 +1579,23 @@ static void test_lb_values(void **state)
 		{ "flowlet_timeout", "100 us", "flowlet", 0, ":3: flowlet_timeout: invalid duration '100 us'" },
 		{ "flowlet_timeout", "1.5us", "flowlet", 1500, NULL },
 		{ "flowlet_timeout", "1.0005us", "flowlet", 0, ":3: flowlet_timeout: duration '1.0005us' is not a whole number of nanoseconds" },
+		{ "flowlet_timeout", "auto", "flowlet", XL_DEFAULT_FLOWLET_TIMEOUT_NS, NULL },
+		{ "flowlet_timeout", "auto", "flowlet-random", XL_DEFAULT_FLOWLET_TIMEOUT_NS, NULL },
+		{ "flowlet_timeout", "Auto", "flowlet", 0, ":3: flowlet_timeout: invalid duration 'Auto'" },
+		{ "flowlet_timeout", "automatic", "flowlet", 0, ":3: flowlet_timeout: invalid duration 'automatic'" },
+		{ "path_skew", "0us", "flowlet", 0, NULL },
+		{ "path_skew", "0ns", "spray", 0, NULL },
+		{ "path_skew", "25us", "flowlet-random", 25000, NULL },
+		{ "path_skew", "2.5ms", "flowlet", 2500000, NULL },
+		{ "path_skew", "1s", "flowlet", 1000000000, NULL },
+		{ "path_skew", "1001ms", "flowlet", 0, ":3: path_skew: duration '1001ms' out of range (0ns..1s)" },
+		{ "path_skew", "25", "flowlet", 0, ":3: path_skew: duration '25' has no unit" },
+		{ "path_skew", "-1us", "flowlet", 0, ":3: path_skew: invalid duration '-1us'" },
+		{ "path_skew", "auto", "flowlet", 0, ":3: path_skew: invalid duration 'auto'" },
+		{ "spray_reorder", "safe", "spray", XL_SPRAY_SAFE, NULL },
+		{ "spray_reorder", "free", "spray", XL_SPRAY_FREE, NULL },
+		{ "spray_reorder", "Free", "spray", 0, ":3: invalid spray_reorder 'Free' (allowed: safe, free)" },
+		{ "spray_reorder", "unsafe", "spray", 0, ":3: invalid spray_reorder 'unsafe' (allowed: safe, free)" },
 		{ "flow_table_size", "1024", NULL, 1024, NULL },
 		{ "flow_table_size", "1K", NULL, 1024, NULL },
 		{ "flow_table_size", "65536", NULL, 65536, NULL },
@@ -1568,9 +1635,17 @@ static void test_lb_values(void **state)
 		} else {
 			const struct xl_cfg_group *g = &cfg.groups[0];
 
-			got = !strcmp(cases[i].key, "lb_mode") ? g->lb_mode : g->flowlet_timeout_ns;
+			got = !strcmp(cases[i].key, "lb_mode") ? g->lb_mode :
+			      !strcmp(cases[i].key, "path_skew") ? g->path_skew_ns :
+			      !strcmp(cases[i].key, "spray_reorder") ? g->spray_reorder :
+			      g->flowlet_timeout_ns;
+			/* the other keys keep their defaults */
 			if (strcmp(cases[i].key, "flowlet_timeout"))
 				assert_int_equal(g->flowlet_timeout_ns, XL_DEFAULT_FLOWLET_TIMEOUT_NS);
+			if (strcmp(cases[i].key, "path_skew"))
+				assert_int_equal(g->path_skew_ns, XL_DEFAULT_PATH_SKEW_NS);
+			if (strcmp(cases[i].key, "spray_reorder"))
+				assert_int_equal(g->spray_reorder, XL_SPRAY_SAFE);
 			assert_int_equal(cfg.flow_table_size, XL_FLOW_TABLE_SIZE);
 		}
 		if (got != cases[i].want)
@@ -1597,6 +1672,10 @@ static void test_lb_rules(void **state)
 		{ "[group g]\nlb_mode = hash\n" U(1, "g", R) U(2, "g", ""), NULL },
 		{ "[group g]\n" U(1, "g", R) U(2, "g", ""), NULL },
 		{ "[group g]\nlb_mode = flowlet-random\n" U(1, "g", "") U(2, "g", R), NULL },
+		{ "[group g]\nlb_mode = spray\nspray_reorder = free\n" U(1, "g", ""), NULL },
+		{ "[group g]\nspray_reorder = safe\npath_skew = 10us\nlb_mode = spray\n" U(1, "g", ""), NULL },
+		{ "[group g]\nlb_mode = flowlet-random\npath_skew = 0us\nflowlet_timeout = auto\n"
+		  U(1, "g", ""), NULL },
 		/* one group's rates do not count in another's */
 		{ "[group g]\nlb_mode = flowlet\n[group h]\nlb_mode = spray\n"
 		  U(1, "g", R) U(2, "g", R) U(3, "h", "") U(4, "h", ""), NULL },
@@ -1607,6 +1686,24 @@ static void test_lb_rules(void **state)
 		  ":3: flowlet_timeout has no effect with lb_mode hash (group g: set lb_mode" },
 		{ "[group g]\nflowlet_timeout = 100us\nlb_mode = spray\n" U(1, "g", ""),
 		  ":2: flowlet_timeout has no effect with lb_mode spray (group g: set lb_mode" },
+		/* rejected: path_skew where nothing follows the rule, spray_reorder
+		 * without spray, at their keys, whatever the order */
+		{ "[group g]\npath_skew = 25us\n" U(1, "g", ""),
+		  ":2: path_skew has no effect with lb_mode hash, the default (group g: set lb_mode = flowlet, flowlet-random or spray, or remove path_skew)" },
+		{ "[group g]\nlb_mode = hash\npath_skew = 25us\n" U(1, "g", ""),
+		  ":3: path_skew has no effect with lb_mode hash (group g: set lb_mode" },
+		{ "[group g]\nlb_mode = spray\nspray_reorder = free\npath_skew = 25us\n" U(1, "g", ""),
+		  ":4: path_skew has no effect with spray_reorder = free (group g: set spray_reorder = safe, or remove path_skew)" },
+		{ "[group g]\npath_skew = 25us\nspray_reorder = free\nlb_mode = spray\n" U(1, "g", ""),
+		  ":2: path_skew has no effect with spray_reorder = free" },
+		{ "[group g]\nlb_mode = flowlet\nspray_reorder = safe\n" U(1, "g", ""),
+		  ":3: spray_reorder has no effect with lb_mode flowlet (group g: set lb_mode = spray, or remove spray_reorder)" },
+		{ "[group g]\nspray_reorder = free\n" U(1, "g", ""),
+		  ":2: spray_reorder has no effect with lb_mode hash, the default (group g: set lb_mode = spray" },
+		{ "[group g]\nlb_mode = spray\npath_skew = 1us\npath_skew = 2us\n",
+		  ":4: duplicate key 'path_skew' (first at line 3)" },
+		{ "[port s1]\npath_skew = 1us\n",
+		  ":2: unknown key 'path_skew' in [port] section" },
 		/* ... checked before a later section's mistakes */
 		{ "[group g]\nlb_mode = spray\nflowlet_timeout = 100us\n[port u1]\nrole = bad\n",
 		  ":3: flowlet_timeout has no effect with lb_mode spray" },
@@ -1622,7 +1719,7 @@ static void test_lb_rules(void **state)
 		{ "[port s1]\nflowlet_timeout = 1ms\n",
 		  ":2: unknown key 'flowlet_timeout' in [port] section" },
 		{ "[port s1]\n[group g]\nflow_table_size = 1M\n",
-		  ":3: unknown key 'flow_table_size' in [group] section (allowed: lb_mode, flowlet_timeout)" },
+		  ":3: unknown key 'flow_table_size' in [group] section (allowed: lb_mode, flowlet_timeout, path_skew, spray_reorder)" },
 		{ "[xdpleaf]\nlb_mode = flowlet\n[port s1]\n",
 		  ":2: unknown key 'lb_mode' in [xdpleaf] section (allowed: mode, malformed, xdp_mode, flow_table_size)" },
 		/* rejected: mixed capacities, at the group, first with and first without */
@@ -2071,6 +2168,7 @@ int main(void)
 		cmocka_unit_test(test_good_style),
 		cmocka_unit_test(test_good_edge_prefixes),
 		cmocka_unit_test(test_good_lb_modes),
+		cmocka_unit_test(test_good_reorder),
 		cmocka_unit_test(test_good_host_paper),
 		cmocka_unit_test(test_good_host_nvidia),
 		cmocka_unit_test(test_good_host_np_only),

@@ -159,6 +159,57 @@ static void hash_mode_never_moves(void **state)
 	assert_true(s.total_bytes > 0);
 }
 
+/* The reorder-free rule. In the default workload (gaps of milliseconds,
+ * short queues) it keeps nothing back and changes nothing. With gaps of
+ * about a millisecond between messages at 99 % duty, where queues build,
+ * it refuses moves, and without it (--reorder free) moves are made that
+ * it would have refused: those could have reordered their flows. */
+static void rule_refuses_unsafe_moves(void **state)
+{
+	struct xl_lb_sim safe, free_run;
+	__u32 i;
+
+	(void)state;
+	xl_lb_sim_defaults(&safe);
+	free_run = safe;
+	free_run.reorder_free = 1;
+	assert_int_equal(xl_lb_sim_run(&safe), 0);
+	assert_int_equal(xl_lb_sim_run(&free_run), 0);
+	assert_int_equal(safe.refused, 0);
+	assert_int_equal(free_run.unsafe, 0);
+	assert_memory_equal(safe.bytes, free_run.bytes, sizeof(safe.bytes));
+
+	xl_lb_sim_defaults(&safe);
+	safe.duty = 0.99;
+	safe.message_bytes = 16384;
+	safe.peak_bps = 30000000;
+	safe.duration_ns = 10000000000ULL;
+	free_run = safe;
+	free_run.reorder_free = 1;
+	assert_int_equal(xl_lb_sim_run(&safe), 0);
+	assert_int_equal(xl_lb_sim_run(&free_run), 0);
+	print_message("# 99 %% duty, 16K messages: %llu flowlets; reorder-free: %llu moves, "
+		      "%llu refused; free: %llu moves, %llu unsafe\n",
+		      (unsigned long long)safe.flowlets, (unsigned long long)safe.moves,
+		      (unsigned long long)safe.refused, (unsigned long long)free_run.moves,
+		      (unsigned long long)free_run.unsafe);
+	report("reorder-free", &safe);
+	report("free", &free_run);
+	assert_true(safe.refused > 0);
+	assert_int_equal(safe.unsafe, 0);
+	assert_int_equal(free_run.refused, 0);
+	assert_true(free_run.unsafe > 0 && free_run.unsafe <= free_run.moves);
+	assert_true(safe.moves + safe.refused <= safe.flowlets);
+	/* a floor above every gap: no flowlet after the first, no move */
+	safe.floor_ns = 1000000000ULL;
+	assert_int_equal(xl_lb_sim_run(&safe), 0);
+	assert_int_equal(safe.moves, 0);
+	assert_int_equal(safe.refused, 0);
+	assert_int_equal(safe.flowlets, safe.flows);
+	for (i = 0; i < safe.n; i++)
+		assert_true(safe.bytes[i] > 0 || safe.flows < safe.n);
+}
+
 /* The same seed gives the same run; another seed another. */
 static void reproducible(void **state)
 {
@@ -190,6 +241,11 @@ static void bad_options(void **state)
 		{ "flowlet", "--flows", "0" },
 		{ "flowlet", "--rate", "fast" },
 		{ "flowlet", "--duration", "10" },
+		{ "flowlet", "--reorder", "maybe" },
+		{ "flowlet", "--path-skew", "2s" },
+		{ "flowlet", "--path-skew", "25" },
+		{ "flowlet", "--flowlet-timeout", "0us" },
+		{ "flowlet", "--flowlet-timeout", "Auto" },
 	};
 	size_t i;
 
@@ -224,6 +280,7 @@ int main(void)
 		cmocka_unit_test(equal_capacities_balanced),
 		cmocka_unit_test(pending_avoids_overload),
 		cmocka_unit_test(hash_mode_never_moves),
+		cmocka_unit_test(rule_refuses_unsafe_moves),
 		cmocka_unit_test(reproducible),
 		cmocka_unit_test(bad_options),
 	};
