@@ -101,6 +101,9 @@ def cell(path):
     if c0.get("map"):
         r["flowlets"] = map_sum(c0, c1, "flowlets")
         r["moves"] = map_sum(c0, c1, "moves_in")
+        r["moves_refused"] = map_sum(c0, c1, "moves_refused")
+        r["uplink_flowlets"] = [map_port(c1, u).get("flowlets", 0) - map_port(c0, u).get("flowlets", 0)
+                                for u in UPLINKS if map_port(c0, u) and map_port(c1, u)]
         r["uplink_tx_bytes"] = [map_port(c1, u)["tx_bytes"] - map_port(c0, u)["tx_bytes"]
                                 for u in UPLINKS if map_port(c0, u) and map_port(c1, u)]
     att = os.path.join(path, "attempts")
@@ -212,7 +215,12 @@ def main():
         x99 = f"{r['p99_x']:.2f}" if "p99_x" in r else "-"
         notes = []
         if "moves" in r:
-            notes.append(f"flowlets {r['flowlets']}, moves {r['moves']}")
+            notes.append(f"flowlets {r['flowlets']}, moves {r['moves']}"
+                         + (f" (refused {r['moves_refused']})" if r.get("moves_refused") else ""))
+        if r.get("uplink_tx_bytes") and sum(r["uplink_tx_bytes"]):
+            t = sum(r["uplink_tx_bytes"])
+            notes.append("uplink bytes " + "/".join(f"{100 * b / t:.0f}" for b in r["uplink_tx_bytes"])
+                         + " %")
         if r["timeouts"]:
             notes.append(f"RTOs {r['timeouts']}")
         if r.get("attempts", 1) > 1:
