@@ -88,38 +88,60 @@ static __always_inline void xl_sample_uplink_rate(__u32 slot, __u64 now)
 		xl_take_rate_sample(slot, now);
 }
 
-/* Utilization of member i of group gid right now (measured and pending
- * rate, decayed since its last sample, plus its phantom queue if the port
- * has one) with `extra` bit/s more sent on it. Global, so the verifier checks its branches once
- * instead of once per member. */
+/* The rate of the uplink in `slot` right now: measured and pending
+ * (flowlets placed, not yet measured), which fade alike once it goes
+ * quiet. */
+static __always_inline __u64 member_rate_now(__u32 slot, __u64 now)
+{
+	struct xl_uplink_rate *r = bpf_map_lookup_elem(&uplink_rates, &slot);
+
+	if (!r)
+		return 0;
+	if (!r->sample_ns)
+		return r->pending_bps;
+	return xl_rate_now(r->rate_bps + r->pending_bps,
+			   (__s64)(now - r->sample_ns) > 0 ? now - r->sample_ns : 0,
+			   XL_RATE_TAU_NS);
+}
+
+/* Utilization of member i of group gid right now (member_rate_now plus
+ * its phantom queue if the port has one) with `extra` bit/s more sent on
+ * it. Global, so the verifier checks its branches once instead of once
+ * per member. */
 __noinline __u32 xl_member_util_now(__u32 gid, __u32 i, __u64 now,
 				    __u64 extra)
 {
 	struct xl_group *g = bpf_map_lookup_elem(&groups, &gid);
+	struct xl_queue *q;
+	__u64 cap, backlog = 0;
 	__u32 slot;
-	__u64 cap;
 
 	if (!g)
 		return 0xffffffffU;
 	slot = g->member_slot[i & (XL_MAX_GROUP_MEMBERS - 1)];
 	cap = g->capacity_bps[i & (XL_MAX_GROUP_MEMBERS - 1)];
-	struct xl_uplink_rate *r;
-	struct xl_queue *q;
-	__u64 rate = 0, backlog = 0;
-
-	r = bpf_map_lookup_elem(&uplink_rates, &slot);
 	q = bpf_map_lookup_elem(&queues, &slot);
-	/* measured and pending (flowlets placed, not yet measured) fade
-	 * alike once the member goes quiet */
-	if (r && r->sample_ns)
-		rate = xl_rate_now(r->rate_bps + r->pending_bps,
-				   (__s64)(now - r->sample_ns) > 0 ?
-					   now - r->sample_ns : 0, XL_RATE_TAU_NS);
-	else if (r)
-		rate = r->pending_bps;
 	if (q && cap)
 		backlog = xl_backlog(q->vtime, xl_vt_now(now), cap);
-	return xl_member_util(rate + extra, backlog, cap, XL_RATE_TAU_NS);
+	return xl_member_util(member_rate_now(slot, now) + extra, backlog, cap,
+			      XL_RATE_TAU_NS);
+}
+
+/* Whether a flow of flow_bps, quiet for gap_ns, should leave its member
+ * for another (xl_move_worth); members = cur | m << 8 (a BPF function
+ * takes five arguments). Global: the verifier checks it once. */
+__noinline int xl_move_worth_g(__u32 gid, __u32 members, __u64 now,
+			       __u64 flow_bps, __u64 gap_ns)
+{
+	struct xl_group *g = bpf_map_lookup_elem(&groups, &gid);
+	__u32 c = members & (XL_MAX_GROUP_MEMBERS - 1);
+	__u32 n = (members >> 8) & (XL_MAX_GROUP_MEMBERS - 1);
+
+	if (!g)
+		return 0;
+	return xl_move_worth(flow_bps, xl_rate_still_counted(flow_bps, gap_ns),
+			     member_rate_now(g->member_slot[c], now), g->capacity_bps[c],
+			     member_rate_now(g->member_slot[n], now), g->capacity_bps[n]);
 }
 
 /* Each picker below loops over the members; as global functions they are
@@ -134,7 +156,6 @@ __noinline int xl_pick_headroom_g(__u32 gid, __u32 up, __u64 now,
 	struct xl_group *g = bpf_map_lookup_elem(&groups, &gid);
 	__u32 *rr = bpf_map_lookup_elem(&group_rr, &gid);
 	__u32 util[XL_MAX_GROUP_MEMBERS], start;
-	__u64 extra = xl_flowlet_extra(expected);
 	int i;
 
 	if (!g)
@@ -142,7 +163,9 @@ __noinline int xl_pick_headroom_g(__u32 gid, __u32 up, __u64 now,
 	start = rr ? __sync_fetch_and_add(rr, 1) : 0;
 	for (i = 0; i < XL_MAX_GROUP_MEMBERS; i++)
 		util[i] = (__u32)i < g->n_members ?
-				  xl_member_util_now(gid, i, now, extra) :
+				  xl_member_util_now(gid, i, now,
+					xl_flowlet_extra(xl_expected_rate(
+						expected, g->capacity_bps[i]))) :
 				  0xffffffffU;
 	return xl_pick_least(util, g->n_members, up, start, XL_LB_TIE);
 }
@@ -242,6 +265,18 @@ static __always_inline void flow_count(struct xl_flow_state *fs, __u64 now,
 	fs->last_ns = now;
 }
 
+/* A flow's rate now, on its member cur: what it sent in its last window
+ * (however it bursts), or before it had a whole window its last flowlet's
+ * rate, at most cur's capacity. */
+static __always_inline __u64 flow_rate(const struct xl_group *g,
+				       const struct xl_flow_state *fs, int cur)
+{
+	__u64 r = fs->prev_win_bytes ? xl_window_rate(fs->prev_win_bytes) :
+				       fs->flowlet_rate_bps;
+
+	return xl_expected_rate(r, g->capacity_bps[cur & (XL_MAX_GROUP_MEMBERS - 1)]);
+}
+
 /* The member of group gid (index into its members) for a packet of this
  * flow, or -1 when none is up. Keeps the flow table in every mode, so
  * `xdpleaf flows` works for the baseline too. A global function: the
@@ -285,6 +320,11 @@ __noinline int xl_choose_uplink(struct xl_flow *flow, __u32 gid, __u64 now,
 			break;
 		}
 		m = xl_pick_headroom_g(gid, up, now, fs ? fs->flowlet_rate_bps : 0);
+		/* a flow leaves its member only for clearly more room */
+		if (cur_up && m >= 0 && m != cur &&
+		    !xl_move_worth_g(gid, (__u32)cur | (__u32)m << 8, now,
+				     flow_rate(g, fs, cur), now - fs->last_ns))
+			m = cur;
 		break;
 	case XL_LB_HASH:
 	default:
@@ -296,14 +336,20 @@ __noinline int xl_choose_uplink(struct xl_flow *flow, __u32 gid, __u64 now,
 	/* A move that could overtake the flow's previous packet is refused:
 	 * the packet (a new flowlet's first) stays on the flow's member. */
 	if (safe && cur >= 0 && m != cur &&
-	    !xl_move_safe((__s64)(now - fs->last_ns), floor_ns, g->path_skew_ns,
+	    !xl_move_safe((__s64)(now - fs->last_ns), floor_ns,
+			  g->skew_ns[m & (XL_MAX_GROUP_MEMBERS - 1)],
 			  fs->qdelay_ns, member_delay(g, m, now, 0), cur_up)) {
 		m = cur;
 		refused = 1;
 	}
 	m &= XL_MAX_GROUP_MEMBERS - 1;
-	if (new_flowlet && g->lb_mode == XL_LB_FLOWLET && fs && fs->flowlet_rate_bps)
-		add_pending(g->member_slot[m], now, fs->flowlet_rate_bps);
+	/* pending: load the member's average has not seen yet, that is a
+	 * flowlet that arrives there, or resumes after its bytes faded out
+	 * of the average; one that carries on where it was is measured */
+	if (new_flowlet && g->lb_mode == XL_LB_FLOWLET && fs && fs->flowlet_rate_bps &&
+	    (m != cur || (__s64)(now - fs->last_ns) > (__s64)XL_RATE_TAU_NS))
+		add_pending(g->member_slot[m], now,
+			    xl_expected_rate(fs->flowlet_rate_bps, g->capacity_bps[m]));
 
 	if (!fs || fs->group != gid) {
 		if (bpf_map_update_elem(&flows, flow, &zero_flow, BPF_ANY))

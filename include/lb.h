@@ -199,6 +199,24 @@ static inline int xl_move_safe(__s64 gap_ns, __u64 floor_ns, __u32 skew_ns,
 	       gap + new_qd_ns >= (__u64)old_qd_ns + skew_ns;
 }
 
+/* path_skew = auto: the margin for a move onto a member of cap_bps whose
+ * frames are up to frame_bytes long. The leaf's phantom queue says when a
+ * packet has been sent whole (its own transmission included); a shaper
+ * that emulates the link (a token bucket, as the lab's) or a port that
+ * starts sending before the leaf's model of it would may let the new
+ * member's packets out up to its burst earlier: two full frames at the
+ * member's rate, 0.24 us at 100 Gbit/s, 484 us at 50 Mbit/s. A member
+ * without a rate adds nothing. Saturates at 1 s, the config's maximum. */
+#define XL_SKEW_MAX_NS 1000000000ULL
+static inline __u32 xl_auto_skew_ns(__u32 base_ns, __u32 frame_bytes, __u64 cap_bps)
+{
+	__u64 ns = base_ns;
+
+	if (cap_bps)
+		ns += 2ULL * frame_bytes * 8000000000ULL / cap_bps;
+	return ns > XL_SKEW_MAX_NS ? (__u32)XL_SKEW_MAX_NS : (__u32)ns;
+}
+
 /* Utilization of a member in 1/65536 of its capacity: its measured rate
  * plus what its queue needs to drain within tau, over its capacity. An
  * unknown capacity (0) counts as XL_LB_UNKNOWN_CAP, the same for all, so
@@ -359,6 +377,80 @@ static inline __u64 xl_rate_now(__u64 avg_bps, __u64 idle_ns, __u64 tau_ns)
 	if (avg_bps > 0xffffffffffULL) /* keep avg * tau inside 64 bits */
 		return avg_bps / idle_ns * tau_ns;
 	return avg_bps * tau_ns / idle_ns;
+}
+
+/* ---- staying put ------------------------------------------------------ */
+
+/* The rate a flow is expected to add to a member: its last flowlet's rate
+ * (xl_flowlet_rate), but never more than the member can carry. A TCP
+ * sender behind an unshaped host link sends its segments back to back, so
+ * its flowlets read at the host link's rate (Gbit/s) however slow the
+ * uplink: uncapped, one such flowlet would make a 100 Mbit/s member look
+ * ten times full. A capacity of 0 (unknown) caps nothing. */
+static inline __u64 xl_expected_rate(__u64 flowlet_rate_bps, __u64 cap_bps)
+{
+	return cap_bps && flowlet_rate_bps > cap_bps ? cap_bps : flowlet_rate_bps;
+}
+
+/* A flow's rate over its last whole window of XL_FLOW_WINDOW_NS (the rate
+ * `xdpleaf flows` shows; 0 when the flow paused for a whole window). */
+static inline __u64 xl_window_rate(__u64 prev_win_bytes)
+{
+	return prev_win_bytes * 8 * 1000000000ULL / XL_FLOW_WINDOW_NS;
+}
+
+/* The part of a flow's rate its member's average still holds when the
+ * flow was quiet for gap ns: all of it within tau, then less as the
+ * average fades (xl_rate_now). A flow resuming after a pause has already
+ * left its member's room free, so that room must not count twice in
+ * xl_move_worth. */
+static inline __u64 xl_rate_still_counted(__u64 flow_bps, __u64 gap_ns)
+{
+	return xl_rate_now(flow_bps, (__s64)gap_ns > 0 ? gap_ns : 0, XL_RATE_TAU_NS);
+}
+
+/* Whether a flow's new flowlet should leave its member for the pick: only
+ * if the pick, with the flow on it, would be clearly less utilized than
+ * the flow's own member is with it: by more than XL_LB_MOVE_MARGIN (1/16
+ * of capacity). Rates in bit/s: flow_bps the flow's rate; still_bps the
+ * part of it its member's average still holds (xl_rate_still_counted);
+ * *_rate the members' measured and pending rates, *_cap their capacities
+ * (0: unknown, as xl_member_util). Utilizations, not spare bit/s: equal
+ * spare room would load a big member past its share.
+ *
+ * The own member counts as at most 1 + 1/16 utilized: over a short
+ * average a member reads far above its capacity when a sender behind a
+ * faster link sends its window back to back, though over time it carries
+ * only what it can; a member that much over is all a flow can leave,
+ * however far over it reads.
+ *
+ * Without this a flow moved whenever another member merely tied with its
+ * own: four equal TCP flows on four equal members swapped places at
+ * nearly every flowlet, two of them met on one member now and then, and
+ * every move could reorder (docs/load-balancing.md has the figures). */
+#ifndef XL_LB_MOVE_MARGIN
+#define XL_LB_MOVE_MARGIN (XL_UTIL_ONE / 16)
+#endif
+#define XL_LB_CUR_UTIL_MAX (XL_UTIL_ONE + XL_LB_MOVE_MARGIN)
+#define XL_LB_RATE_MAX (1ULL << 46) /* past any link; sums cannot wrap */
+
+static inline int xl_move_worth(__u64 flow_bps, __u64 still_bps, __u64 cur_rate,
+				__u64 cur_cap, __u64 new_rate, __u64 new_cap)
+{
+	__u64 others = cur_rate > still_bps ? cur_rate - still_bps : 0;
+	__u32 here, there;
+
+	if (flow_bps > XL_LB_RATE_MAX)
+		flow_bps = XL_LB_RATE_MAX;
+	if (others > XL_LB_RATE_MAX)
+		others = XL_LB_RATE_MAX;
+	if (new_rate > XL_LB_RATE_MAX)
+		new_rate = XL_LB_RATE_MAX;
+	here = xl_member_util(others + flow_bps, 0, cur_cap, XL_RATE_TAU_NS);
+	there = xl_member_util(new_rate + flow_bps, 0, new_cap, XL_RATE_TAU_NS);
+	if (here > XL_LB_CUR_UTIL_MAX)
+		here = XL_LB_CUR_UTIL_MAX;
+	return (__u64)there + XL_LB_MOVE_MARGIN < here;
 }
 
 #endif /* XL_LB_H */

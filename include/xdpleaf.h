@@ -157,6 +157,10 @@ struct xl_group {
 	__u64 flowlet_timeout_ns; /* floor: a shorter gap is no flowlet */
 	__u32 path_skew_ns;       /* margin of the reorder-free rule */
 	__u32 spray_reorder;      /* enum xl_spray_reorder */
+	/* the margin for a move to each member: path_skew_ns, plus with
+	 * path_skew = auto two full frames at that member's rate
+	 * (xl_auto_skew_ns) */
+	__u32 skew_ns[XL_MAX_GROUP_MEMBERS];
 	char name[32];
 };
 

@@ -414,6 +414,9 @@ run_cell() { # op size
 		counters "$dir/c0.json"
 		if mpi_once "$op" "$size" "$dir" "$limit"; then
 			counters "$dir/c1.json"
+			# which flows moved, and how often (xdp fabrics)
+			[[ $FABRIC =~ ^(ref|kernel)$ ]] ||
+				in_ns "$P-leaf1" "$XDPLEAF" flows --json --instance "$P" >"$dir/flows.json"
 			echo "$try" >"$dir/attempts"
 			printf '  %s %s: p50 %s ms\n' "$op" "$size" "$(jq '[.steps[].time_ns] | sort |
 				.[(length - 1) / 2 | floor] / 1e6 | . * 10 | round / 10' "$dir/steps.json")" >&2

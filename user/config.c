@@ -468,6 +468,8 @@ static bool close_section(struct ctx *c)
 			return fail(c, c->key_line[bad],
 				    "%s has no effect without rate (port %s has no rate: set one, or remove %s)",
 				    keys[bad].name, p->ifname, keys[bad].name);
+		if (!c->key_line[K_BUFFER])
+			p->buffer_bytes = xl_default_buffer(p->rate_bps);
 	}
 	if (c->sect == S_CLASS) {
 		struct xl_cfg_class *k = &cfg->classes[c->cur_class];
@@ -578,7 +580,8 @@ static bool open_section(struct ctx *c, char *hdr)
 		cfg->groups[cfg->n_groups] = (struct xl_cfg_group){
 			.line = c->line, .lb_mode = XL_LB_HASH,
 			.flowlet_timeout_ns = XL_DEFAULT_FLOWLET_TIMEOUT_NS,
-			.path_skew_ns = XL_DEFAULT_PATH_SKEW_NS, .spray_reorder = XL_SPRAY_SAFE };
+			.path_skew_ns = XL_DEFAULT_PATH_SKEW_NS, .path_skew_auto = true,
+			.spray_reorder = XL_SPRAY_SAFE };
 		strcpy(cfg->groups[cfg->n_groups++].name, name);
 		c->sect = S_GROUP;
 	} else if (!strcmp(hdr, "route")) {
@@ -1026,6 +1029,12 @@ static int on_key(void *user, const char *section, const char *name, const char 
 		return parse_duration(c, k, value, FLOWLET_TIMEOUT_MIN, FLOWLET_TIMEOUT_MAX,
 				      &cfg->groups[cfg->n_groups - 1].flowlet_timeout_ns);
 	case K_PATH_SKEW:
+		/* auto: the default margin plus each member's frames */
+		cfg->groups[cfg->n_groups - 1].path_skew_auto = !strcmp(value, "auto");
+		if (cfg->groups[cfg->n_groups - 1].path_skew_auto) {
+			cfg->groups[cfg->n_groups - 1].path_skew_ns = XL_DEFAULT_PATH_SKEW_NS;
+			return 1;
+		}
 		if (!parse_duration(c, k, value, 0, PATH_SKEW_MAX, &ns))
 			return 0;
 		cfg->groups[cfg->n_groups - 1].path_skew_ns = (__u32)ns;

@@ -38,11 +38,31 @@ struct xl_cfg_port {
 	/* Phantom queue / line-rate emulation (docs/ecn.md) */
 	__u64 rate_bps;       /* line rate; 0 = unset (unlimited, no queue) */
 	__u32 gamma_ppm;      /* drain fraction in millionths, default 1000000 */
-	__u32 buffer_bytes;   /* default XL_DEFAULT_BUFFER */
+	__u32 buffer_bytes;   /* default xl_default_buffer(rate_bps) */
 	__u32 overflow;       /* enum xl_overflow, default drop */
 };
 
+/* A port's buffer when the config sets none: 1 MiB (20-80 us at the
+ * 100-400 Gbit/s of a GPU fabric, a shallow-buffer switch port), but never
+ * more than XL_DEFAULT_BUFFER_US of the port's own rate, nor less than two
+ * 9 KB jumbo frames. Without the cap a port emulated at 100 Mbit/s would
+ * hold 84 ms: far more than any switch port (or the lab's shaped links,
+ * 2 ms) holds at that rate, so its phantom queue would go on counting what
+ * the real link had long dropped, and every delay the leaf reads from it
+ * (ECN marking, the reorder-free rule, docs/load-balancing.md) would be
+ * that much too long. */
 #define XL_DEFAULT_BUFFER (1024 * 1024)
+#define XL_DEFAULT_BUFFER_US 2000
+#define XL_DEFAULT_BUFFER_MIN (2 * 9216)
+
+static inline __u32 xl_default_buffer(__u64 rate_bps)
+{
+	__u64 b = rate_bps / 8 * XL_DEFAULT_BUFFER_US / 1000000;
+
+	if (!rate_bps || b > XL_DEFAULT_BUFFER)
+		return XL_DEFAULT_BUFFER;
+	return b < XL_DEFAULT_BUFFER_MIN ? XL_DEFAULT_BUFFER_MIN : (__u32)b;
+}
 
 /* A traffic class: DSCPs that map to it and its WRED/ECN profile. Class 0
  * is "default" (every DSCP no other class claims, paper profile); "cnp"
@@ -60,6 +80,7 @@ struct xl_cfg_group {
 	__u32 lb_mode;        /* enum xl_lb_mode */
 	__u64 flowlet_timeout_ns; /* default (auto) XL_DEFAULT_FLOWLET_TIMEOUT_NS */
 	__u32 path_skew_ns;   /* default XL_DEFAULT_PATH_SKEW_NS */
+	bool path_skew_auto;  /* default true: + two frames per member (xl_auto_skew_ns) */
 	__u32 spray_reorder;  /* enum xl_spray_reorder, default safe */
 	int n_members;        /* uplink ports naming this group */
 };

@@ -13,10 +13,12 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "leaf.skel.h"
+#include "lb.h"
 #include "loader.h"
 #include "netlink_watch.h"
 #include "netns.h"
 #include "pins.h"
+#include "rtnl.h"
 #include "version.h"
 #include "watcher.h"
 #include "xdp_owner.h"
@@ -86,6 +88,17 @@ static int fill_ports(struct leaf *skel, const struct xl_config *cfg)
 	return 0;
 }
 
+/* The longest frame a port sends: its MTU, Ethernet header and one VLAN
+ * tag (1500 when the MTU cannot be read). */
+static __u32 max_frame_bytes(__u32 ifindex)
+{
+	struct xl_link_info li;
+
+	if (!ifindex || xl_link_get(ifindex, &li) || !li.mtu)
+		return 1500 + 18;
+	return li.mtu + 18;
+}
+
 static int fill_groups(struct leaf *skel, const struct xl_config *cfg)
 {
 	for (int g = 0; g < cfg->n_groups; g++) {
@@ -107,6 +120,9 @@ static int fill_groups(struct leaf *skel, const struct xl_config *cfg)
 			grp.member_slot[grp.n_members] = i; /* slot = port index */
 			grp.capacity_bps[grp.n_members] = cp->rate_bps;
 			grp.drain_bps[grp.n_members] = drain_bps(cp);
+			grp.skew_ns[grp.n_members] = cfg->groups[g].path_skew_auto ?
+				xl_auto_skew_ns(grp.path_skew_ns, max_frame_bytes(cp->ifindex),
+						cp->rate_bps) : grp.path_skew_ns;
 			grp.n_members++;
 		}
 		MAP_SET(skel->maps.groups, &id, &grp, "groups");

@@ -149,6 +149,8 @@ static json_object *groups_json(const char *instance, const struct port_list *pl
 					name = pl->p[k].name;
 			json_object_object_add(m, "port", json_object_new_string(name));
 			json_object_object_add(m, "capacity_bps", json_object_new_uint64(g.capacity_bps[i]));
+			/* the reorder-free rule's margin for a move here */
+			json_object_object_add(m, "skew_ns", json_object_new_uint64(g.skew_ns[i]));
 			/* up: usable for some family; per family as chosen */
 			json_object_object_add(m, "up", json_object_new_boolean(
 				!(down.v4 & down.v6 & (1U << i))));

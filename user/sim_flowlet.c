@@ -48,7 +48,6 @@ static int pick(struct xl_lb_sim *s, struct sim_flow *f, struct sim_member *mb,
 		const double *queue, __u32 *rr)
 {
 	__u32 util[XL_MAX_GROUP_MEMBERS];
-	__u64 extra = s->no_flowlet_rate ? 0 : xl_flowlet_extra(f->rate_bps);
 	__u32 i;
 
 	switch (s->mode) {
@@ -58,7 +57,9 @@ static int pick(struct xl_lb_sim *s, struct sim_flow *f, struct sim_member *mb,
 		return xl_pick_hash_up(f->hash, s->n, XL_ALL_UP);
 	default:
 		for (i = 0; i < s->n; i++)
-			util[i] = xl_member_util(mb[i].rate + mb[i].pending + extra,
+			util[i] = xl_member_util(mb[i].rate + mb[i].pending +
+						 (s->no_flowlet_rate ? 0 : xl_flowlet_extra(
+							xl_expected_rate(f->rate_bps, s->cap_bps[i]))),
 						 (__u64)queue[i], s->cap_bps[i], XL_RATE_TAU_NS);
 		return xl_pick_least(util, s->n, XL_ALL_UP, (*rr)++, XL_LB_TIE);
 	}
@@ -80,10 +81,21 @@ static __u32 delay_ns(double q, __u64 cap_bps)
 static int place(struct xl_lb_sim *s, struct sim_flow *f, struct sim_member *mb,
 		 const double *queue, __u32 *rr, __u64 t)
 {
-	int m = pick(s, f, mb, queue, rr);
+	int m = pick(s, f, mb, queue, rr), cur = f->member;
 
+	/* a flow leaves its member only for clearly less load
+	 * (xl_move_worth; its message rate stands for its window rate) */
+	if (s->mode == XL_LB_FLOWLET && cur >= 0 && m != cur &&
+	    !xl_move_worth(xl_expected_rate(f->rate_bps, s->cap_bps[cur]),
+			   xl_rate_still_counted(xl_expected_rate(f->rate_bps, s->cap_bps[cur]),
+						 t - f->last_ns),
+			   mb[cur].rate + mb[cur].pending, s->cap_bps[cur],
+			   mb[m].rate + mb[m].pending, s->cap_bps[m]))
+		m = cur;
 	if (s->mode != XL_LB_HASH && f->member >= 0 && m != f->member &&
-	    !xl_move_safe((__s64)(t - f->last_ns), s->floor_ns, s->skew_ns, f->qdelay_ns,
+	    !xl_move_safe((__s64)(t - f->last_ns), s->floor_ns,
+			  s->skew_auto ? xl_auto_skew_ns(s->skew_ns, 1518, s->cap_bps[m]) : s->skew_ns,
+			  f->qdelay_ns,
 			  delay_ns(queue[m], s->cap_bps[m]), 1)) {
 		if (s->reorder_free) {
 			s->unsafe++;
@@ -92,8 +104,11 @@ static int place(struct xl_lb_sim *s, struct sim_flow *f, struct sim_member *mb,
 			m = f->member;
 		}
 	}
-	if (s->mode == XL_LB_FLOWLET && !s->no_pending)
-		mb[m].pending += f->rate_bps;
+	/* pending where the average has not seen the flow: a member it
+	 * arrives at, or returns to after its bytes faded (as bpf/uplink.h) */
+	if (s->mode == XL_LB_FLOWLET && !s->no_pending &&
+	    (m != cur || t - f->last_ns > XL_RATE_TAU_NS))
+		mb[m].pending += xl_expected_rate(f->rate_bps, s->cap_bps[m]);
 	return m;
 }
 
@@ -196,7 +211,7 @@ static void usage(FILE *f)
 		"usage: xdpleaf sim flowlet [--caps R1,R2,...] [--flows N] [--rate PEAK]\n"
 		"                           [--message BYTES] [--duty D] [--duration T]\n"
 		"                           [--mode flowlet|flowlet-random|hash] [--steps]\n"
-		"                           [--flowlet-timeout T|auto] [--path-skew T]\n"
+		"                           [--flowlet-timeout T|auto] [--path-skew T|auto]\n"
 		"                           [--reorder safe|free] [--no-flowlet-rate]\n"
 		"                           [--no-pending] [--seed N] [--json]\n\n"
 		"Runs the uplink choice (the dataplane's code) over N on/off flows: each\n"
@@ -213,7 +228,8 @@ static void usage(FILE *f)
 		"A flowlet moves only when its first bytes cannot overtake its last ones\n"
 		"on the old member (the reorder-free rule over the members' queueing\n"
 		"delays, with --flowlet-timeout, default auto = 50us, as the floor and\n"
-		"--path-skew, default 25us, as the group keys of those names); moves it\n"
+		"--path-skew, default auto = 25us plus two 1518-byte frames at the rate of\n"
+		"the member moved to, as the group keys of those names); moves it\n"
 		"keeps back are counted as refused. --reorder free moves anyway and\n"
 		"counts those moves as unsafe.\n"
 		"Defaults: the balance benchmark's workload 3: caps 200M,100M,100M,100M,\n"
@@ -357,6 +373,11 @@ int xl_sim_flowlet(int argc, char **argv)
 							err, sizeof(err));
 			break;
 		case 'K':
+			s.skew_auto = !strcmp(optarg, "auto");
+			if (s.skew_auto) {
+				s.skew_ns = XL_DEFAULT_PATH_SKEW_NS;
+				break;
+			}
 			bad = xl_parse_duration(optarg, 0, 1000000000ULL, &ns, err, sizeof(err));
 			s.skew_ns = (__u32)ns;
 			break;
@@ -411,5 +432,6 @@ void xl_lb_sim_defaults(struct xl_lb_sim *s)
 	s->mode = XL_LB_FLOWLET;
 	s->floor_ns = XL_DEFAULT_FLOWLET_TIMEOUT_NS;
 	s->skew_ns = XL_DEFAULT_PATH_SKEW_NS;
+	s->skew_auto = 1;
 	s->seed = 3;
 }

@@ -102,7 +102,7 @@ static void usage(FILE *f)
 		"a packet trace (CSV time_ns,bytes[,ect]) or a constant-rate load, and\n"
 		"prints time_ns,bytes,queue_bytes,action per packet (action: queued,\n"
 		"marked, dropped, over_marked, over_passed); a summary goes to stderr.\n"
-		"Defaults: gamma 1, buffer 1M, overflow drop, kmin 5K, kmax 200K, pmax 1%%,\n"
+		"Defaults: gamma 1, buffer 1M or 2 ms of the rate if less (18K at least), overflow drop, kmin 5K, kmax 200K, pmax 1%%,\n"
 		"packets ECT, packet 1500 bytes, seed 1. T: a number and its unit\n"
 		"(ns, us, ms, s), e.g. 10ms.\n");
 }
@@ -127,7 +127,7 @@ int xl_sim_queue(int argc, char **argv)
 		{ 0 }
 	};
 	struct queue_sim s = {
-		.buffer = XL_DEFAULT_BUFFER,
+		.buffer = 0, /* unset: xl_default_buffer of the rate, as the config */
 		.wred = { .kmin = XL_WRED_PAPER_KMIN, .kmax = XL_WRED_PAPER_KMAX,
 			  .pmax = XL_WRED_PAPER_PMAX },
 		.rng = 1,
@@ -189,6 +189,8 @@ int xl_sim_queue(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (!s.buffer)
+		s.buffer = xl_default_buffer(rate);
 	s.drain_bps = rate * gamma / 1000000;
 	printf("time_ns,bytes,queue_bytes,action\n");
 	if (trace) {

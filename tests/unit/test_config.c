@@ -326,6 +326,20 @@ static const struct xl_cfg_class *find_class(const struct xl_config *cfg, const 
 	return NULL;
 }
 
+/* The default buffer: 1 MiB, at most 2 ms of the port's rate, at least
+ * two 9 KB frames; no rate (no queue) keeps 1 MiB. */
+static void test_default_buffer(void **state)
+{
+	(void)state;
+	assert_int_equal(xl_default_buffer(0), 1048576);
+	assert_int_equal(xl_default_buffer(100000000000ULL), 1048576);
+	assert_int_equal(xl_default_buffer(4194304000ULL), 1048576); /* exactly 2 ms */
+	assert_int_equal(xl_default_buffer(4000000000ULL), 1000000);
+	assert_int_equal(xl_default_buffer(100000000ULL), 25000);
+	assert_int_equal(xl_default_buffer(50000000ULL), 18432);    /* 12500: the floor */
+	assert_int_equal(xl_default_buffer(1000000ULL), 18432);
+}
+
 static void test_good_ecn_leaf(void **state)
 {
 	struct xl_config cfg;
@@ -364,7 +378,8 @@ static void test_good_ecn_leaf(void **state)
 	p = &cfg.ports[find_port(&cfg, "u3")];
 	assert_int_equal(p->rate_bps, 400000000ULL);
 	assert_int_equal(p->gamma_ppm, 1000000);
-	assert_int_equal(p->buffer_bytes, XL_DEFAULT_BUFFER);
+	/* no buffer: 2 ms of 400 Mbit/s, below the 1 MiB default */
+	assert_int_equal(p->buffer_bytes, 100000);
 	assert_int_equal(p->overflow, XL_OVERFLOW_DROP);
 
 	/* Built-ins keep ids 0 and 1; user classes follow in file order. */
@@ -504,6 +519,7 @@ static void test_good_lb_modes(void **state)
 		assert_int_equal(g->n_members, want[i].members);
 		/* the rule's keys at their defaults */
 		assert_int_equal(g->path_skew_ns, XL_DEFAULT_PATH_SKEW_NS);
+		assert_true(g->path_skew_auto);
 		assert_int_equal(g->spray_reorder, XL_SPRAY_SAFE);
 	}
 	for (size_t i = 0; i < sizeof(ports) / sizeof(ports[0]); i++) {
@@ -1591,7 +1607,8 @@ static void test_lb_values(void **state)
 		{ "path_skew", "1001ms", "flowlet", 0, ":3: path_skew: duration '1001ms' out of range (0ns..1s)" },
 		{ "path_skew", "25", "flowlet", 0, ":3: path_skew: duration '25' has no unit" },
 		{ "path_skew", "-1us", "flowlet", 0, ":3: path_skew: invalid duration '-1us'" },
-		{ "path_skew", "auto", "flowlet", 0, ":3: path_skew: invalid duration 'auto'" },
+		{ "path_skew", "auto", "flowlet", XL_DEFAULT_PATH_SKEW_NS, NULL },
+		{ "path_skew", "Auto", "flowlet", 0, ":3: path_skew: invalid duration 'Auto'" },
 		{ "spray_reorder", "safe", "spray", XL_SPRAY_SAFE, NULL },
 		{ "spray_reorder", "free", "spray", XL_SPRAY_FREE, NULL },
 		{ "spray_reorder", "Free", "spray", 0, ":3: invalid spray_reorder 'Free' (allowed: safe, free)" },
@@ -1644,6 +1661,9 @@ static void test_lb_values(void **state)
 				assert_int_equal(g->flowlet_timeout_ns, XL_DEFAULT_FLOWLET_TIMEOUT_NS);
 			if (strcmp(cases[i].key, "path_skew"))
 				assert_int_equal(g->path_skew_ns, XL_DEFAULT_PATH_SKEW_NS);
+			/* auto unless a duration was given */
+			assert_int_equal(g->path_skew_auto, strcmp(cases[i].key, "path_skew") ||
+					 !strcmp(cases[i].value, "auto"));
 			if (strcmp(cases[i].key, "spray_reorder"))
 				assert_int_equal(g->spray_reorder, XL_SPRAY_SAFE);
 			assert_int_equal(cfg.flow_table_size, XL_FLOW_TABLE_SIZE);
@@ -2165,6 +2185,7 @@ int main(void)
 		cmocka_unit_test(test_good_minimal),
 		cmocka_unit_test(test_good_leaf),
 		cmocka_unit_test(test_good_ecn_leaf),
+		cmocka_unit_test(test_default_buffer),
 		cmocka_unit_test(test_good_style),
 		cmocka_unit_test(test_good_edge_prefixes),
 		cmocka_unit_test(test_good_lb_modes),

@@ -689,6 +689,100 @@ static void move_from_down_member(void **state)
 	assert_false(xl_move_safe(0, 50 * US, 25 * US, 2000 * US, 0, 1));
 }
 
+/* ---- staying put: xl_move_worth, xl_expected_rate, xl_window_rate ------ */
+
+#define M100 100000000ULL
+
+/* Four equal TCP flows on four equal members: a flow at 100M on its full
+ * member (1.0) would make another full one 2.0, and one whose flow
+ * pauses (20M measured) 1.2: it stays. Its own member reading far above
+ * capacity (a burst) counts as 1 + 1/16 only. */
+static void worth_equal_flows_stay(void **state)
+{
+	(void)state;
+	assert_false(xl_move_worth(M100, M100, M100, M100, M100, M100));
+	assert_false(xl_move_worth(M100, M100, M100, M100, M100 / 5, M100));
+	assert_false(xl_move_worth(M100, M100, 5 * M100, M100, M100 / 5, M100));
+	/* onto an idle member: 1.0 there is no better than 1.0 here */
+	assert_false(xl_move_worth(M100, M100, M100, M100, 0, M100));
+}
+
+/* Two flows share a full member (50M each), another is idle: 0.5 there
+ * against 1.0 here, one leaves. A flow alone on a full 50M member next to
+ * a 200M one carrying 100M: (100 + 50) / 200 = 0.75 against 1.0. Three
+ * flows of 43.75M on one member (1.31, counted as 1.0625) and one on
+ * another (0.875 with the flow): it goes. */
+static void worth_collision_moves(void **state)
+{
+	const __u64 f = 43750000ULL;
+
+	(void)state;
+	assert_true(xl_move_worth(M100 / 2, M100 / 2, M100, M100, 0, M100));
+	assert_true(xl_move_worth(M100 / 2, M100 / 2, M100 / 2, M100 / 2, M100, 2 * M100));
+	assert_true(xl_move_worth(f, f, 3 * f, M100, f, M100));
+	/* the margin: 1/16 of capacity (there 15/16 against 1 here) */
+	assert_false(xl_move_worth(M100 / 2, M100 / 2, M100, M100, 43750000ULL, M100));
+	assert_true(xl_move_worth(M100 / 2, M100 / 2, M100, M100, 43750000ULL - 200, M100));
+	/* a flow back from a pause is no longer in its member's average:
+	 * its member (others at 87.5M) gets it back on top */
+	assert_true(xl_move_worth(f, 0, 2 * f, M100, f, M100));
+	assert_false(xl_move_worth(f, f, 2 * f, M100, f, M100));
+	/* a small flow: only for a member less loaded by more than 1/16 */
+	assert_false(xl_move_worth(M100 / 10, M100 / 10, M100 * 3 / 20, M100, 0, M100));
+	assert_true(xl_move_worth(M100 / 10, M100 / 10, M100 / 2, M100, 0, M100));
+	/* unknown capacities count alike; huge rates saturate, never wrap */
+	assert_true(xl_move_worth(M100, M100, 2 * XL_LB_UNKNOWN_CAP, 0, 0, 0));
+	assert_false(xl_move_worth(UINT64_MAX, 0, UINT64_MAX, M100, UINT64_MAX, M100));
+	assert_true(xl_move_worth(M100, M100, UINT64_MAX, M100, 0, UINT64_MAX));
+}
+
+/* A flow's bytes stay whole in its member's average for tau after it
+ * pauses, then fade as the average does (xl_rate_now). */
+static void rate_still_counted(void **state)
+{
+	(void)state;
+	assert_int_equal(xl_rate_still_counted(M100, 0), M100);
+	assert_int_equal(xl_rate_still_counted(M100, XL_RATE_TAU_NS), M100);
+	assert_int_equal(xl_rate_still_counted(M100, 2 * XL_RATE_TAU_NS), M100 / 2);
+	assert_int_equal(xl_rate_still_counted(M100, 100 * XL_RATE_TAU_NS), M100 / 100);
+	/* another CPU's older clock: a negative gap, still all of it */
+	assert_int_equal(xl_rate_still_counted(M100, (__u64)-5), M100);
+}
+
+/* path_skew = auto: the base plus two frames at the member's rate. */
+static void auto_skew(void **state)
+{
+	(void)state;
+	/* 25 us + 2 x 1518 B at 100 Gbit/s: 242.88 ns, rounded down */
+	assert_int_equal(xl_auto_skew_ns(25000, 1518, 100000000000ULL), 25242);
+	/* at the lab's 50 Mbit/s: 2 x 1518 B take 485.76 us */
+	assert_int_equal(xl_auto_skew_ns(25000, 1518, 50000000ULL), 25000 + 485760);
+	assert_int_equal(xl_auto_skew_ns(25000, 1518, 0), 25000);      /* no rate */
+	assert_int_equal(xl_auto_skew_ns(0, 9018, 1000000ULL), 144288000);
+	assert_int_equal(xl_auto_skew_ns(25000, 9018, 1), 1000000000); /* saturates */
+	assert_int_equal(xl_auto_skew_ns(0xffffffffU, 1518, 1000000000ULL), 1000000000);
+}
+
+/* A flowlet never counts for more than the member can carry; an unknown
+ * capacity caps nothing. */
+static void expected_rate_capped(void **state)
+{
+	(void)state;
+	assert_int_equal(xl_expected_rate(14000000000ULL, 100000000ULL), 100000000ULL);
+	assert_int_equal(xl_expected_rate(30000000ULL, 100000000ULL), 30000000ULL);
+	assert_int_equal(xl_expected_rate(14000000000ULL, 0), 14000000000ULL);
+	assert_int_equal(xl_expected_rate(0, 100000000ULL), 0);
+}
+
+/* Bytes of one 10 ms window as bit/s. */
+static void window_rate(void **state)
+{
+	(void)state;
+	assert_int_equal(xl_window_rate(125000), 100000000ULL);
+	assert_int_equal(xl_window_rate(0), 0);
+	assert_int_equal(xl_window_rate(2000000000ULL), 1600000000000ULL);
+}
+
 /* The floor: a gap up to it (inclusive, as xl_flowlet_expired) never
  * moves, however empty the queues. */
 static void move_floor(void **state)
@@ -1302,6 +1396,12 @@ int main(void)
 		cmocka_unit_test(move_new_queue_longer),
 		cmocka_unit_test(move_from_down_member),
 		cmocka_unit_test(move_floor),
+		cmocka_unit_test(worth_equal_flows_stay),
+		cmocka_unit_test(worth_collision_moves),
+		cmocka_unit_test(rate_still_counted),
+		cmocka_unit_test(auto_skew),
+		cmocka_unit_test(expected_rate_capped),
+		cmocka_unit_test(window_rate),
 		cmocka_unit_test(move_unlimited_members),
 		cmocka_unit_test(queue_delay_values),
 		cmocka_unit_test(move_clock_back),

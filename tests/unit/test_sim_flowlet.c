@@ -67,10 +67,13 @@ static void unequal_capacities_proportional(void **state)
 	}
 }
 
-/* Without the flowlet's own rate in the comparison, the big member gets
- * only its equal turn of ties and falls short (38 % in the benchmark's
- * setting), which is why the dataplane adds it. */
-static void without_flowlet_rate_big_member_short(void **state)
+/* The flowlet's own rate in the comparison (xl_flowlet_extra) was what
+ * brought the big member from 38 % to its 40 % share while flows moved at
+ * every tie. Since a flow leaves its member only for clearly more room
+ * (xl_move_worth), the big member keeps its flows and reaches its share
+ * without the term too (40.4 %; with it 41.5-41.8 %, seeds 1-3): both
+ * within 2.5 points of 40 %, the term no longer needed for it. */
+static void flowlet_rate_term_within_target(void **state)
 {
 	struct xl_lb_sim with, without;
 
@@ -81,8 +84,8 @@ static void without_flowlet_rate_big_member_short(void **state)
 	assert_int_equal(xl_lb_sim_run(&with), 0);
 	assert_int_equal(xl_lb_sim_run(&without), 0);
 	report("2:1:1:1 without the flowlet's rate", &without);
-	assert_true(share(&without, 0) < 0.39);
-	assert_true(share(&with, 0) > share(&without, 0) + 0.01);
+	assert_true(share(&without, 0) > 0.375 && share(&without, 0) < 0.425);
+	assert_true(share(&with, 0) > 0.375 && share(&with, 0) < 0.425);
 }
 
 /* Workload 1: one sender's 8 QPs over 4 equal uplinks: max/mean <= 1.05;
@@ -276,7 +279,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(unequal_capacities_proportional),
-		cmocka_unit_test(without_flowlet_rate_big_member_short),
+		cmocka_unit_test(flowlet_rate_term_within_target),
 		cmocka_unit_test(equal_capacities_balanced),
 		cmocka_unit_test(pending_avoids_overload),
 		cmocka_unit_test(hash_mode_never_moves),
