@@ -468,7 +468,8 @@ static bool close_section(struct ctx *c)
 			return fail(c, c->key_line[bad],
 				    "%s has no effect without rate (port %s has no rate: set one, or remove %s)",
 				    keys[bad].name, p->ifname, keys[bad].name);
-		if (!c->key_line[K_BUFFER])
+		p->buffer_default = !c->key_line[K_BUFFER];
+		if (p->buffer_default)
 			p->buffer_bytes = xl_default_buffer(p->rate_bps);
 	}
 	if (c->sect == S_CLASS) {

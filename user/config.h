@@ -39,13 +39,15 @@ struct xl_cfg_port {
 	__u64 rate_bps;       /* line rate; 0 = unset (unlimited, no queue) */
 	__u32 gamma_ppm;      /* drain fraction in millionths, default 1000000 */
 	__u32 buffer_bytes;   /* default xl_default_buffer(rate_bps) */
+	bool buffer_default;  /* not set: the loader keeps two of the port's frames */
 	__u32 overflow;       /* enum xl_overflow, default drop */
 };
 
 /* A port's buffer when the config sets none: 1 MiB (20-80 us at the
  * 100-400 Gbit/s of a GPU fabric, a shallow-buffer switch port), but never
  * more than XL_DEFAULT_BUFFER_US of the port's own rate, nor less than two
- * 9 KB jumbo frames. Without the cap a port emulated at 100 Mbit/s would
+ * 1518-byte frames (the loader raises it to two of the port's largest
+ * frames where its MTU is larger). Without the cap a port emulated at 100 Mbit/s would
  * hold 84 ms: far more than any switch port (or the lab's shaped links,
  * 2 ms) holds at that rate, so its phantom queue would go on counting what
  * the real link had long dropped, and every delay the leaf reads from it
@@ -53,7 +55,7 @@ struct xl_cfg_port {
  * that much too long. */
 #define XL_DEFAULT_BUFFER (1024 * 1024)
 #define XL_DEFAULT_BUFFER_US 2000
-#define XL_DEFAULT_BUFFER_MIN (2 * 9216)
+#define XL_DEFAULT_BUFFER_MIN (2 * 1518)
 
 static inline __u32 xl_default_buffer(__u64 rate_bps)
 {

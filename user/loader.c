@@ -56,6 +56,25 @@ static __u64 drain_bps(const struct xl_cfg_port *cp)
 	return cp->rate_bps * cp->gamma_ppm / 1000000;
 }
 
+/* The longest frame a port sends: its MTU, Ethernet header and one VLAN
+ * tag (1500 when the MTU cannot be read). */
+static __u32 max_frame_bytes(__u32 ifindex)
+{
+	struct xl_link_info li;
+
+	if (!ifindex || xl_link_get(ifindex, &li) || !li.mtu)
+		return 1500 + 18;
+	return li.mtu + 18;
+}
+
+/* A default buffer holds at least two of the port's largest frames. */
+static __u32 buffer_bytes(const struct xl_cfg_port *cp)
+{
+	__u32 two = 2 * max_frame_bytes(cp->ifindex);
+
+	return cp->buffer_default && cp->buffer_bytes < two ? two : cp->buffer_bytes;
+}
+
 static int fill_ports(struct leaf *skel, const struct xl_config *cfg)
 {
 	for (int i = 0; i < cfg->n_ports; i++) {
@@ -70,7 +89,7 @@ static int fill_ports(struct leaf *skel, const struct xl_config *cfg)
 			.line_rate_bps = cp->rate_bps,
 			.drain_bps = drain_bps(cp),
 			.gamma_ppm = cp->gamma_ppm,
-			.buffer_bytes = cp->buffer_bytes,
+			.buffer_bytes = buffer_bytes(cp),
 			.overflow = cp->overflow,
 		};
 
@@ -86,17 +105,6 @@ static int fill_ports(struct leaf *skel, const struct xl_config *cfg)
 		MAP_SET(skel->maps.tx_ports, &p.ifindex, &p.ifindex, "tx_ports");
 	}
 	return 0;
-}
-
-/* The longest frame a port sends: its MTU, Ethernet header and one VLAN
- * tag (1500 when the MTU cannot be read). */
-static __u32 max_frame_bytes(__u32 ifindex)
-{
-	struct xl_link_info li;
-
-	if (!ifindex || xl_link_get(ifindex, &li) || !li.mtu)
-		return 1500 + 18;
-	return li.mtu + 18;
 }
 
 static int fill_groups(struct leaf *skel, const struct xl_config *cfg)

@@ -198,3 +198,31 @@ snapshot() {
 	[[ $stderr == *"nsenter --net"* ]]
 	assert_clean
 }
+
+# The defaults that follow from a port's rate and MTU, as the loader writes
+# them into the maps: each uplink's phantom buffer (2 ms of its rate, at
+# least two of its largest frames) and the reorder-free rule's margin for a
+# move onto it (path_skew = auto: 25 us + two largest frames at its rate);
+# an explicit path_skew is used as it is. u4 has a 9000-byte MTU.
+@test "rate and MTU defaults: buffer 2 ms of the rate, per-member skew 25us + two frames" {
+	local conf=$BATS_TEST_TMPDIR/rates.conf s want
+	ip -n "$NS" link set dev u4 mtu 9000
+	awk '/^\[port u[1-4]\]/ { print; split("200M,100M,100M,50M", R, ",")
+		print "rate = " R[substr($2, 2, 1)]; print "overflow = mark"; next } { print }' \
+		"$CONF" >"$conf"
+	xl load --config "$conf" --instance "$I" >/dev/null
+	s=$(xl stats --json --instance "$I")
+	# 2 ms of 200M, 100M, 100M; 50M: 12,500 bytes, below two 9018-byte frames
+	[[ $(jq -c '[.ports[] | select(.role == "uplink") | .queue.buffer_bytes]' <<<"$s") == "[50000,25000,25000,18036]" ]]
+	# 25,000 ns + 2 x 1518 (or 9018) bytes x 8 at the member's rate
+	want="[146440,267880,267880,2910760]"
+	[[ $(jq -c '.groups[0].members | map(.skew_ns)' <<<"$s") == "$want" ]] || {
+		echo "skew_ns: $(jq -c '.groups[0].members | map(.skew_ns)' <<<"$s"), want $want"
+		return 1
+	}
+	[[ $(jq '.groups[0].path_skew_ns' <<<"$s") == 25000 ]]
+	xl unload --instance "$I" >/dev/null
+	sed -i 's/^lb_mode = flowlet$/lb_mode = flowlet\npath_skew = 40us/' "$conf"
+	xl load --config "$conf" --instance "$I" >/dev/null
+	[[ $(xl stats --json --instance "$I" | jq -c '.groups[0].members | map(.skew_ns)') == "[40000,40000,40000,40000]" ]]
+}

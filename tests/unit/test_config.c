@@ -327,7 +327,7 @@ static const struct xl_cfg_class *find_class(const struct xl_config *cfg, const 
 }
 
 /* The default buffer: 1 MiB, at most 2 ms of the port's rate, at least
- * two 9 KB frames; no rate (no queue) keeps 1 MiB. */
+ * two 1518-byte frames; no rate (no queue) keeps 1 MiB. */
 static void test_default_buffer(void **state)
 {
 	(void)state;
@@ -336,8 +336,9 @@ static void test_default_buffer(void **state)
 	assert_int_equal(xl_default_buffer(4194304000ULL), 1048576); /* exactly 2 ms */
 	assert_int_equal(xl_default_buffer(4000000000ULL), 1000000);
 	assert_int_equal(xl_default_buffer(100000000ULL), 25000);
-	assert_int_equal(xl_default_buffer(50000000ULL), 18432);    /* 12500: the floor */
-	assert_int_equal(xl_default_buffer(1000000ULL), 18432);
+	assert_int_equal(xl_default_buffer(50000000ULL), 12500);
+	assert_int_equal(xl_default_buffer(12000000ULL), 3036);    /* 3000: the floor */
+	assert_int_equal(xl_default_buffer(1000000ULL), 3036);
 }
 
 static void test_good_ecn_leaf(void **state)
