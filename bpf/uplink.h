@@ -11,6 +11,9 @@
 #include "maps.h"
 #include "parse.h"
 
+#ifndef XL_STAY
+#define XL_STAY 1
+#endif
 #ifndef XL_MAX_CPUS
 #define XL_MAX_CPUS 128
 #endif
@@ -310,6 +313,11 @@ __noinline int xl_choose_uplink(struct xl_flow *flow, __u32 gid, __u64 now,
 	case XL_LB_FLOWLET:
 	case XL_LB_FLOWLET_RANDOM:
 		floor_ns = g->flowlet_timeout_ns;
+		/* the flow's pace: its flowlets', or while every packet
+		 * was a flowlet of its own (none had a rate), its window's */
+		if (g->flowlet_auto && fs)
+			floor_ns = xl_flowlet_floor_ns(floor_ns, len, fs->flowlet_rate_bps ?
+				fs->flowlet_rate_bps : xl_window_rate(fs->prev_win_bytes));
 		if (cur_up && !xl_flowlet_expired(now, fs->last_ns, floor_ns)) {
 			m = cur;
 			break;
@@ -321,7 +329,7 @@ __noinline int xl_choose_uplink(struct xl_flow *flow, __u32 gid, __u64 now,
 		}
 		m = xl_pick_headroom_g(gid, up, now, fs ? fs->flowlet_rate_bps : 0);
 		/* a flow leaves its member only for clearly more room */
-		if (cur_up && m >= 0 && m != cur &&
+		if (XL_STAY && cur_up && m >= 0 && m != cur &&
 		    !xl_move_worth_g(gid, (__u32)cur | (__u32)m << 8, now,
 				     flow_rate(g, fs, cur), now - fs->last_ns))
 			m = cur;

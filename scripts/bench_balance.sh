@@ -26,8 +26,8 @@ RUN_SECONDS=5      # each of workloads 1-3 (4 has its own 9 s timeline)
 STEPS=25           # measured steps of workload 5 (after 2 warm-up steps)
 RATE=100M          # every uplink's capacity ...
 RATE_BIG=200M      # ... except u1's in workload 3 (2:1:1:1)
-BUFFER_US=2000     # TBF limit and phantom-queue buffer, in time at the rate
-FLOWLET_TIMEOUT=3ms
+BUFFER_US=2000     # TBF limit, in time at the rate (leaf1's default buffer
+                   # is the same 2 ms of its rate: config.md)
 LOAD=0.7           # mean offered load / aggregate capacity, workloads 1-3
 FAIL_LOAD=0.5      # workload 4: 0.67 of the three uplinks left (0.83 at peak)
 DUTY=0.8           # NCCL-like QPs send 80 % of the time, in 256K messages
@@ -150,11 +150,12 @@ nccl_params() {
 
 # ---- the lab -----------------------------------------------------------
 
-# leaf1's configuration for a mode: scripts/leaf1.conf with lb_mode, the
-# flowlet timeout, and each uplink's capacity as its rate, with a phantom
-# queue as long (in time) as the TBF's buffer that marks instead of
+# leaf1's configuration for a mode: scripts/leaf1.conf with lb_mode and
+# each uplink's capacity as its rate, its phantom queue marking instead of
 # dropping when full (overflow = mark), so that only the TBF, the real
-# link, ever drops.
+# link, ever drops. Everything else is the shipped default (flowlet_timeout
+# auto, path_skew auto, the buffer 2 ms of the rate), but for the ECN
+# profile of workload 5's ECN-capable TCP.
 make_config() { # mode rates... > file
 	local mode=$1
 	shift
@@ -162,13 +163,11 @@ make_config() { # mode rates... > file
 	for r in "$@"; do
 		bufs+=($(($(bps_of "$r") * BUFFER_US / 8000000)))
 	done
-	awk -v mode="$mode" -v to="$FLOWLET_TIMEOUT" -v rates="$*" -v bufs="${bufs[*]}" '
+	awk -v mode="$mode" -v rates="$*" -v bufs="${bufs[*]}" '
 		BEGIN { split(rates, R, " "); split(bufs, B, " ") }
 		/^\[port u[1-4]\]/ { print; n = substr($2, 2, 1)
-			print "rate = " R[n]; print "buffer = " B[n]; print "overflow = mark"; next }
-		/^lb_mode = / && !done { print "lb_mode = " mode
-			if (mode ~ /^flowlet/) print "flowlet_timeout = " to
-			done = 1; next }
+			print "rate = " R[n]; print "overflow = mark"; next }
+		/^lb_mode = / && !done { print "lb_mode = " mode; done = 1; next }
 		{ print }
 		END { print "\n[class default]"; print "kmin = " int(B[2] * ECN_KMIN_PCT / 100)
 			print "kmax = " int(B[2] * ECN_KMAX_PCT / 100); print "pmax = 100%" }' \
@@ -544,7 +543,7 @@ done
 T_START=$(date +%s)
 log "results in $OUT"
 printf '{"bench_pid": %s, "clk_tck": %s, "rate": "%s", "rate_big": "%s", "buffer_us": %s, "flowlet_timeout": "%s", "load": %s, "fail_load": %s, "duty": %s, "message": %s, "size": %s, "seconds": %s, "steps": %s, "tcp_bytes": %s, "tcp_conns": %s, "modes": "%s", "workloads": "%s", "cpus": %s}\n' \
-	"$$" "$(getconf CLK_TCK)" "$RATE" "$RATE_BIG" "$BUFFER_US" "$FLOWLET_TIMEOUT" "$LOAD" "$FAIL_LOAD" "$DUTY" \
+	"$$" "$(getconf CLK_TCK)" "$RATE" "$RATE_BIG" "$BUFFER_US" "auto (default)" "$LOAD" "$FAIL_LOAD" "$DUTY" \
 	"$MESSAGE" "$SIZE" "$RUN_SECONDS" "$STEPS" "$TCP_BYTES" "$TCP_CONNS" "$MODES" \
 	"$WORKLOADS" "$NCPU" >"$OUT/setup.json"
 

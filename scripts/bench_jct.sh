@@ -26,7 +26,7 @@ BENCH=$ROOT/scripts/bench
 PY=/usr/bin/python3 # Debian's; the pyenv python3 on PATH may lack modules
 
 FABRICS="ref kernel flowlet hash spray"
-UPLINKS="equal unequal"
+UPLINKS="equal unequal fail"
 OPS="allreduce alltoall"
 SIZES="1M 4M 16M"
 STEPS=20
@@ -39,6 +39,10 @@ OUT=
 PREFIX=xlj$$
 RATES_equal=100M,100M,100M,100M
 RATES_unequal=200M,100M,100M,50M
+# fail: the equal uplinks, and in every cell u2's spine loses its link to
+# leaf1 for FAIL_S seconds in the middle of the measured steps
+RATES_fail=$RATES_equal
+FAIL_S=1
 # The lab's hosts in rank order: every ring neighbour is across the fabric.
 RANK_HOSTS="s1 r1 s2 r2 s3 r3 s4 r4"
 
@@ -48,8 +52,9 @@ usage: $0 [--fabrics LIST] [--uplinks LIST] [--ops LIST] [--sizes LIST]
           [--steps N] [--warmup N] [--ecmp-labs N] [--out DIR] [--prefix P]
           [--quiet-wait N] [--cell-timeout N] [--host-tcp dc|as-is]
   --fabrics LIST  of ref kernel flowlet hash spray (default: all)
-  --uplinks LIST  of equal ($RATES_equal) and unequal ($RATES_unequal)
-                  (default: both)
+  --uplinks LIST  of equal ($RATES_equal), unequal ($RATES_unequal) and
+                  fail (equal, u2 down for ${FAIL_S} s in the middle of every
+                  cell; its reference is equal's) (default: all three)
   --ops LIST      of allreduce alltoall (default: both)
   --sizes LIST    bytes per rank, K/M = 2^10/2^20 (default: 1M 4M 16M)
   --steps N       measured steps per cell (default $STEPS), after
@@ -96,7 +101,7 @@ for f in $FABRICS; do
 	[[ $f =~ ^(ref|kernel|flowlet|hash|spray)$ ]] || die "unknown fabric '$f'"
 done
 for u in $UPLINKS; do
-	[[ $u =~ ^(equal|unequal)$ ]] || die "unknown uplink set '$u'"
+	[[ $u =~ ^(equal|unequal|fail)$ ]] || die "unknown uplink set '$u'"
 done
 for o in $OPS; do
 	[[ $o =~ ^(allreduce|alltoall)$ ]] || die "unknown op '$o'"
@@ -356,6 +361,64 @@ hosts_with_rank() {
 	echo "$n"
 }
 
+# ---- the uplink failure (--uplinks fail) ----------------------------------
+
+# When to fail, after every rank started: half-way through the measured
+# steps, by the reference's median step of the same collective and size
+# (equal uplinks, this run), or FAIL_S x 3 if there is none.
+fail_delay_ns() { # op size
+	local f=$OUT/equal/ref/$1-$2/steps.json
+	if [[ -s $f ]]; then
+		jq --argjson n "$((WARMUP * 2 + STEPS))" 			'[.steps[].time_ns] | sort | .[(length - 1) / 2 | floor] * $n / 2 | floor' "$f"
+	else
+		echo $((FAIL_S * 3 * 1000000000))
+	fi
+}
+
+# CLOCK_MONOTONIC in ns, the clock of the steps' stamps.
+mono_ns() {
+	/usr/bin/python3 -c 'import time; print(time.clock_gettime_ns(time.CLOCK_MONOTONIC))'
+}
+
+# sp2's end of the u2 link goes down (leaf1's u2 loses carrier, as with a
+# cut fibre); its static routes go with it and come back with the link,
+# as in bench_balance.sh's failover.
+link_down() { # dir
+	FAIL_ROUTES4=$(ip -n "$P-sp2" route show dev down proto boot)
+	FAIL_ROUTES6=$(ip -n "$P-sp2" -6 route show dev down proto boot)
+	in_ns "$P-sp2" sysctl -qw net.ipv6.conf.down.keep_addr_on_down=1
+	ip -n "$P-sp2" link set dev down down
+	mono_ns >"$1/t_down"
+	FAIL_STATE=1
+}
+
+link_up() { # dir
+	local rt
+	ip -n "$P-sp2" link set dev down up
+	while read -r -a rt; do
+		((${#rt[@]} == 0)) || ip -n "$P-sp2" route replace "${rt[@]}" dev down
+	done <<<"$FAIL_ROUTES4"
+	while read -r -a rt; do
+		((${#rt[@]} == 0)) || ip -n "$P-sp2" -6 route replace "${rt[@]}" dev down
+	done <<<"$FAIL_ROUTES6"
+	mono_ns >"$1/t_up"
+	FAIL_STATE=2
+}
+
+# Called from mpi_once's watch loop (every 0.2 s): down at T_STARTED +
+# FAIL_DELAY, up FAIL_S later.
+fail_tick() { # dir
+	local now
+	((started)) || return 0
+	now=$(date +%s%N)
+	if ((FAIL_STATE == 0 && now - T_STARTED >= FAIL_DELAY)); then
+		link_down "$1"
+		T_DOWN=$now
+	elif ((FAIL_STATE == 1 && now - T_DOWN >= FAIL_S * 1000000000)); then
+		link_up "$1"
+	fi
+}
+
 # One mpirun of STEPS + WARMUP steps, watched: if the 8 ranks are not all
 # running within START_LIMIT s (a daemon that never came up: mpirun waits
 # for it forever), or the job is not done within its time limit, every
@@ -371,11 +434,14 @@ mpi_once() { # op size dir limit-seconds
 		>"$dir/steps.json" 2>"$dir/mpirun.err" </dev/null &
 	pid=$! # nsenter execs mpirun: this is mpirun
 	t0=$(date +%s%N)
+	FAIL_STATE=0
 	while kill -0 "$pid" 2>/dev/null; do
 		why=
+		[[ $SET != fail ]] || fail_tick "$dir"
 		if ((!started)); then
 			if (($(hosts_with_rank) == 8)); then
 				started=1
+				T_STARTED=$(date +%s%N)
 			elif (($(date +%s%N) - t0 > START_LIMIT * 1000000000)); then
 				why="not every rank started within $START_LIMIT s"
 			fi
@@ -397,6 +463,8 @@ mpi_once() { # op size dir limit-seconds
 		sleep 0.2
 	done
 	wait "$pid" || rc=$?
+	# a job that ended with the link still down brings it back
+	[[ $SET != fail || $FAIL_STATE != 1 ]] || link_up "$dir"
 	echo $((($(date +%s%N) - t0) / 1000000)) >"$dir/mpirun_ms"
 	((rc == 0)) && jq -e '.steps | length > 0' "$dir/steps.json" >/dev/null 2>&1
 }
@@ -409,6 +477,7 @@ run_cell() { # op size
 	mib=$(($(numfmt --from=iec "$size") >> 20))
 	limit=${CELL_TIMEOUT:-$((60 + (STEPS + WARMUP) * (mib > 0 ? mib : 1)))}
 	write_hostfile "$dir/hostfile"
+	[[ $SET != fail ]] || FAIL_DELAY=$(fail_delay_ns "$op" "$size")
 	for try in 1 2; do
 		quiet_gate "$dir"
 		counters "$dir/c0.json"
@@ -434,6 +503,7 @@ run_lab() { # fabric set tag label
 	local op size bad=0
 	log "$4, uplinks $2 ($(eval echo "\$RATES_$2"))"
 	lab_up "$1" "$2" "$3"
+	SET=$2
 	RUN=$OUT/$2/$4
 	mkdir -p "$RUN"
 	printf '{"fabric": "%s", "uplinks": "%s", "label": "%s", "lab": "%s", "rates": "%s"}\n' \
@@ -453,8 +523,8 @@ T_START=$(date +%s)
 log "results in $OUT"
 cc=$(sysctl -n net.ipv4.tcp_congestion_control)
 [[ $HOST_TCP == as-is ]] || cc="reno, rto_min 5 ms, no slow start after idle"
-printf '{"fabrics": "%s", "uplinks": "%s", "ops": "%s", "sizes": "%s", "steps": %s, "warmup": %s, "ecmp_labs": %s, "rates_equal": "%s", "rates_unequal": "%s", "rank_hosts": "%s", "tcp_congestion_control": "%s", "mpi": "%s", "mpi_params": "%s", "cpus": %s}\n' \
-	"$FABRICS" "$UPLINKS" "$OPS" "$SIZES" "$STEPS" "$WARMUP" "$ECMP_LABS" \
+printf '{"fabrics": "%s", "uplinks": "%s", "ops": "%s", "sizes": "%s", "steps": %s, "warmup": %s, "ecmp_labs": %s, "fail_s": %s, "rates_equal": "%s", "rates_unequal": "%s", "rank_hosts": "%s", "tcp_congestion_control": "%s", "mpi": "%s", "mpi_params": "%s", "cpus": %s}\n' \
+	"$FABRICS" "$UPLINKS" "$OPS" "$SIZES" "$STEPS" "$WARMUP" "$ECMP_LABS" "$FAIL_S" \
 	"$RATES_equal" "$RATES_unequal" "$RANK_HOSTS" "$cc" \
 	"$(mpirun --version 2>/dev/null | head -1)" "${MPI_PARAMS[*]}" "$(nproc)" >"$OUT/setup.json"
 if [[ -x $XDPLEAF ]]; then
@@ -466,7 +536,10 @@ FAILED=0
 for set in $UPLINKS; do
 	for fabric in $FABRICS; do
 		case $fabric in
-		ref) run_lab ref "$set" n ref || FAILED=1 ;;
+		ref)
+			# the failure's reference is equal's
+			[[ $set == fail ]] || run_lab ref "$set" n ref || FAILED=1
+			;;
 		kernel)
 			for ((i = 1; i <= ECMP_LABS; i++)); do
 				run_lab kernel "$set" "k$i" "kernel-$i" || FAILED=1

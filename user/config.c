@@ -580,7 +580,7 @@ static bool open_section(struct ctx *c, char *hdr)
 			return fail(c, c->line, "too many groups (max %d)", XL_MAX_GROUPS);
 		cfg->groups[cfg->n_groups] = (struct xl_cfg_group){
 			.line = c->line, .lb_mode = XL_LB_HASH,
-			.flowlet_timeout_ns = XL_DEFAULT_FLOWLET_TIMEOUT_NS,
+			.flowlet_timeout_ns = XL_DEFAULT_FLOWLET_TIMEOUT_NS, .flowlet_auto = true,
 			.path_skew_ns = XL_DEFAULT_PATH_SKEW_NS, .path_skew_auto = true,
 			.spray_reorder = XL_SPRAY_SAFE };
 		strcpy(cfg->groups[cfg->n_groups++].name, name);
@@ -1021,7 +1021,9 @@ static int on_key(void *user, const char *section, const char *name, const char 
 		return parse_choice(c, k, value, lb_modes, ARRAY_LEN(lb_modes),
 				    &cfg->groups[cfg->n_groups - 1].lb_mode);
 	case K_FLOWLET_TIMEOUT:
-		/* auto: the default floor, the rule decides above it */
+		/* auto: the default floor, or the flow's pacing; the rule
+		 * decides above it */
+		cfg->groups[cfg->n_groups - 1].flowlet_auto = !strcmp(value, "auto");
 		if (!strcmp(value, "auto")) {
 			cfg->groups[cfg->n_groups - 1].flowlet_timeout_ns =
 				XL_DEFAULT_FLOWLET_TIMEOUT_NS;

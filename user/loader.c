@@ -113,6 +113,7 @@ static int fill_groups(struct leaf *skel, const struct xl_config *cfg)
 		struct xl_group grp = {
 			.lb_mode = cfg->groups[g].lb_mode,
 			.flowlet_timeout_ns = cfg->groups[g].flowlet_timeout_ns,
+			.flowlet_auto = cfg->groups[g].flowlet_auto,
 			.path_skew_ns = cfg->groups[g].path_skew_ns,
 			.spray_reorder = cfg->groups[g].spray_reorder,
 		};
@@ -128,6 +129,9 @@ static int fill_groups(struct leaf *skel, const struct xl_config *cfg)
 			grp.member_slot[grp.n_members] = i; /* slot = port index */
 			grp.capacity_bps[grp.n_members] = cp->rate_bps;
 			grp.drain_bps[grp.n_members] = drain_bps(cp);
+			if (grp.flowlet_auto)
+				grp.flowlet_timeout_ns = xl_auto_floor_ns(grp.flowlet_timeout_ns,
+						buffer_bytes(cp), drain_bps(cp));
 			grp.skew_ns[grp.n_members] = cfg->groups[g].path_skew_auto ?
 				xl_auto_skew_ns(grp.path_skew_ns, max_frame_bytes(cp->ifindex),
 						cp->rate_bps) : grp.path_skew_ns;

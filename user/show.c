@@ -135,6 +135,7 @@ static json_object *groups_json(const char *instance, const struct port_list *pl
 		json_object_object_add(o, "name", json_object_new_string(g.name));
 		json_object_object_add(o, "lb_mode", json_object_new_string(xl_lb_mode_name(g.lb_mode)));
 		json_object_object_add(o, "flowlet_timeout_ns", json_object_new_uint64(g.flowlet_timeout_ns));
+		json_object_object_add(o, "flowlet_timeout_auto", json_object_new_boolean(g.flowlet_auto));
 		json_object_object_add(o, "path_skew_ns", json_object_new_uint64(g.path_skew_ns));
 		if (g.lb_mode == XL_LB_SPRAY)
 			json_object_object_add(o, "spray_reorder", json_object_new_string(

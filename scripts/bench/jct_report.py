@@ -106,6 +106,16 @@ def cell(path):
                                 for u in UPLINKS if map_port(c0, u) and map_port(c1, u)]
         r["uplink_tx_bytes"] = [map_port(c1, u)["tx_bytes"] - map_port(c0, u)["tx_bytes"]
                                 for u in UPLINKS if map_port(c0, u) and map_port(c1, u)]
+    # --uplinks fail: the steps that overlapped the link's outage
+    td, tu = os.path.join(path, "t_down"), os.path.join(path, "t_up")
+    if os.path.exists(td) and os.path.exists(tu):
+        with open(td) as f1, open(tu) as f2:
+            down, up = int(f1.read()), int(f2.read())
+        hit = [s["time_ns"] / 1e6 for s in steps["steps"]
+               if s["start_ns"] <= up and s["end_ns"] >= down]
+        r["fail_window_ms"] = (up - down) / 1e6
+        r["fail_steps"] = len(hit)
+        r["fail_step_max_ms"] = max(hit) if hit else None
     att = os.path.join(path, "attempts")
     if os.path.exists(att):
         with open(att) as f:
@@ -129,7 +139,7 @@ def main():
     top = sys.argv[1]
     setup = load(os.path.join(top, "setup.json"), {})
     rows = []
-    for uset in ("equal", "unequal"):
+    for uset in ("equal", "unequal", "fail"):
         d = os.path.join(top, uset)
         if not os.path.isdir(d):
             continue
@@ -159,11 +169,17 @@ def main():
                 return r
         return None
 
+    def ref_of(uset):  # the failure is measured against equal uplinks
+        return "equal" if uset == "fail" else uset
+
     for r in rows:
-        ref = find(r["uplinks"], "ref", r["op"], r["size"])
+        ref = find(ref_of(r["uplinks"]), "ref", r["op"], r["size"])
         if ref and not r.get("failed"):
             r["p50_x"] = r["p50_ms"] / ref["p50_ms"]
             r["p99_x"] = r["p99_ms"] / ref["p99_ms"]
+            r["max_x"] = r["max_ms"] / ref["p50_ms"]
+            if r.get("fail_step_max_ms") is not None:
+                r["fail_step_x"] = r["fail_step_max_ms"] / ref["p50_ms"]
 
     # kernel ECMP: one hash draw per lab; the spread over labs, and flowlet
     # against the median of the draws
@@ -179,7 +195,7 @@ def main():
             s["kernel_p50_ms"] = p50s
             s["kernel_p50_median_ms"] = statistics.median(p50s)
         fl = find(uset, "flowlet", op, size)
-        ref = find(uset, "ref", op, size)
+        ref = find(ref_of(uset), "ref", op, size)
         if fl:
             s["flowlet_p50_ms"] = fl["p50_ms"]
             s["flowlet_reorder"] = fl["reorder_all"]
@@ -221,6 +237,10 @@ def main():
             t = sum(r["uplink_tx_bytes"])
             notes.append("uplink bytes " + "/".join(f"{100 * b / t:.0f}" for b in r["uplink_tx_bytes"])
                          + " %")
+        if "fail_steps" in r:
+            notes.append(f"u2 down {r['fail_window_ms']:.0f} ms: {r['fail_steps']} steps in it, "
+                         f"slowest {r['fail_step_max_ms'] or 0:.0f} ms"
+                         + (f" = {r['fail_step_x']:.2f} x ref p50" if "fail_step_x" in r else ""))
         if r["timeouts"]:
             notes.append(f"RTOs {r['timeouts']}")
         if r.get("attempts", 1) > 1:

@@ -204,7 +204,7 @@ snapshot() {
 # least two of its largest frames) and the reorder-free rule's margin for a
 # move onto it (path_skew = auto: 25 us + two largest frames at its rate);
 # an explicit path_skew is used as it is. u4 has a 9000-byte MTU.
-@test "rate and MTU defaults: buffer 2 ms of the rate, per-member skew 25us + two frames" {
+@test "rate and MTU defaults: buffer 2 ms of the rate, per-member skew 25us + two frames, floor a whole buffer" {
 	local conf=$BATS_TEST_TMPDIR/rates.conf s want
 	ip -n "$NS" link set dev u4 mtu 9000
 	awk '/^\[port u[1-4]\]/ { print; split("200M,100M,100M,50M", R, ",")
@@ -221,8 +221,14 @@ snapshot() {
 		return 1
 	}
 	[[ $(jq '.groups[0].path_skew_ns' <<<"$s") == 25000 ]]
+	# flowlet_timeout = auto: the slowest member's whole buffer, u4's
+	# 18,036 bytes at 50 Mbit/s
+	[[ $(jq '.groups[0].flowlet_timeout_ns' <<<"$s") == 2885760 ]]
+	[[ $(jq '.groups[0].flowlet_timeout_auto' <<<"$s") == true ]]
 	xl unload --instance "$I" >/dev/null
-	sed -i 's/^lb_mode = flowlet$/lb_mode = flowlet\npath_skew = 40us/' "$conf"
+	sed -i 's/^lb_mode = flowlet$/lb_mode = flowlet\npath_skew = 40us\nflowlet_timeout = 3ms/' "$conf"
 	xl load --config "$conf" --instance "$I" >/dev/null
-	[[ $(xl stats --json --instance "$I" | jq -c '.groups[0].members | map(.skew_ns)') == "[40000,40000,40000,40000]" ]]
+	s=$(xl stats --json --instance "$I")
+	[[ $(jq -c '.groups[0].members | map(.skew_ns)' <<<"$s") == "[40000,40000,40000,40000]" ]]
+	[[ $(jq -c '.groups[0] | [.flowlet_timeout_ns, .flowlet_timeout_auto]' <<<"$s") == "[3000000,false]" ]]
 }

@@ -7,10 +7,10 @@
 # 100 Mbit/s. Flowlet's median step must not be slower than ECMP's by more
 # than the margin, and flowlet's moves must reorder nothing: its TCP
 # senders (nstat in every host) may count no more reordering than kernel
-# ECMP's in the same run. ECMP never moves a flow, so what it counts is
-# the lab's own floor: with tail drops in the 2 ms TBF buffers, a SACK
-# block reported late looks like reordering to Linux (0-6 such events per
-# run measured). docs/jct-bench.md.
+# ECMP's in the same run (plus SACK_SLACK). ECMP never moves a flow, so
+# what it counts is the lab's own floor: with tail drops in the 2 ms TBF
+# buffers, a SACK block reported late looks like reordering to Linux (0-11
+# such events per run measured). docs/jct-bench.md.
 #
 # Margin: ECMP puts the ring's four cross-fabric flows on four different
 # uplinks in only 4!/4^4 = 9 % of its hash draws; otherwise two share an
@@ -22,6 +22,11 @@ load helpers
 
 JCT_STEPS=${JCT_STEPS:-8}
 MARGIN=1.15
+# Both fabrics count a few SACK artefacts of tail drops (0-11 per run of
+# kernel ECMP measured); a move that reorders a 4 MiB step's flow shows as
+# tens to hundreds (34-393 before flows stayed put). The allowance keeps
+# the test from comparing one artefact count with another.
+SACK_SLACK=5
 
 setup_file() {
 	export LAB_SKIP
@@ -117,7 +122,7 @@ row() { # label -> its all-reduce row of results.json
 	}
 }
 
-@test "flowlet: no reordering beyond kernel ECMP's (nstat TCPSACKReorder + TCPTSReorder + TCPRenoReorder)" {
+@test "flowlet: no reordering beyond kernel ECMP's + $SACK_SLACK (nstat TCPSACKReorder + TCPTSReorder + TCPRenoReorder)" {
 	local k f
 	k=$(row kernel-1)
 	f=$(row flowlet)
@@ -126,7 +131,8 @@ row() { # label -> its all-reduce row of results.json
 		"(per host $(jq -c '.nstat.TcpExtTCPSACKReorder' <<<"$f")), kernel ECMP" \
 		"$(jq .reorder_all <<<"$k"); OFO queued at r1..r4: flowlet" \
 		"$(jq .ofo_receivers <<<"$f"), ECMP $(jq .ofo_receivers <<<"$k")"
-	jq -en --argjson k "$k" --argjson f "$f" '$f.reorder_all <= $k.reorder_all' >/dev/null || {
+	jq -en --argjson k "$k" --argjson f "$f" --argjson s "$SACK_SLACK" \
+		'$f.reorder_all <= $k.reorder_all + $s' >/dev/null || {
 		echo "flowlet: $(jq .reorder_all <<<"$f") reordering events, kernel ECMP" \
 			"(which never moves a flow) $(jq .reorder_all <<<"$k")"
 		return 1

@@ -1662,6 +1662,8 @@ static void test_lb_values(void **state)
 				assert_int_equal(g->flowlet_timeout_ns, XL_DEFAULT_FLOWLET_TIMEOUT_NS);
 			if (strcmp(cases[i].key, "path_skew"))
 				assert_int_equal(g->path_skew_ns, XL_DEFAULT_PATH_SKEW_NS);
+			assert_int_equal(g->flowlet_auto, strcmp(cases[i].key, "flowlet_timeout") ||
+					 !strcmp(cases[i].value, "auto"));
 			/* auto unless a duration was given */
 			assert_int_equal(g->path_skew_auto, strcmp(cases[i].key, "path_skew") ||
 					 !strcmp(cases[i].value, "auto"));

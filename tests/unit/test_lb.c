@@ -749,6 +749,26 @@ static void rate_still_counted(void **state)
 	assert_int_equal(xl_rate_still_counted(M100, (__u64)-5), M100);
 }
 
+/* flowlet_timeout = auto: the group's floor covers its slowest member's
+ * whole buffer; a flow's own floor four of its packet spacings. */
+static void auto_floors(void **state)
+{
+	(void)state;
+	/* 25,000 bytes at 100 Mbit/s: 2 ms; 1 MiB at 100 Gbit/s: 83.9 us */
+	assert_int_equal(xl_auto_floor_ns(50000, 25000, 100000000ULL), 2000000);
+	assert_int_equal(xl_auto_floor_ns(50000, 1048576, 100000000000ULL), 83886);
+	assert_int_equal(xl_auto_floor_ns(50000, 1048576, 400000000000ULL), 50000);
+	assert_int_equal(xl_auto_floor_ns(50000, 1048576, 0), 50000);     /* no queue */
+	assert_int_equal(xl_auto_floor_ns(50000, 256 << 20, 1000000ULL), 1000000000);
+	/* 1458-byte frames paced at 34 Mbit/s: 343 us apart, 1.37 ms */
+	assert_int_equal(xl_flowlet_floor_ns(50000, 1458, 34000000ULL), 1372235);
+	/* at 100 Gbit/s the floor decides; no rate yet: the floor */
+	assert_int_equal(xl_flowlet_floor_ns(50000, 4096, 100000000000ULL), 50000);
+	assert_int_equal(xl_flowlet_floor_ns(50000, 1458, 0), 50000);
+	assert_int_equal(xl_flowlet_floor_ns(0, 65535, 1), 1000000000);
+	assert_int_equal(xl_flowlet_floor_ns(0, 1ULL << 40, 10000000000ULL), 209712); /* len: at most 65535 */
+}
+
 /* path_skew = auto: the base plus two frames at the member's rate. */
 static void auto_skew(void **state)
 {
@@ -1400,6 +1420,7 @@ int main(void)
 		cmocka_unit_test(worth_collision_moves),
 		cmocka_unit_test(rate_still_counted),
 		cmocka_unit_test(auto_skew),
+		cmocka_unit_test(auto_floors),
 		cmocka_unit_test(expected_rate_capped),
 		cmocka_unit_test(window_rate),
 		cmocka_unit_test(move_unlimited_members),
