@@ -39,8 +39,8 @@ OUT=
 PREFIX=xlj$$
 RATES_equal=100M,100M,100M,100M
 RATES_unequal=200M,100M,100M,50M
-# fail: the equal uplinks, and in every cell u2's spine loses its link to
-# leaf1 for FAIL_S seconds in the middle of the measured steps
+# fail: the equal uplinks, and in every cell spine 2 fails (both its links
+# down) for FAIL_S seconds in the middle of the measured steps
 RATES_fail=$RATES_equal
 FAIL_S=1
 # The lab's hosts in rank order: every ring neighbour is across the fabric.
@@ -53,8 +53,8 @@ usage: $0 [--fabrics LIST] [--uplinks LIST] [--ops LIST] [--sizes LIST]
           [--quiet-wait N] [--cell-timeout N] [--host-tcp dc|as-is]
   --fabrics LIST  of ref kernel flowlet hash spray (default: all)
   --uplinks LIST  of equal ($RATES_equal), unequal ($RATES_unequal) and
-                  fail (equal, u2 down for ${FAIL_S} s in the middle of every
-                  cell; its reference is equal's) (default: all three)
+                  fail (equal, spine 2 down for ${FAIL_S} s in the middle of
+                  every cell; its reference is equal's) (default: all three)
   --ops LIST      of allreduce alltoall (default: both)
   --sizes LIST    bytes per rank, K/M = 2^10/2^20 (default: 1M 4M 16M)
   --steps N       measured steps per cell (default $STEPS), after
@@ -380,30 +380,41 @@ mono_ns() {
 	/usr/bin/python3 -c 'import time; print(time.clock_gettime_ns(time.CLOCK_MONOTONIC))'
 }
 
-# sp2's end of the u2 link goes down (leaf1's u2 loses carrier, as with a
-# cut fibre); its static routes go with it and come back with the link,
-# as in bench_balance.sh's failover.
+# Spine 2 fails: both its links go down (leaf1's u2 and leaf2's link to
+# it lose carrier, as when a spine reboots or its line card dies), so both
+# leaves stop using it. Taking only leaf1's side down would leave leaf2
+# hashing the return traffic into a spine that cannot deliver it, for as
+# long as the lab has no routing protocol to withdraw it: that measures
+# the lab, not a balancer. Its static routes go with the links and come
+# back with them, as in bench_balance.sh's failover.
 link_down() { # dir
-	FAIL_ROUTES4=$(ip -n "$P-sp2" route show dev down proto boot)
-	FAIL_ROUTES6=$(ip -n "$P-sp2" -6 route show dev down proto boot)
-	in_ns "$P-sp2" sysctl -qw net.ipv6.conf.down.keep_addr_on_down=1
+	local dev
+	for dev in down up; do
+		FAIL_ROUTES4[$dev]=$(ip -n "$P-sp2" route show dev "$dev" proto boot)
+		FAIL_ROUTES6[$dev]=$(ip -n "$P-sp2" -6 route show dev "$dev" proto boot)
+		in_ns "$P-sp2" sysctl -qw "net.ipv6.conf.$dev.keep_addr_on_down=1"
+	done
 	ip -n "$P-sp2" link set dev down down
+	ip -n "$P-sp2" link set dev up down
 	mono_ns >"$1/t_down"
 	FAIL_STATE=1
 }
 
 link_up() { # dir
-	local rt
-	ip -n "$P-sp2" link set dev down up
-	while read -r -a rt; do
-		((${#rt[@]} == 0)) || ip -n "$P-sp2" route replace "${rt[@]}" dev down
-	done <<<"$FAIL_ROUTES4"
-	while read -r -a rt; do
-		((${#rt[@]} == 0)) || ip -n "$P-sp2" -6 route replace "${rt[@]}" dev down
-	done <<<"$FAIL_ROUTES6"
+	local rt dev
+	for dev in down up; do
+		ip -n "$P-sp2" link set dev "$dev" up
+		while read -r -a rt; do
+			((${#rt[@]} == 0)) || ip -n "$P-sp2" route replace "${rt[@]}" dev "$dev"
+		done <<<"${FAIL_ROUTES4[$dev]}"
+		while read -r -a rt; do
+			((${#rt[@]} == 0)) || ip -n "$P-sp2" -6 route replace "${rt[@]}" dev "$dev"
+		done <<<"${FAIL_ROUTES6[$dev]}"
+	done
 	mono_ns >"$1/t_up"
 	FAIL_STATE=2
 }
+declare -A FAIL_ROUTES4 FAIL_ROUTES6
 
 # Called from mpi_once's watch loop (every 0.2 s): down at T_STARTED +
 # FAIL_DELAY, up FAIL_S later.
