@@ -11,9 +11,6 @@
 #include "maps.h"
 #include "parse.h"
 
-#ifndef XL_STAY
-#define XL_STAY 1
-#endif
 #ifndef XL_MAX_CPUS
 #define XL_MAX_CPUS 128
 #endif
@@ -328,8 +325,8 @@ __noinline int xl_choose_uplink(struct xl_flow *flow, __u32 gid, __u64 now,
 			break;
 		}
 		m = xl_pick_headroom_g(gid, up, now, fs ? fs->flowlet_rate_bps : 0);
-		/* a flow leaves its member only for clearly more room */
-		if (XL_STAY && cur_up && m >= 0 && m != cur &&
+		/* a flow leaves its member only for clearly less load */
+		if (cur_up && m >= 0 && m != cur &&
 		    !xl_move_worth_g(gid, (__u32)cur | (__u32)m << 8, now,
 				     flow_rate(g, fs, cur), now - fs->last_ns))
 			m = cur;

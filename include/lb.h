@@ -157,11 +157,11 @@ static inline int xl_flowlet_expired(__u64 now_ns, __u64 last_ns,
  * paced below the uplink's rate (a RoCE QP at its DCQCN rate, a
  * collective's message at 34 Mbit/s on a 100 Mbit/s lab link) leaves a gap
  * between every two packets; counting each as a pause would re-place the
- * flow at every packet, in the middle of its message, where the choice
- * sees only the instant's queues (in the lab the big member of 2:1:1:1
- * then carried 28.5 % instead of 40 %). Four spacings tell a pause from
- * pacing; at line rate (4 KB at 100 Gbit/s: 0.33 us) the floor decides.
- * No rate yet: the floor. At most 1 s, the timeout's own maximum. */
+ * flow at every packet, in the middle of its message (in the lab's
+ * bench-balance workload 1, 92,913 flowlets in 4 s where 526-1,402 are
+ * its messages). Four spacings tell a pause from pacing; at line rate
+ * (4 KB at 100 Gbit/s: 0.33 us) the floor decides. No rate yet: the
+ * floor. At most 1 s, the timeout's own maximum. */
 #define XL_FLOWLET_GAP_PACKETS 4
 static inline __u64 xl_flowlet_floor_ns(__u64 floor_ns, __u64 len,
 					__u64 flowlet_rate_bps)

@@ -161,8 +161,10 @@ struct xl_group {
 	 * path_skew = auto two full frames at that member's rate
 	 * (xl_auto_skew_ns) */
 	__u32 skew_ns[XL_MAX_GROUP_MEMBERS];
-	/* flowlet_timeout = auto: the floor is also XL_FLOWLET_GAP_PACKETS of
-	 * the flow's own packet spacing (xl_flowlet_floor_ns) */
+	/* flowlet_timeout = auto (then flowlet_timeout_ns already covers the
+	 * slowest member's buffer, xl_auto_floor_ns): the floor is also
+	 * XL_FLOWLET_GAP_PACKETS of the flow's own packet spacing
+	 * (xl_flowlet_floor_ns) */
 	__u32 flowlet_auto;
 	__u32 pad;
 	char name[32];
