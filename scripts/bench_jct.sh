@@ -369,7 +369,8 @@ hosts_with_rank() {
 fail_delay_ns() { # op size
 	local f=$OUT/equal/ref/$1-$2/steps.json
 	if [[ -s $f ]]; then
-		jq --argjson n "$((WARMUP * 2 + STEPS))" 			'[.steps[].time_ns] | sort | .[(length - 1) / 2 | floor] * $n / 2 | floor' "$f"
+		jq --argjson n "$((WARMUP * 2 + STEPS))" \
+			'[.steps[].time_ns] | sort | .[(length - 1) / 2 | floor] * $n / 2 | floor' "$f"
 	else
 		echo $((FAIL_S * 3 * 1000000000))
 	fi

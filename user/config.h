@@ -47,12 +47,12 @@ struct xl_cfg_port {
  * 100-400 Gbit/s of a GPU fabric, a shallow-buffer switch port), but never
  * more than XL_DEFAULT_BUFFER_US of the port's own rate, nor less than two
  * 1518-byte frames (the loader raises it to two of the port's largest
- * frames where its MTU is larger). Without the cap a port emulated at 100 Mbit/s would
- * hold 84 ms: far more than any switch port (or the lab's shaped links,
- * 2 ms) holds at that rate, so its phantom queue would go on counting what
- * the real link had long dropped, and every delay the leaf reads from it
- * (ECN marking, the reorder-free rule, docs/load-balancing.md) would be
- * that much too long. */
+ * frames where its MTU is larger). Without the cap a port emulated at
+ * 100 Mbit/s would hold 84 ms: far more than any switch port (or the lab's
+ * shaped links, 2 ms) holds at that rate, so its phantom queue would go on
+ * counting what the real link had long dropped, and every delay the leaf
+ * reads from it (ECN marking, the reorder-free rule,
+ * docs/load-balancing.md) would be that much too long. */
 #define XL_DEFAULT_BUFFER (1024 * 1024)
 #define XL_DEFAULT_BUFFER_US 2000
 #define XL_DEFAULT_BUFFER_MIN (2 * 1518)
