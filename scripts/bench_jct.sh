@@ -219,8 +219,27 @@ lab_up() { # fabric uplink-set tag
 	LABS+=("$P")
 	"$LAB" up --prefix "$P" "${args[@]}" 2>&1 | sed 's/^/  /' >&2
 	[[ -e /run/netns/$P-leaf1 ]] || die "lab $P did not come up"
+	linkdown_routes
 	host_tcp
 	warm_up
+}
+
+# A link that lost its carrier must not keep its share of the kernel's
+# multipath routes (Linux keeps using it by default): what a routing
+# daemon would arrange, and what bench_balance.sh sets. In both leaves,
+# for every fabric: the kernel forwards all of kernel ECMP's traffic and
+# xdpleaf's slow path; without it the failure (--uplinks fail) would leave
+# kernel ECMP blackholing the dead spine's share for the whole outage.
+linkdown_routes() {
+	local leaf n
+	for leaf in leaf1 leaf2; do
+		for n in all default; do
+			in_ns "$P-$leaf" sysctl -qw "net.ipv4.conf.$n.ignore_routes_with_linkdown=1"
+		done
+		for n in $(ip -n "$P-$leaf" -o link show | awk -F': ' '{print $2}' | sed 's/@.*//'); do
+			in_ns "$P-$leaf" sysctl -qw "net.ipv4.conf.$n.ignore_routes_with_linkdown=1" 2>/dev/null || true
+		done
+	done
 }
 
 # The hosts' TCP (--host-tcp dc), as datacenter hosts run it and close to
