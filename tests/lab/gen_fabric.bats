@@ -85,8 +85,11 @@ lab_drops() {
 through_fabric() {
 	local nom0 out=$BATS_TEST_TMPDIR/sink.json err=$BATS_TEST_TMPDIR/sink.err
 	local rx0 g s tries=200 nom k0 kernel
-	nom0=$(s1_counter .reasons.not_our_mac)
+	# s1's kernel's frames are counted where it sends them first, at
+	# leaf1 a moment later: read s1 before leaf1 here and leaf1 before s1
+	# at the end, so no frame of its can be in leaf1's count alone
 	k0=$(s1_kernel_tx)
+	nom0=$(s1_counter .reasons.not_our_mac)
 	rx0=$(r1_rx)
 	# nsenter execs the sink, so $! is the sink itself
 	nsenter --net="/run/netns/$P-r1" -- "$XDPLEAF" sink --dev eth0 --json ${SINK_ARGS-} \
