@@ -129,9 +129,15 @@ enum xl_spray_reorder {
 #ifndef XL_FLOW_TABLE_SIZE
 #define XL_FLOW_TABLE_SIZE 65536 /* default; the config can set it */
 #endif
-/* `flowlet_timeout = auto`: the floor of the reorder-free rule, and the
- * rule's path-skew margin (`path_skew`); docs/load-balancing.md has the
- * figures behind both. */
+/* A frame's bytes beyond its MTU (Ethernet header, one VLAN tag), and the
+ * largest frame of a port whose MTU is not known: path_skew = auto and the
+ * default buffer count in frames. */
+#define XL_FRAME_OVERHEAD 18
+#define XL_DEFAULT_FRAME (1500 + XL_FRAME_OVERHEAD)
+/* The base of `flowlet_timeout = auto` (the floor of the reorder-free
+ * rule) and of `path_skew = auto` (its margin), to which auto adds the
+ * buffer, pacing and frame terms; docs/load-balancing.md has the figures
+ * behind both. */
 #define XL_DEFAULT_FLOWLET_TIMEOUT_NS 50000ULL /* 50 us */
 #define XL_DEFAULT_PATH_SKEW_NS 25000U         /* 25 us */
 /* Uplink rate estimator: sample an uplink's transmitted bytes at most

@@ -55,7 +55,7 @@ struct xl_cfg_port {
  * docs/load-balancing.md) would be that much too long. */
 #define XL_DEFAULT_BUFFER (1024 * 1024)
 #define XL_DEFAULT_BUFFER_US 2000
-#define XL_DEFAULT_BUFFER_MIN (2 * 1518)
+#define XL_DEFAULT_BUFFER_MIN (2 * XL_DEFAULT_FRAME)
 
 static inline __u32 xl_default_buffer(__u64 rate_bps)
 {

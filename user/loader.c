@@ -57,22 +57,21 @@ static __u64 drain_bps(const struct xl_cfg_port *cp)
 }
 
 /* The longest frame a port sends: its MTU, Ethernet header and one VLAN
- * tag (1500 when the MTU cannot be read). */
+ * tag (XL_DEFAULT_FRAME when the MTU cannot be read). */
 static __u32 max_frame_bytes(__u32 ifindex)
 {
 	struct xl_link_info li;
 
 	if (!ifindex || xl_link_get(ifindex, &li) || !li.mtu)
-		return 1500 + 18;
-	return li.mtu + 18;
+		return XL_DEFAULT_FRAME;
+	return li.mtu + XL_FRAME_OVERHEAD;
 }
 
 /* A default buffer holds at least two of the port's largest frames. */
-static __u32 buffer_bytes(const struct xl_cfg_port *cp)
+static __u32 buffer_bytes(const struct xl_cfg_port *cp, __u32 frame)
 {
-	__u32 two = 2 * max_frame_bytes(cp->ifindex);
-
-	return cp->buffer_default && cp->buffer_bytes < two ? two : cp->buffer_bytes;
+	return cp->buffer_default && cp->buffer_bytes < 2 * frame ? 2 * frame
+								     : cp->buffer_bytes;
 }
 
 static int fill_ports(struct leaf *skel, const struct xl_config *cfg)
@@ -89,7 +88,7 @@ static int fill_ports(struct leaf *skel, const struct xl_config *cfg)
 			.line_rate_bps = cp->rate_bps,
 			.drain_bps = drain_bps(cp),
 			.gamma_ppm = cp->gamma_ppm,
-			.buffer_bytes = buffer_bytes(cp),
+			.buffer_bytes = buffer_bytes(cp, max_frame_bytes(cp->ifindex)),
 			.overflow = cp->overflow,
 		};
 
@@ -122,6 +121,7 @@ static int fill_groups(struct leaf *skel, const struct xl_config *cfg)
 		snprintf(grp.name, sizeof(grp.name), "%s", cfg->groups[g].name);
 		for (int i = 0; i < cfg->n_ports; i++) {
 			const struct xl_cfg_port *cp = &cfg->ports[i];
+			__u32 frame;
 
 			if (cp->role != XL_ROLE_UPLINK || cp->group_id != g)
 				continue;
@@ -129,12 +129,13 @@ static int fill_groups(struct leaf *skel, const struct xl_config *cfg)
 			grp.member_slot[grp.n_members] = i; /* slot = port index */
 			grp.capacity_bps[grp.n_members] = cp->rate_bps;
 			grp.drain_bps[grp.n_members] = drain_bps(cp);
+			frame = max_frame_bytes(cp->ifindex);
 			if (grp.flowlet_auto)
 				grp.flowlet_timeout_ns = xl_auto_floor_ns(grp.flowlet_timeout_ns,
-						buffer_bytes(cp), drain_bps(cp));
+						buffer_bytes(cp, frame), drain_bps(cp));
 			grp.skew_ns[grp.n_members] = cfg->groups[g].path_skew_auto ?
-				xl_auto_skew_ns(grp.path_skew_ns, max_frame_bytes(cp->ifindex),
-						cp->rate_bps) : grp.path_skew_ns;
+				xl_auto_skew_ns(grp.path_skew_ns, frame, cp->rate_bps) :
+				grp.path_skew_ns;
 			grp.n_members++;
 		}
 		MAP_SET(skel->maps.groups, &id, &grp, "groups");

@@ -31,28 +31,6 @@ struct watch_ctx {
 };
 
 static bool link_running(__u32 ifindex);
-/* Drop the kernel's entry for an address that the map does not have: an
- * entry left INCOMPLETE by a probe into the link while it was dead (a
- * periodic solicitation can race the link's going down) would make the
- * next solicitation wait for that entry's next probe, up to a second
- * (measured once: IPv6 back 1.1 s after the link, where 3-100 ms is the
- * rule). Deleted first, the entry is resolved from scratch at once. */
-static void forget(struct mnl_socket *nl, __u32 ifindex, int family,
-		   const void *addr)
-{
-	char buf[256];
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
-	struct ndmsg *nd;
-
-	nlh->nlmsg_type = RTM_DELNEIGH;
-	nlh->nlmsg_flags = NLM_F_REQUEST;
-	nd = mnl_nlmsg_put_extra_header(nlh, sizeof(*nd));
-	nd->ndm_family = family;
-	nd->ndm_ifindex = ifindex;
-	mnl_attr_put(nlh, NDA_DST, family == AF_INET ? 4 : 16, addr);
-	mnl_socket_sendto(nl, nlh, nlh->nlmsg_len);
-}
-
 static bool neigh_known(int neigh_fd, __u32 ifindex, int family,
 			const void *addr);
 static void refresh_uplink(struct watch_ctx *ctx, __u32 ifindex, bool running);
@@ -212,24 +190,45 @@ static int dump_neighbours(struct mnl_socket *nl, struct watch_ctx *ctx)
 	return ret < 0 ? -1 : 0;
 }
 
-/* NTF_USE makes the kernel start resolution (ARP/ND) for an address as if a
- * packet were waiting for it, without us sending any traffic. */
-static void solicit(struct mnl_socket *nl, __u32 ifindex, int family,
-		    const void *addr)
+/* One request about the kernel's neighbour entry for addr on ifindex. */
+static void neigh_request(struct mnl_socket *nl, __u16 type, __u16 flags,
+			  __u8 ndm_flags, __u32 ifindex, int family,
+			  const void *addr)
 {
 	char buf[256];
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
 	struct ndmsg *nd;
 
-	nlh->nlmsg_type = RTM_NEWNEIGH;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_CREATE | NLM_F_REPLACE;
+	nlh->nlmsg_type = type;
+	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
 	nd = mnl_nlmsg_put_extra_header(nlh, sizeof(*nd));
 	nd->ndm_family = family;
 	nd->ndm_ifindex = ifindex;
-	nd->ndm_flags = NTF_USE;
+	nd->ndm_flags = ndm_flags;
 	nd->ndm_state = NUD_NONE;
 	mnl_attr_put(nlh, NDA_DST, family == AF_INET ? 4 : 16, addr);
 	mnl_socket_sendto(nl, nlh, nlh->nlmsg_len);
+}
+
+/* NTF_USE makes the kernel start resolution (ARP/ND) for an address as if a
+ * packet were waiting for it, without us sending any traffic. */
+static void solicit(struct mnl_socket *nl, __u32 ifindex, int family,
+		    const void *addr)
+{
+	neigh_request(nl, RTM_NEWNEIGH, NLM_F_CREATE | NLM_F_REPLACE, NTF_USE,
+		      ifindex, family, addr);
+}
+
+/* Drop the kernel's entry for an address that the map does not have: an
+ * entry left INCOMPLETE by a probe into the link while it was dead (a
+ * periodic solicitation can race the link's going down) would make the
+ * next solicitation wait for that entry's next probe, up to a second
+ * (measured once: IPv6 back 1.1 s after the link, where 3-100 ms is the
+ * rule). Deleted first, the entry is resolved from scratch at once. */
+static void forget(struct mnl_socket *nl, __u32 ifindex, int family,
+		   const void *addr)
+{
+	neigh_request(nl, RTM_DELNEIGH, 0, 0, ifindex, family, addr);
 }
 
 static bool neigh_known(int neigh_fd, __u32 ifindex, int family,

@@ -30,7 +30,7 @@ struct xl_lb_sim {
 	int sync;               /* all flows start their messages together */
 	__u64 floor_ns;         /* flowlet_timeout: shorter gaps are no flowlet */
 	__u32 skew_ns;          /* path_skew of the reorder-free rule */
-	int skew_auto;          /* path_skew = auto: + two 1518-byte frames per member */
+	int skew_auto;          /* path_skew = auto: + two XL_DEFAULT_FRAMEs per member */
 	int reorder_free;       /* moves ignore the rule (and count as unsafe) */
 	__u64 seed;
 	/* out */

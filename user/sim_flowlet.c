@@ -94,7 +94,7 @@ static int place(struct xl_lb_sim *s, struct sim_flow *f, struct sim_member *mb,
 		m = cur;
 	if (s->mode != XL_LB_HASH && f->member >= 0 && m != f->member &&
 	    !xl_move_safe((__s64)(t - f->last_ns), s->floor_ns,
-			  s->skew_auto ? xl_auto_skew_ns(s->skew_ns, 1518, s->cap_bps[m]) : s->skew_ns,
+			  s->skew_auto ? xl_auto_skew_ns(s->skew_ns, XL_DEFAULT_FRAME, s->cap_bps[m]) : s->skew_ns,
 			  f->qdelay_ns,
 			  delay_ns(queue[m], s->cap_bps[m]), 1)) {
 		if (s->reorder_free) {
@@ -227,7 +227,9 @@ static void usage(FILE *f)
 		"before each was added; docs/load-balancing.md).\n"
 		"A flowlet moves only when its first bytes cannot overtake its last ones\n"
 		"on the old member (the reorder-free rule over the members' queueing\n"
-		"delays, with --flowlet-timeout, default auto = 50us, as the floor and\n"
+		"delays, with --flowlet-timeout, default auto = 50us (the model has no\n"
+		"buffers and no packets, so auto adds no buffer or pacing term: its\n"
+		"messages are its flowlets), as the floor and\n"
 		"--path-skew, default auto = 25us plus two 1518-byte frames at the rate of\n"
 		"the member moved to, as the group keys of those names); moves it\n"
 		"keeps back are counted as refused. --reorder free moves anyway and\n"
