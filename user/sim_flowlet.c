@@ -7,7 +7,7 @@
  * puts rate x step bytes on its member, each member's rate estimator takes
  * one sample (xl_rate_update, and xl_pending_taken off the pending rate of
  * the flowlets placed there) and its queue (a fluid phantom queue at the
- * member's capacity) grows or drains. A flowlet moves only as the
+ * member's capacity, holding at most the default buffer) grows or drains. A flowlet moves only as the
  * reorder-free rule allows (xl_move_safe, over those queues' delays). */
 #include <getopt.h>
 #include <json-c/json.h>
@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "config.h"
 #include "lb.h"
 #include "rng.h"
 #include "sim.h"
@@ -183,9 +184,16 @@ int xl_lb_sim_run(struct xl_lb_sim *s)
 						    XL_RATE_TAU_NS);
 			mb[i].pending -= xl_pending_taken(mb[i].pending, STEP_NS,
 							  XL_RATE_TAU_NS);
+			/* each member's phantom queue holds the shipped default
+			 * buffer (overflow = mark: what does not fit passes
+			 * unqueued), as the dataplane's would; unbounded, one
+			 * overloaded member's queue, and so the delay a move off
+			 * it must wait out, grew without end */
 			queue[i] += sent[i] - drain;
 			if (queue[i] < 0)
 				queue[i] = 0;
+			if (queue[i] > xl_default_buffer(s->cap_bps[i]))
+				queue[i] = xl_default_buffer(s->cap_bps[i]);
 			if (sent[i] > drain)
 				s->overloaded_ns[i] += STEP_NS;
 			s->bytes[i] += sent[i];
@@ -228,8 +236,8 @@ static void usage(FILE *f)
 		"A flowlet moves only when its first bytes cannot overtake its last ones\n"
 		"on the old member (the reorder-free rule over the members' queueing\n"
 		"delays, with --flowlet-timeout, default auto = 50us (the model has no\n"
-		"buffers and no packets, so auto adds no buffer or pacing term: its\n"
-		"messages are its flowlets), as the floor and\n"
+		"packets, its messages are its flowlets, and auto adds no buffer or\n"
+		"pacing term here), as the floor and\n"
 		"--path-skew, default auto = 25us plus two 1518-byte frames at the rate of\n"
 		"the member moved to, as the group keys of those names); moves it\n"
 		"keeps back are counted as refused. --reorder free moves anyway and\n"
