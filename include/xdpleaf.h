@@ -117,12 +117,14 @@ enum xl_lb_mode {
 	XL_LB_MODES,
 };
 
-/* Spray mode's per-packet moves (`spray_reorder`): safe applies the
- * reorder-free rule of include/lb.h to every packet, free sprays as it
- * draws. Safe is 0, so a zeroed group is safe. */
+/* Spray mode's per-packet moves (`spray_reorder`): free sprays as it
+ * draws (the default: spraying is meant to reorder, and the receivers'
+ * transports absorb it), safe applies the reorder-free rule of
+ * include/lb.h to every packet, which lets back-to-back packets move only
+ * onto fuller members. Free is 0, so a zeroed group is the default. */
 enum xl_spray_reorder {
-	XL_SPRAY_SAFE = 0,
-	XL_SPRAY_FREE = 1,
+	XL_SPRAY_FREE = 0,
+	XL_SPRAY_SAFE = 1,
 	XL_SPRAY_REORDERS,
 };
 

@@ -503,8 +503,9 @@ static bool close_section(struct ctx *c)
 				    c->key_line[K_LB_MODE] ? "" : ", the default", g->name);
 		if (c->key_line[K_PATH_SKEW] && g->lb_mode == XL_LB_SPRAY && !lb_moves_safely(g))
 			return fail(c, c->key_line[K_PATH_SKEW],
-				    "path_skew has no effect with spray_reorder = free (group %s: set "
-				    "spray_reorder = safe, or remove path_skew)", g->name);
+				    "path_skew has no effect with spray_reorder = free%s (group %s: set "
+				    "spray_reorder = safe, or remove path_skew)",
+				    c->key_line[K_SPRAY_REORDER] ? "" : ", the default", g->name);
 		if (c->key_line[K_PATH_SKEW] && !lb_moves_safely(g))
 			return fail(c, c->key_line[K_PATH_SKEW],
 				    "path_skew has no effect with lb_mode %s%s (group %s: set "
@@ -582,7 +583,7 @@ static bool open_section(struct ctx *c, char *hdr)
 			.line = c->line, .lb_mode = XL_LB_HASH,
 			.flowlet_timeout_ns = XL_DEFAULT_FLOWLET_TIMEOUT_NS, .flowlet_auto = true,
 			.path_skew_ns = XL_DEFAULT_PATH_SKEW_NS, .path_skew_auto = true,
-			.spray_reorder = XL_SPRAY_SAFE };
+			.spray_reorder = XL_SPRAY_FREE };
 		strcpy(cfg->groups[cfg->n_groups++].name, name);
 		c->sect = S_GROUP;
 	} else if (!strcmp(hdr, "route")) {

@@ -38,8 +38,8 @@ const char *const xl_verdict_names[XL_VERDICT_MAX] = {
 
 /* Indexed by enum xl_spray_reorder: the config's words too. */
 const char *const xl_spray_reorder_names[XL_SPRAY_REORDERS] = {
-	[XL_SPRAY_SAFE] = "safe",
 	[XL_SPRAY_FREE] = "free",
+	[XL_SPRAY_SAFE] = "safe",
 };
 
 const char *xl_role_name(__u32 role)

@@ -1299,6 +1299,7 @@ static void spray_reorder_safe_and_free(void **state)
 
 	(void)state;
 	reset(XL_LB_SPRAY, 0);
+	E.group.spray_reorder = XL_SPRAY_SAFE;
 	set_rule(XL_DEFAULT_PATH_SKEW_NS);
 	u = send_fwd(&s, NULL);
 	queue_set(u, NS_PER_S);

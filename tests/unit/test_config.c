@@ -129,7 +129,7 @@ static void test_good_fixture(void **state)
 		assert_in_range(g->lb_mode, XL_LB_HASH, XL_LB_MODES - 1);
 		assert_in_range(g->flowlet_timeout_ns, 1000, 1000000000);
 		assert_in_range(g->path_skew_ns, 0, 1000000000);
-		assert_in_range(g->spray_reorder, XL_SPRAY_SAFE, XL_SPRAY_REORDERS - 1);
+		assert_in_range(g->spray_reorder, 0, XL_SPRAY_REORDERS - 1);
 		for (int j = 0; j < cfg.n_ports; j++)
 			if (cfg.ports[j].group_id == i)
 				cfg.ports[j].rate_bps ? with++ : without++;
@@ -521,7 +521,7 @@ static void test_good_lb_modes(void **state)
 		/* the rule's keys at their defaults */
 		assert_int_equal(g->path_skew_ns, XL_DEFAULT_PATH_SKEW_NS);
 		assert_true(g->path_skew_auto);
-		assert_int_equal(g->spray_reorder, XL_SPRAY_SAFE);
+		assert_int_equal(g->spray_reorder, XL_SPRAY_FREE);
 	}
 	for (size_t i = 0; i < sizeof(ports) / sizeof(ports[0]); i++) {
 		int p = find_port(&cfg, ports[i].port);
@@ -544,13 +544,13 @@ static void test_good_reorder(void **state)
 		unsigned long long timeout_ns;
 		unsigned int skew_ns, spray_reorder;
 	} want[] = {
-		{ "auto", XL_LB_FLOWLET, XL_DEFAULT_FLOWLET_TIMEOUT_NS, 100000, XL_SPRAY_SAFE },
-		{ "floor", XL_LB_FLOWLET_RANDOM, 3000000, 0, XL_SPRAY_SAFE },
+		{ "auto", XL_LB_FLOWLET, XL_DEFAULT_FLOWLET_TIMEOUT_NS, 100000, XL_SPRAY_FREE },
+		{ "floor", XL_LB_FLOWLET_RANDOM, 3000000, 0, XL_SPRAY_FREE },
 		{ "safe", XL_LB_SPRAY, XL_DEFAULT_FLOWLET_TIMEOUT_NS, 10000, XL_SPRAY_SAFE },
 		{ "free", XL_LB_SPRAY, XL_DEFAULT_FLOWLET_TIMEOUT_NS, XL_DEFAULT_PATH_SKEW_NS,
 		  XL_SPRAY_FREE },
 		{ "defaults", XL_LB_FLOWLET, XL_DEFAULT_FLOWLET_TIMEOUT_NS,
-		  XL_DEFAULT_PATH_SKEW_NS, XL_SPRAY_SAFE },
+		  XL_DEFAULT_PATH_SKEW_NS, XL_SPRAY_FREE },
 	};
 	struct xl_config cfg;
 	char path[512], err[XL_ERR_MAX] = "";
@@ -1601,7 +1601,7 @@ static void test_lb_values(void **state)
 		{ "flowlet_timeout", "Auto", "flowlet", 0, ":3: flowlet_timeout: invalid duration 'Auto'" },
 		{ "flowlet_timeout", "automatic", "flowlet", 0, ":3: flowlet_timeout: invalid duration 'automatic'" },
 		{ "path_skew", "0us", "flowlet", 0, NULL },
-		{ "path_skew", "0ns", "spray", 0, NULL },
+		{ "path_skew", "0ns", "spray", 0, ":3: path_skew has no effect with spray_reorder = free, the default (group g: set spray_reorder = safe, or remove path_skew)" },
 		{ "path_skew", "25us", "flowlet-random", 25000, NULL },
 		{ "path_skew", "2.5ms", "flowlet", 2500000, NULL },
 		{ "path_skew", "1s", "flowlet", 1000000000, NULL },
@@ -1612,8 +1612,8 @@ static void test_lb_values(void **state)
 		{ "path_skew", "Auto", "flowlet", 0, ":3: path_skew: invalid duration 'Auto'" },
 		{ "spray_reorder", "safe", "spray", XL_SPRAY_SAFE, NULL },
 		{ "spray_reorder", "free", "spray", XL_SPRAY_FREE, NULL },
-		{ "spray_reorder", "Free", "spray", 0, ":3: invalid spray_reorder 'Free' (allowed: safe, free)" },
-		{ "spray_reorder", "unsafe", "spray", 0, ":3: invalid spray_reorder 'unsafe' (allowed: safe, free)" },
+		{ "spray_reorder", "Free", "spray", 0, ":3: invalid spray_reorder 'Free' (allowed: free, safe)" },
+		{ "spray_reorder", "unsafe", "spray", 0, ":3: invalid spray_reorder 'unsafe' (allowed: free, safe)" },
 		{ "flow_table_size", "1024", NULL, 1024, NULL },
 		{ "flow_table_size", "1K", NULL, 1024, NULL },
 		{ "flow_table_size", "65536", NULL, 65536, NULL },
@@ -1668,7 +1668,7 @@ static void test_lb_values(void **state)
 			assert_int_equal(g->path_skew_auto, strcmp(cases[i].key, "path_skew") ||
 					 !strcmp(cases[i].value, "auto"));
 			if (strcmp(cases[i].key, "spray_reorder"))
-				assert_int_equal(g->spray_reorder, XL_SPRAY_SAFE);
+				assert_int_equal(g->spray_reorder, XL_SPRAY_FREE);
 			assert_int_equal(cfg.flow_table_size, XL_FLOW_TABLE_SIZE);
 		}
 		if (got != cases[i].want)
