@@ -36,6 +36,7 @@
 #include <bpf/bpf_endian.h>
 #include "xdpleaf.h"
 #include "host.h"
+#include "host_maps.h"
 #include "rp.h"
 #include "cnp.h"
 #include "instance.h"
@@ -44,24 +45,6 @@
 #define TC_ACT_SHOT_ 2
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
-
-/* NP limiter per marked flow {data source address, family, data's
- * destination QP}, or per port ({0, family 0, qp = ifindex}). */
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, XL_MAX_QPS);
-	__type(key, struct xl_qp_key);
-	__type(value, struct xl_np_flow);
-} np_flows SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct xl_host_stats);
-} host_stats SEC(".maps");
-
-/* Rare failures, for diagnosis (host-wide, not per CPU). */
 
 /* ---- NP ------------------------------------------------------------------ */
 

@@ -5,6 +5,7 @@
 #ifndef XL_INSTANCE_H
 #define XL_INSTANCE_H
 
+#include "pin_names.h"
 #include "xdpleaf.h"
 
 struct {
@@ -12,6 +13,6 @@ struct {
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct xl_instance);
-} instance SEC(".maps");
+} XL_MAP_INSTANCE SEC(".maps");
 
 #endif

@@ -119,7 +119,7 @@ static __always_inline int not_for_fast_path(const struct xl_pkt *p,
 		if (p->flow.daddr[0] == 0xff ||
 		    (p->flow.daddr[0] == 0xfe && (p->flow.daddr[1] & 0xc0) == 0x80))
 			return XL_R_LINK_LOCAL;
-		if (p->flow.proto == IPPROTO_ICMPV6_ && p->icmp6_type >= 133 &&
+		if (p->flow.proto == XL_IPPROTO_ICMPV6 && p->icmp6_type >= 133 &&
 		    p->icmp6_type <= 137)
 			return XL_R_ND;
 	}
@@ -162,14 +162,14 @@ __noinline int xl_forward(struct xdp_md *ctx, struct xl_flow *flow, __u32 l3)
 
 		if ((void *)(iph + 1) > end)
 			return XDP_PASS << 8 | XL_R_TRUNC_IP4;
-		l3_proto = ETH_P_IP_;
+		l3_proto = XL_ETH_P_IP;
 		tos = iph->tos;
 	} else {
 		struct ipv6hdr *ip6 = l3h;
 
 		if ((void *)(ip6 + 1) > end)
 			return XDP_PASS << 8 | XL_R_TRUNC_IP6;
-		l3_proto = ETH_P_IPV6_;
+		l3_proto = XL_ETH_P_IPV6;
 		tos = (ip6->priority << 4) | (ip6->flow_lbl[0] >> 4);
 	}
 

@@ -4,6 +4,7 @@
 #ifndef XL_MAPS_H
 #define XL_MAPS_H
 
+#include "pin_names.h"
 #include "xdpleaf.h"
 #include "instance.h"
 
@@ -13,7 +14,7 @@ struct {
 	__uint(max_entries, XL_MAX_PORTS);
 	__type(key, __u32);
 	__type(value, struct xl_port);
-} ports SEC(".maps");
+} XL_MAP_PORTS SEC(".maps");
 
 /* Redirect targets by ifindex; XDP_REDIRECT goes through this. */
 struct {
@@ -21,7 +22,7 @@ struct {
 	__uint(max_entries, XL_MAX_PORTS);
 	__type(key, __u32);
 	__type(value, __u32);
-} tx_ports SEC(".maps");
+} XL_MAP_TX_PORTS SEC(".maps");
 
 /* Longest-prefix routes, written from the config by the loader. */
 struct {
@@ -30,7 +31,7 @@ struct {
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, struct xl_lpm4_key);
 	__type(value, struct xl_route);
-} routes4 SEC(".maps");
+} XL_MAP_ROUTES4 SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
@@ -38,7 +39,7 @@ struct {
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, struct xl_lpm6_key);
 	__type(value, struct xl_route);
-} routes6 SEC(".maps");
+} XL_MAP_ROUTES6 SEC(".maps");
 
 /* Uplink groups by id: members and load-balancing mode. */
 struct {
@@ -46,7 +47,7 @@ struct {
 	__uint(max_entries, XL_MAX_GROUPS);
 	__type(key, __u32);
 	__type(value, struct xl_group);
-} groups SEC(".maps");
+} XL_MAP_GROUPS SEC(".maps");
 
 /* Next-hop MACs, mirrored from the kernel's neighbour table by the
  * loader's netlink watcher. A miss sends the packet to the kernel, whose
@@ -56,7 +57,7 @@ struct {
 	__uint(max_entries, XL_MAX_NEIGH);
 	__type(key, struct xl_neigh_key);
 	__type(value, struct xl_neigh);
-} neigh SEC(".maps");
+} XL_MAP_NEIGH SEC(".maps");
 
 /* Runtime policy (one entry). */
 struct {
@@ -64,7 +65,7 @@ struct {
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct xl_settings);
-} settings SEC(".maps");
+} XL_MAP_SETTINGS SEC(".maps");
 
 /* Per-CPU counters per port slot: no atomics on the hot path. */
 struct {
@@ -72,7 +73,7 @@ struct {
 	__uint(max_entries, XL_MAX_PORTS);
 	__type(key, __u32);
 	__type(value, struct xl_port_stats);
-} port_stats SEC(".maps");
+} XL_MAP_PORT_STATS SEC(".maps");
 
 /* Phantom queue of each port slot: one word of shared state, updated with
  * compare-and-swap (bpf/queue.h). */
@@ -81,7 +82,7 @@ struct {
 	__uint(max_entries, XL_MAX_PORTS);
 	__type(key, __u32);
 	__type(value, struct xl_queue);
-} queues SEC(".maps");
+} XL_MAP_QUEUES SEC(".maps");
 
 /* Traffic classes by id: WRED/ECN profile and name. */
 struct {
@@ -89,7 +90,7 @@ struct {
 	__uint(max_entries, XL_MAX_CLASSES);
 	__type(key, __u32);
 	__type(value, struct xl_class);
-} classes SEC(".maps");
+} XL_MAP_CLASSES SEC(".maps");
 
 /* DSCP (0..63) -> traffic class id. */
 struct {
@@ -97,7 +98,7 @@ struct {
 	__uint(max_entries, 64);
 	__type(key, __u32);
 	__type(value, __u32);
-} dscp_class SEC(".maps");
+} XL_MAP_DSCP_CLASS SEC(".maps");
 
 /* Per-CPU marking/drop counters and queue histograms per (slot, class). */
 struct {
@@ -105,7 +106,7 @@ struct {
 	__uint(max_entries, XL_MAX_PORTS * XL_MAX_CLASSES);
 	__type(key, __u32);
 	__type(value, struct xl_queue_stats);
-} queue_stats SEC(".maps");
+} XL_MAP_QUEUE_STATS SEC(".maps");
 
 /* Load balancing (bpf/uplink.h). The flow table: one entry per flow, least
  * recently used flows are evicted; its size comes from the config. */
@@ -114,7 +115,7 @@ struct {
 	__uint(max_entries, XL_FLOW_TABLE_SIZE);
 	__type(key, struct xl_flow);
 	__type(value, struct xl_flow_state);
-} flows SEC(".maps");
+} XL_MAP_FLOWS SEC(".maps");
 
 /* Measured transmit rate per port slot (uplinks). */
 struct {
@@ -122,7 +123,7 @@ struct {
 	__uint(max_entries, XL_MAX_PORTS);
 	__type(key, __u32);
 	__type(value, struct xl_uplink_rate);
-} uplink_rates SEC(".maps");
+} XL_MAP_UPLINK_RATES SEC(".maps");
 
 /* Members of each group not to be chosen, per family (struct
  * xl_group_down), written by the loader's link watcher. */
@@ -131,7 +132,7 @@ struct {
 	__uint(max_entries, XL_MAX_GROUPS);
 	__type(key, __u32);
 	__type(value, struct xl_group_down);
-} group_down SEC(".maps");
+} XL_MAP_GROUP_DOWN SEC(".maps");
 
 /* Rotating start for tie-breaking among equally good members. */
 struct {
@@ -139,6 +140,6 @@ struct {
 	__uint(max_entries, XL_MAX_GROUPS);
 	__type(key, __u32);
 	__type(value, __u32);
-} group_rr SEC(".maps");
+} XL_MAP_GROUP_RR SEC(".maps");
 
 #endif /* XL_MAPS_H */

@@ -9,14 +9,6 @@
 #include "xdpleaf.h"
 #include "lb.h"
 
-#define ETH_P_IP_    0x0800
-#define ETH_P_ARP_   0x0806
-#define ETH_P_8021Q_ 0x8100
-#define ETH_P_8021AD_ 0x88A8
-#define ETH_P_IPV6_  0x86DD
-#define ETH_P_LLDP_  0x88CC
-#define IPPROTO_ICMPV6_ 58
-#define IP_MF_OFFSET 0x3fff /* MF flag + fragment offset */
 
 /* RoCEv2 base transport header (IBTA 9.2). */
 struct xl_bth {
@@ -30,7 +22,7 @@ struct xl_bth {
 struct xl_pkt {
 	struct ethhdr *eth;
 	void *l3;            /* struct iphdr or struct ipv6hdr */
-	__u16 l3_proto;      /* ETH_P_IP_ or ETH_P_IPV6_, host order */
+	__u16 l3_proto;      /* XL_ETH_P_IP or XL_ETH_P_IPV6, host order */
 	__u8 has_vlan;
 	__u8 ttl;            /* TTL or hop limit as received */
 	__u8 dscp;           /* DSCP, 0..63 */
@@ -71,7 +63,7 @@ static __always_inline int parse_l4(struct xl_pkt *p, void *l4, void *end,
 			return XL_R_TRUNC_L4;
 		p->flow.sport = bpf_ntohs(tcp->source);
 		p->flow.dport = bpf_ntohs(tcp->dest);
-	} else if (proto == IPPROTO_ICMPV6_) {
+	} else if (proto == XL_IPPROTO_ICMPV6) {
 		__u8 *type = l4;
 
 		if ((void *)(type + 4) > end)
@@ -108,7 +100,7 @@ static __always_inline int parse_ipv4(struct xl_pkt *p, void *end)
 	__builtin_memcpy(p->flow.daddr, &iph->daddr, 4);
 	/* Fragments hash on addresses only, so every fragment of a datagram
 	 * takes the same uplink as its first. */
-	if (iph->frag_off & bpf_htons(IP_MF_OFFSET)) {
+	if (iph->frag_off & bpf_htons(XL_IP_MF_OFFSET)) {
 		p->flow.proto = iph->protocol;
 		return XL_R_FORWARDED;
 	}
@@ -135,7 +127,7 @@ static __always_inline int parse_ipv6(struct xl_pkt *p, void *end)
 	/* Extension headers are not walked: such packets hash on addresses
 	 * and next header only, which keeps them on one path. */
 	if (ip6->nexthdr != IPPROTO_UDP && ip6->nexthdr != IPPROTO_TCP &&
-	    ip6->nexthdr != IPPROTO_ICMPV6_) {
+	    ip6->nexthdr != XL_IPPROTO_ICMPV6) {
 		p->flow.proto = ip6->nexthdr;
 		return XL_R_FORWARDED;
 	}
@@ -155,26 +147,26 @@ static __always_inline int xl_parse(struct xl_pkt *p, void *data, void *end)
 	p->eth = eth;
 	proto = bpf_ntohs(eth->h_proto);
 	l3 = eth + 1;
-	if (proto == ETH_P_8021Q_ || proto == ETH_P_8021AD_) {
+	if (proto == XL_ETH_P_8021Q || proto == XL_ETH_P_8021AD) {
 		struct vlan_hdr *vh = l3;
 
 		if ((void *)(vh + 1) > end)
 			return XL_R_TRUNC_VLAN;
 		proto = bpf_ntohs(vh->h_vlan_encapsulated_proto);
-		if (proto == ETH_P_8021Q_ || proto == ETH_P_8021AD_)
+		if (proto == XL_ETH_P_8021Q || proto == XL_ETH_P_8021AD)
 			return XL_R_VLAN_STACK;
 		p->has_vlan = 1;
 		l3 = vh + 1;
 	}
 	p->l3 = l3;
 	p->l3_proto = proto;
-	if (proto == ETH_P_IP_)
+	if (proto == XL_ETH_P_IP)
 		return parse_ipv4(p, end);
-	if (proto == ETH_P_IPV6_)
+	if (proto == XL_ETH_P_IPV6)
 		return parse_ipv6(p, end);
-	if (proto == ETH_P_ARP_)
+	if (proto == XL_ETH_P_ARP)
 		return XL_R_ARP;
-	if (proto == ETH_P_LLDP_)
+	if (proto == XL_ETH_P_LLDP)
 		return XL_R_LLDP;
 	return XL_R_NON_IP;
 }

@@ -12,7 +12,7 @@
  * protocol byte beside it does not change, so it can be left as zero. */
 static __always_inline void xl_decrement_ttl(void *l3, __u16 l3_proto)
 {
-	if (l3_proto == ETH_P_IP_) {
+	if (l3_proto == XL_ETH_P_IP) {
 		struct iphdr *iph = l3;
 		__u8 ttl = iph->ttl;
 
@@ -31,7 +31,7 @@ static __always_inline void xl_decrement_ttl(void *l3, __u16 l3_proto)
  * checksum is updated over the word whose low byte is the TOS. */
 static __always_inline void xl_set_ce(void *l3, __u16 l3_proto)
 {
-	if (l3_proto == ETH_P_IP_) {
+	if (l3_proto == XL_ETH_P_IP) {
 		struct iphdr *iph = l3;
 		__u8 tos = iph->tos;
 

@@ -25,7 +25,7 @@
 #ifndef XL_RP_H
 #define XL_RP_H
 
-#include "host.h"
+#include "host_maps.h"
 
 /* Timer expiries one event may catch up (xl_dcqcn_advance's max_steps). */
 #ifndef XL_RP_MAX_STEPS
@@ -37,30 +37,6 @@ enum xl_rp_ev {
 	XL_RP_EV_SENT = 2, /* arg: bytes per packet | packets << 32 */
 };
 
-/* Host settings, entry 0 (struct xl_host_cfg; rp.line_rate = C). */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct xl_host_cfg);
-} host_cfg SEC(".maps");
-
-/* RP state per sending flow {remote address, family, destination QP}.
- * Created on a flow's first data packet (tc egress, or gen's accounting). */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, XL_MAX_QPS);
-	__type(key, struct xl_qp_key);
-	__type(value, struct xl_rp_flow);
-} rp_flows SEC(".maps");
-
-/* The rate each flow may send at: what senders pace by. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, XL_MAX_QPS);
-	__type(key, struct xl_qp_key);
-	__type(value, struct xl_rp_rate);
-} rp_rates SEC(".maps");
 
 struct xl_rp_sent_ctx {
 	struct xl_dcqcn_state *s;

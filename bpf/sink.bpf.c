@@ -15,6 +15,7 @@
 #include <bpf/bpf_endian.h>
 
 #include "xdpleaf.h"
+#include "pin_names.h"
 #include "roce.h"
 #include "parse.h"
 #include "csum.h"
@@ -29,14 +30,14 @@ struct {
 	__uint(max_entries, XL_SINK_MAX_FLOWS);
 	__type(key, struct xl_sink_key);
 	__type(value, struct xl_sink_flow);
-} sink_flows SEC(".maps");
+} XL_MAP_SINK_FLOWS SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct xl_sink_stats);
-} sink_stats SEC(".maps");
+} XL_MAP_SINK_STATS SEC(".maps");
 
 /* A new window whose top word holds psn: room for late packets below it. */
 static __always_inline __u32 window_base_for(__u32 psn)
@@ -116,7 +117,7 @@ static __always_inline int malformed(const struct xl_pkt *p, void *end)
 	struct udphdr *udp;
 	__u32 ip_payload;
 
-	if (p->l3_proto == ETH_P_IP_) {
+	if (p->l3_proto == XL_ETH_P_IP) {
 		struct iphdr *iph = p->l3;
 
 		if ((void *)(iph + 1) > end)

@@ -28,8 +28,7 @@ _Static_assert((XL_MAX_GROUP_MEMBERS & (XL_MAX_GROUP_MEMBERS - 1)) == 0,
 #define XL_IFNAMSIZ 16
 
 #include "ecn.h"
-#define XL_ETH_ALEN 6
-#define XL_ROCEV2_PORT 4791
+#include "proto.h"
 
 enum xl_port_role {
 	XL_ROLE_DOWNLINK = 0, /* hosts behind this leaf */

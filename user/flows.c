@@ -7,6 +7,7 @@
 #include <arpa/inet.h>
 #include <json-c/json.h>
 #include <bpf/bpf.h>
+#include "pin_names.h"
 #include "flows.h"
 #include "pins.h"
 #include "xdpleaf.h"
@@ -79,8 +80,8 @@ int xl_show_flows(const char *instance, int top, bool json)
 		fprintf(stderr, "xdpleaf: instance '%s' is not loaded\n", instance);
 		return -1;
 	}
-	fd = xl_open_pinned_map(instance, "flows");
-	ports_fd = xl_open_pinned_map(instance, "ports");
+	fd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_FLOWS));
+	ports_fd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_PORTS));
 	rows = malloc(cap * sizeof(*rows));
 	if (fd < 0 || ports_fd < 0 || !rows) {
 		free(rows);

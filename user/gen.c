@@ -45,6 +45,7 @@
 #include <json-c/json.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "pin_names.h"
 #include "roce.h"   /* before the skeleton: struct xl_gen_desc */
 #include "gen.skel.h"
 #include <linux/bpf.h> /* struct bpf_spin_lock, for host.h */
@@ -748,11 +749,11 @@ static int rp_prepare(struct gen_state *g, struct gen *skel)
 	if (rp_reuse(skel->maps.rp_rates, g->o.rate_map,
 		     sizeof(struct xl_qp_key), sizeof(struct xl_rp_rate)))
 		return -1;
-	snprintf(path, sizeof(path), "%s/rp_flows", dir);
+	snprintf(path, sizeof(path), "%s/%s", dir, XL_MAP_NAME(XL_MAP_RP_FLOWS));
 	if (rp_reuse(skel->maps.rp_flows, path, sizeof(struct xl_qp_key),
 		     sizeof(struct xl_rp_flow)))
 		return -1;
-	snprintf(path, sizeof(path), "%s/host_cfg", dir);
+	snprintf(path, sizeof(path), "%s/%s", dir, XL_MAP_NAME(XL_MAP_HOST_CFG));
 	return rp_reuse(skel->maps.host_cfg, path, sizeof(__u32),
 			sizeof(struct xl_host_cfg));
 }

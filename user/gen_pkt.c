@@ -109,7 +109,7 @@ static void build_template(struct xl_gen_class *c, const struct xl_gen_flowspec 
 	memset(f, 0, sizeof(c->frame));
 	memcpy(f, fs->dst_mac, 6);
 	memcpy(f + 6, fs->src_mac, 6);
-	put16(f + 12, fs->ipv6 ? 0x86dd : 0x0800);
+	put16(f + 12, fs->ipv6 ? XL_ETH_P_IPV6 : XL_ETH_P_IP);
 	if (fs->ipv6) {
 		put32(l3, 6U << 28 | (__u32)fs->tos << 20); /* flow label 0 */
 		put16(l3 + 4, (__u16)ulen);

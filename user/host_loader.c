@@ -8,14 +8,12 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "pin_names.h"
 #include "loader.h"
 #include "pins.h"
 
 #include "host.skel.h"
 
-/* libbpf 1.1 has no tcx API; the attach types are the kernel's. */
-#define XL_TCX_INGRESS 46
-#define XL_TCX_EGRESS 47
 
 static int attach_tcx(struct host *skel, const struct xl_config *cfg,
 		      struct xl_attach_state *st)
@@ -29,11 +27,11 @@ static int attach_tcx(struct host *skel, const struct xl_config *cfg,
 
 		if (fd < 0)
 			goto fail;
-		xl_attach_add(st, fd, "link_tcx_in_%s", cp->ifname);
+		xl_attach_add(st, fd, XL_PIN_LINK_TCX_IN, cp->ifname);
 		fd = bpf_link_create(out_fd, cp->ifindex, XL_TCX_EGRESS, NULL);
 		if (fd < 0)
 			goto fail;
-		xl_attach_add(st, fd, "link_tcx_out_%s", cp->ifname);
+		xl_attach_add(st, fd, XL_PIN_LINK_TCX_OUT, cp->ifname);
 		continue;
 fail:
 		fprintf(stderr, "xdpleaf: %s: cannot attach tc (tcx) programs: %s%s\n",

@@ -19,6 +19,7 @@
 #include <json-c/json.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "pin_names.h"
 #include "host_show.h"
 #include "show.h"
 #include "units.h"
@@ -27,13 +28,11 @@
 #include "xdpleaf.h"
 #include "host.h"
 
-#define LINK_IN "link_tcx_in_"
-#define LINK_OUT "link_tcx_out_"
+#define LINK_IN XL_PIN_LINK_TCX_IN
+#define LINK_OUT XL_PIN_LINK_TCX_OUT
 
 /* The kernel's attach types and link type for tcx (Linux 6.6). The
  * system's <linux/bpf.h> and libbpf 1.1 predate them. */
-#define XL_TCX_INGRESS 46
-#define XL_TCX_EGRESS 47
 #define XL_LINK_TYPE_TCX 11
 
 /* struct bpf_link_info as the kernel fills it for a tcx link: the union
@@ -57,7 +56,7 @@ enum xl_inst_mode xl_instance_mode(const char *instance)
 
 	if (!xl_instance_exists(instance))
 		return XL_INST_ABSENT;
-	xl_pin_path(path, sizeof(path), instance, "host_cfg");
+	xl_pin_path(path, sizeof(path), instance, XL_MAP_NAME(XL_MAP_HOST_CFG));
 	return stat(path, &st) == 0 ? XL_INST_HOST : XL_INST_LEAF;
 }
 
@@ -79,7 +78,7 @@ static __u64 monotonic_ns(void)
 
 static int read_host_cfg(const char *instance, struct xl_host_cfg *hc)
 {
-	int fd = xl_open_pinned_map(instance, "host_cfg");
+	int fd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_HOST_CFG));
 	__u32 zero = 0;
 	int err;
 
@@ -345,8 +344,8 @@ int xl_host_show_status(const char *instance, bool json)
 	n = read_host_ports(instance, ports, XL_MAX_PORTS);
 	if (n < 0)
 		return -1;
-	in_id = prog_id(instance, "prog_host_ingress");
-	out_id = prog_id(instance, "prog_host_egress");
+	in_id = prog_id(instance, XL_PIN_PROG_HOST_IN);
+	out_id = prog_id(instance, XL_PIN_PROG_HOST_OUT);
 	xl_pin_path(dir, sizeof(dir), instance, NULL);
 	if (!json) {
 		printf("instance %s: loaded, host mode, pins in %s\n", instance, dir);
@@ -404,7 +403,7 @@ static int read_host_stats(const char *instance, struct xl_host_stats *sum)
 	__u32 zero = 0;
 	int fd, err;
 
-	fd = xl_open_pinned_map(instance, "host_stats");
+	fd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_HOST_STATS));
 	if (fd < 0)
 		return -1;
 	err = xl_percpu_sum_u64(fd, &zero, sizeof(*sum), sum);
@@ -717,9 +716,9 @@ int xl_show_qps(const char *instance, int top, bool json)
 	}
 	if (read_host_cfg(instance, &hc))
 		return -1;
-	np_fd = xl_open_pinned_map(instance, "np_flows");
-	rp_fd = xl_open_pinned_map(instance, "rp_flows");
-	rates_fd = xl_open_pinned_map(instance, "rp_rates");
+	np_fd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_NP_FLOWS));
+	rp_fd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_RP_FLOWS));
+	rates_fd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_RP_RATES));
 	if (np_fd < 0 || rp_fd < 0 || rates_fd < 0)
 		goto out;
 	now = monotonic_ns();

@@ -12,6 +12,7 @@
 #include <linux/if_link.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "pin_names.h"
 #include "leaf.skel.h"
 #include "lb.h"
 #include "loader.h"
@@ -40,12 +41,12 @@ static int get_mac(const char *ifname, __u8 mac[XL_ETH_ALEN])
 	return err;
 }
 
-#define MAP_SET(map, k, v, what)                                          \
+#define MAP_SET(map, k, v)                                                \
 	do {                                                              \
 		if (bpf_map__update_elem(map, k, sizeof(*(k)), v,         \
 					 sizeof(*(v)), BPF_ANY)) {        \
 			fprintf(stderr, "xdpleaf: cannot write %s: %s\n",  \
-				what, strerror(errno));                   \
+				bpf_map__name(map), strerror(errno));     \
 			return -1;                                        \
 		}                                                         \
 	} while (0)
@@ -100,8 +101,8 @@ static int fill_ports(struct leaf *skel, const struct xl_config *cfg)
 				cfg->path, cp->line, cp->ifname, strerror(errno));
 			return -1;
 		}
-		MAP_SET(skel->maps.ports, &p.ifindex, &p, "ports");
-		MAP_SET(skel->maps.tx_ports, &p.ifindex, &p.ifindex, "tx_ports");
+		MAP_SET(skel->maps.ports, &p.ifindex, &p);
+		MAP_SET(skel->maps.tx_ports, &p.ifindex, &p.ifindex);
 	}
 	return 0;
 }
@@ -138,7 +139,7 @@ static int fill_groups(struct leaf *skel, const struct xl_config *cfg)
 				grp.path_skew_ns;
 			grp.n_members++;
 		}
-		MAP_SET(skel->maps.groups, &id, &grp, "groups");
+		MAP_SET(skel->maps.groups, &id, &grp);
 	}
 	return 0;
 }
@@ -149,12 +150,12 @@ static int fill_classes(struct leaf *skel, const struct xl_config *cfg)
 		struct xl_class c = { .wred = cfg->classes[id].wred };
 
 		snprintf(c.name, sizeof(c.name), "%s", cfg->classes[id].name);
-		MAP_SET(skel->maps.classes, &id, &c, "classes");
+		MAP_SET(skel->maps.classes, &id, &c);
 	}
 	for (__u32 dscp = 0; dscp < 64; dscp++) {
 		__u32 id = cfg->dscp_class[dscp];
 
-		MAP_SET(skel->maps.dscp_class, &dscp, &id, "dscp_class");
+		MAP_SET(skel->maps.dscp_class, &dscp, &id);
 	}
 	return 0;
 }
@@ -172,12 +173,12 @@ static int fill_routes(struct leaf *skel, const struct xl_config *cfg)
 			struct xl_lpm4_key k = { .prefixlen = r->prefixlen };
 
 			memcpy(k.addr, r->addr, 4);
-			MAP_SET(skel->maps.routes4, &k, &v, "routes4");
+			MAP_SET(skel->maps.routes4, &k, &v);
 		} else {
 			struct xl_lpm6_key k = { .prefixlen = r->prefixlen };
 
 			memcpy(k.addr, r->addr, 16);
-			MAP_SET(skel->maps.routes6, &k, &v, "routes6");
+			MAP_SET(skel->maps.routes6, &k, &v);
 		}
 	}
 	return 0;
@@ -196,7 +197,7 @@ int xl_record_instance(struct bpf_map *map)
 	}
 	snprintf(rec.version, sizeof(rec.version), "%s", xl_version);
 	snprintf(rec.git_commit, sizeof(rec.git_commit), "%s", xl_git_commit);
-	MAP_SET(map, &zero, &rec, "instance");
+	MAP_SET(map, &zero, &rec);
 	return 0;
 }
 
@@ -207,7 +208,7 @@ static int fill_maps(struct leaf *skel, const struct xl_config *cfg)
 
 	if (xl_record_instance(skel->maps.instance))
 		return -1;
-	MAP_SET(skel->maps.settings, &zero, &s, "settings");
+	MAP_SET(skel->maps.settings, &zero, &s);
 	if (fill_ports(skel, cfg) || fill_groups(skel, cfg) ||
 	    fill_classes(skel, cfg) || fill_routes(skel, cfg))
 		return -1;
@@ -254,12 +255,12 @@ static int attach_all(struct leaf *skel, const struct xl_config *cfg,
 			explain_attach_error(&cfg->ports[i], errno);
 			return -1;
 		}
-		xl_attach_add(st, fd, "link_xdp_%s", cfg->ports[i].ifname);
+		xl_attach_add(st, fd, XL_PIN_LINK_XDP, cfg->ports[i].ifname);
 	}
 	return 0;
 }
 
-void xl_attach_add(struct xl_attach_state *st, int fd, const char *fmt,
+void xl_attach_add(struct xl_attach_state *st, int fd, const char *prefix,
 		   const char *port)
 {
 	if (st->n_links >= (int)(sizeof(st->links) / sizeof(st->links[0]))) {
@@ -267,7 +268,8 @@ void xl_attach_add(struct xl_attach_state *st, int fd, const char *fmt,
 		return;
 	}
 	st->links[st->n_links].fd = fd;
-	snprintf(st->links[st->n_links].name, sizeof(st->links[0].name), fmt, port);
+	snprintf(st->links[st->n_links].name, sizeof(st->links[0].name), "%s%s",
+		 prefix, port);
 	st->n_links++;
 }
 
@@ -312,10 +314,10 @@ int xl_pin_object(struct bpf_object *obj, const struct xl_attach_state *st,
 			return -1;
 	}
 	bpf_object__for_each_program(prog, obj) {
-		/* "xdpleaf_leaf" -> "prog_leaf" */
+		/* "xdpleaf_leaf" -> XL_PIN_PROG_LEAF */
 		const char *n = bpf_program__name(prog);
 
-		snprintf(name, sizeof(name), "prog_%s",
+		snprintf(name, sizeof(name), XL_PIN_PROG_PREFIX "%s",
 			 strncmp(n, "xdpleaf_", 8) ? n : n + 8);
 		if (pin_one(bpf_program__fd(prog), instance, name))
 			return -1;

@@ -23,7 +23,8 @@ struct xl_attach_state {
 	int n_links;
 };
 struct bpf_object;
-void xl_attach_add(struct xl_attach_state *st, int fd, const char *fmt,
+/* The link's pin name: prefix (XL_PIN_LINK_*) + the port's name. */
+void xl_attach_add(struct xl_attach_state *st, int fd, const char *prefix,
 		   const char *port);
 void xl_attach_close(struct xl_attach_state *st);
 /* Pin every map, program (prog_NAME) and link under the instance dir. */

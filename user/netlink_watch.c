@@ -14,6 +14,7 @@
 #include <linux/rtnetlink.h>
 #include <libmnl/libmnl.h>
 #include <bpf/bpf.h>
+#include "pin_names.h"
 #include "netlink_watch.h"
 #include "pins.h"
 #include "xdpleaf.h"
@@ -344,10 +345,10 @@ int xl_watch(const char *instance)
 	time_t last_solicit = 0;
 	int err = 0;
 
-	ctx.neigh_fd = xl_open_pinned_map(instance, "neigh");
-	ctx.ports_fd = xl_open_pinned_map(instance, "ports");
-	ctx.groups_fd = xl_open_pinned_map(instance, "groups");
-	ctx.down_fd = xl_open_pinned_map(instance, "group_down");
+	ctx.neigh_fd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_NEIGH));
+	ctx.ports_fd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_PORTS));
+	ctx.groups_fd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_GROUPS));
+	ctx.down_fd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_GROUP_DOWN));
 	if (ctx.neigh_fd < 0 || ctx.ports_fd < 0 || ctx.groups_fd < 0 ||
 	    ctx.down_fd < 0)
 		return -1;

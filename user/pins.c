@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <linux/magic.h>
 #include <bpf/bpf.h>
+#include "pin_names.h"
 #include "pins.h"
 #include "xdpleaf.h"
 
@@ -164,7 +165,7 @@ bool xl_read_instance_record(const char *instance, struct xl_instance *rec)
 	__u32 zero = 0;
 	int fd, err;
 
-	xl_pin_path(path, sizeof(path), instance, "instance");
+	xl_pin_path(path, sizeof(path), instance, XL_MAP_NAME(XL_MAP_INSTANCE));
 	fd = bpf_obj_get(path);
 	if (fd < 0)
 		return false;

@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "pin_names.h"
 #include "pins.h"
 #include "queue_report.h"
 
@@ -23,9 +24,9 @@ struct xl_queue_reader *xl_queue_reader_open(const char *instance)
 
 	if (!r)
 		return NULL;
-	r->queues_fd = xl_open_pinned_map(instance, "queues");
-	r->classes_fd = xl_open_pinned_map(instance, "classes");
-	r->stats_fd = xl_open_pinned_map(instance, "queue_stats");
+	r->queues_fd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_QUEUES));
+	r->classes_fd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_CLASSES));
+	r->stats_fd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_QUEUE_STATS));
 	r->ncpu = libbpf_num_possible_cpus();
 	if (r->queues_fd < 0 || r->classes_fd < 0 || r->stats_fd < 0 ||
 	    r->ncpu <= 0) {

@@ -11,6 +11,7 @@
 #include <json-c/json.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "pin_names.h"
 #include "names.h"
 #include "percpu.h"
 #include "pins.h"
@@ -38,7 +39,7 @@ static int by_slot(const void *a, const void *b)
 
 static int read_ports(const char *instance, struct port_list *pl)
 {
-	int fd = xl_open_pinned_map(instance, "ports");
+	int fd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_PORTS));
 	__u32 key, next;
 	void *prev = NULL;
 
@@ -118,8 +119,8 @@ static void uplink_rate_now(int rates_fd, __u32 slot, __u64 *rate,
 /* Groups: mode, timeout, members with capacity and link state. */
 static json_object *groups_json(const char *instance, const struct port_list *pl)
 {
-	int gfd = xl_open_pinned_map(instance, "groups");
-	int dfd = xl_open_pinned_map(instance, "group_down");
+	int gfd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_GROUPS));
+	int dfd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_GROUP_DOWN));
 	json_object *arr = json_object_new_array();
 
 	for (__u32 id = 0; gfd >= 0 && dfd >= 0 && id < XL_MAX_GROUPS; id++) {
@@ -182,7 +183,7 @@ int xl_show_stats(const char *instance, bool json)
 		return xl_host_show_stats(instance, json);
 	if (read_ports(instance, &pl))
 		return -1;
-	fd = xl_open_pinned_map(instance, "port_stats");
+	fd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_PORT_STATS));
 	if (fd < 0)
 		return -1;
 	qr = xl_queue_reader_open(instance);
@@ -190,7 +191,7 @@ int xl_show_stats(const char *instance, bool json)
 		close(fd);
 		return -1;
 	}
-	rates_fd = xl_open_pinned_map(instance, "uplink_rates");
+	rates_fd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_UPLINK_RATES));
 	if (json) {
 		root = json_object_new_object();
 		arr = json_object_new_array();
@@ -348,15 +349,15 @@ int xl_show_routes(const char *instance, bool json)
 		return leaf_only(instance, "routes");
 	if (read_ports(instance, &pl))
 		return -1;
-	groups_fd = xl_open_pinned_map(instance, "groups");
+	groups_fd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_GROUPS));
 	if (groups_fd < 0)
 		return -1;
 	if (json)
 		arr = json_object_new_array();
 	else
 		printf("%-44s %s\n", "prefix", "target");
-	err = walk_routes(instance, "routes4", AF_INET, arr, &pl, groups_fd);
-	err |= walk_routes(instance, "routes6", AF_INET6, arr, &pl, groups_fd);
+	err = walk_routes(instance, XL_MAP_NAME(XL_MAP_ROUTES4), AF_INET, arr, &pl, groups_fd);
+	err |= walk_routes(instance, XL_MAP_NAME(XL_MAP_ROUTES6), AF_INET6, arr, &pl, groups_fd);
 	close(groups_fd);
 	if (json)
 		print_json(arr);
@@ -385,7 +386,7 @@ int xl_show_neigh(const char *instance, bool json)
 		return leaf_only(instance, "neigh");
 	if (read_ports(instance, &pl))
 		return -1;
-	fd = xl_open_pinned_map(instance, "neigh");
+	fd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_NEIGH));
 	if (fd < 0)
 		return -1;
 	if (json)
@@ -473,7 +474,7 @@ int xl_show_status(const char *instance, bool json)
 		return xl_host_show_status(instance, json);
 	if (read_ports(instance, &pl))
 		return -1;
-	xl_pin_path(path, sizeof(path), instance, "prog_leaf");
+	xl_pin_path(path, sizeof(path), instance, XL_PIN_PROG_LEAF);
 	prog_fd = bpf_obj_get(path);
 	if (prog_fd >= 0) {
 		bpf_obj_get_info_by_fd(prog_fd, &info, &info_len);

@@ -11,6 +11,7 @@
 #include <linux/if_link.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "pin_names.h"
 #include "pins.h"
 #include "xdp_owner.h"
 
@@ -21,7 +22,7 @@ static __u32 pinned_prog_id(const char *instance)
 	char path[256];
 	int fd;
 
-	xl_pin_path(path, sizeof(path), instance, "prog_leaf");
+	xl_pin_path(path, sizeof(path), instance, XL_PIN_PROG_LEAF);
 	fd = bpf_obj_get(path);
 	if (fd < 0)
 		return 0;
