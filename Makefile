@@ -29,8 +29,8 @@ BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/%.bpf.o,$(BPF_SRCS))
 SKELS    := $(patsubst bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
 BPF_HDRS := $(wildcard bpf/*.h) $(wildcard include/*.h)
-USER_HDRS := $(wildcard user/*.h) $(wildcard include/*.h)
-USER_SRCS := $(wildcard user/*.c)
+USER_HDRS := $(wildcard user/*.h user/*/*.h) $(wildcard include/*.h)
+USER_SRCS := $(wildcard user/*.c user/*/*.c)
 USER_OBJS := $(patsubst user/%.c,$(BUILD)/user/%.o,$(USER_SRCS))
 # Everything but main() is linkable into unit tests.
 LIB_OBJS := $(filter-out $(BUILD)/user/main.o,$(USER_OBJS))
@@ -80,7 +80,7 @@ $(BUILD)/build_version.h: FORCE
 	@printf '#define XL_VERSION "%s"\n#define XL_GIT_COMMIT "%s"\n' \
 		'$(XL_VERSION)' '$(XL_GIT_COMMIT)' >$@.$$$$ && \
 	if cmp -s $@.$$$$ $@; then rm $@.$$$$; else mv $@.$$$$ $@; fi
-$(BUILD)/user/version.o: $(BUILD)/build_version.h
+$(BUILD)/user/common/version.o: $(BUILD)/build_version.h
 
 $(BUILD)/xdpleaf: $(USER_OBJS)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)

@@ -68,7 +68,7 @@ int xdpleaf_gen(struct xdp_md *ctx)
 	__u8 *tail;
 
 	/* Attached to gen's private TAP device only to stay in the XDP
-	 * dispatcher (user/gen.c, anchor_program): anything arriving there
+	 * dispatcher (user/traffic/gen.c, anchor_program): anything arriving there
 	 * is not ours. Test runs come in on gen_ifindex. */
 	if (ctx->ingress_ifindex != gen_ifindex)
 		return XDP_PASS;

@@ -260,7 +260,7 @@ struct xl_settings {
 
 /* Why a packet got its verdict. The first group forwards, the second goes
  * to the kernel on purpose, the last is malformed input. Keep
- * xl_reason_names in sync (user/names.c). */
+ * xl_reason_names in sync (user/common/names.c). */
 enum xl_reason {
 	XL_R_FORWARDED = 0,
 	/* to the kernel, by design */
@@ -313,7 +313,7 @@ struct xl_port_stats {
 /* Single entry of the `instance` array, both modes: where and by what the
  * instance was loaded. The programs never read it. Ifindexes and XDP
  * hooks belong to one network namespace, so the xdpleaf command compares
- * the namespace with its own before it reads them (user/netns.c). All
+ * the namespace with its own before it reads them (user/common/netns.c). All
  * zero: pinned by a version without the record, namespace unknown. */
 struct xl_instance {
 	__u64 netns_ino;      /* the loader's /proc/self/ns/net */

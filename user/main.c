@@ -9,17 +9,20 @@
 #include <string.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
-#include "config.h"
-#include "loader.h"
-#include "netns.h"
-#include "pins.h"
-#include "show.h"
-#include "host_show.h"
-#include "flows.h"
+#include "common/config.h"
+#include "leaf/loader.h"
+#include "host/loader.h"
+#include "common/attach.h"
+#include "common/netns.h"
+#include "common/output.h"
+#include "common/pins.h"
+#include "leaf/show.h"
+#include "host/show.h"
+#include "leaf/flows.h"
 #include "sim.h"
-#include "traffic.h"
-#include "version.h"
-#include "watcher.h"
+#include "traffic/traffic.h"
+#include "common/version.h"
+#include "leaf/watcher.h"
 
 struct opts {
 	const char *instance;
@@ -32,15 +35,21 @@ struct opts {
 
 struct command {
 	const char *name;
+	/* a command that needs no loaded instance (load, unload, check) */
 	int (*run)(const struct opts *o);
 	const char *args;    /* options this command takes, for usage */
 	const char *summary;
 	bool needs_config;
 	bool has_json;
 	/* Reads or acts on the instance's interfaces, which only its own
-	 * network namespace sees (user/netns.h): refused elsewhere. */
+	 * network namespace sees (user/common/netns.h): refused elsewhere. */
 	bool netns_bound;
 	const char *notes;   /* more for --help, or NULL */
+	/* A command about a loaded instance (run is NULL): each mode's own,
+	 * NULL where a mode keeps nothing of the kind (wrong_mode()). */
+	int (*leaf)(const struct opts *o);
+	int (*host)(const struct opts *o);
+	const char *what; /* what the mode without it lacks, for wrong_mode() */
 };
 
 static int need_privileges(void)
@@ -64,8 +73,11 @@ static int cmd_load(const struct opts *o)
 		fprintf(stderr, "%s\n", err);
 		return -1;
 	}
-	/* host mode has no neighbours or uplinks to watch */
-	ret = xl_load(&cfg, o->instance, !o->no_watch && cfg.mode == XL_MODE_LEAF);
+	/* the mode comes from the config here; everywhere else from the pins */
+	if (cfg.mode == XL_MODE_HOST)
+		ret = xl_host_load(&cfg, o->instance);
+	else
+		ret = xl_leaf_load(&cfg, o->instance, !o->no_watch);
 	if (!ret)
 		printf("xdpleaf: instance '%s' loaded on %d ports\n",
 		       o->instance, cfg.n_ports);
@@ -92,62 +104,21 @@ static int cmd_unload(const struct opts *o)
 {
 	if (need_privileges())
 		return -1;
+	xl_watcher_stop(o->instance); /* a leaf's; none for a host */
 	return xl_unload(o->instance);
 }
 
-/* Commands about forwarding state, which a host instance does not keep. */
-static int leaf_only(const char *instance, const char *cmd)
-{
-	if (xl_instance_mode(instance) != XL_INST_HOST)
-		return 0;
-	fprintf(stderr, "xdpleaf %s: instance '%s' is in host mode, which keeps "
-			"no %s; see 'xdpleaf qps' and 'xdpleaf stats'\n", cmd,
-		instance, !strcmp(cmd, "flows") ? "flow table" : "neighbours or uplinks");
-	return -1;
-}
-
-static int cmd_watch(const struct opts *o)
-{
-	if (need_privileges() || xl_ensure_bpffs())
-		return -1;
-	if (!xl_instance_exists(o->instance)) {
-		fprintf(stderr, "xdpleaf: instance '%s' is not loaded\n",
-			o->instance);
-		return -1;
-	}
-	if (leaf_only(o->instance, "watch"))
-		return -1;
-	return xl_watcher_run(o->instance, o->replace);
-}
-
-/* Read commands open pinned maps, which needs the same privileges. */
-#define READ_CMD(fn, show)                                  \
-	static int fn(const struct opts *o)                 \
-	{                                                   \
-		if (need_privileges() || xl_ensure_bpffs()) \
-			return -1;                          \
-		return show(o->instance, o->json);          \
-	}
-READ_CMD(cmd_status, xl_show_status)
-READ_CMD(cmd_stats, xl_show_stats)
-READ_CMD(cmd_routes, xl_show_routes)
-READ_CMD(cmd_neigh, xl_show_neigh)
-
-static int cmd_flows(const struct opts *o)
-{
-	if (need_privileges() || xl_ensure_bpffs() ||
-	    leaf_only(o->instance, "flows"))
-		return -1;
-	return xl_show_flows(o->instance, o->top, o->json);
-}
-
-/* Host mode's per-QP DCQCN state (user/host_show.c). */
-static int cmd_qps(const struct opts *o)
-{
-	if (need_privileges() || xl_ensure_bpffs())
-		return -1;
-	return xl_show_qps(o->instance, o->top, o->json);
-}
+/* The commands about a loaded instance: each mode's own code (user/leaf/,
+ * user/host/), picked here and nowhere else by the instance's pins. */
+static int leaf_status(const struct opts *o) { return xl_leaf_status(o->instance, o->json); }
+static int leaf_stats(const struct opts *o) { return xl_leaf_stats(o->instance, o->json); }
+static int leaf_routes(const struct opts *o) { return xl_leaf_routes(o->instance, o->json); }
+static int leaf_neigh(const struct opts *o) { return xl_leaf_neigh(o->instance, o->json); }
+static int leaf_flows(const struct opts *o) { return xl_leaf_flows(o->instance, o->top, o->json); }
+static int leaf_watch(const struct opts *o) { return xl_watcher_run(o->instance, o->replace); }
+static int host_status(const struct opts *o) { return xl_host_status(o->instance, o->json); }
+static int host_stats(const struct opts *o) { return xl_host_stats(o->instance, o->json); }
+static int host_qps(const struct opts *o) { return xl_host_qps(o->instance, o->top, o->json); }
 
 static const struct command commands[] = {
 	{ "load", cmd_load, "--config FILE [--instance NAME] [--no-watch]",
@@ -164,40 +135,85 @@ static const struct command commands[] = {
 	{ "check", cmd_check, "--config FILE",
 	  "validate FILE (and that its interfaces exist) without loading",
 	  .needs_config = true },
-	{ "status", cmd_status, "[--instance NAME] [--json]",
+	{ "status", NULL, "[--instance NAME] [--json]",
 	  "whether the instance is loaded, attached ports, watcher",
 	  .has_json = true, .netns_bound = true,
 	  .notes = "Exit status: 0 loaded, 3 not loaded, 1 error, including "
 		   "running it in another\nnetwork namespace than the one the "
 		   "instance was loaded in (it prints the\nnsenter line to "
 		   "use), 2 bad usage. --json also has this xdpleaf's version "
-		   "and\ngit_commit, and loaded_by and netns of the instance." },
-	{ "stats", cmd_stats, "[--instance NAME] [--json]",
+		   "and\ngit_commit, and loaded_by and netns of the instance.",
+	  .leaf = leaf_status, .host = host_status },
+	{ "stats", NULL, "[--instance NAME] [--json]",
 	  "leaf: per-port packet, byte, verdict, reason and queue counters; "
-	  "host: DCQCN counters", .has_json = true },
-	{ "routes", cmd_routes, "[--instance NAME] [--json]",
+	  "host: DCQCN counters", .has_json = true,
+	  .leaf = leaf_stats, .host = host_stats },
+	{ "routes", NULL, "[--instance NAME] [--json]",
 	  "the routes the dataplane forwards by", .has_json = true,
 	  .notes = "A route's target is a port or an uplink group, by name; "
-		   "--json adds the map's\nkey (ifindex or group_id)." },
-	{ "neigh", cmd_neigh, "[--instance NAME] [--json]",
+		   "--json adds the map's\nkey (ifindex or group_id).",
+	  .leaf = leaf_routes, .what = "routes" },
+	{ "neigh", NULL, "[--instance NAME] [--json]",
 	  "next-hop MACs learned from the kernel's neighbour table",
-	  .has_json = true },
-	{ "flows", cmd_flows, "[--instance NAME] [--top N] [--json]",
+	  .has_json = true,
+	  .leaf = leaf_neigh, .what = "neighbour table" },
+	{ "flows", NULL, "[--instance NAME] [--top N] [--json]",
 	  "flows by rate, with their uplink, flowlets and moves",
-	  .has_json = true },
-	{ "qps", cmd_qps, "[--instance NAME] [--top N] [--json]",
+	  .has_json = true,
+	  .leaf = leaf_flows, .what = "flow table" },
+	{ "qps", NULL, "[--instance NAME] [--top N] [--json]",
 	  "host mode: DCQCN state per QP, NP (most CE first) and RP (lowest "
-	  "rate first)", .has_json = true, .netns_bound = true },
-	{ "watch", cmd_watch, "[--instance NAME] [--replace]",
+	  "rate first)", .has_json = true, .netns_bound = true ,
+	  .host = host_qps, .what = "DCQCN state per QP" },
+	{ "watch", NULL, "[--instance NAME] [--replace]",
 	  "run the netlink watcher (neighbours, uplink links) in the "
 	  "foreground (load starts one)", .netns_bound = true,
 	  .notes = "For a service manager, after load --no-watch. While "
 		   "another watcher of the\ninstance runs (e.g. the one load "
 		   "started), watch refuses and names its pid;\n--replace stops "
 		   "it and takes its place. Runs until the instance is unloaded."
-		   },
+		  ,
+	  .leaf = leaf_watch, .what = "neighbours or uplinks to watch" },
 };
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+/* The one place that decides an instance's mode, from its pins. */
+static int wrong_mode(const struct command *c, const char *instance,
+		      enum xl_inst_mode mode)
+{
+	bool host = mode == XL_INST_HOST;
+
+	fprintf(stderr, "xdpleaf %s: instance '%s' is in %s mode (mode = %s), "
+		"which keeps no %s: %s is for %s-mode instances (mode = %s). "
+		"Commands for this instance:", c->name, instance,
+		host ? "host" : "leaf", host ? "host" : "leaf", c->what, c->name,
+		host ? "leaf" : "host", host ? "leaf" : "host");
+	for (size_t i = 0; i < N_COMMANDS; i++)
+		if (host ? commands[i].host : commands[i].leaf)
+			fprintf(stderr, " %s", commands[i].name);
+	fprintf(stderr, "\n");
+	return -1;
+}
+
+static int run_on_instance(const struct command *c, const struct opts *o)
+{
+	enum xl_inst_mode mode;
+	int (*fn)(const struct opts *o);
+
+	/* pinned maps are opened with the same privileges as loading */
+	if (need_privileges() || xl_ensure_bpffs())
+		return -1;
+	mode = xl_instance_mode(o->instance);
+	if (mode == XL_INST_ABSENT) {
+		if (!strcmp(c->name, "status"))
+			return xl_status_not_loaded(o->instance, o->json);
+		fprintf(stderr, "xdpleaf %s: instance '%s' is not loaded\n",
+			c->name, o->instance);
+		return -1;
+	}
+	fn = mode == XL_INST_HOST ? c->host : c->leaf;
+	return fn ? fn(o) : wrong_mode(c, o->instance, mode);
+}
 
 static void usage(FILE *f)
 {
@@ -234,7 +250,7 @@ static void command_usage(FILE *f, const struct command *c)
 			   "[A-Za-z0-9_-] (default: default)\n");
 	if (c->has_json)
 		fprintf(f, "  -j, --json           print JSON\n");
-	if (strstr(c->args, "--top") && c->run == cmd_qps)
+	if (strstr(c->args, "--top") && c->host == host_qps)
 		fprintf(f, "  -n, --top N          only the first N flows of each "
 			   "table (NP, RP)\n");
 	else if (strstr(c->args, "--top"))
@@ -354,7 +370,8 @@ int main(int argc, char **argv)
 		if (commands[i].netns_bound &&
 		    xl_netns_check(o.instance, commands[i].name, argc, argv))
 			return 1;
-		ret = commands[i].run(&o);
+		ret = commands[i].run ? commands[i].run(&o) :
+					  run_on_instance(&commands[i], &o);
 		return ret == XL_EXIT_NOT_LOADED ? ret : ret ? 1 : 0;
 	}
 	fprintf(stderr, "xdpleaf: unknown command '%s'\n\n", argv[1]);

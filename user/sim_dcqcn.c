@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* `xdpleaf sim dcqcn`: replay a trace through the DCQCN reaction point
- * (include/dcqcn.h, the code the dataplane runs), as ../shared/dcqcn.md
+ * (include/dcqcn.h, the code the dataplane runs), as docs/dcqcn-spec.md
  * specifies: trace CSV `time_ns,event,arg` with events cnp, send,BYTES,
  * pace,BYTES and end; output `time_ns,rc_bps,rt_bps,alpha`, one row at time
  * 0 and one after every change of Rc, Rt or alpha. */
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sim.h"
-#include "units.h"
+#include "common/units.h"
 #include "xdpleaf.h"
 #include "dcqcn.h"
 
@@ -115,7 +115,7 @@ bad:
 	return -1;
 }
 
-/* --set key=value: every parameter of ../shared/dcqcn.md. */
+/* --set key=value: every parameter of docs/dcqcn-spec.md. */
 static int set_param(struct xl_dcqcn_params *p, const char *kv)
 {
 	char key[32], err[256];

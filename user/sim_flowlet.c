@@ -15,11 +15,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "config.h"
+#include "common/config.h"
 #include "lb.h"
-#include "rng.h"
+#include "common/rng.h"
 #include "sim.h"
-#include "units.h"
+#include "common/units.h"
 
 #define STEP_NS XL_RATE_SAMPLE_NS
 

@@ -7,10 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "config.h"
-#include "rng.h"
+#include "common/config.h"
+#include "common/rng.h"
 #include "sim.h"
-#include "units.h"
+#include "common/units.h"
 #include "xdpleaf.h"
 
 struct queue_sim {

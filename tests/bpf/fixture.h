@@ -29,7 +29,7 @@
 #include <linux/if_tun.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "percpu.h"
+#include "common/percpu.h"
 
 /* In a group setup: report and fail the setup. */
 #define SETUP_CHECK(cond, ...)                                            \

@@ -29,7 +29,7 @@
 #include <linux/bpf.h>
 
 #include "xdpleaf.h"
-#include "names.h"
+#include "common/names.h"
 #include "leaf.skel.h"
 #include "packets.h"
 #include "fixture.h"

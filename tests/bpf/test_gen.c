@@ -29,7 +29,7 @@
 
 #include "roce.h"
 #include "gen.skel.h"
-#include "gen_pkt.h"
+#include "traffic/gen_pkt.h"
 #include "icrc.h"
 
 #define LO 1

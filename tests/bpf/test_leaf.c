@@ -47,7 +47,7 @@ static inline int hash_member(const struct xl_group *g, const struct xl_flow *f)
 {
 	return xl_pick_hash_up(xl_flow_hash(f, 0), g->n_members, XL_ALL_UP);
 }
-#include "names.h"
+#include "common/names.h"
 #include "leaf.skel.h"
 #include "packets.h"
 #include "fixture.h" /* tap_create, SETUP_CHECK, map_set */

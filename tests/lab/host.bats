@@ -244,8 +244,9 @@ bpftool_tcx_links() {
 	echo "$stderr"
 	[[ $status -eq 1 ]]
 	[[ -z $output ]]
-	grep -q "instance '$IL' is a leaf (mode = leaf)" <<<"$stderr"
-	grep -q "only a host-mode instance (mode = host)" <<<"$stderr"
+	grep -q "instance '$IL' is in leaf mode (mode = leaf), which keeps no DCQCN state per QP" <<<"$stderr"
+	grep -q "qps is for host-mode instances (mode = host)" <<<"$stderr"
+	grep -q "Commands for this instance: status stats routes neigh flows watch$" <<<"$stderr"
 	run --separate-stderr xl qps --instance "$IL" --json
 	[[ $status -eq 1 && -z $output ]]
 	# the leaf's own commands are unchanged
@@ -264,13 +265,20 @@ bpftool_tcx_links() {
 	run --separate-stderr xl unload --instance "$IL"
 	[[ $status -eq 0 ]]
 	load_host
-	run --separate-stderr xl routes --instance "$I"
-	echo "$stderr"
-	[[ $status -eq 1 ]]
-	grep -q "is in host mode" <<<"$stderr"
-	run --separate-stderr xl neigh --instance "$I"
-	[[ $status -eq 1 ]]
-	grep -q "is in host mode" <<<"$stderr"
+	# one wording for every leaf-only command, decided in one place
+	local cmd what
+	for cmd in routes neigh flows watch; do
+		run --separate-stderr xl "$cmd" --instance "$I"
+		echo "$stderr"
+		[[ $status -eq 1 && -z $output ]]
+		case $cmd in
+		routes) what="routes" ;;
+		neigh) what="neighbour table" ;;
+		flows) what="flow table" ;;
+		watch) what="neighbours or uplinks to watch" ;;
+		esac
+		grep -q "^xdpleaf $cmd: instance '$I' is in host mode (mode = host), which keeps no $what: $cmd is for leaf-mode instances (mode = leaf). Commands for this instance: status stats qps$" <<<"$stderr"
+	done
 	run --separate-stderr xl qps --instance "$I" --config x
 	[[ $status -eq 2 ]]
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* Unit tests for include/dcqcn.h, DCQCN's reaction point in both variants
- * of ../shared/dcqcn.md (`paper` and `nvidia`):
+ * of docs/dcqcn-spec.md (`paper` and `nvidia`):
  *
  *  1. values computed by hand from the specification (the paper cut and
  *     its recovery to C in 495 µs; the nvidia first cut at +4 µs + 1 ns);
@@ -28,7 +28,7 @@
 #include <linux/types.h>
 
 #include "dcqcn.h"
-#include "rng.h"
+#include "common/rng.h"
 
 typedef unsigned __int128 u128;
 
@@ -148,7 +148,7 @@ static double q32_off(__u64 a, double x)
 
 /* ---- 0. defaults -------------------------------------------------------- */
 
-/* The parameters ../shared/dcqcn.md lists (B "10 MB" = 10,000,000 bytes:
+/* The parameters docs/dcqcn-spec.md lists (B "10 MB" = 10,000,000 bytes:
  * the specification's sizes are decimal, not 10 * 2^20). */
 static void defaults_match_spec(void **st)
 {
@@ -958,7 +958,7 @@ static void same_ns_ordering(void **st)
 
 /* ---- 3. an independent double-precision model ------------------------------ */
 
-/* Both variants straight from ../shared/dcqcn.md, in doubles, with
+/* Both variants straight from docs/dcqcn-spec.md, in doubles, with
  * dtrunc() where the specification says trunc; its own timer loop fires
  * the due timers one by one, earliest first, ties alpha, decrease,
  * increase, all before the event. */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* Unit tests for include/ecn.h, the congestion point's pure functions: the
- * WRED curve (../shared/dcqcn.md), the phantom queue kept as a virtual
+ * WRED curve (docs/dcqcn-spec.md), the phantom queue kept as a virtual
  * finish time (drain arithmetic, very long queues, clock wrap), the log2
  * histogram and the mark / enqueue / drop decision.
  *
@@ -19,7 +19,7 @@
 #include <linux/types.h>
 
 #include "ecn.h"
-#include "rng.h"
+#include "common/rng.h"
 
 /* ---- helpers ------------------------------------------------------------ */
 
@@ -107,7 +107,7 @@ static const __u64 rates[] = {
 
 /* ---- the WRED curve ----------------------------------------------------- */
 
-/* ../shared/dcqcn.md: p = Pmax (q − Kmin) / (Kmax − Kmin), in 2^-32 units,
+/* docs/dcqcn-spec.md: p = Pmax (q − Kmin) / (Kmax − Kmin), in 2^-32 units,
  * computed here in 128 bits and rounded down. */
 static __u64 ref_prob(__u64 q, const struct xl_wred *w)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* Unit tests for the RoCEv2 ICRC (include/icrc.h) and the packets of
- * `xdpleaf gen` (user/gen_pkt.c).
+ * `xdpleaf gen` (user/traffic/gen_pkt.c).
  *
  * The reference vectors were made once with scapy 2.5.0 (Debian 12's
  * python3-scapy, run with /usr/bin/python3):
@@ -34,9 +34,9 @@
 #include <linux/types.h>
 
 #include "icrc.h"
-#include "gen_pkt.h"
+#include "traffic/gen_pkt.h"
 #include "roce.h"
-#include "rng.h"
+#include "common/rng.h"
 
 static const __u8 pkt4[90] = {
 	0x02, 0x00, 0x00, 0x00, 0x00, 0x02, 0x02, 0x00, 0x00, 0x00, 0x00, 0x01,

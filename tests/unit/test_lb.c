@@ -23,7 +23,7 @@
 #include <linux/types.h>
 
 #include "lb.h"
-#include "rng.h"
+#include "common/rng.h"
 
 /* ---- helpers ------------------------------------------------------------ */
 

@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/* Bring a host-mode instance up: DCQCN's NP and RP as tc programs on every
+ * host port (docs/dcqcn.md). */
+#ifndef XL_HOST_LOADER_H
+#define XL_HOST_LOADER_H
+
+#include "common/config.h"
+
+/* All or nothing, as xl_leaf_load. */
+int xl_host_load(const struct xl_config *cfg, const char *instance);
+
+#endif

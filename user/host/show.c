@@ -1,0 +1,733 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* Host mode, read side: `xdpleaf status`, `stats` and `qps` over the pins
+ * of an instance loaded with mode = host (user/host/loader.c): the maps
+ * host_cfg, host_stats, np_flows, rp_flows, rp_rates, the programs
+ * prog_host_ingress / prog_host_egress and one tcx link per port and
+ * direction, link_tcx_in_PORT / link_tcx_out_PORT. A host instance has no
+ * `ports` map: its ports are the ones it has links for. */
+#include <dirent.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <net/if.h>
+#include <sys/stat.h>
+#include <json-c/json.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "pin_names.h"
+#include "host/show.h"
+#include "common/output.h"
+#include "common/units.h"
+#include "common/percpu.h"
+#include "common/pins.h"
+#include "xdpleaf.h"
+#include "host.h"
+
+#define LINK_IN XL_PIN_LINK_TCX_IN
+#define LINK_OUT XL_PIN_LINK_TCX_OUT
+
+/* The kernel's attach types and link type for tcx (Linux 6.6). The
+ * system's <linux/bpf.h> and libbpf 1.1 predate them. */
+#define XL_LINK_TYPE_TCX 11
+
+/* struct bpf_link_info as the kernel fills it for a tcx link: the union
+ * after type, id and prog_id (8-byte aligned) starts with the ifindex the
+ * link is attached to (0 once the device is gone) and the attach type. */
+union xl_link_info {
+	struct bpf_link_info info;
+	struct {
+		__u32 type, id, prog_id, pad;
+		__u32 ifindex, attach_type;
+	} tcx;
+};
+_Static_assert(offsetof(union xl_link_info, tcx.ifindex) ==
+	       offsetof(struct bpf_link_info, xdp.ifindex),
+	       "tcx link info layout");
+
+static int read_host_cfg(const char *instance, struct xl_host_cfg *hc)
+{
+	int fd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_HOST_CFG));
+	__u32 zero = 0;
+	int err;
+
+	if (fd < 0)
+		return -1;
+	err = bpf_map_lookup_elem(fd, &zero, hc);
+	if (err)
+		fprintf(stderr, "xdpleaf: instance '%s': cannot read host_cfg: %s\n",
+			instance, strerror(errno));
+	close(fd);
+	return err ? -1 : 0;
+}
+
+/* ---- formatting ---------------------------------------------------------- */
+
+static const char *variant_name(__u32 v)
+{
+	return v == XL_DCQCN_NVIDIA ? "nvidia" : v == XL_DCQCN_PAPER ? "paper" : "?";
+}
+
+static const char *scope_name(__u32 s)
+{
+	return s == XL_CNP_PER_PORT ? "port" : s == XL_CNP_PER_QP ? "qp" : "?";
+}
+
+/* An age for people: 850ns, 12.3us, 4.56ms, 7.89s. */
+static void fmt_age(char *buf, size_t len, __u64 ns)
+{
+	if (ns < 1000)
+		snprintf(buf, len, "%lluns", ns);
+	else if (ns < 1000000)
+		snprintf(buf, len, "%.1fus", ns / 1e3);
+	else if (ns < 1000000000)
+		snprintf(buf, len, "%.2fms", ns / 1e6);
+	else
+		snprintf(buf, len, "%.2fs", ns / 1e9);
+}
+
+static double q32(__u64 v)
+{
+	return (double)v / (double)XL_Q32_ONE;
+}
+
+/* ---- status -------------------------------------------------------------- */
+
+static __u32 prog_id(const char *instance, const char *pin)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+	char path[256];
+	int fd;
+
+	xl_pin_path(path, sizeof(path), instance, pin);
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return 0;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		info.id = 0;
+	close(fd);
+	return info.id;
+}
+
+/* One direction of one port: its pinned tcx link. */
+struct tcx_state {
+	bool pinned;      /* the pin exists and is a link */
+	__u32 link_id;
+	__u32 prog_id;
+	__u32 ifindex;    /* 0: the device is gone, the link detached */
+	__u32 attach_type;
+};
+
+struct host_port {
+	char name[XL_IFNAMSIZ + 1]; /* as in the pin names (the config's) */
+	struct tcx_state in, out;
+};
+
+static void read_link(const char *instance, const char *prefix,
+		      const char *port, struct tcx_state *t)
+{
+	union xl_link_info li;
+	__u32 len = sizeof(li);
+	char pin[64], path[256];
+	int fd;
+
+	memset(t, 0, sizeof(*t));
+	snprintf(pin, sizeof(pin), "%s%s", prefix, port);
+	xl_pin_path(path, sizeof(path), instance, pin);
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return;
+	memset(&li, 0, sizeof(li));
+	if (bpf_obj_get_info_by_fd(fd, &li, &len) == 0 &&
+	    li.tcx.type == XL_LINK_TYPE_TCX) {
+		t->pinned = true;
+		t->link_id = li.tcx.id;
+		t->prog_id = li.tcx.prog_id;
+		t->ifindex = li.tcx.ifindex;
+		t->attach_type = li.tcx.attach_type;
+	}
+	close(fd);
+}
+
+static int by_port_name(const void *a, const void *b)
+{
+	return strcmp(((const struct host_port *)a)->name,
+		      ((const struct host_port *)b)->name);
+}
+
+/* The instance's ports: every PORT with a link_tcx_in_PORT or
+ * link_tcx_out_PORT pin, sorted by name. */
+static int read_host_ports(const char *instance, struct host_port *ports,
+			   int max)
+{
+	char dir[256];
+	struct dirent *de;
+	DIR *d;
+	int n = 0;
+
+	xl_pin_path(dir, sizeof(dir), instance, NULL);
+	d = opendir(dir);
+	if (!d) {
+		fprintf(stderr, "xdpleaf: instance '%s': cannot read %s: %s\n",
+			instance, dir, strerror(errno));
+		return -1;
+	}
+	while ((de = readdir(d))) {
+		const char *port;
+		int i;
+
+		if (!strncmp(de->d_name, LINK_IN, strlen(LINK_IN)))
+			port = de->d_name + strlen(LINK_IN);
+		else if (!strncmp(de->d_name, LINK_OUT, strlen(LINK_OUT)))
+			port = de->d_name + strlen(LINK_OUT);
+		else
+			continue;
+		if (!*port || strlen(port) > XL_IFNAMSIZ)
+			continue;
+		for (i = 0; i < n; i++)
+			if (!strcmp(ports[i].name, port))
+				break;
+		if (i < n || n == max)
+			continue;
+		memset(&ports[n], 0, sizeof(ports[n]));
+		snprintf(ports[n].name, sizeof(ports[n].name), "%s", port);
+		n++;
+	}
+	closedir(d);
+	qsort(ports, n, sizeof(ports[0]), by_port_name);
+	for (int i = 0; i < n; i++) {
+		read_link(instance, LINK_IN, ports[i].name, &ports[i].in);
+		read_link(instance, LINK_OUT, ports[i].name, &ports[i].out);
+	}
+	return n;
+}
+
+/* Attached: the link is on a device, on the right side, running our
+ * program. */
+static const char *link_state(const struct tcx_state *t, __u32 want_prog,
+			      __u32 want_type)
+{
+	if (!t->pinned)
+		return "NO LINK";
+	if (!t->ifindex)
+		return "DETACHED";
+	if (t->prog_id != want_prog || t->attach_type != want_type)
+		return "OTHER PROGRAM";
+	return "attached";
+}
+
+/* The port's current name from the links' ifindex (this network
+ * namespace's view), else the name it was loaded with. */
+static const char *port_ifname(const struct host_port *p, char *buf)
+{
+	__u32 ifindex = p->in.ifindex ? p->in.ifindex : p->out.ifindex;
+
+	if (ifindex && if_indextoname(ifindex, buf))
+		return buf;
+	return p->name;
+}
+
+static json_object *link_json(const struct tcx_state *t, __u32 want_prog,
+			      __u32 want_type)
+{
+	json_object *o = json_object_new_object();
+	const char *state = link_state(t, want_prog, want_type);
+
+	json_object_object_add(o, "attached",
+			       json_object_new_boolean(!strcmp(state, "attached")));
+	json_object_object_add(o, "state", json_object_new_string(state));
+	json_object_object_add(o, "link_id", json_object_new_int64(t->link_id));
+	json_object_object_add(o, "prog_id", json_object_new_int64(t->prog_id));
+	json_object_object_add(o, "ifindex", json_object_new_int64(t->ifindex));
+	return o;
+}
+
+static json_object *dcqcn_json(const struct xl_host_cfg *hc)
+{
+	const struct xl_dcqcn_params *p = &hc->rp;
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "variant", json_object_new_string(variant_name(p->variant)));
+	json_object_object_add(o, "np", json_object_new_boolean(hc->np_enabled));
+	json_object_object_add(o, "rp", json_object_new_boolean(hc->rp_enabled));
+	json_object_object_add(o, "cnp_interval_ns", json_object_new_uint64(hc->cnp_interval_ns));
+	json_object_object_add(o, "cnp_scope", json_object_new_string(scope_name(hc->cnp_scope)));
+	json_object_object_add(o, "cnp_dscp", json_object_new_int64(hc->cnp_dscp));
+	json_object_object_add(o, "line_rate_bps", json_object_new_uint64(p->line_rate));
+	json_object_object_add(o, "g", json_object_new_double(q32(p->g)));
+	json_object_object_add(o, "k_ns", json_object_new_uint64(p->k_ns));
+	json_object_object_add(o, "t_ns", json_object_new_uint64(p->t_ns));
+	json_object_object_add(o, "f", json_object_new_int64(p->f));
+	json_object_object_add(o, "r_ai_bps", json_object_new_uint64(p->r_ai));
+	json_object_object_add(o, "r_hai_bps", json_object_new_uint64(p->r_hai));
+	json_object_object_add(o, "min_rate_bps", json_object_new_uint64(p->min_rate));
+	if (p->variant == XL_DCQCN_NVIDIA) {
+		json_object_object_add(o, "alpha_first", json_object_new_double(q32(p->alpha_first)));
+		json_object_object_add(o, "t_dec_ns", json_object_new_uint64(p->t_dec_ns));
+	} else {
+		json_object_object_add(o, "b_bytes", json_object_new_uint64(p->b_bytes));
+		json_object_object_add(o, "clamp", json_object_new_boolean(p->clamp));
+	}
+	return o;
+}
+
+static void print_dcqcn(const struct xl_host_cfg *hc)
+{
+	const struct xl_dcqcn_params *p = &hc->rp;
+	char a[32], b[32], c[32], d[32];
+
+	xl_fmt_rate(a, sizeof(a), p->line_rate);
+	xl_fmt_duration(b, sizeof(b), hc->cnp_interval_ns);
+	printf("dcqcn: variant %s, NP %s, RP %s, line rate C %s\n",
+	       variant_name(p->variant), hc->np_enabled ? "on" : "off",
+	       hc->rp_enabled ? "on" : "off", a);
+	printf("  cnp: interval %s, scope %s, dscp %u\n", b,
+	       scope_name(hc->cnp_scope), hc->cnp_dscp);
+	xl_fmt_duration(a, sizeof(a), p->k_ns);
+	xl_fmt_duration(b, sizeof(b), p->t_ns);
+	printf("  rp: g %.10g, K %s, T %s, F %u", q32(p->g), a, b, p->f);
+	if (p->variant == XL_DCQCN_NVIDIA) {
+		xl_fmt_duration(a, sizeof(a), p->t_dec_ns);
+		printf(", t_dec %s, alpha_first %.10g", a, q32(p->alpha_first));
+	} else {
+		printf(", B %llu bytes, clamp %s", p->b_bytes, p->clamp ? "on" : "off");
+	}
+	xl_fmt_rate(a, sizeof(a), p->r_ai);
+	xl_fmt_rate(c, sizeof(c), p->r_hai);
+	xl_fmt_rate(d, sizeof(d), p->min_rate);
+	printf(",\n      R_AI %s, R_HAI %s, min rate %s\n", a, c, d);
+}
+
+int xl_host_status(const char *instance, bool json)
+{
+	struct host_port ports[XL_MAX_PORTS];
+	struct xl_host_cfg hc;
+	__u32 in_id, out_id;
+	char dir[256], ifname[IF_NAMESIZE];
+	json_object *root, *arr, *progs;
+	int n;
+
+	if (read_host_cfg(instance, &hc))
+		return -1;
+	n = read_host_ports(instance, ports, XL_MAX_PORTS);
+	if (n < 0)
+		return -1;
+	in_id = prog_id(instance, XL_PIN_PROG_HOST_IN);
+	out_id = prog_id(instance, XL_PIN_PROG_HOST_OUT);
+	xl_pin_path(dir, sizeof(dir), instance, NULL);
+	if (!json) {
+		printf("instance %s: loaded, host mode, pins in %s\n", instance, dir);
+		printf("programs: ingress id %u, egress id %u\n", in_id, out_id);
+		print_dcqcn(&hc);
+		printf("%-16s %-8s %-24s %s\n", "port", "ifindex", "tcx ingress",
+		       "tcx egress");
+		for (int i = 0; i < n; i++) {
+			const struct host_port *p = &ports[i];
+			char in[40], out[40];
+
+			snprintf(in, sizeof(in), "%s (link %u)",
+				 link_state(&p->in, in_id, XL_TCX_INGRESS), p->in.link_id);
+			snprintf(out, sizeof(out), "%s (link %u)",
+				 link_state(&p->out, out_id, XL_TCX_EGRESS), p->out.link_id);
+			printf("%-16s %-8u %-24s %s\n", port_ifname(p, ifname),
+			       p->in.ifindex ? p->in.ifindex : p->out.ifindex, in, out);
+		}
+		return 0;
+	}
+	root = json_object_new_object();
+	arr = json_object_new_array();
+	progs = json_object_new_object();
+	json_object_object_add(root, "instance", json_object_new_string(instance));
+	json_object_object_add(root, "loaded", json_object_new_boolean(1));
+	json_object_object_add(root, "mode", json_object_new_string("host"));
+	xl_status_json_about(root, instance);
+	json_object_object_add(root, "pin_dir", json_object_new_string(dir));
+	json_object_object_add(progs, "ingress", json_object_new_int64(in_id));
+	json_object_object_add(progs, "egress", json_object_new_int64(out_id));
+	json_object_object_add(root, "prog_ids", progs);
+	json_object_object_add(root, "dcqcn", dcqcn_json(&hc));
+	for (int i = 0; i < n; i++) {
+		const struct host_port *p = &ports[i];
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "name", json_object_new_string(port_ifname(p, ifname)));
+		json_object_object_add(o, "config_name", json_object_new_string(p->name));
+		json_object_object_add(o, "ifindex", json_object_new_int64(
+			p->in.ifindex ? p->in.ifindex : p->out.ifindex));
+		json_object_object_add(o, "ingress", link_json(&p->in, in_id, XL_TCX_INGRESS));
+		json_object_object_add(o, "egress", link_json(&p->out, out_id, XL_TCX_EGRESS));
+		json_object_array_add(arr, o);
+	}
+	json_object_object_add(root, "ports", arr);
+	xl_print_json(root);
+	return 0;
+}
+
+/* ---- stats --------------------------------------------------------------- */
+
+/* host_stats, one entry per CPU, summed. */
+static int read_host_stats(const char *instance, struct xl_host_stats *sum)
+{
+	__u32 zero = 0;
+	int fd, err;
+
+	fd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_HOST_STATS));
+	if (fd < 0)
+		return -1;
+	err = xl_percpu_sum_u64(fd, &zero, sizeof(*sum), sum);
+	if (err)
+		fprintf(stderr, "xdpleaf: instance '%s': cannot read host_stats: %s\n",
+			instance, strerror(errno));
+	close(fd);
+	return err;
+}
+
+int xl_host_stats(const char *instance, bool json)
+{
+#define ROW(f, what) { #f, offsetof(struct xl_host_stats, f), what }
+	static const struct {
+		const char *name;
+		size_t off;
+		const char *what;
+	} rows[] = {
+		ROW(ce_seen, "CE-marked RoCEv2 data packets received"),
+		ROW(cnps_sent, "CNPs sent (NP)"),
+		ROW(cnps_suppressed, "CE seen within the CNP interval: no CNP"),
+		ROW(cnps_received, "CNPs received (RP)"),
+		ROW(cnps_unknown, "CNPs for no known flow (ignored)"),
+		ROW(edt_stamped, "packets given a departure time at egress"),
+		ROW(cnp_clone_failed, "bpf_clone_redirect() refused the copy"),
+		ROW(cnp_build_failed, "a marked copy could not become a CNP"),
+		ROW(rp_no_room, "new sending flows that found rp_flows full"),
+	};
+#undef ROW
+	const size_t n = sizeof(rows) / sizeof(rows[0]);
+	struct xl_host_stats s;
+	json_object *root, *c;
+
+	if (read_host_stats(instance, &s))
+		return -1;
+#define VAL(i) (*(const __u64 *)((const char *)&s + rows[i].off))
+	if (!json) {
+		printf("instance %s (host mode): DCQCN counters, all ports and CPUs\n",
+		       instance);
+		for (size_t i = 0; i < n; i++)
+			printf("%-18s %14llu  %s\n", rows[i].name, VAL(i), rows[i].what);
+		return 0;
+	}
+	root = json_object_new_object();
+	c = json_object_new_object();
+	json_object_object_add(root, "instance", json_object_new_string(instance));
+	json_object_object_add(root, "mode", json_object_new_string("host"));
+	for (size_t i = 0; i < n; i++)
+		json_object_object_add(c, rows[i].name, json_object_new_uint64(VAL(i)));
+#undef VAL
+	json_object_object_add(root, "counters", c);
+	xl_print_json(root);
+	return 0;
+}
+
+/* ---- qps ----------------------------------------------------------------- */
+
+struct np_row {
+	struct xl_qp_key k;
+	struct xl_np_flow f;
+};
+
+struct rp_row {
+	struct xl_qp_key k;
+	struct xl_rp_flow f;
+	struct xl_rp_rate r;
+	bool published;
+};
+
+/* Every entry of a hash map keyed by struct xl_qp_key, values of vsize
+ * bytes at voff in rows of rsize bytes. At most max_entries rows: a map
+ * changing under the walk may restart get_next_key from the first key,
+ * which would otherwise loop. Returns the rows (malloc'd) and their
+ * number in *n, or NULL. */
+static void *walk_qp_map(int fd, size_t rsize, size_t voff, size_t *n)
+{
+	struct bpf_map_info mi = {};
+	__u32 mlen = sizeof(mi);
+	struct xl_qp_key key, next;
+	void *prev = NULL;
+	char *rows;
+	size_t cap;
+
+	*n = 0;
+	if (bpf_obj_get_info_by_fd(fd, &mi, &mlen) || !mi.max_entries)
+		mi.max_entries = XL_MAX_QPS;
+	cap = mi.max_entries;
+	rows = calloc(cap ? cap : 1, rsize);
+	if (!rows)
+		return NULL;
+	while (*n < cap && bpf_map_get_next_key(fd, prev, &next) == 0) {
+		char *row = rows + *n * rsize;
+
+		key = next;
+		prev = &key;
+		/* No BPF_F_LOCK for rp_flows: see xl_host_qps. */
+		if (bpf_map_lookup_elem(fd, &key, row + voff))
+			continue; /* deleted or evicted meanwhile */
+		memcpy(row, &key, sizeof(key));
+		(*n)++;
+	}
+	return rows;
+}
+
+static int key_cmp(const struct xl_qp_key *a, const struct xl_qp_key *b)
+{
+	if (a->family != b->family)
+		return a->family < b->family ? -1 : 1;
+	int c = memcmp(a->addr, b->addr, sizeof(a->addr));
+
+	if (c)
+		return c;
+	return a->qp < b->qp ? -1 : a->qp > b->qp;
+}
+
+/* NP: most CE-marked flows first. */
+static int np_cmp(const void *x, const void *y)
+{
+	const struct np_row *a = x, *b = y;
+
+	if (a->f.ce_packets != b->f.ce_packets)
+		return a->f.ce_packets > b->f.ce_packets ? -1 : 1;
+	return key_cmp(&a->k, &b->k);
+}
+
+/* RP: lowest current rate Rc first (the most throttled), then the most
+ * CNPs. */
+static int rp_cmp(const void *x, const void *y)
+{
+	const struct rp_row *a = x, *b = y;
+
+	if (a->f.s.rc != b->f.s.rc)
+		return a->f.s.rc < b->f.s.rc ? -1 : 1;
+	if (a->f.cnps != b->f.cnps)
+		return a->f.cnps > b->f.cnps ? -1 : 1;
+	return key_cmp(&a->k, &b->k);
+}
+
+/* The remote address of a key; NULL for the NP's per-port limiter key
+ * ({0, family 0, qp = ifindex}, cnp_scope = port). */
+static const char *remote_str(const struct xl_qp_key *k, char *buf, size_t len)
+{
+	if (k->family == 4)
+		return inet_ntop(AF_INET, k->addr, buf, len);
+	if (k->family == 6)
+		return inet_ntop(AF_INET6, k->addr, buf, len);
+	return NULL;
+}
+
+/* The phase a flow is in. paper: the one include/dcqcn.h tracks. nvidia
+ * keeps no phase: its next increase is fast recovery while T's count is
+ * below F, additive at F, hyper above. A flow no CNP ever reached runs
+ * at line rate: "none". */
+static const char *phase_name(const struct xl_dcqcn_state *s,
+			      const struct xl_host_cfg *hc, bool json)
+{
+	__u32 ph = s->phase;
+
+	if (!s->cnp_seen)
+		return "none";
+	if (hc->rp.variant == XL_DCQCN_NVIDIA)
+		ph = s->t_cnt < hc->rp.f ? XL_PHASE_FR :
+		     s->t_cnt == hc->rp.f ? XL_PHASE_AI : XL_PHASE_HAI;
+	switch (ph) {
+	case XL_PHASE_FR: return json ? "fast_recovery" : "FR";
+	case XL_PHASE_AI: return json ? "additive_increase" : "AI";
+	case XL_PHASE_HAI: return json ? "hyper_increase" : "HAI";
+	}
+	return "?";
+}
+
+static void np_out(const struct np_row *rows, size_t n, size_t total,
+		   __u64 now, json_object *arr)
+{
+	char addr[INET6_ADDRSTRLEN], age[40], qp[16], ifname[IF_NAMESIZE];
+
+	if (!arr) {
+		printf("NP flows (CE-marked data received, CNPs sent back; most CE "
+		       "first): %zu", total);
+		if (n < total)
+			printf(", first %zu shown", n);
+		printf("\n%-40s %8s %12s %10s %11s %12s\n", "remote", "qp",
+		       "ce_packets", "cnps_sent", "suppressed", "last_cnp");
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct np_row *r = &rows[i];
+		const char *remote = remote_str(&r->k, addr, sizeof(addr));
+		__u64 last = r->f.last_cnp_ns;
+		__u64 ago = last && now > last ? now - last : 0;
+
+		if (!arr) {
+			if (last)
+				fmt_age(age, sizeof(age), ago);
+			if (remote) {
+				snprintf(qp, sizeof(qp), "0x%06x", r->k.qp);
+			} else {
+				/* per-port limiter: the key's qp is the ifindex */
+				snprintf(addr, sizeof(addr), "(port %s)",
+					 if_indextoname(r->k.qp, ifname) ? ifname : "?");
+				remote = addr;
+				snprintf(qp, sizeof(qp), "-");
+			}
+			printf("%-40s %8s %12llu %10llu %11llu %12s\n", remote, qp,
+			       r->f.ce_packets, r->f.cnps_sent, r->f.cnps_suppressed,
+			       last ? strcat(age, " ago") : "never");
+			continue;
+		}
+		json_object *o = json_object_new_object();
+
+		if (remote) {
+			json_object_object_add(o, "scope", json_object_new_string("qp"));
+			json_object_object_add(o, "remote", json_object_new_string(remote));
+			json_object_object_add(o, "family", json_object_new_int(r->k.family));
+			json_object_object_add(o, "qp", json_object_new_int64(r->k.qp));
+		} else {
+			json_object_object_add(o, "scope", json_object_new_string("port"));
+			json_object_object_add(o, "remote", NULL);
+			json_object_object_add(o, "ifindex", json_object_new_int64(r->k.qp));
+			json_object_object_add(o, "port", if_indextoname(r->k.qp, ifname) ?
+					       json_object_new_string(ifname) : NULL);
+		}
+		json_object_object_add(o, "ce_packets", json_object_new_uint64(r->f.ce_packets));
+		json_object_object_add(o, "cnps_sent", json_object_new_uint64(r->f.cnps_sent));
+		json_object_object_add(o, "cnps_suppressed", json_object_new_uint64(r->f.cnps_suppressed));
+		json_object_object_add(o, "last_cnp_age_ns", last ? json_object_new_uint64(ago) : NULL);
+		json_object_array_add(arr, o);
+	}
+}
+
+/* The state shown is as of each flow's last event (last_event): timers
+ * run lazily (include/dcqcn.h), so a flow idle since then has not
+ * recovered on paper yet; its next event catches up. */
+static void rp_out(const struct rp_row *rows, size_t n, size_t total,
+		   const struct xl_host_cfg *hc, __u64 now, json_object *arr)
+{
+	char addr[INET6_ADDRSTRLEN], pub[16], age[40];
+
+	if (!arr) {
+		printf("RP flows (our sending flows, as of their last event; "
+		       "lowest Rc, most throttled, first): %zu", total);
+		if (n < total)
+			printf(", first %zu shown", n);
+		printf("\n%-40s %8s %10s %10s %8s %5s %8s %14s %10s %7s %5s %12s\n",
+		       "remote", "qp", "Rc_Gbps", "Rt_Gbps", "alpha", "phase",
+		       "cnps", "bytes", "pub_Gbps", "behind", "lost", "last_event");
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct rp_row *r = &rows[i];
+		const struct xl_dcqcn_state *s = &r->f.s;
+		const char *remote = remote_str(&r->k, addr, sizeof(addr));
+		__u64 ago = now > r->f.last_ns ? now - r->f.last_ns : 0;
+
+		if (!remote)
+			remote = "?";
+		if (!arr) {
+			if (r->published)
+				snprintf(pub, sizeof(pub), "%.3f", r->r.rate_bps / 1e9);
+			else
+				snprintf(pub, sizeof(pub), "-");
+			fmt_age(age, sizeof(age), ago);
+			printf("%-40s 0x%06x %10.3f %10.3f %8.6f %5s %8llu %14llu %10s %7llu %5llu %12s\n",
+			       remote, r->k.qp, s->rc / 1e9, s->rt / 1e9, q32(s->alpha),
+			       phase_name(s, hc, false), r->f.cnps, r->f.bytes, pub,
+			       r->f.behind, r->f.lost_updates, strcat(age, " ago"));
+			continue;
+		}
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "remote", json_object_new_string(remote));
+		json_object_object_add(o, "family", json_object_new_int(r->k.family));
+		json_object_object_add(o, "qp", json_object_new_int64(r->k.qp));
+		json_object_object_add(o, "rc_bps", json_object_new_uint64(s->rc));
+		json_object_object_add(o, "rt_bps", json_object_new_uint64(s->rt));
+		json_object_object_add(o, "alpha", json_object_new_double(q32(s->alpha)));
+		json_object_object_add(o, "alpha_q32", json_object_new_uint64(s->alpha));
+		json_object_object_add(o, "phase", json_object_new_string(phase_name(s, hc, true)));
+		json_object_object_add(o, "cnps", json_object_new_uint64(r->f.cnps));
+		json_object_object_add(o, "bytes", json_object_new_uint64(r->f.bytes));
+		json_object_object_add(o, "published_rate_bps", r->published ?
+				       json_object_new_uint64(r->r.rate_bps) : NULL);
+		json_object_object_add(o, "behind", json_object_new_uint64(r->f.behind));
+		json_object_object_add(o, "lost_updates", json_object_new_uint64(r->f.lost_updates));
+		json_object_object_add(o, "last_event_age_ns", json_object_new_uint64(ago));
+		json_object_array_add(arr, o);
+	}
+}
+
+int xl_host_qps(const char *instance, int top, bool json)
+{
+	struct np_row *np = NULL;
+	struct rp_row *rp = NULL;
+	size_t n_np = 0, n_rp = 0, show_np, show_rp;
+	struct xl_host_cfg hc;
+	int np_fd = -1, rp_fd = -1, rates_fd = -1, err = -1;
+	json_object *root = NULL, *np_arr = NULL, *rp_arr = NULL;
+	__u64 now;
+
+	if (read_host_cfg(instance, &hc))
+		return -1;
+	np_fd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_NP_FLOWS));
+	rp_fd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_RP_FLOWS));
+	rates_fd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_RP_RATES));
+	if (np_fd < 0 || rp_fd < 0 || rates_fd < 0)
+		goto out;
+	now = xl_monotonic_ns();
+	np = walk_qp_map(np_fd, sizeof(*np), offsetof(struct np_row, f), &n_np);
+	/* rp_flows is read without its spin lock (no BPF_F_LOCK): the
+	 * programs write a flow's state under the lock, so a read racing a
+	 * write may see a torn state, e.g. Rc from after a CNP and alpha from
+	 * before it. The values are for display only; a second look settles
+	 * them. */
+	rp = walk_qp_map(rp_fd, sizeof(*rp), offsetof(struct rp_row, f), &n_rp);
+	if (!np || !rp) {
+		fprintf(stderr, "xdpleaf: out of memory\n");
+		goto out;
+	}
+	for (size_t i = 0; i < n_rp; i++)
+		rp[i].published = bpf_map_lookup_elem(rates_fd, &rp[i].k, &rp[i].r) == 0;
+	qsort(np, n_np, sizeof(*np), np_cmp);
+	qsort(rp, n_rp, sizeof(*rp), rp_cmp);
+	show_np = top > 0 && n_np > (size_t)top ? (size_t)top : n_np;
+	show_rp = top > 0 && n_rp > (size_t)top ? (size_t)top : n_rp;
+	if (json) {
+		root = json_object_new_object();
+		np_arr = json_object_new_array();
+		rp_arr = json_object_new_array();
+		json_object_object_add(root, "instance", json_object_new_string(instance));
+		json_object_object_add(root, "mode", json_object_new_string("host"));
+		json_object_object_add(root, "variant", json_object_new_string(variant_name(hc.rp.variant)));
+		json_object_object_add(root, "cnp_scope", json_object_new_string(scope_name(hc.cnp_scope)));
+		json_object_object_add(root, "np_total", json_object_new_uint64(n_np));
+		json_object_object_add(root, "rp_total", json_object_new_uint64(n_rp));
+	}
+	np_out(np, show_np, n_np, now, np_arr);
+	if (!json)
+		printf("\n");
+	rp_out(rp, show_rp, n_rp, &hc, now, rp_arr);
+	if (json) {
+		json_object_object_add(root, "np_flows", np_arr);
+		json_object_object_add(root, "rp_flows", rp_arr);
+		xl_print_json(root);
+	}
+	err = 0;
+out:
+	free(np);
+	free(rp);
+	if (np_fd >= 0)
+		close(np_fd);
+	if (rp_fd >= 0)
+		close(rp_fd);
+	if (rates_fd >= 0)
+		close(rates_fd);
+	return err;
+}

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <json-c/json.h>
+#include <bpf/bpf.h>
+#include "pin_names.h"
+#include "leaf/flows.h"
+#include "common/output.h"
+#include "common/pins.h"
+#include "xdpleaf.h"
+
+
+struct flow_row {
+	struct xl_flow key;
+	struct xl_flow_state st;
+	__u64 rate_bps;
+};
+
+/* Rate over the last complete window: the dataplane keeps the bytes of the
+ * window in progress and of the one before; a flow silent for two windows
+ * has rate 0. */
+static __u64 flow_rate(const struct xl_flow_state *s, __u64 now)
+{
+	__u64 age = now - s->win_start_ns;
+
+	if (now < s->win_start_ns || age < XL_FLOW_WINDOW_NS)
+		return s->prev_win_bytes * 8 * 1000000000ULL / XL_FLOW_WINDOW_NS;
+	if (age < 2 * XL_FLOW_WINDOW_NS)
+		return s->win_bytes * 8 * 1000000000ULL / XL_FLOW_WINDOW_NS;
+	return 0;
+}
+
+static int by_rate(const void *a, const void *b)
+{
+	const struct flow_row *x = a, *y = b;
+
+	if (x->rate_bps != y->rate_bps)
+		return x->rate_bps < y->rate_bps ? 1 : -1;
+	return x->st.bytes < y->st.bytes ? 1 : x->st.bytes > y->st.bytes ? -1 : 0;
+}
+
+static void addr_str(char *buf, size_t len, const struct xl_flow *k, bool src)
+{
+	inet_ntop(k->family == 4 ? AF_INET : AF_INET6, src ? k->saddr : k->daddr,
+		  buf, len);
+}
+
+/* ifindex -> port name, from the ports map. */
+static void port_name(int ports_fd, __u32 ifindex, char *buf, size_t len)
+{
+	struct xl_port p;
+
+	if (bpf_map_lookup_elem(ports_fd, &ifindex, &p) == 0)
+		snprintf(buf, len, "%s", p.name);
+	else
+		snprintf(buf, len, "if%u", ifindex);
+}
+
+int xl_leaf_flows(const char *instance, int top, bool json)
+{
+	int fd, ports_fd, n = 0, cap = 1024;
+	struct flow_row *rows;
+	struct xl_flow key, next;
+	void *prev = NULL;
+	__u64 now = xl_monotonic_ns();
+	json_object *arr = NULL;
+
+	fd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_FLOWS));
+	ports_fd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_PORTS));
+	rows = malloc(cap * sizeof(*rows));
+	if (fd < 0 || ports_fd < 0 || !rows) {
+		free(rows);
+		return -1;
+	}
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (n == cap) {
+			struct flow_row *more = realloc(rows, 2 * cap * sizeof(*rows));
+
+			if (!more)
+				break;
+			rows = more;
+			cap *= 2;
+		}
+		if (bpf_map_lookup_elem(fd, &key, &rows[n].st))
+			continue; /* evicted meanwhile */
+		rows[n].key = key;
+		rows[n].rate_bps = flow_rate(&rows[n].st, now);
+		n++;
+	}
+	qsort(rows, n, sizeof(*rows), by_rate);
+	if (top > 0 && n > top)
+		n = top;
+	if (json)
+		arr = json_object_new_array();
+	else
+		printf("%-26s %-26s %5s %5s %5s %8s %-6s %11s %10s %8s %6s %7s %12s\n",
+		       "src", "dst", "proto", "sport", "dport", "qp", "uplink",
+		       "packets", "MB", "flowlets", "moves", "refused", "rate_Mbps");
+	for (int i = 0; i < n; i++) {
+		const struct flow_row *r = &rows[i];
+		char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN], up[XL_IFNAMSIZ + 8];
+
+		addr_str(src, sizeof(src), &r->key, true);
+		addr_str(dst, sizeof(dst), &r->key, false);
+		port_name(ports_fd, r->st.uplink, up, sizeof(up));
+		if (!json) {
+			printf("%-26s %-26s %5u %5u %5u %8u %-6s %11llu %10.2f %8llu %6llu %7llu %12.1f\n",
+			       src, dst, r->key.proto, r->key.sport, r->key.dport,
+			       r->key.qp, up, r->st.packets, r->st.bytes / 1e6,
+			       r->st.flowlets, r->st.moves, r->st.moves_refused,
+			       r->rate_bps / 1e6);
+			continue;
+		}
+		json_object *o = json_object_new_object();
+		json_object_object_add(o, "src", json_object_new_string(src));
+		json_object_object_add(o, "dst", json_object_new_string(dst));
+		json_object_object_add(o, "proto", json_object_new_int(r->key.proto));
+		json_object_object_add(o, "sport", json_object_new_int(r->key.sport));
+		json_object_object_add(o, "dport", json_object_new_int(r->key.dport));
+		json_object_object_add(o, "qp", json_object_new_int64(r->key.qp));
+		json_object_object_add(o, "uplink", json_object_new_string(up));
+		json_object_object_add(o, "packets", json_object_new_uint64(r->st.packets));
+		json_object_object_add(o, "bytes", json_object_new_uint64(r->st.bytes));
+		json_object_object_add(o, "flowlets", json_object_new_uint64(r->st.flowlets));
+		json_object_object_add(o, "moves", json_object_new_uint64(r->st.moves));
+		json_object_object_add(o, "moves_refused", json_object_new_uint64(r->st.moves_refused));
+		/* what its next move must wait out (xl_move_safe) */
+		json_object_object_add(o, "qdelay_ns", json_object_new_uint64(r->st.qdelay_ns));
+		json_object_object_add(o, "rate_bps", json_object_new_uint64(r->rate_bps));
+		/* what the flowlet choice expects of its next flowlet */
+		json_object_object_add(o, "flowlet_rate_bps",
+				       json_object_new_uint64(r->st.flowlet_rate_bps));
+		json_object_array_add(arr, o);
+	}
+	if (json) {
+		printf("%s\n", json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PRETTY));
+		json_object_put(arr);
+	}
+	free(rows);
+	close(fd);
+	close(ports_fd);
+	return 0;
+}

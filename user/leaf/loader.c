@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <net/if.h>
+#include <linux/if_link.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "pin_names.h"
+#include "leaf.skel.h"
+#include "lb.h"
+#include "leaf/loader.h"
+#include "common/attach.h"
+#include "leaf/netlink_watch.h"
+#include "common/netns.h"
+#include "common/pins.h"
+#include "common/rtnl.h"
+#include "common/version.h"
+#include "leaf/watcher.h"
+#include "common/xdp_owner.h"
+
+
+static int get_mac(const char *ifname, __u8 mac[XL_ETH_ALEN])
+{
+	struct ifreq ifr = {};
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int err;
+
+	if (fd < 0)
+		return -1;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	err = ioctl(fd, SIOCGIFHWADDR, &ifr);
+	close(fd);
+	if (!err)
+		memcpy(mac, ifr.ifr_hwaddr.sa_data, XL_ETH_ALEN);
+	return err;
+}
+
+#define MAP_SET(map, k, v)                                                \
+	do {                                                              \
+		if (bpf_map__update_elem(map, k, sizeof(*(k)), v,         \
+					 sizeof(*(v)), BPF_ANY)) {        \
+			fprintf(stderr, "xdpleaf: cannot write %s: %s\n",  \
+				bpf_map__name(map), strerror(errno));     \
+			return -1;                                        \
+		}                                                         \
+	} while (0)
+
+/* What a port's phantom queue drains at: gamma x its rate (0: none). */
+static __u64 drain_bps(const struct xl_cfg_port *cp)
+{
+	return cp->rate_bps * cp->gamma_ppm / 1000000;
+}
+
+/* The longest frame a port sends: its MTU, Ethernet header and one VLAN
+ * tag (XL_DEFAULT_FRAME when the MTU cannot be read). */
+static __u32 max_frame_bytes(__u32 ifindex)
+{
+	struct xl_link_info li;
+
+	if (!ifindex || xl_link_get(ifindex, &li) || !li.mtu)
+		return XL_DEFAULT_FRAME;
+	return li.mtu + XL_FRAME_OVERHEAD;
+}
+
+/* A default buffer holds at least two of the port's largest frames. */
+static __u32 buffer_bytes(const struct xl_cfg_port *cp, __u32 frame)
+{
+	return cp->buffer_default && cp->buffer_bytes < 2 * frame ? 2 * frame
+								     : cp->buffer_bytes;
+}
+
+static int fill_ports(struct leaf *skel, const struct xl_config *cfg)
+{
+	for (int i = 0; i < cfg->n_ports; i++) {
+		const struct xl_cfg_port *cp = &cfg->ports[i];
+		struct xl_port p = {
+			.ifindex = cp->ifindex,
+			.slot = i,
+			.role = cp->role,
+			.group = cp->group_id < 0 ? 0 : cp->group_id,
+			.has_nexthop4 = cp->has_nexthop4,
+			.has_nexthop6 = cp->has_nexthop6,
+			.line_rate_bps = cp->rate_bps,
+			.drain_bps = drain_bps(cp),
+			.gamma_ppm = cp->gamma_ppm,
+			.buffer_bytes = buffer_bytes(cp, max_frame_bytes(cp->ifindex)),
+			.overflow = cp->overflow,
+		};
+
+		memcpy(p.nexthop4, cp->nexthop4, 4);
+		memcpy(p.nexthop6, cp->nexthop6, 16);
+		snprintf(p.name, sizeof(p.name), "%s", cp->ifname);
+		if (get_mac(cp->ifname, p.mac)) {
+			fprintf(stderr, "%s:%d: %s: cannot read MAC: %s\n",
+				cfg->path, cp->line, cp->ifname, strerror(errno));
+			return -1;
+		}
+		MAP_SET(skel->maps.ports, &p.ifindex, &p);
+		MAP_SET(skel->maps.tx_ports, &p.ifindex, &p.ifindex);
+	}
+	return 0;
+}
+
+static int fill_groups(struct leaf *skel, const struct xl_config *cfg)
+{
+	for (int g = 0; g < cfg->n_groups; g++) {
+		struct xl_group grp = {
+			.lb_mode = cfg->groups[g].lb_mode,
+			.flowlet_timeout_ns = cfg->groups[g].flowlet_timeout_ns,
+			.flowlet_auto = cfg->groups[g].flowlet_auto,
+			.path_skew_ns = cfg->groups[g].path_skew_ns,
+			.spray_reorder = cfg->groups[g].spray_reorder,
+		};
+		__u32 id = g;
+
+		snprintf(grp.name, sizeof(grp.name), "%s", cfg->groups[g].name);
+		for (int i = 0; i < cfg->n_ports; i++) {
+			const struct xl_cfg_port *cp = &cfg->ports[i];
+			__u32 frame;
+
+			if (cp->role != XL_ROLE_UPLINK || cp->group_id != g)
+				continue;
+			grp.members[grp.n_members] = cp->ifindex;
+			grp.member_slot[grp.n_members] = i; /* slot = port index */
+			grp.capacity_bps[grp.n_members] = cp->rate_bps;
+			grp.drain_bps[grp.n_members] = drain_bps(cp);
+			frame = max_frame_bytes(cp->ifindex);
+			if (grp.flowlet_auto)
+				grp.flowlet_timeout_ns = xl_auto_floor_ns(grp.flowlet_timeout_ns,
+						buffer_bytes(cp, frame), drain_bps(cp));
+			grp.skew_ns[grp.n_members] = cfg->groups[g].path_skew_auto ?
+				xl_auto_skew_ns(grp.path_skew_ns, frame, cp->rate_bps) :
+				grp.path_skew_ns;
+			grp.n_members++;
+		}
+		MAP_SET(skel->maps.groups, &id, &grp);
+	}
+	return 0;
+}
+
+static int fill_classes(struct leaf *skel, const struct xl_config *cfg)
+{
+	for (__u32 id = 0; id < (__u32)cfg->n_classes; id++) {
+		struct xl_class c = { .wred = cfg->classes[id].wred };
+
+		snprintf(c.name, sizeof(c.name), "%s", cfg->classes[id].name);
+		MAP_SET(skel->maps.classes, &id, &c);
+	}
+	for (__u32 dscp = 0; dscp < 64; dscp++) {
+		__u32 id = cfg->dscp_class[dscp];
+
+		MAP_SET(skel->maps.dscp_class, &dscp, &id);
+	}
+	return 0;
+}
+
+static int fill_routes(struct leaf *skel, const struct xl_config *cfg)
+{
+	for (int i = 0; i < cfg->n_routes; i++) {
+		const struct xl_cfg_route *r = &cfg->routes[i];
+		struct xl_route v = { .kind = r->kind };
+
+		v.target = r->kind == XL_ROUTE_PORT ?
+				   cfg->ports[r->target_id].ifindex :
+				   (__u32)r->target_id;
+		if (r->family == AF_INET) {
+			struct xl_lpm4_key k = { .prefixlen = r->prefixlen };
+
+			memcpy(k.addr, r->addr, 4);
+			MAP_SET(skel->maps.routes4, &k, &v);
+		} else {
+			struct xl_lpm6_key k = { .prefixlen = r->prefixlen };
+
+			memcpy(k.addr, r->addr, 16);
+			MAP_SET(skel->maps.routes6, &k, &v);
+		}
+	}
+	return 0;
+}
+
+static int fill_maps(struct leaf *skel, const struct xl_config *cfg)
+{
+	struct xl_settings s = { .malformed = cfg->malformed };
+	__u32 zero = 0;
+
+	if (xl_record_instance(skel->maps.instance))
+		return -1;
+	MAP_SET(skel->maps.settings, &zero, &s);
+	if (fill_ports(skel, cfg) || fill_groups(skel, cfg) ||
+	    fill_classes(skel, cfg) || fill_routes(skel, cfg))
+		return -1;
+	if (xl_neigh_sync(bpf_map__fd(skel->maps.neigh),
+			  bpf_map__fd(skel->maps.ports)) ||
+	    xl_link_sync(bpf_map__fd(skel->maps.neigh),
+			 bpf_map__fd(skel->maps.ports),
+			 bpf_map__fd(skel->maps.groups),
+			 bpf_map__fd(skel->maps.group_down)))
+		return -1;
+	return 0;
+}
+
+static void explain_attach_error(const struct xl_cfg_port *cp, int err)
+{
+	if (err == EBUSY || err == EEXIST) {
+		xl_explain_xdp_busy("xdpleaf: ", cp->ifname, cp->ifindex);
+	} else if (err == EOPNOTSUPP || err == EINVAL) {
+		fprintf(stderr,
+			"xdpleaf: %s: native XDP not supported by this driver "
+			"(%s); set xdp_mode = generic in [xdpleaf]\n",
+			cp->ifname, strerror(err));
+	} else {
+		fprintf(stderr, "xdpleaf: %s: cannot attach XDP: %s\n",
+			cp->ifname, strerror(err));
+	}
+}
+
+/* One BPF link per port. Links close (and so detach) with their fd until
+ * pinned, which makes rollback a matter of closing what we opened. */
+static int attach_all(struct leaf *skel, const struct xl_config *cfg,
+		      struct xl_attach_state *st)
+{
+	int prog_fd = bpf_program__fd(skel->progs.xdpleaf_leaf);
+	LIBBPF_OPTS(bpf_link_create_opts, opts);
+
+	opts.flags = cfg->xdp_mode == XL_XDP_GENERIC ? XDP_FLAGS_SKB_MODE :
+						       XDP_FLAGS_DRV_MODE;
+	for (int i = 0; i < cfg->n_ports; i++) {
+		int fd = bpf_link_create(prog_fd, cfg->ports[i].ifindex,
+					 BPF_XDP, &opts);
+
+		if (fd < 0) {
+			explain_attach_error(&cfg->ports[i], errno);
+			return -1;
+		}
+		xl_attach_add(st, fd, XL_PIN_LINK_XDP, cfg->ports[i].ifname);
+	}
+	return 0;
+}
+
+int xl_leaf_load(const struct xl_config *cfg, const char *instance,
+		 bool start_watcher)
+{
+	struct xl_attach_state st = { .n_links = 0 };
+	struct leaf *skel;
+	bool pinned = false;
+	int err = -1;
+
+	if (xl_check_new_instance(instance))
+		return -1;
+	skel = leaf__open();
+	if (!skel) {
+		fprintf(stderr, "xdpleaf: cannot open BPF object: %s\n",
+			strerror(errno));
+		return -1;
+	}
+	/* Load-time knobs: the flow table's size, and how many CPUs' counters
+	 * the rate sampler sums. */
+	skel->rodata->nr_cpus = libbpf_num_possible_cpus();
+	if (bpf_map__set_max_entries(skel->maps.flows, cfg->flow_table_size ?
+					     cfg->flow_table_size :
+					     XL_FLOW_TABLE_SIZE)) {
+		fprintf(stderr, "xdpleaf: cannot size the flow table\n");
+		goto out;
+	}
+	if (leaf__load(skel)) {
+		fprintf(stderr, "xdpleaf: cannot load BPF program: %s\n",
+			strerror(errno));
+		goto out;
+	}
+	if (fill_maps(skel, cfg) || attach_all(skel, cfg, &st))
+		goto out;
+	pinned = true;
+	if (xl_pin_object(skel->obj, &st, instance))
+		goto out;
+	err = 0;
+out:
+	xl_attach_close(&st);
+	leaf__destroy(skel);
+	/* Started only after our fds are closed, so the watcher never holds
+	 * a link that unload must be able to drop. */
+	if (!err && start_watcher && xl_watcher_start(instance))
+		err = -1;
+	if (err && pinned)
+		xl_remove_pins(instance);
+	return err;
+}

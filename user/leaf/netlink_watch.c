@@ -1,0 +1,401 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+#include <errno.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <linux/neighbour.h>
+#include <linux/rtnetlink.h>
+#include <libmnl/libmnl.h>
+#include <bpf/bpf.h>
+#include "pin_names.h"
+#include "leaf/netlink_watch.h"
+#include "common/pins.h"
+#include "xdpleaf.h"
+
+/* States in which the kernel holds a usable link-layer address. */
+#define USABLE_STATES (NUD_REACHABLE | NUD_STALE | NUD_DELAY | NUD_PROBE | \
+		       NUD_PERMANENT | NUD_NOARP)
+
+struct watch_ctx {
+	int neigh_fd;
+	int ports_fd;
+	int groups_fd;   /* -1: not following uplink state (xl_neigh_sync) */
+	int down_fd;
+	bool resolicit;  /* an uplink came up: resolve its next hops now */
+};
+
+static bool link_running(__u32 ifindex);
+static bool neigh_known(int neigh_fd, __u32 ifindex, int family,
+			const void *addr);
+static void refresh_uplink(struct watch_ctx *ctx, __u32 ifindex, bool running);
+
+static bool is_our_port(int ports_fd, __u32 ifindex)
+{
+	struct xl_port p;
+
+	return bpf_map_lookup_elem(ports_fd, &ifindex, &p) == 0;
+}
+
+static int on_neigh(const struct nlmsghdr *nlh, void *data)
+{
+	struct watch_ctx *ctx = data;
+	struct ndmsg *nd = mnl_nlmsg_get_payload(nlh);
+	struct xl_neigh_key key = {};
+	struct xl_neigh val = {};
+	const void *dst = NULL, *lladdr = NULL;
+	int dst_len = 0, ll_len = 0;
+	struct nlattr *a;
+
+	if (nlh->nlmsg_type != RTM_NEWNEIGH && nlh->nlmsg_type != RTM_DELNEIGH)
+		return MNL_CB_OK;
+	if (nd->ndm_family != AF_INET && nd->ndm_family != AF_INET6)
+		return MNL_CB_OK;
+	if (!is_our_port(ctx->ports_fd, nd->ndm_ifindex))
+		return MNL_CB_OK;
+	mnl_attr_for_each(a, nlh, sizeof(*nd)) {
+		if (mnl_attr_get_type(a) == NDA_DST) {
+			dst = mnl_attr_get_payload(a);
+			dst_len = mnl_attr_get_payload_len(a);
+		} else if (mnl_attr_get_type(a) == NDA_LLADDR) {
+			lladdr = mnl_attr_get_payload(a);
+			ll_len = mnl_attr_get_payload_len(a);
+		}
+	}
+	if (!dst || dst_len > 16)
+		return MNL_CB_OK;
+	key.ifindex = nd->ndm_ifindex;
+	key.family = nd->ndm_family;
+	memcpy(key.addr, dst, dst_len);
+	/* Multicast groups appear as NOARP entries with a multicast MAC: not
+	 * next hops, and the dataplane never forwards to them. */
+	if (lladdr && ll_len == XL_ETH_ALEN && (((__u8 *)lladdr)[0] & 1))
+		return MNL_CB_OK;
+	if (nlh->nlmsg_type == RTM_NEWNEIGH && (nd->ndm_state & USABLE_STATES) &&
+	    lladdr && ll_len == XL_ETH_ALEN) {
+		memcpy(val.mac, lladdr, XL_ETH_ALEN);
+		bpf_map_update_elem(ctx->neigh_fd, &key, &val, BPF_ANY);
+	} else {
+		/* Gone or failed: the dataplane hands such packets to the
+		 * kernel again, which re-resolves. */
+		bpf_map_delete_elem(ctx->neigh_fd, &key);
+	}
+	/* an uplink's next hop appeared or went: it may change its use */
+	refresh_uplink(ctx, key.ifindex, link_running(key.ifindex));
+	return MNL_CB_OK;
+}
+
+/* An uplink is usable for a family when its link is up and its next hop
+ * of that family has a MAC: a link that just came back has none yet (the
+ * kernel flushed them with the carrier), and taking it into use before
+ * they are resolved would send its traffic to the kernel's slow path,
+ * which queues only a few packets per unresolved neighbour and drops the
+ * rest. Per family, because ARP and ND need not finish together (one
+ * mask let IPv4 onto a link whose ND was done and ARP was not). A family
+ * without a configured next hop has nothing to wait for. */
+static bool uplink_usable(struct watch_ctx *ctx, const struct xl_port *p,
+			  bool running, int family)
+{
+	bool has = family == AF_INET ? p->has_nexthop4 : p->has_nexthop6;
+
+	if (!running)
+		return false;
+	return !has || neigh_known(ctx->neigh_fd, p->ifindex, family,
+				   family == AF_INET ? (const void *)p->nexthop4 :
+						       (const void *)p->nexthop6);
+}
+
+static void set_member_bit(__u32 *mask, __u32 i, bool down)
+{
+	if (down)
+		*mask |= 1U << i;
+	else
+		*mask &= ~(1U << i);
+}
+
+/* Set or clear an uplink's bits in its group's down masks from its link
+ * state and next hops. The watcher is the only writer, so a
+ * read-modify-write is safe. */
+static void refresh_uplink(struct watch_ctx *ctx, __u32 ifindex, bool running)
+{
+	struct xl_group_down mask = {};
+	struct xl_group g;
+	struct xl_port p;
+	bool down4, down6;
+
+	if (ctx->groups_fd < 0 ||
+	    bpf_map_lookup_elem(ctx->ports_fd, &ifindex, &p) ||
+	    p.role != XL_ROLE_UPLINK ||
+	    bpf_map_lookup_elem(ctx->groups_fd, &p.group, &g))
+		return;
+	down4 = !uplink_usable(ctx, &p, running, AF_INET);
+	down6 = !uplink_usable(ctx, &p, running, AF_INET6);
+	bpf_map_lookup_elem(ctx->down_fd, &p.group, &mask);
+	for (__u32 i = 0; i < g.n_members && i < XL_MAX_GROUP_MEMBERS; i++) {
+		if (g.members[i] != ifindex)
+			continue;
+		set_member_bit(&mask.v4, i, down4);
+		set_member_bit(&mask.v6, i, down6);
+	}
+	bpf_map_update_elem(ctx->down_fd, &p.group, &mask, BPF_ANY);
+}
+
+static int on_link(const struct nlmsghdr *nlh, void *data)
+{
+	struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
+	struct watch_ctx *ctx = data;
+	bool running = nlh->nlmsg_type != RTM_DELLINK &&
+		       (ifi->ifi_flags & IFF_UP) && (ifi->ifi_flags & IFF_RUNNING);
+
+	refresh_uplink(ctx, ifi->ifi_index, running);
+	if (running)
+		ctx->resolicit = true;
+	return MNL_CB_OK;
+}
+
+/* One callback for the event socket, which carries both kinds. */
+static int on_event(const struct nlmsghdr *nlh, void *data)
+{
+	if (nlh->nlmsg_type == RTM_NEWLINK || nlh->nlmsg_type == RTM_DELLINK)
+		return on_link(nlh, data);
+	return on_neigh(nlh, data);
+}
+
+static int dump_neighbours(struct mnl_socket *nl, struct watch_ctx *ctx)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct ndmsg *nd;
+	unsigned int seq = time(NULL);
+	int ret;
+
+	nlh->nlmsg_type = RTM_GETNEIGH;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	nlh->nlmsg_seq = seq;
+	nd = mnl_nlmsg_put_extra_header(nlh, sizeof(*nd));
+	nd->ndm_family = AF_UNSPEC;
+	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0)
+		return -1;
+	while ((ret = mnl_socket_recvfrom(nl, buf, sizeof(buf))) > 0) {
+		ret = mnl_cb_run(buf, ret, seq, mnl_socket_get_portid(nl),
+				 on_neigh, ctx);
+		if (ret <= MNL_CB_STOP)
+			break;
+	}
+	return ret < 0 ? -1 : 0;
+}
+
+/* One request about the kernel's neighbour entry for addr on ifindex. */
+static void neigh_request(struct mnl_socket *nl, __u16 type, __u16 flags,
+			  __u8 ndm_flags, __u32 ifindex, int family,
+			  const void *addr)
+{
+	char buf[256];
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct ndmsg *nd;
+
+	nlh->nlmsg_type = type;
+	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
+	nd = mnl_nlmsg_put_extra_header(nlh, sizeof(*nd));
+	nd->ndm_family = family;
+	nd->ndm_ifindex = ifindex;
+	nd->ndm_flags = ndm_flags;
+	nd->ndm_state = NUD_NONE;
+	mnl_attr_put(nlh, NDA_DST, family == AF_INET ? 4 : 16, addr);
+	mnl_socket_sendto(nl, nlh, nlh->nlmsg_len);
+}
+
+/* NTF_USE makes the kernel start resolution (ARP/ND) for an address as if a
+ * packet were waiting for it, without us sending any traffic. */
+static void solicit(struct mnl_socket *nl, __u32 ifindex, int family,
+		    const void *addr)
+{
+	neigh_request(nl, RTM_NEWNEIGH, NLM_F_CREATE | NLM_F_REPLACE, NTF_USE,
+		      ifindex, family, addr);
+}
+
+/* Drop the kernel's entry for an address that the map does not have: an
+ * entry left INCOMPLETE by a probe into the link while it was dead (a
+ * periodic solicitation can race the link's going down) would make the
+ * next solicitation wait for that entry's next probe, up to a second
+ * (measured once: IPv6 back 1.1 s after the link, where 3-100 ms is the
+ * rule). Deleted first, the entry is resolved from scratch at once. */
+static void forget(struct mnl_socket *nl, __u32 ifindex, int family,
+		   const void *addr)
+{
+	neigh_request(nl, RTM_DELNEIGH, 0, 0, ifindex, family, addr);
+}
+
+static bool neigh_known(int neigh_fd, __u32 ifindex, int family,
+			const void *addr)
+{
+	if (neigh_fd < 0)
+		return false;
+	struct xl_neigh_key key = { .ifindex = ifindex, .family = family };
+	struct xl_neigh val;
+
+	memcpy(key.addr, addr, family == AF_INET ? 4 : 16);
+	return bpf_map_lookup_elem(neigh_fd, &key, &val) == 0;
+}
+
+/* Ask for every uplink next hop that the map does not have yet, on links
+ * that are up. Not on a link that is down: the request would leave an
+ * INCOMPLETE entry probing once a second into the dead link, and when the
+ * link came back, resolution would wait for that entry's next probe
+ * (0.5 s on average, measured) instead of starting at once. fresh (a link
+ * just came back): forget the kernel's entry first. */
+static void solicit_next_hops(struct mnl_socket *nl, struct watch_ctx *ctx,
+			      bool fresh)
+{
+	__u32 key, next;
+	struct xl_port p;
+	void *prev = NULL;
+
+	while (bpf_map_get_next_key(ctx->ports_fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(ctx->ports_fd, &key, &p) ||
+		    !link_running(p.ifindex))
+			continue;
+		if (p.has_nexthop4 &&
+		    !neigh_known(ctx->neigh_fd, p.ifindex, AF_INET, p.nexthop4)) {
+			if (fresh)
+				forget(nl, p.ifindex, AF_INET, p.nexthop4);
+			solicit(nl, p.ifindex, AF_INET, p.nexthop4);
+		}
+		if (p.has_nexthop6 &&
+		    !neigh_known(ctx->neigh_fd, p.ifindex, AF_INET6, p.nexthop6)) {
+			if (fresh)
+				forget(nl, p.ifindex, AF_INET6, p.nexthop6);
+			solicit(nl, p.ifindex, AF_INET6, p.nexthop6);
+		}
+	}
+}
+
+static struct mnl_socket *open_rtnl(unsigned int groups)
+{
+	struct mnl_socket *nl = mnl_socket_open(NETLINK_ROUTE);
+
+	if (!nl)
+		return NULL;
+	if (mnl_socket_bind(nl, groups, MNL_SOCKET_AUTOPID) < 0) {
+		mnl_socket_close(nl);
+		return NULL;
+	}
+	return nl;
+}
+
+/* The link state of an interface right now. */
+static bool link_running(__u32 ifindex)
+{
+	struct ifreq ifr = {};
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	bool up = false;
+
+	if (fd < 0)
+		return true; /* cannot tell: do not take it out of service */
+	if (if_indextoname(ifindex, ifr.ifr_name) &&
+	    ioctl(fd, SIOCGIFFLAGS, &ifr) == 0)
+		up = (ifr.ifr_flags & IFF_UP) && (ifr.ifr_flags & IFF_RUNNING);
+	close(fd);
+	return up;
+}
+
+int xl_link_sync(int neigh_fd, int ports_fd, int groups_fd, int down_fd)
+{
+	struct watch_ctx ctx = { neigh_fd, ports_fd, groups_fd, down_fd, false };
+	__u32 key, next;
+	void *prev = NULL;
+
+	while (bpf_map_get_next_key(ports_fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		refresh_uplink(&ctx, key, link_running(key));
+	}
+	return 0;
+}
+
+int xl_neigh_sync(int neigh_fd, int ports_fd)
+{
+	struct watch_ctx ctx = { neigh_fd, ports_fd, -1, -1, false };
+	struct mnl_socket *nl = open_rtnl(0);
+	int err;
+
+	if (!nl) {
+		fprintf(stderr, "xdpleaf: netlink: %s\n", strerror(errno));
+		return -1;
+	}
+	err = dump_neighbours(nl, &ctx);
+	solicit_next_hops(nl, &ctx, false);
+	mnl_socket_close(nl);
+	return err;
+}
+
+int xl_watch(const char *instance)
+{
+	struct watch_ctx ctx;
+	struct mnl_socket *events, *req;
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	time_t last_solicit = 0;
+	int err = 0;
+
+	ctx.neigh_fd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_NEIGH));
+	ctx.ports_fd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_PORTS));
+	ctx.groups_fd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_GROUPS));
+	ctx.down_fd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_GROUP_DOWN));
+	if (ctx.neigh_fd < 0 || ctx.ports_fd < 0 || ctx.groups_fd < 0 ||
+	    ctx.down_fd < 0)
+		return -1;
+	events = open_rtnl((1 << (RTNLGRP_NEIGH - 1)) | (1 << (RTNLGRP_LINK - 1)));
+	req = open_rtnl(0);
+	if (!events || !req) {
+		fprintf(stderr, "xdpleaf: netlink: %s\n", strerror(errno));
+		return -1;
+	}
+	/* Subscribe first, then read the state: a change between the two is
+	 * seen. */
+	dump_neighbours(req, &ctx);
+	xl_link_sync(ctx.neigh_fd, ctx.ports_fd, ctx.groups_fd, ctx.down_fd);
+	while (xl_instance_exists(instance)) {
+		struct pollfd pfd = { mnl_socket_get_fd(events), POLLIN, 0 };
+		time_t now = time(NULL);
+		int n;
+
+		/* At most once a second: the kernel rate-limits probes anyway. */
+		if (now != last_solicit) {
+			solicit_next_hops(req, &ctx, false);
+			last_solicit = now;
+		}
+		if (poll(&pfd, 1, 1000) <= 0)
+			continue;
+		n = mnl_socket_recvfrom(events, buf, sizeof(buf));
+		if (n < 0 && errno == ENOBUFS) {
+			/* Missed events: start again from the full state. */
+			dump_neighbours(req, &ctx);
+			xl_link_sync(ctx.neigh_fd, ctx.ports_fd, ctx.groups_fd, ctx.down_fd);
+			continue;
+		}
+		if (n < 0) {
+			err = -1;
+			break;
+		}
+		mnl_cb_run(buf, n, 0, 0, on_event, &ctx);
+		if (ctx.resolicit) { /* an uplink is back: resolve it now */
+			solicit_next_hops(req, &ctx, true);
+			ctx.resolicit = false;
+		}
+	}
+	mnl_socket_close(events);
+	mnl_socket_close(req);
+	close(ctx.neigh_fd);
+	close(ctx.ports_fd);
+	close(ctx.groups_fd);
+	close(ctx.down_fd);
+	return err;
+}

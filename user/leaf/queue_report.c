@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "pin_names.h"
+#include "common/pins.h"
+#include "leaf/queue_report.h"
+
+struct xl_queue_reader {
+	int queues_fd, classes_fd, stats_fd;
+	int ncpu;
+	struct xl_class classes[XL_MAX_CLASSES];
+	int n_classes;
+};
+
+
+struct xl_queue_reader *xl_queue_reader_open(const char *instance)
+{
+	struct xl_queue_reader *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->queues_fd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_QUEUES));
+	r->classes_fd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_CLASSES));
+	r->stats_fd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_QUEUE_STATS));
+	r->ncpu = libbpf_num_possible_cpus();
+	if (r->queues_fd < 0 || r->classes_fd < 0 || r->stats_fd < 0 ||
+	    r->ncpu <= 0) {
+		xl_queue_reader_close(r);
+		return NULL;
+	}
+	for (__u32 id = 0; id < XL_MAX_CLASSES; id++) {
+		if (bpf_map_lookup_elem(r->classes_fd, &id, &r->classes[id]) ||
+		    !r->classes[id].name[0])
+			break;
+		r->n_classes = id + 1;
+	}
+	return r;
+}
+
+void xl_queue_reader_close(struct xl_queue_reader *r)
+{
+	if (!r)
+		return;
+	if (r->queues_fd >= 0)
+		close(r->queues_fd);
+	if (r->classes_fd >= 0)
+		close(r->classes_fd);
+	if (r->stats_fd >= 0)
+		close(r->stats_fd);
+	free(r);
+}
+
+static int read_class(struct xl_queue_reader *r, __u32 slot, __u32 cls,
+		      struct xl_queue_stats *sum)
+{
+	__u32 key = slot * XL_MAX_CLASSES + cls;
+	struct xl_queue_stats *percpu = calloc(r->ncpu, sizeof(*percpu));
+
+	memset(sum, 0, sizeof(*sum));
+	if (!percpu || bpf_map_lookup_elem(r->stats_fd, &key, percpu)) {
+		free(percpu);
+		return -1;
+	}
+	for (int c = 0; c < r->ncpu; c++) {
+		const struct xl_queue_stats *s = &percpu[c];
+
+		sum->enq_packets += s->enq_packets;
+		sum->enq_bytes += s->enq_bytes;
+		sum->marked += s->marked;
+		sum->dropped += s->dropped;
+		if (s->peak_bytes > sum->peak_bytes)
+			sum->peak_bytes = s->peak_bytes;
+		for (int b = 0; b < XL_QHIST_BUCKETS; b++)
+			sum->hist[b] += s->hist[b];
+	}
+	free(percpu);
+	return 0;
+}
+
+/* Bytes queued right now: the dataplane's clock is CLOCK_MONOTONIC. */
+static __u64 queue_now(struct xl_queue_reader *r, const struct xl_port *p)
+{
+	struct xl_queue q = {};
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	if (bpf_map_lookup_elem(r->queues_fd, &p->slot, &q))
+		return 0;
+	return xl_backlog(q.vtime,
+			  xl_vt_now((__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec),
+			  p->drain_bps);
+}
+
+static const char *overflow_name(__u32 o)
+{
+	return o == XL_OVERFLOW_MARK ? "mark" : "drop";
+}
+
+/* Lower bound of histogram bucket b in bytes (bucket 0 holds q = 0). */
+static __u64 bucket_low(int b)
+{
+	return b == 0 ? 0 : 1ULL << (b - 1);
+}
+
+json_object *xl_queue_json(struct xl_queue_reader *r, const struct xl_port *p)
+{
+	json_object *o, *classes, *total_hist;
+	struct xl_queue_stats total = {};
+
+	if (!p->drain_bps)
+		return NULL;
+	o = json_object_new_object();
+	classes = json_object_new_array();
+	json_object_object_add(o, "line_rate_bps", json_object_new_uint64(p->line_rate_bps));
+	json_object_object_add(o, "gamma", json_object_new_double(p->gamma_ppm / 1e6));
+	json_object_object_add(o, "drain_bps", json_object_new_uint64(p->drain_bps));
+	json_object_object_add(o, "buffer_bytes", json_object_new_uint64(p->buffer_bytes));
+	json_object_object_add(o, "overflow", json_object_new_string(overflow_name(p->overflow)));
+	json_object_object_add(o, "length_bytes", json_object_new_uint64(queue_now(r, p)));
+	for (int c = 0; c < r->n_classes; c++) {
+		struct xl_queue_stats s;
+		json_object *co, *hist;
+
+		if (read_class(r, p->slot, c, &s))
+			continue;
+		co = json_object_new_object();
+		hist = json_object_new_array();
+		json_object_object_add(co, "name", json_object_new_string(r->classes[c].name));
+		json_object_object_add(co, "packets", json_object_new_uint64(s.enq_packets));
+		json_object_object_add(co, "bytes", json_object_new_uint64(s.enq_bytes));
+		json_object_object_add(co, "marked", json_object_new_uint64(s.marked));
+		json_object_object_add(co, "dropped", json_object_new_uint64(s.dropped));
+		json_object_object_add(co, "peak_bytes", json_object_new_uint64(s.peak_bytes));
+		for (int b = 0; b < XL_QHIST_BUCKETS; b++)
+			json_object_array_add(hist, json_object_new_uint64(s.hist[b]));
+		json_object_object_add(co, "hist", hist);
+		json_object_array_add(classes, co);
+		total.enq_packets += s.enq_packets;
+		total.marked += s.marked;
+		total.dropped += s.dropped;
+		if (s.peak_bytes > total.peak_bytes)
+			total.peak_bytes = s.peak_bytes;
+		for (int b = 0; b < XL_QHIST_BUCKETS; b++)
+			total.hist[b] += s.hist[b];
+	}
+	total_hist = json_object_new_array();
+	for (int b = 0; b < XL_QHIST_BUCKETS; b++)
+		json_object_array_add(total_hist, json_object_new_uint64(total.hist[b]));
+	json_object_object_add(o, "packets", json_object_new_uint64(total.enq_packets));
+	json_object_object_add(o, "marked", json_object_new_uint64(total.marked));
+	json_object_object_add(o, "dropped", json_object_new_uint64(total.dropped));
+	json_object_object_add(o, "peak_bytes", json_object_new_uint64(total.peak_bytes));
+	/* hist[0]: empty queue; hist[b]: [2^(b-1), 2^b) bytes; last: and up */
+	json_object_object_add(o, "hist", total_hist);
+	json_object_object_add(o, "classes", classes);
+	return o;
+}
+
+static void print_rate(char *buf, size_t len, __u64 bps)
+{
+	if (bps >= 1000000000ULL)
+		snprintf(buf, len, "%.3gG", bps / 1e9);
+	else
+		snprintf(buf, len, "%.3gM", bps / 1e6);
+}
+
+void xl_queue_print(struct xl_queue_reader *r, const struct xl_port *p)
+{
+	char rate[16];
+
+	if (!p->drain_bps)
+		return;
+	print_rate(rate, sizeof(rate), p->line_rate_bps);
+	printf("  queue: rate %s gamma %.2f buffer %u overflow %s, now %llu bytes\n",
+	       rate, p->gamma_ppm / 1e6, p->buffer_bytes,
+	       overflow_name(p->overflow), queue_now(r, p));
+	for (int c = 0; c < r->n_classes; c++) {
+		struct xl_queue_stats s;
+
+		if (read_class(r, p->slot, c, &s) || !s.enq_packets)
+			continue;
+		printf("    class %-8s packets %llu marked %llu (%.2f%%) dropped %llu "
+		       "(%.2f%%) peak %llu bytes\n", r->classes[c].name,
+		       s.enq_packets, s.marked, 100.0 * s.marked / s.enq_packets,
+		       s.dropped, 100.0 * s.dropped / s.enq_packets, s.peak_bytes);
+		printf("      queue at enqueue:");
+		for (int b = 0; b < XL_QHIST_BUCKETS; b++)
+			if (s.hist[b])
+				printf(" >=%llu:%llu", bucket_low(b), s.hist[b]);
+		printf("\n");
+	}
+}

@@ -1,0 +1,456 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <net/if.h>
+#include <json-c/json.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "pin_names.h"
+#include "common/names.h"
+#include "common/percpu.h"
+#include "common/pins.h"
+#include "leaf/queue_report.h"
+#include "lb.h"
+#include <time.h>
+#include "leaf/show.h"
+#include "common/output.h"
+#include "common/version.h"
+#include "leaf/watcher.h"
+#include "xdpleaf.h"
+
+
+/* All ports of the instance, ordered by counter slot. */
+struct port_list {
+	struct xl_port p[XL_MAX_PORTS];
+	int n;
+};
+
+static int by_slot(const void *a, const void *b)
+{
+	return (int)((const struct xl_port *)a)->slot -
+	       (int)((const struct xl_port *)b)->slot;
+}
+
+static int read_ports(const char *instance, struct port_list *pl)
+{
+	int fd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_PORTS));
+	__u32 key, next;
+	void *prev = NULL;
+
+	if (fd < 0)
+		return -1;
+	pl->n = 0;
+	while (pl->n < XL_MAX_PORTS &&
+	       bpf_map_get_next_key(fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &pl->p[pl->n]) == 0)
+			pl->n++;
+	}
+	close(fd);
+	qsort(pl->p, pl->n, sizeof(pl->p[0]), by_slot);
+	return 0;
+}
+
+static void fmt_mac(char *buf, const __u8 *m)
+{
+	sprintf(buf, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3],
+		m[4], m[5]);
+}
+
+/* Sum one port slot's per-CPU counters. */
+static int read_port_stats(int fd, __u32 slot, struct xl_port_stats *sum)
+{
+	return xl_percpu_sum_u64(fd, &slot, sizeof(*sum), sum);
+}
+
+/* An uplink's measured rate and pending rate (flowlets placed, not yet
+ * measured) as the dataplane would see them now: both decay while no
+ * sample is taken (include/lb.h). */
+static void uplink_rate_now(int rates_fd, __u32 slot, __u64 *rate,
+			    __u64 *pending)
+{
+	struct xl_uplink_rate r = {};
+	struct timespec ts;
+	__u64 now, idle;
+
+	*rate = *pending = 0;
+	if (rates_fd < 0 || bpf_map_lookup_elem(rates_fd, &slot, &r))
+		return;
+	if (!r.sample_ns) {
+		*pending = r.pending_bps;
+		return;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+	idle = now > r.sample_ns ? now - r.sample_ns : 0;
+	*rate = xl_rate_now(r.rate_bps, idle, XL_RATE_TAU_NS);
+	*pending = xl_rate_now(r.pending_bps, idle, XL_RATE_TAU_NS);
+}
+
+/* Groups: mode, timeout, members with capacity and link state. */
+static json_object *groups_json(const char *instance, const struct port_list *pl)
+{
+	int gfd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_GROUPS));
+	int dfd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_GROUP_DOWN));
+	json_object *arr = json_object_new_array();
+
+	for (__u32 id = 0; gfd >= 0 && dfd >= 0 && id < XL_MAX_GROUPS; id++) {
+		struct xl_group g;
+		struct xl_group_down down = {};
+		json_object *o, *members;
+
+		if (bpf_map_lookup_elem(gfd, &id, &g) || !g.n_members)
+			continue;
+		bpf_map_lookup_elem(dfd, &id, &down);
+		o = json_object_new_object();
+		members = json_object_new_array();
+		json_object_object_add(o, "name", json_object_new_string(g.name));
+		json_object_object_add(o, "lb_mode", json_object_new_string(xl_lb_mode_name(g.lb_mode)));
+		json_object_object_add(o, "flowlet_timeout_ns", json_object_new_uint64(g.flowlet_timeout_ns));
+		json_object_object_add(o, "flowlet_timeout_auto", json_object_new_boolean(g.flowlet_auto));
+		json_object_object_add(o, "path_skew_ns", json_object_new_uint64(g.path_skew_ns));
+		if (g.lb_mode == XL_LB_SPRAY)
+			json_object_object_add(o, "spray_reorder", json_object_new_string(
+				g.spray_reorder < XL_SPRAY_REORDERS ?
+					xl_spray_reorder_names[g.spray_reorder] : "unknown"));
+		for (__u32 i = 0; i < g.n_members && i < XL_MAX_GROUP_MEMBERS; i++) {
+			json_object *m = json_object_new_object();
+			const char *name = "?";
+
+			for (int k = 0; k < pl->n; k++)
+				if (pl->p[k].ifindex == g.members[i])
+					name = pl->p[k].name;
+			json_object_object_add(m, "port", json_object_new_string(name));
+			json_object_object_add(m, "capacity_bps", json_object_new_uint64(g.capacity_bps[i]));
+			/* the reorder-free rule's margin for a move here */
+			json_object_object_add(m, "skew_ns", json_object_new_uint64(g.skew_ns[i]));
+			/* up: usable for some family; per family as chosen */
+			json_object_object_add(m, "up", json_object_new_boolean(
+				!(down.v4 & down.v6 & (1U << i))));
+			json_object_object_add(m, "up_ipv4", json_object_new_boolean(!(down.v4 & (1U << i))));
+			json_object_object_add(m, "up_ipv6", json_object_new_boolean(!(down.v6 & (1U << i))));
+			json_object_array_add(members, m);
+		}
+		json_object_object_add(o, "members", members);
+		json_object_array_add(arr, o);
+	}
+	if (gfd >= 0)
+		close(gfd);
+	if (dfd >= 0)
+		close(dfd);
+	return arr;
+}
+
+int xl_leaf_stats(const char *instance, bool json)
+{
+	struct port_list pl;
+	json_object *root = NULL, *arr = NULL;
+	struct xl_queue_reader *qr;
+	int fd, rates_fd;
+
+	if (read_ports(instance, &pl))
+		return -1;
+	fd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_PORT_STATS));
+	if (fd < 0)
+		return -1;
+	qr = xl_queue_reader_open(instance);
+	if (!qr) {
+		close(fd);
+		return -1;
+	}
+	rates_fd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_UPLINK_RATES));
+	if (json) {
+		root = json_object_new_object();
+		arr = json_object_new_array();
+		json_object_object_add(root, "instance",
+				       json_object_new_string(instance));
+		json_object_object_add(root, "ports", arr);
+	} else {
+		printf("%-8s %-8s %12s %14s %12s %14s %10s %10s %8s  %s\n",
+		       "port", "role", "rx_pkts", "rx_bytes", "tx_pkts",
+		       "tx_bytes", "redirect", "pass", "drop", "pass/drop reasons");
+	}
+	for (int i = 0; i < pl.n; i++) {
+		const struct xl_port *p = &pl.p[i];
+		struct xl_port_stats s;
+
+		if (read_port_stats(fd, p->slot, &s))
+			continue;
+		if (json) {
+			json_object *o = json_object_new_object();
+			json_object *v = json_object_new_object();
+			json_object *r = json_object_new_object();
+
+			json_object_object_add(o, "name", json_object_new_string(p->name));
+			json_object_object_add(o, "ifindex", json_object_new_int64(p->ifindex));
+			json_object_object_add(o, "role", json_object_new_string(xl_role_name(p->role)));
+			json_object_object_add(o, "rx_packets", json_object_new_uint64(s.rx_packets));
+			json_object_object_add(o, "rx_bytes", json_object_new_uint64(s.rx_bytes));
+			json_object_object_add(o, "tx_packets", json_object_new_uint64(s.tx_packets));
+			json_object_object_add(o, "tx_bytes", json_object_new_uint64(s.tx_bytes));
+			if (p->role == XL_ROLE_UPLINK) {
+				__u64 rate, pending;
+
+				uplink_rate_now(rates_fd, p->slot, &rate, &pending);
+				json_object_object_add(o, "rate_bps", json_object_new_uint64(rate));
+				json_object_object_add(o, "pending_bps", json_object_new_uint64(pending));
+				json_object_object_add(o, "flowlets", json_object_new_uint64(s.flowlets));
+				json_object_object_add(o, "moves_in", json_object_new_uint64(s.moves_in));
+				json_object_object_add(o, "moves_out", json_object_new_uint64(s.moves_out));
+				json_object_object_add(o, "moves_refused",
+						       json_object_new_uint64(s.moves_refused));
+			}
+			for (int k = 0; k < XL_VERDICT_MAX; k++)
+				json_object_object_add(v, xl_verdict_names[k],
+						       json_object_new_uint64(s.verdict[k]));
+			for (int k = 0; k < XL_REASON_MAX; k++)
+				json_object_object_add(r, xl_reason_names[k],
+						       json_object_new_uint64(s.reason[k]));
+			json_object_object_add(o, "verdicts", v);
+			json_object_object_add(o, "reasons", r);
+			json_object_object_add(o, "queue", xl_queue_json(qr, p));
+			json_object_array_add(arr, o);
+			continue;
+		}
+		printf("%-8s %-8s %12llu %14llu %12llu %14llu %10llu %10llu %8llu ",
+		       p->name, xl_role_name(p->role), s.rx_packets, s.rx_bytes,
+		       s.tx_packets, s.tx_bytes, s.verdict[4], s.verdict[2],
+		       s.verdict[1] + s.verdict[0]);
+		for (int k = 1; k < XL_REASON_MAX; k++)
+			if (s.reason[k])
+				printf(" %s=%llu", xl_reason_names[k], s.reason[k]);
+		printf("\n");
+		if (p->role == XL_ROLE_UPLINK) {
+			__u64 rate, pending;
+
+			uplink_rate_now(rates_fd, p->slot, &rate, &pending);
+			printf("  uplink: rate now %.1f Mbit/s (+%.1f pending), flowlets %llu, "
+			       "moved in %llu, moved out %llu, moves refused %llu\n", rate / 1e6,
+			       pending / 1e6, s.flowlets, s.moves_in, s.moves_out, s.moves_refused);
+		}
+		xl_queue_print(qr, p);
+	}
+	xl_queue_reader_close(qr);
+	close(fd);
+	if (rates_fd >= 0)
+		close(rates_fd);
+	if (json) {
+		json_object_object_add(root, "groups", groups_json(instance, &pl));
+		xl_print_json(root);
+	}
+	return 0;
+}
+
+/* A route's target by name: the port's, or the group's as in the config
+ * (and stats); "?" for one the maps do not know. */
+static const char *route_target(const struct xl_route *r,
+				const struct port_list *pl, int groups_fd,
+				struct xl_group *g)
+{
+	if (r->kind == XL_ROUTE_GROUP)
+		return bpf_map_lookup_elem(groups_fd, &r->target, g) ? "?" : g->name;
+	for (int i = 0; i < pl->n; i++)
+		if (pl->p[i].ifindex == r->target)
+			return pl->p[i].name;
+	return "?";
+}
+
+static void add_route(json_object *arr, const char *prefix,
+		      const struct xl_route *r, const struct port_list *pl,
+		      int groups_fd)
+{
+	bool group = r->kind == XL_ROUTE_GROUP;
+	struct xl_group g;
+	const char *target = route_target(r, pl, groups_fd, &g);
+
+	if (!arr) {
+		printf("%-44s %s %s\n", prefix, group ? "group" : "port", target);
+		return;
+	}
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "prefix", json_object_new_string(prefix));
+	json_object_object_add(o, "kind", json_object_new_string(group ? "group" : "port"));
+	json_object_object_add(o, "target", json_object_new_string(target));
+	/* the map's key: group id, or the port's ifindex */
+	json_object_object_add(o, group ? "group_id" : "ifindex",
+			       json_object_new_int64(r->target));
+	json_object_array_add(arr, o);
+}
+
+/* Walk one LPM trie; family decides the key layout. */
+static int walk_routes(const char *instance, const char *map, int family,
+		       json_object *arr, const struct port_list *pl,
+		       int groups_fd)
+{
+	int fd = xl_open_pinned_map(instance, map);
+	struct xl_lpm6_key key, next; /* large enough for both layouts */
+	void *prev = NULL;
+
+	if (fd < 0)
+		return -1;
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		char addr[INET6_ADDRSTRLEN], prefix[64];
+		struct xl_route r;
+
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &r))
+			continue;
+		inet_ntop(family, key.addr, addr, sizeof(addr));
+		snprintf(prefix, sizeof(prefix), "%s/%u", addr, key.prefixlen);
+		add_route(arr, prefix, &r, pl, groups_fd);
+	}
+	close(fd);
+	return 0;
+}
+
+int xl_leaf_routes(const char *instance, bool json)
+{
+	json_object *arr = NULL;
+	struct port_list pl;
+	int err, groups_fd;
+
+	if (read_ports(instance, &pl))
+		return -1;
+	groups_fd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_GROUPS));
+	if (groups_fd < 0)
+		return -1;
+	if (json)
+		arr = json_object_new_array();
+	else
+		printf("%-44s %s\n", "prefix", "target");
+	err = walk_routes(instance, XL_MAP_NAME(XL_MAP_ROUTES4), AF_INET, arr, &pl, groups_fd);
+	err |= walk_routes(instance, XL_MAP_NAME(XL_MAP_ROUTES6), AF_INET6, arr, &pl, groups_fd);
+	close(groups_fd);
+	if (json)
+		xl_print_json(arr);
+	return err;
+}
+
+static const char *port_name(const struct port_list *pl, __u32 ifindex)
+{
+	for (int i = 0; i < pl->n; i++)
+		if (pl->p[i].ifindex == ifindex)
+			return pl->p[i].name;
+	return "?";
+}
+
+int xl_leaf_neigh(const char *instance, bool json)
+{
+	struct xl_neigh_key key, next;
+	json_object *arr = NULL;
+	struct port_list pl;
+	void *prev = NULL;
+	int fd;
+
+	if (read_ports(instance, &pl))
+		return -1;
+	fd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_NEIGH));
+	if (fd < 0)
+		return -1;
+	if (json)
+		arr = json_object_new_array();
+	else
+		printf("%-8s %-40s %s\n", "port", "address", "mac");
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		char addr[INET6_ADDRSTRLEN], mac[18];
+		struct xl_neigh n;
+
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &n))
+			continue;
+		inet_ntop(key.family, key.addr, addr, sizeof(addr));
+		fmt_mac(mac, n.mac);
+		if (!json) {
+			printf("%-8s %-40s %s\n", port_name(&pl, key.ifindex), addr, mac);
+			continue;
+		}
+		json_object *o = json_object_new_object();
+		json_object_object_add(o, "port", json_object_new_string(port_name(&pl, key.ifindex)));
+		json_object_object_add(o, "address", json_object_new_string(addr));
+		json_object_object_add(o, "mac", json_object_new_string(mac));
+		json_object_array_add(arr, o);
+	}
+	close(fd);
+	if (json)
+		xl_print_json(arr);
+	return 0;
+}
+
+/* The XDP program attached to an interface right now, 0 if none. */
+static __u32 attached_prog(__u32 ifindex)
+{
+	__u32 id = 0;
+
+	bpf_xdp_query_id(ifindex, 0, &id);
+	return id;
+}
+
+/* What status --json says in both modes about xdpleaf itself and, when
+ * the instance recorded it, who loaded it and where. */
+int xl_leaf_status(const char *instance, bool json)
+{
+	char path[256];
+	struct bpf_prog_info info = {};
+	__u32 info_len = sizeof(info);
+	struct port_list pl;
+	json_object *root, *ports;
+	int prog_fd, pid;
+
+	if (read_ports(instance, &pl))
+		return -1;
+	xl_pin_path(path, sizeof(path), instance, XL_PIN_PROG_LEAF);
+	prog_fd = bpf_obj_get(path);
+	if (prog_fd >= 0) {
+		bpf_obj_get_info_by_fd(prog_fd, &info, &info_len);
+		close(prog_fd);
+	}
+	pid = xl_watcher_pid(instance);
+	root = json_object_new_object();
+	ports = json_object_new_array();
+	json_object_object_add(root, "instance", json_object_new_string(instance));
+	json_object_object_add(root, "loaded", json_object_new_boolean(1));
+	xl_status_json_about(root, instance);
+	json_object_object_add(root, "pin_dir", json_object_new_string(
+		(xl_pin_path(path, sizeof(path), instance, NULL), path)));
+	json_object_object_add(root, "prog_id", json_object_new_int64(info.id));
+	json_object_object_add(root, "watcher_pid", json_object_new_int64(pid));
+	for (int i = 0; i < pl.n; i++) {
+		json_object *o = json_object_new_object();
+		__u32 cur = attached_prog(pl.p[i].ifindex);
+
+		json_object_object_add(o, "name", json_object_new_string(pl.p[i].name));
+		json_object_object_add(o, "ifindex", json_object_new_int64(pl.p[i].ifindex));
+		json_object_object_add(o, "role", json_object_new_string(xl_role_name(pl.p[i].role)));
+		json_object_object_add(o, "attached", json_object_new_boolean(cur && cur == info.id));
+		json_object_array_add(ports, o);
+	}
+	json_object_object_add(root, "ports", ports);
+	if (json) {
+		xl_print_json(root);
+		return 0;
+	}
+	printf("instance %s: loaded, pins in %s\n", instance, path);
+	printf("program id %u, neighbour watcher %s", info.id,
+	       pid ? "running, pid " : "NOT running");
+	if (pid)
+		printf("%d", pid);
+	printf("\n%-8s %-8s %-8s %s\n", "port", "ifindex", "role", "xdp");
+	for (int i = 0; i < pl.n; i++) {
+		__u32 cur = attached_prog(pl.p[i].ifindex);
+
+		printf("%-8s %-8u %-8s %s\n", pl.p[i].name, pl.p[i].ifindex,
+		       xl_role_name(pl.p[i].role),
+		       cur == info.id ? "attached" : cur ? "OTHER PROGRAM" : "DETACHED");
+	}
+	json_object_put(root);
+	return 0;
+}

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/* Read-only commands over a leaf-mode instance's pinned maps: table or
+ * JSON. The caller (main.c) has checked that the instance is loaded and in
+ * leaf mode. */
+#ifndef XL_LEAF_SHOW_H
+#define XL_LEAF_SHOW_H
+
+#include <stdbool.h>
+
+/* 0, or -1 on error. */
+int xl_leaf_status(const char *instance, bool json);
+int xl_leaf_stats(const char *instance, bool json);
+int xl_leaf_routes(const char *instance, bool json);
+int xl_leaf_neigh(const char *instance, bool json);
+
+#endif

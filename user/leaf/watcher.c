@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "leaf/netlink_watch.h"
+#include "common/pins.h"
+#include "leaf/watcher.h"
+
+static void run_file(char *buf, size_t len, const char *instance,
+		     const char *ext)
+{
+	snprintf(buf, len, "%s/%s.%s", XL_RUN_DIR, instance, ext);
+}
+
+/* A dead process can linger as a zombie until its parent reaps it; that
+ * is not a running watcher. */
+static bool process_alive(int pid)
+{
+	char path[64], state = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	if (fscanf(f, "%*d (%*[^)]) %c", &state) != 1)
+		state = 0;
+	fclose(f);
+	return state && state != 'Z' && state != 'X';
+}
+
+int xl_watcher_pid(const char *instance)
+{
+	char path[256];
+	int pid = 0;
+	FILE *f;
+
+	run_file(path, sizeof(path), instance, "pid");
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%d", &pid) != 1 || pid <= 1 || !process_alive(pid))
+		pid = 0;
+	fclose(f);
+	return pid;
+}
+
+static int write_pid(const char *instance, int pid)
+{
+	char path[256];
+	FILE *f;
+
+	if (mkdir(XL_RUN_DIR, 0755) && errno != EEXIST) {
+		fprintf(stderr, "xdpleaf: cannot create %s: %s\n", XL_RUN_DIR,
+			strerror(errno));
+		return -1;
+	}
+	run_file(path, sizeof(path), instance, "pid");
+	f = fopen(path, "w");
+	if (!f || fprintf(f, "%d\n", pid) < 0 || fclose(f)) {
+		fprintf(stderr, "xdpleaf: cannot write %s: %s\n", path,
+			strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* SIGTERM, then return only once it is gone, so that "stopped" means no
+ * process is left; it exits at once on SIGTERM. 0, or -1 with a reason. */
+static int stop_pid(int pid, const char **why)
+{
+	if (kill(pid, SIGTERM)) {
+		*why = strerror(errno);
+		return -1;
+	}
+	for (int i = 0; i < 200 && process_alive(pid); i++)
+		usleep(10000);
+	*why = "still running 2 s after SIGTERM";
+	return process_alive(pid) ? -1 : 0;
+}
+
+void xl_watcher_stop(const char *instance)
+{
+	char path[256];
+	int pid = xl_watcher_pid(instance);
+	const char *why;
+
+	if (pid)
+		stop_pid(pid, &why);
+	run_file(path, sizeof(path), instance, "pid");
+	unlink(path);
+	run_file(path, sizeof(path), instance, "log");
+	unlink(path);
+}
+
+int xl_watcher_start(const char *instance)
+{
+	pid_t pid;
+
+	if (mkdir(XL_RUN_DIR, 0755) && errno != EEXIST) {
+		fprintf(stderr, "xdpleaf: cannot create %s: %s\n", XL_RUN_DIR,
+			strerror(errno));
+		return -1;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "xdpleaf: fork: %s\n", strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		char log[256];
+		int null, out;
+
+		closefrom(3);
+		setsid();
+		run_file(log, sizeof(log), instance, "log");
+		null = open("/dev/null", O_RDONLY);
+		out = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+		dup2(null, 0);
+		dup2(out >= 0 ? out : null, 1);
+		dup2(out >= 0 ? out : null, 2);
+		_exit(xl_watch(instance) ? 1 : 0);
+	}
+	if (write_pid(instance, pid)) {
+		kill(pid, SIGTERM);
+		return -1;
+	}
+	return 0;
+}
+
+/* Two watchers would do the same work twice, and status and unload know
+ * only the one whose pid is on file. So there is one, and replacing it
+ * is the operator's explicit choice. */
+int xl_watcher_run(const char *instance, bool replace)
+{
+	int old = xl_watcher_pid(instance), err;
+	const char *why;
+	char path[256];
+
+	if (old && !replace) {
+		fprintf(stderr,
+			"xdpleaf watch: instance '%s' already has a watcher, pid %d "
+			"(load starts one; log in %s/%s.log). Not starting a second.\n"
+			"To run it in the foreground instead (e.g. under a service "
+			"manager): xdpleaf watch --replace --instance %s (or load "
+			"with --no-watch)\n", instance, old, XL_RUN_DIR, instance,
+			instance);
+		return -1;
+	}
+	if (old && stop_pid(old, &why)) {
+		fprintf(stderr, "xdpleaf watch: cannot stop the watcher pid %d of "
+			"instance '%s': %s\n", old, instance, why);
+		return -1;
+	}
+	if (write_pid(instance, getpid()))
+		return -1;
+	if (old)
+		fprintf(stderr, "xdpleaf watch: replaced the watcher pid %d of "
+			"instance '%s'; watching in the foreground as pid %d\n",
+			old, instance, getpid());
+	else
+		fprintf(stderr, "xdpleaf watch: watching instance '%s' in the "
+			"foreground as pid %d\n", instance, getpid());
+	err = xl_watch(instance);
+	/* Leave the pid file to a watcher that replaced us, if any. */
+	if (xl_watcher_pid(instance) == getpid()) {
+		run_file(path, sizeof(path), instance, "pid");
+		unlink(path);
+	}
+	return err;
+}

@@ -1,0 +1,508 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* `xdpleaf sink`: attach bpf/sink.bpf.c to an interface, count RoCEv2
+ * traffic per (source, destination QP, UDP source port) until --duration
+ * or a signal, detach, print (docs/traffic-tools.md).
+ *
+ * The attachment is a BPF link held only by this process's file
+ * descriptor, never pinned: when the process ends for any reason (SIGKILL
+ * included) the kernel closes it and the program detaches. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <linux/ethtool.h>
+#include <linux/sockios.h>
+#include <linux/if_link.h>
+#include <json-c/json.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "common/percpu.h"
+#include "common/xdp_owner.h"
+#include "roce.h"
+#include "sink.skel.h" /* after roce.h: the map layouts */
+#include "traffic/traffic.h"
+#include "common/units.h"
+
+#define PFX "xdpleaf sink: "
+
+struct sink_opts {
+	const char *dev;
+	__u64 duration_ns;
+	__u64 interval_ns;    /* --interval: 0 = no samples while running */
+	bool json, pass, generic;
+};
+
+struct flow {
+	struct xl_sink_key k;
+	struct xl_sink_flow v;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: xdpleaf sink --dev IF [--duration T] [--interval T] [--json] [--pass]\n"
+"                    [--generic]\n\n"
+"Counts received RoCEv2 packets per (source, destination QP, UDP source port)\n"
+"with an XDP program on IF, until --duration or SIGINT/SIGTERM, then detaches\n"
+"and prints packets, bytes, CE marks, reordered, lost and duplicate packets.\n"
+"Prints 'xdpleaf sink: ready ...' to stderr once attached.\n\n"
+"  -d, --dev IF       interface to attach to (in this network namespace)\n"
+"      --duration T   stop after T (e.g. 5s, 500ms; default: until a signal)\n"
+"      --interval T   while running, every T (>= 1ms) print one line of JSON to\n"
+"                     stdout with every QP's cumulative counters (before the\n"
+"                     final report)\n"
+"      --pass         hand RoCEv2 packets to the kernel too (default: drop them\n"
+"                     after counting, as a NIC's RDMA engine consumes them)\n"
+"      --generic      attach in generic (skb) mode instead of native\n"
+"  -j, --json         print JSON\n"
+"  -h, --help         this text\n");
+}
+
+static int parse_opts(int argc, char **argv, struct sink_opts *o)
+{
+	enum { O_DURATION = 256, O_PASS, O_GENERIC, O_INTERVAL };
+	static const struct option lo[] = {
+		{ "dev", required_argument, NULL, 'd' },
+		{ "duration", required_argument, NULL, O_DURATION },
+		{ "interval", required_argument, NULL, O_INTERVAL },
+		{ "pass", no_argument, NULL, O_PASS },
+		{ "generic", no_argument, NULL, O_GENERIC },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	char err[256];
+	int ch;
+
+	*o = (struct sink_opts){ 0 };
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "d:jh", lo, NULL)) != -1) {
+		switch (ch) {
+		case 'd': o->dev = optarg; break;
+		case O_DURATION:
+			if (xl_parse_duration(optarg, 1000000ULL, 366ULL * 86400 * 1000000000ULL,
+					      &o->duration_ns, err, sizeof(err))) {
+				fprintf(stderr, PFX "%s\n", err);
+				return -1;
+			}
+			break;
+		case O_INTERVAL:
+			if (xl_parse_duration(optarg, 1000000ULL, 3600ULL * 1000000000ULL,
+					      &o->interval_ns, err, sizeof(err))) {
+				fprintf(stderr, PFX "--interval: %s\n", err);
+				return -1;
+			}
+			break;
+		case O_PASS: o->pass = true; break;
+		case O_GENERIC: o->generic = true; break;
+		case 'j': o->json = true; break;
+		case 'h': usage(stdout); exit(0);
+		default: usage(stderr); return -1;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, PFX "unexpected argument '%s'\n", argv[optind]);
+		return -1;
+	}
+	if (!o->dev) {
+		fprintf(stderr, PFX "--dev IF is required ('xdpleaf sink --help')\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* Packets lost: PSNs in [lowest, highest] never received. Negative only if
+ * duplicates older than the window were taken for late packets: 0 then. */
+static __u64 flow_lost(const struct xl_sink_flow *v)
+{
+	__u64 distinct = v->packets - v->duplicates;
+
+	return v->span + 1 > distinct ? v->span + 1 - distinct : 0;
+}
+
+static __u32 flow_first_psn(const struct xl_sink_flow *v)
+{
+	return (__u32)(v->highest - v->span) & XL_PSN_MASK;
+}
+
+static double flow_secs(const struct xl_sink_flow *v)
+{
+	return (double)(v->last_ns - v->first_ns) / 1e9;
+}
+
+static int cmp_flow(const void *a, const void *b)
+{
+	const struct flow *x = a, *y = b;
+	int c;
+
+	if (x->k.family != y->k.family)
+		return x->k.family - y->k.family;
+	c = memcmp(x->k.saddr, y->k.saddr, 16);
+	if (c)
+		return c;
+	if (x->k.qp != y->k.qp)
+		return x->k.qp < y->k.qp ? -1 : 1;
+	return (int)x->k.sport - (int)y->k.sport;
+}
+
+static int read_flows(struct sink *skel, struct flow **out, size_t *n)
+{
+	int fd = bpf_map__fd(skel->maps.sink_flows);
+	struct xl_sink_key key, next, *prev = NULL;
+	struct flow *fl = NULL;
+	size_t cap = 0;
+
+	*n = 0;
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (*n == cap) {
+			struct flow *t;
+
+			cap = cap ? cap * 2 : 64;
+			t = realloc(fl, cap * sizeof(*fl));
+			if (!t) {
+				free(fl);
+				return -1;
+			}
+			fl = t;
+		}
+		fl[*n].k = key;
+		if (bpf_map_lookup_elem(fd, &key, &fl[*n].v) == 0)
+			(*n)++;
+	}
+	qsort(fl, *n, sizeof(*fl), cmp_flow);
+	*out = fl;
+	return 0;
+}
+
+/* All zero if the map cannot be read. */
+static void read_stats(struct sink *skel, struct xl_sink_stats *tot)
+{
+	__u32 zero = 0;
+
+	xl_percpu_sum_u64(bpf_map__fd(skel->maps.sink_stats), &zero, sizeof(*tot), tot);
+}
+
+static void addr_str(const struct xl_sink_key *k, char *buf, size_t len)
+{
+	inet_ntop(k->family == 6 ? AF_INET6 : AF_INET, k->saddr, buf, len);
+}
+
+/* A QP's counters that both the summary and the --interval lines show. */
+static json_object *qp_json(const struct flow *f)
+{
+	const struct xl_sink_flow *v = &f->v;
+	json_object *e = json_object_new_object();
+	char src[INET6_ADDRSTRLEN];
+
+	addr_str(&f->k, src, sizeof(src));
+	json_object_object_add(e, "src", json_object_new_string(src));
+	json_object_object_add(e, "qp", json_object_new_int64(f->k.qp));
+	json_object_object_add(e, "sport", json_object_new_int64(f->k.sport));
+	json_object_object_add(e, "packets", json_object_new_int64((int64_t)v->packets));
+	json_object_object_add(e, "bytes", json_object_new_int64((int64_t)v->bytes));
+	json_object_object_add(e, "ce", json_object_new_int64((int64_t)v->ce));
+	json_object_object_add(e, "lost", json_object_new_int64((int64_t)flow_lost(v)));
+	return e;
+}
+
+/* The QPs' counters added up, for the summary's total line. */
+struct totals {
+	__u64 packets, bytes, ce, reordered, lost, duplicates;
+};
+
+static struct totals add_up(const struct flow *fl, size_t n)
+{
+	struct totals t = { 0 };
+
+	for (size_t i = 0; i < n; i++) {
+		const struct xl_sink_flow *v = &fl[i].v;
+
+		t.packets += v->packets;
+		t.bytes += v->bytes;
+		t.ce += v->ce;
+		t.reordered += v->reordered;
+		t.lost += flow_lost(v);
+		t.duplicates += v->duplicates;
+	}
+	return t;
+}
+
+static void print_json(const struct flow *fl, size_t n,
+		       const struct xl_sink_stats *st, double secs)
+{
+	json_object *j = json_object_new_object(), *qs = json_object_new_array();
+	json_object *t = json_object_new_object();
+	struct totals tot = add_up(fl, n);
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct xl_sink_flow *v = &fl[i].v;
+		json_object *e = qp_json(&fl[i]);
+		double s = flow_secs(v);
+
+		json_object_object_add(e, "reordered", json_object_new_int64((int64_t)v->reordered));
+		json_object_object_add(e, "duplicates", json_object_new_int64((int64_t)v->duplicates));
+		json_object_object_add(e, "first_psn", json_object_new_int64(flow_first_psn(v)));
+		json_object_object_add(e, "last_psn", json_object_new_int64(v->highest));
+		json_object_object_add(e, "seconds", json_object_new_double(s));
+		json_object_object_add(e, "pps", json_object_new_double(
+			s > 0 ? (double)(v->packets - 1) / s : 0));
+		json_object_object_add(e, "bps", json_object_new_double(
+			s > 0 ? (double)v->bytes * 8 * (double)(v->packets - 1) /
+				(double)v->packets / s : 0));
+		json_object_array_add(qs, e);
+	}
+	json_object_object_add(j, "qps", qs);
+	json_object_object_add(t, "flows", json_object_new_int64((int64_t)n));
+	json_object_object_add(t, "packets", json_object_new_int64((int64_t)tot.packets));
+	json_object_object_add(t, "bytes", json_object_new_int64((int64_t)tot.bytes));
+	json_object_object_add(t, "ce", json_object_new_int64((int64_t)tot.ce));
+	json_object_object_add(t, "reordered", json_object_new_int64((int64_t)tot.reordered));
+	json_object_object_add(t, "lost", json_object_new_int64((int64_t)tot.lost));
+	json_object_object_add(t, "duplicates", json_object_new_int64((int64_t)tot.duplicates));
+	json_object_object_add(t, "other", json_object_new_int64((int64_t)st->other));
+	json_object_object_add(t, "trunc_bth", json_object_new_int64((int64_t)st->trunc_bth));
+	json_object_object_add(t, "table_full", json_object_new_int64((int64_t)st->table_full));
+	json_object_object_add(t, "malformed", json_object_new_int64((int64_t)st->malformed));
+	json_object_object_add(t, "seconds", json_object_new_double(secs));
+	json_object_object_add(j, "total", t);
+	printf("%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY |
+						      JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(j);
+}
+
+static void print_table(const struct flow *fl, size_t n,
+			const struct xl_sink_stats *st, double secs)
+{
+	struct totals t = add_up(fl, n);
+	char src[INET6_ADDRSTRLEN];
+	size_t i;
+
+	printf("%-26s %-8s %5s %11s %13s %9s %9s %9s %9s %9s %9s\n", "src", "qp",
+	       "sport", "packets", "bytes", "ce", "reordered", "lost", "dup",
+	       "first_psn", "last_psn");
+	for (i = 0; i < n; i++) {
+		const struct xl_sink_flow *v = &fl[i].v;
+
+		addr_str(&fl[i].k, src, sizeof(src));
+		printf("%-26s 0x%06x %5u %11llu %13llu %9llu %9llu %9llu %9llu %9u %9u\n",
+		       src, fl[i].k.qp, fl[i].k.sport, (unsigned long long)v->packets,
+		       (unsigned long long)v->bytes, (unsigned long long)v->ce,
+		       (unsigned long long)v->reordered,
+		       (unsigned long long)flow_lost(v),
+		       (unsigned long long)v->duplicates, flow_first_psn(v), v->highest);
+	}
+	printf("%-26s %-8s %5s %11llu %13llu %9llu %9llu %9llu %9llu\n", "total", "", "",
+	       (unsigned long long)t.packets, (unsigned long long)t.bytes,
+	       (unsigned long long)t.ce, (unsigned long long)t.reordered,
+	       (unsigned long long)t.lost, (unsigned long long)t.duplicates);
+	printf("%zu flows in %.3f s; not RoCEv2 (passed): %llu, truncated BTH "
+	       "(passed): %llu, malformed (passed): %llu, flow table full: %llu\n",
+	       n, secs, (unsigned long long)st->other, (unsigned long long)st->trunc_bth,
+	       (unsigned long long)st->malformed, (unsigned long long)st->table_full);
+}
+
+static __u64 ts_ns(const struct timespec *t)
+{
+	return (__u64)t->tv_sec * 1000000000ULL + (__u64)t->tv_nsec;
+}
+
+/* --interval: one compact JSON line with every flow's cumulative counters,
+ * the time since attach and CLOCK_MONOTONIC (the clock of
+ * bpf_ktime_get_ns(), to line samples up with other BPF state). */
+static int print_sample(struct sink *skel, __u64 t0_ns)
+{
+	json_object *j, *qs;
+	struct timespec now;
+	struct flow *fl = NULL;
+	size_t n = 0, i;
+
+	if (read_flows(skel, &fl, &n))
+		return -1;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	j = json_object_new_object();
+	qs = json_object_new_array();
+	json_object_object_add(j, "t", json_object_new_double(
+		(double)(ts_ns(&now) - t0_ns) / 1e9));
+	json_object_object_add(j, "mono_ns", json_object_new_int64((int64_t)ts_ns(&now)));
+	for (i = 0; i < n; i++)
+		json_object_array_add(qs, qp_json(&fl[i]));
+	json_object_object_add(j, "qps", qs);
+	printf("%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN |
+						      JSON_C_TO_STRING_NOSLASHESCAPE));
+	fflush(stdout);
+	json_object_put(j);
+	free(fl);
+	return 0;
+}
+
+/* --interval: wait for a signal or the end of --duration, printing a sample
+ * every interval on the way (deadlines are absolute, so the samples do not
+ * drift). Returns the signal, or a negative value when the time is up. */
+static int wait_sampling(struct sink *skel, const struct sink_opts *o,
+			 const sigset_t *sigs, const struct timespec *t0)
+{
+	__u64 start = ts_ns(t0), next = start + o->interval_ns;
+	__u64 end = o->duration_ns ? start + o->duration_ns : 0, now, until;
+	struct timespec ts, cur;
+	int sig;
+
+	for (;;) {
+		clock_gettime(CLOCK_MONOTONIC, &cur);
+		now = ts_ns(&cur);
+		if (end && now >= end)
+			return -1;
+		if (now >= next) {
+			if (print_sample(skel, start))
+				fprintf(stderr, PFX "reading the flow table: %s\n",
+					strerror(errno));
+			while (next <= now)
+				next += o->interval_ns;
+			continue;
+		}
+		until = end && end < next ? end : next;
+		ts.tv_sec = (time_t)((until - now) / 1000000000ULL);
+		ts.tv_nsec = (long)((until - now) % 1000000000ULL);
+		sig = sigtimedwait(sigs, NULL, &ts);
+		if (sig > 0)
+			return sig;
+	}
+}
+
+/* Receive queues the device uses now (ethtool channels), 0 if unknown. */
+static __u32 rx_queues_in_use(const char *dev)
+{
+	struct ethtool_channels ch = { .cmd = ETHTOOL_GCHANNELS };
+	struct ifreq ifr = { 0 };
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	__u32 n = 0;
+
+	if (fd < 0)
+		return 0;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", dev);
+	ifr.ifr_data = (void *)&ch;
+	if (ioctl(fd, SIOCETHTOOL, &ifr) == 0)
+		n = ch.rx_count + ch.combined_count;
+	close(fd);
+	return n;
+}
+
+int xl_sink_main(int argc, char **argv)
+{
+	struct sink_opts o;
+	__u32 rxq;
+	struct sink *skel = NULL;
+	struct xl_sink_stats st;
+	struct flow *fl = NULL;
+	struct timespec t0, t1, ts;
+	sigset_t sigs, old;
+	size_t n = 0;
+	__u32 ifindex;
+	int link = -1, err, sig, ret = 1;
+	LIBBPF_OPTS(bpf_link_create_opts, lopts);
+
+	if (parse_opts(argc, argv, &o))
+		return 2;
+	if (!xl_traffic_privileged()) {
+		fprintf(stderr, PFX "needs root, or CAP_BPF and CAP_NET_ADMIN "
+			"(try: sudo xdpleaf sink ...)\n");
+		return 1;
+	}
+	ifindex = if_nametoindex(o.dev);
+	if (!ifindex) {
+		fprintf(stderr, PFX "no interface '%s' in this network namespace\n", o.dev);
+		return 1;
+	}
+	rxq = rx_queues_in_use(o.dev);
+	if (rxq > 1)
+		fprintf(stderr, PFX "warning: %s has %u rx queues; per-QP state is "
+			"not locked, so a QP whose packets arrive on several CPUs at "
+			"once may be miscounted\n", o.dev, rxq);
+	skel = sink__open();
+	if (!skel) {
+		fprintf(stderr, PFX "opening the BPF program: %s\n", strerror(errno));
+		return 1;
+	}
+	skel->rodata->pass_roce = o.pass;
+	err = sink__load(skel);
+	if (err) {
+		fprintf(stderr, PFX "loading the BPF program: %s\n", strerror(-err));
+		goto out;
+	}
+	/* Block the signals that stop us before attaching, so none is lost
+	 * between attach and wait; sigtimedwait takes them synchronously. */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGHUP);
+	sigprocmask(SIG_BLOCK, &sigs, &old);
+	lopts.flags = o.generic ? XDP_FLAGS_SKB_MODE : XDP_FLAGS_DRV_MODE;
+	link = bpf_link_create(bpf_program__fd(skel->progs.xdpleaf_sink), (int)ifindex,
+			       BPF_XDP, &lopts);
+	if (link < 0) {
+		err = errno;
+		if (err == EBUSY || err == EEXIST) {
+			fprintf(stderr, PFX "%s already has an XDP program\n", o.dev);
+			xl_explain_xdp_busy(PFX, o.dev, ifindex);
+		}
+		else if (err == EOPNOTSUPP && !o.generic)
+			fprintf(stderr, PFX "%s has no native XDP; try --generic\n", o.dev);
+		else
+			fprintf(stderr, PFX "attaching to %s: %s\n", o.dev, strerror(err));
+		goto out_sig;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	fprintf(stderr, PFX "ready on %s (%s mode, RoCEv2 packets %s)\n", o.dev,
+		o.generic ? "generic" : "native", o.pass ? "passed" : "dropped");
+	fflush(stderr);
+	if (o.interval_ns) {
+		sig = wait_sampling(skel, &o, &sigs, &t0);
+	} else if (o.duration_ns) {
+		ts.tv_sec = (time_t)(o.duration_ns / 1000000000ULL);
+		ts.tv_nsec = (long)(o.duration_ns % 1000000000ULL);
+		do
+			sig = sigtimedwait(&sigs, NULL, &ts);
+		while (sig < 0 && errno == EINTR);
+	} else {
+		do
+			sig = sigwaitinfo(&sigs, NULL);
+		while (sig < 0 && errno == EINTR);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	close(link); /* detaches: the link is not pinned */
+	link = -1;
+	if (read_flows(skel, &fl, &n)) {
+		fprintf(stderr, PFX "reading the flow table: %s\n", strerror(errno));
+		goto out_sig;
+	}
+	read_stats(skel, &st);
+	{
+		double secs = (double)(t1.tv_sec - t0.tv_sec) +
+			      (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+
+		if (o.json)
+			print_json(fl, n, &st, secs);
+		else
+			print_table(fl, n, &st, secs);
+	}
+	ret = 0;
+out_sig:
+	if (link >= 0)
+		close(link);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+out:
+	free(fl);
+	sink__destroy(skel);
+	return ret;
+}
