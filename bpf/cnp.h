@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /* The builder that turns a copy of a CE-marked RoCEv2 data packet into its
- * CNP at tc (xl_cnp_build), as ../shared/dcqcn.md and IBTA Annex A17.9.3
+ * CNP at tc (xl_cnp_build), as docs/dcqcn-spec.md and IBTA Annex A17.9.3
  * specify; the packet was parsed by bpf/tc_parse.h.
  *
  * The CNP, from the data packet D:

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /* DCQCN's reaction point (the sender's rate state machine), both variants
- * exactly as ../shared/dcqcn.md specifies them, as pure C over integers:
+ * exactly as docs/dcqcn-spec.md specifies them, as pure C over integers:
  * the BPF program, the unit tests and `xdpleaf sim dcqcn` run this code.
  *
  * Timers are evaluated lazily: before an event at time t, every timer due
@@ -65,7 +65,7 @@ struct xl_dcqcn_state {
 	__u32 pad;
 };
 
-/* Defaults of ../shared/dcqcn.md for line rate c. */
+/* Defaults of docs/dcqcn-spec.md for line rate c. */
 static inline void xl_dcqcn_defaults(struct xl_dcqcn_params *p, __u32 variant,
 				     __u64 c)
 {

@@ -41,7 +41,7 @@ struct xl_wred {
 	__u32 flags;     /* XL_CLASS_* */
 };
 
-/* The paper's profile (../shared/dcqcn.md): Kmin 5 KB, Kmax 200 KB,
+/* The paper's profile (docs/dcqcn-spec.md): Kmin 5 KB, Kmax 200 KB,
  * Pmax 1 % (rounded to 2^-32 units). */
 #define XL_WRED_PAPER_KMIN (5 * 1024)
 #define XL_WRED_PAPER_KMAX (200 * 1024)
@@ -51,7 +51,7 @@ struct xl_wred {
 #define XL_CLASS_NO_DROP (1U << 1) /* never tail-dropped (CNPs) */
 
 /* Probability (2^-32 units, XL_PROB_ONE = certain) of marking a packet that
- * finds q bytes queued, per ../shared/dcqcn.md:
+ * finds q bytes queued, per docs/dcqcn-spec.md:
  *   q <= Kmin: 0;  Kmin < q <= Kmax: Pmax (q - Kmin) / (Kmax - Kmin);
  *   q > Kmax: 1. */
 static inline __u64 xl_wred_prob(__u64 q, const struct xl_wred *w)

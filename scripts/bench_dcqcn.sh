@@ -7,7 +7,7 @@
 #
 #   off     no RP on the senders: gen sends at its cap C (the NP still
 #           answers marks with CNPs, which nobody acts on)
-#   paper   RP variant paper (defaults of ../shared/dcqcn.md)
+#   paper   RP variant paper (defaults of docs/dcqcn-spec.md)
 #   nvidia  RP variant nvidia (defaults)
 #
 # and prints one table (scripts/bench/dcqcn_report.py) of delivered rate,

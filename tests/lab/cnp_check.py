@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # Decode RoCEv2 CNPs from a pcap with scapy (scapy.contrib.roce) and check
-# every field against IBTA Annex A17.9.3 and ../shared/dcqcn.md,
+# every field against IBTA Annex A17.9.3 and docs/dcqcn-spec.md,
 # independently of xdpleaf's C code (bpf/cnp.h builds them).
 #
 # Usage: cnp_check.py [--expect-bad] FILE.pcap EXPECT [EXPECT ...]

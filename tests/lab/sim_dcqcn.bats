@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # `xdpleaf sim dcqcn` replays a trace through the DCQCN reaction point
-# (include/dcqcn.h) as ../shared/dcqcn.md specifies: output header and
+# (include/dcqcn.h) as docs/dcqcn-spec.md specifies: output header and
 # first row, the paper cut and its recovery, the nvidia first cut, pace
 # semantics, the paper's default B (10^7 bytes), --set, trace errors,
 # --help. Needs only build/xdpleaf.
