@@ -139,13 +139,27 @@ static inline __u64 xl_min64(__u64 a, __u64 b) { return a < b ? a : b; }
 
 /* ---- variant paper ------------------------------------------------------ */
 
+/* The paper variant's Rt has no cap (docs/dcqcn-spec.md): in hyper
+ * increase it grows with the square of the increase timer's expiries, and
+ * a flow that sees no CNP for about 48 s at 100 Gbit/s (default
+ * parameters) would wrap 64 bits and fall from C. Rt and the increments
+ * saturate at XL_DCQCN_RT_MAX instead: 2^62 bit/s, past any link, and
+ * Rc/2 + Rt/2 cannot overflow. Below it nothing changes. */
+#define XL_DCQCN_RT_MAX (1ULL << 62)
+
+static inline __u64 xl_rt_add(__u64 rt, __u64 inc)
+{
+	return rt >= XL_DCQCN_RT_MAX || inc >= XL_DCQCN_RT_MAX - rt ?
+		       XL_DCQCN_RT_MAX : rt + inc;
+}
+
 static inline void paper_adjust(struct xl_dcqcn_state *s,
 				const struct xl_dcqcn_params *p, __u64 inc)
 {
 	if ((s->b_cnt == 1 || s->t_cnt == 1) && s->rt > 10 * s->rc)
 		s->rt = s->rt / 8;
 	else
-		s->rt += inc;
+		s->rt = xl_rt_add(s->rt, inc);
 	s->rc = s->rc / 2 + s->rt / 2;
 	s->rc = xl_min64(s->rc, p->line_rate);
 }
@@ -168,10 +182,13 @@ static inline void paper_hyper(struct xl_dcqcn_state *s,
 			       const struct xl_dcqcn_params *p)
 {
 	__u32 m = s->b_cnt < s->t_cnt ? s->b_cnt : s->t_cnt;
-
 	/* both counters are >= F in this phase; guard anyway */
+	__u64 k = m >= p->f ? m - p->f + 1 : 1;
+
 	s->phase = XL_PHASE_HAI;
-	paper_adjust(s, p, p->r_hai * (m >= p->f ? m - p->f + 1 : 1));
+
+	paper_adjust(s, p, p->r_hai > XL_DCQCN_RT_MAX / k ? XL_DCQCN_RT_MAX :
+							  p->r_hai * k);
 }
 
 static inline void paper_select(struct xl_dcqcn_state *s,

@@ -698,6 +698,31 @@ static void paper_adjust_rule(void **st)
 }
 
 /* The α timer only runs K after the last CNP: a CNP restarts it. */
+/* The paper variant's Rt has no cap and, in hyper increase, grows with
+ * the square of the byte counter's events: a flow cut once and then
+ * sending at C for two minutes (a B event per 0.8 ms, 2.2 million timer
+ * expiries) must keep Rc at C and Rt growing or saturated, never wrapped
+ * (it wrapped after about 90 s). */
+static void paper_rt_saturates(void **st)
+{
+	struct xl_dcqcn_params p;
+	struct xl_dcqcn_state s;
+	__u64 prev_rt, t;
+
+	(void)st;
+	start(&s, &p, XL_DCQCN_PAPER);
+	cnp_at(&s, &p, 1000);
+	prev_rt = s.rt;
+	for (t = 1000; t <= 120000000000ULL; t += 1000000) {
+		at_one_by_one(&s, &p, t);
+		xl_dcqcn_sent(&s, &p, s.rc / 8 / 1000); /* a ms at Rc */
+		assert_true(s.rt >= prev_rt);
+		prev_rt = s.rt;
+	}
+	assert_int_equal(s.rt, XL_DCQCN_RT_MAX);
+	assert_int_equal(s.rc, G100);
+}
+
 static void paper_alpha_timer_restart(void **st)
 {
 	struct xl_dcqcn_params p;
@@ -1567,6 +1592,7 @@ int main(void)
 		cmocka_unit_test(paper_timer_periods),
 		cmocka_unit_test(paper_adjust_rule),
 		cmocka_unit_test(paper_alpha_timer_restart),
+		cmocka_unit_test(paper_rt_saturates),
 		cmocka_unit_test(nvidia_first_cnp),
 		cmocka_unit_test(nvidia_alpha_window),
 		cmocka_unit_test(nvidia_sampler_and_increase),
