@@ -19,7 +19,7 @@
 #include "leaf/show.h"
 #include "host/show.h"
 #include "leaf/flows.h"
-#include "sim.h"
+#include "sim/sim.h"
 #include "traffic/traffic.h"
 #include "common/version.h"
 #include "leaf/watcher.h"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-/* Unit tests for `xdpleaf sim flowlet` (user/sim_flowlet.c): the uplink
+/* Unit tests for `xdpleaf sim flowlet` (user/sim/flowlet.c): the uplink
  * choice of include/lb.h over the balance benchmark's NCCL-like on/off
  * flows, in synthetic time. The shares asked for are the issue's targets
  * (within 5 % of the capacity proportions, max/mean <= 1.05); the model's
@@ -17,7 +17,7 @@
 #include <unistd.h>
 #include <linux/types.h>
 
-#include "sim.h"
+#include "sim/sim.h"
 
 static double share(const struct xl_lb_sim *s, int i)
 {

@@ -18,7 +18,7 @@
 #include "common/config.h"
 #include "lb.h"
 #include "common/rng.h"
-#include "sim.h"
+#include "sim/sim.h"
 #include "common/units.h"
 
 #define STEP_NS XL_RATE_SAMPLE_NS

@@ -9,7 +9,7 @@
 #include <string.h>
 #include "common/config.h"
 #include "common/rng.h"
-#include "sim.h"
+#include "sim/sim.h"
 #include "common/units.h"
 #include "xdpleaf.h"
 

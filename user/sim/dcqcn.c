@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "sim.h"
+#include "sim/sim.h"
 #include "common/units.h"
 #include "xdpleaf.h"
 #include "dcqcn.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 #include <stdio.h>
 #include <string.h>
-#include "sim.h"
+#include "sim/sim.h"
 
 static const struct {
 	const char *name;

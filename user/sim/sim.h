@@ -13,7 +13,7 @@ int xl_sim_dcqcn(int argc, char **argv);
 int xl_sim_flowlet(int argc, char **argv);
 int xl_sim_main(int argc, char **argv);
 
-/* `xdpleaf sim flowlet` (user/sim_flowlet.c): on/off flows over a group of
+/* `xdpleaf sim flowlet` (user/sim/flowlet.c): on/off flows over a group of
  * n members, in synthetic time. */
 struct xl_lb_sim {
 	/* in */
