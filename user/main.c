@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include "common/config.h"
+#include "common/config_keys.h"
 #include "leaf/loader.h"
 #include "host/loader.h"
 #include "common/attach.h"
@@ -100,6 +101,13 @@ static int cmd_check(const struct opts *o)
 	return 0;
 }
 
+static int cmd_keys(const struct opts *o)
+{
+	(void)o;
+	xl_keys_print(stdout);
+	return 0;
+}
+
 static int cmd_unload(const struct opts *o)
 {
 	if (need_privileges())
@@ -135,6 +143,11 @@ static const struct command commands[] = {
 	{ "check", cmd_check, "--config FILE",
 	  "validate FILE (and that its interfaces exist) without loading",
 	  .needs_config = true },
+	{ "keys", cmd_keys, "",
+	  "every configuration key by section: its default and values",
+	  .notes = "One markdown row per key, as docs/config.md's tables have them (a test\n"
+		   "checks the docs against it): key, default (for [dcqcn] the paper and the\n"
+		   "nvidia variant's), values." },
 	{ "status", NULL, "[--instance NAME] [--json]",
 	  "whether the instance is loaded, attached ports, watcher",
 	  .has_json = true, .netns_bound = true,

@@ -169,12 +169,12 @@ first_row_where() {
 	[[ -n $row ]]
 }
 
-@test "sim dcqcn: --set clamp=0 keeps Rt, min_rate floors the cut" {
+@test "sim dcqcn: --set clamp=no keeps Rt, min_rate floors the cut" {
 	local t
 	t=$(trace two_cnps 1000,cnp 2000,cnp 3000,end)
 	dcqcn "$t" --variant paper
 	[[ ${lines[3]} == 2000,25000000000,50000000000,1.0000000000 ]]
-	dcqcn "$t" --variant paper --set clamp=0
+	dcqcn "$t" --variant paper --set clamp=no
 	[[ ${lines[3]} == "2000,25000000000,$C,1.0000000000" ]]
 	dcqcn "$t" --variant paper --set min_rate=60G
 	[[ ${lines[2]} == "1000,60000000000,$C,1.0000000000" ]]

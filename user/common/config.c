@@ -24,116 +24,14 @@
 #include <string.h>
 
 #include "common/config.h"
+#include "common/config_keys.h"
 #include "common/names.h"
 #include "common/units.h"
 
-enum sect { S_NONE, S_XDPLEAF, S_PORT, S_GROUP, S_ROUTE, S_CLASS, S_DCQCN };
-static const char *const sect_names[] = { "", "xdpleaf", "port", "group", "route", "class",
-					   "dcqcn" };
-
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
-
-/* Every key and its section; the enum also indexes ctx.key_line, which
- * finds duplicates. */
-enum key {
-	K_MODE, K_MALFORMED, K_XDP_MODE, K_FLOW_TABLE_SIZE,
-	K_ROLE, K_PGROUP, K_NH4, K_NH6, K_RATE, K_GAMMA, K_BUFFER, K_OVERFLOW,
-	K_LB_MODE, K_FLOWLET_TIMEOUT, K_PATH_SKEW, K_SPRAY_REORDER,
-	K_RPORT, K_RGROUP,
-	K_DSCP, K_KMIN, K_KMAX, K_PMAX, K_MARK, K_DROP,
-	K_VARIANT, K_NP, K_RP, K_CNP_INTERVAL, K_CNP_SCOPE, K_CNP_DSCP,
-	K_G, K_ALPHA_FIRST, K_K, K_T, K_T_DEC, K_B, K_F, K_CLAMP,
-	K_R_AI, K_R_HAI, K_MIN_RATE,
-	K_COUNT
-};
-static const struct { enum sect sect; const char *name; } keys[K_COUNT] = {
-	[K_MODE] = { S_XDPLEAF, "mode" },
-	[K_MALFORMED] = { S_XDPLEAF, "malformed" },
-	[K_XDP_MODE] = { S_XDPLEAF, "xdp_mode" },
-	[K_FLOW_TABLE_SIZE] = { S_XDPLEAF, "flow_table_size" },
-	[K_ROLE] = { S_PORT, "role" },
-	[K_PGROUP] = { S_PORT, "group" },
-	[K_NH4] = { S_PORT, "nexthop4" },
-	[K_NH6] = { S_PORT, "nexthop6" },
-	[K_RATE] = { S_PORT, "rate" },
-	[K_GAMMA] = { S_PORT, "gamma" },
-	[K_BUFFER] = { S_PORT, "buffer" },
-	[K_OVERFLOW] = { S_PORT, "overflow" },
-	[K_LB_MODE] = { S_GROUP, "lb_mode" },
-	[K_FLOWLET_TIMEOUT] = { S_GROUP, "flowlet_timeout" },
-	[K_PATH_SKEW] = { S_GROUP, "path_skew" },
-	[K_SPRAY_REORDER] = { S_GROUP, "spray_reorder" },
-	[K_RPORT] = { S_ROUTE, "port" },
-	[K_RGROUP] = { S_ROUTE, "group" },
-	[K_DSCP] = { S_CLASS, "dscp" },
-	[K_KMIN] = { S_CLASS, "kmin" },
-	[K_KMAX] = { S_CLASS, "kmax" },
-	[K_PMAX] = { S_CLASS, "pmax" },
-	[K_MARK] = { S_CLASS, "mark" },
-	[K_DROP] = { S_CLASS, "drop" },
-	[K_VARIANT] = { S_DCQCN, "variant" },
-	[K_NP] = { S_DCQCN, "np" },
-	[K_RP] = { S_DCQCN, "rp" },
-	[K_CNP_INTERVAL] = { S_DCQCN, "cnp_interval" },
-	[K_CNP_SCOPE] = { S_DCQCN, "cnp_scope" },
-	[K_CNP_DSCP] = { S_DCQCN, "cnp_dscp" },
-	[K_G] = { S_DCQCN, "g" },
-	[K_ALPHA_FIRST] = { S_DCQCN, "alpha_first" },
-	[K_K] = { S_DCQCN, "k" },
-	[K_T] = { S_DCQCN, "t" },
-	[K_T_DEC] = { S_DCQCN, "t_dec" },
-	[K_B] = { S_DCQCN, "b" },
-	[K_F] = { S_DCQCN, "f" },
-	[K_CLAMP] = { S_DCQCN, "clamp" },
-	[K_R_AI] = { S_DCQCN, "r_ai" },
-	[K_R_HAI] = { S_DCQCN, "r_hai" },
-	[K_MIN_RATE] = { S_DCQCN, "min_rate" },
-};
-
-/* Leaf-only keys of a section both modes have: in host mode they are
- * "not used in host mode" (role = uplink too, checked with its value). */
-static bool leaf_only(enum key k)
-{
-	return k == K_PGROUP || k == K_NH4 || k == K_NH6 || k == K_GAMMA || k == K_BUFFER ||
-	       k == K_OVERFLOW;
-}
-
-/* [dcqcn] words, indexed by enum xl_dcqcn_variant and enum xl_cnp_scope. */
-static const char *const variants[] = {
-	[XL_DCQCN_PAPER] = "paper",
-	[XL_DCQCN_NVIDIA] = "nvidia",
-};
-static const char *const cnp_scopes[] = {
-	[XL_CNP_PER_QP] = "qp",
-	[XL_CNP_PER_PORT] = "port",
-};
-
-/* [dcqcn] keys that one variant has and the other does not. */
-static const enum key paper_only[] = { K_B, K_CLAMP },
-	nvidia_only[] = { K_ALPHA_FIRST, K_T_DEC };
 
 /* Host mode: at most this many [port] sections (a GPU host's RoCE NICs). */
 #define HOST_MAX_PORTS 4
-#define CNP_INTERVAL_MIN 1000ULL       /* 1us */
-#define CNP_INTERVAL_MAX 1000000000ULL /* 1s */
-#define DCQCN_TIMER_MIN 1ULL           /* k, t_dec: 1ns.. */
-#define DCQCN_T_MIN 2ULL               /* t: 2ns.. (the hyper period T/2 > 0) */
-#define DCQCN_TIMER_MAX 1000000000ULL  /* ..1s */
-#define DCQCN_F_MAX 1000
-_Static_assert(XL_CNP_INTERVAL_DEFAULT_NS >= CNP_INTERVAL_MIN &&
-	       XL_CNP_INTERVAL_DEFAULT_NS <= CNP_INTERVAL_MAX,
-	       "default CNP interval out of the config's range");
-_Static_assert(XL_CNP_DSCP_DEFAULT <= 63, "default CNP DSCP is not a DSCP");
-
-/* lb_mode words, indexed by enum xl_lb_mode. */
-static const char *const lb_modes[] = {
-	[XL_LB_HASH] = "hash",
-	[XL_LB_FLOWLET] = "flowlet",
-	[XL_LB_FLOWLET_RANDOM] = "flowlet-random",
-	[XL_LB_SPRAY] = "spray",
-};
-_Static_assert(sizeof(lb_modes) / sizeof(lb_modes[0]) == XL_LB_MODES,
-	       "a new xl_lb_mode needs its word in lb_modes");
 
 /* Modes that weigh members by capacity (port rate): all members have a
  * rate or none has. */
@@ -155,18 +53,10 @@ static bool lb_moves_safely(const struct xl_cfg_group *g)
 	       (g->lb_mode == XL_LB_SPRAY && g->spray_reorder == XL_SPRAY_SAFE);
 }
 
-#define FLOWLET_TIMEOUT_MIN 1000ULL       /* 1us */
-#define FLOWLET_TIMEOUT_MAX 1000000000ULL /* 1s */
-#define PATH_SKEW_MAX 1000000000ULL       /* 1s: the rule adds it in 32 bits */
-#define FLOW_TABLE_MIN 1024U
-#define FLOW_TABLE_MAX (4U << 20)
-_Static_assert(XL_DEFAULT_FLOWLET_TIMEOUT_NS >= FLOWLET_TIMEOUT_MIN &&
-	       XL_DEFAULT_FLOWLET_TIMEOUT_NS <= FLOWLET_TIMEOUT_MAX,
-	       "default flowlet timeout out of the config's range");
-_Static_assert(XL_DEFAULT_PATH_SKEW_NS <= PATH_SKEW_MAX,
-	       "default path skew out of the config's range");
-_Static_assert(XL_FLOW_TABLE_SIZE >= FLOW_TABLE_MIN && XL_FLOW_TABLE_SIZE <= FLOW_TABLE_MAX,
-	       "default flow table size out of the config's range");
+static const char *variant_name(__u32 v)
+{
+	return xl_keys[K_VARIANT].choices[v ? XL_DCQCN_NVIDIA : XL_DCQCN_PAPER];
+}
 
 /* Built-in classes (docs/config.md): ids, and the paper's marking profile
  * (include/ecn.h). */
@@ -188,7 +78,7 @@ struct ctx {
 	char *err;
 	size_t errlen;
 	bool failed;
-	enum sect sect;            /* section being read */
+	enum xl_sect sect;         /* section being read */
 	int sect_line;
 	int key_line[K_COUNT];     /* where each key was set in this section */
 	int xdpleaf_line;
@@ -376,9 +266,9 @@ static void set_class(struct xl_cfg_class *k, const char *name, __u32 flags)
 
 /* Of the keys ks set in this section, the first in the file; K_COUNT if
  * none is set. */
-static enum key first_key(const struct ctx *c, const enum key *ks, size_t n)
+static enum xl_key_id first_key(const struct ctx *c, const enum xl_key_id *ks, size_t n)
 {
-	enum key first = K_COUNT;
+	enum xl_key_id first = K_COUNT;
 
 	for (size_t i = 0; i < n; i++)
 		if (c->key_line[ks[i]] && (first == K_COUNT ||
@@ -408,33 +298,26 @@ static bool close_dcqcn(struct ctx *c)
 	const struct xl_host_cfg *e = &c->dc;
 	struct xl_host_cfg *h = &c->cfg->host;
 	__u32 v = c->key_line[K_VARIANT] ? e->rp.variant : XL_DCQCN_PAPER;
-	enum key bad = v == XL_DCQCN_NVIDIA ? first_key(c, paper_only, ARRAY_LEN(paper_only))
-					     : first_key(c, nvidia_only, ARRAY_LEN(nvidia_only));
+	unsigned int other = v == XL_DCQCN_NVIDIA ? KF_PAPER_ONLY : KF_NVIDIA_ONLY;
+	int k, bad = K_COUNT;
 
+	for (k = 0; k < K_COUNT; k++)
+		if (xl_keys[k].flags & other && c->key_line[k] &&
+		    (bad == K_COUNT || c->key_line[k] < c->key_line[bad]))
+			bad = k;
 	if (bad != K_COUNT)
 		return fail(c, c->key_line[bad],
 			    "%s is not used by the %s variant%s (remove %s, or set variant = %s)",
-			    keys[bad].name, variants[v], c->key_line[K_VARIANT] ? "" : ", the default",
-			    keys[bad].name, variants[!v]);
+			    xl_keys[bad].name, variant_name(v),
+			    c->key_line[K_VARIANT] ? "" : ", the default", xl_keys[bad].name,
+			    variant_name(!v));
 	host_defaults(h, v);
-#define TAKE(k, field) do { if (c->key_line[k]) h->field = e->field; } while (0)
-	TAKE(K_NP, np_enabled);
-	TAKE(K_RP, rp_enabled);
-	TAKE(K_CNP_INTERVAL, cnp_interval_ns);
-	TAKE(K_CNP_SCOPE, cnp_scope);
-	TAKE(K_CNP_DSCP, cnp_dscp);
-	TAKE(K_G, rp.g);
-	TAKE(K_ALPHA_FIRST, rp.alpha_first);
-	TAKE(K_K, rp.k_ns);
-	TAKE(K_T, rp.t_ns);
-	TAKE(K_T_DEC, rp.t_dec_ns);
-	TAKE(K_B, rp.b_bytes);
-	TAKE(K_F, rp.f);
-	TAKE(K_CLAMP, rp.clamp);
-	TAKE(K_R_AI, rp.r_ai);
-	TAKE(K_R_HAI, rp.r_hai);
-	TAKE(K_MIN_RATE, rp.min_rate);
-#undef TAKE
+	/* each key set: its field (the table knows where and how wide) */
+	for (k = 0; k < K_COUNT; k++) {
+		const struct xl_key_def *kd = &xl_keys[k];
+		if (kd->sect == S_DCQCN && c->key_line[k])
+			memcpy((char *)h + kd->off, (const char *)e + kd->off, xl_key_size(kd));
+	}
 	c->rp_line = c->key_line[K_RP];
 	c->min_rate_line = c->key_line[K_MIN_RATE];
 	return true;
@@ -443,11 +326,11 @@ static bool close_dcqcn(struct ctx *c)
 /* Checks that need the whole section (keys come in any order). */
 static bool close_section(struct ctx *c)
 {
-	static const enum key uplink_only[] = { K_PGROUP, K_NH4, K_NH6 },
+	static const enum xl_key_id uplink_only[] = { K_PGROUP, K_NH4, K_NH6 },
 		needs_rate[] = { K_GAMMA, K_BUFFER, K_OVERFLOW };
 	struct xl_config *cfg = c->cfg;
 	struct xl_cfg_port *p;
-	enum key bad;
+	enum xl_key_id bad;
 
 	if (c->failed)
 		return false;
@@ -462,12 +345,12 @@ static bool close_section(struct ctx *c)
 		if (p->role == XL_ROLE_DOWNLINK && bad != K_COUNT)
 			return fail(c, c->key_line[bad],
 				    "%s is only allowed on uplinks (port %s is a downlink)",
-				    keys[bad].name, p->ifname);
+				    xl_keys[bad].name, p->ifname);
 		bad = first_key(c, needs_rate, ARRAY_LEN(needs_rate));
 		if (!p->rate_bps && bad != K_COUNT)
 			return fail(c, c->key_line[bad],
 				    "%s has no effect without rate (port %s has no rate: set one, or remove %s)",
-				    keys[bad].name, p->ifname, keys[bad].name);
+				    xl_keys[bad].name, p->ifname, xl_keys[bad].name);
 		p->buffer_default = !c->key_line[K_BUFFER];
 		if (p->buffer_default)
 			p->buffer_bytes = xl_default_buffer(p->rate_bps);
@@ -493,13 +376,13 @@ static bool close_section(struct ctx *c)
 			return fail(c, c->key_line[K_FLOWLET_TIMEOUT],
 				    "flowlet_timeout has no effect with lb_mode %s%s (group %s: set "
 				    "lb_mode = flowlet or flowlet-random, or remove flowlet_timeout)",
-				    lb_modes[g->lb_mode],
+				    xl_lb_mode_names[g->lb_mode],
 				    c->key_line[K_LB_MODE] ? "" : ", the default", g->name);
 		if (c->key_line[K_SPRAY_REORDER] && g->lb_mode != XL_LB_SPRAY)
 			return fail(c, c->key_line[K_SPRAY_REORDER],
 				    "spray_reorder has no effect with lb_mode %s%s (group %s: set "
 				    "lb_mode = spray, or remove spray_reorder)",
-				    lb_modes[g->lb_mode],
+				    xl_lb_mode_names[g->lb_mode],
 				    c->key_line[K_LB_MODE] ? "" : ", the default", g->name);
 		if (c->key_line[K_PATH_SKEW] && g->lb_mode == XL_LB_SPRAY && !lb_moves_safely(g))
 			return fail(c, c->key_line[K_PATH_SKEW],
@@ -510,7 +393,7 @@ static bool close_section(struct ctx *c)
 			return fail(c, c->key_line[K_PATH_SKEW],
 				    "path_skew has no effect with lb_mode %s%s (group %s: set "
 				    "lb_mode = flowlet, flowlet-random or spray, or remove path_skew)",
-				    lb_modes[g->lb_mode],
+				    xl_lb_mode_names[g->lb_mode],
 				    c->key_line[K_LB_MODE] ? "" : ", the default", g->name);
 	}
 	if (c->sect == S_ROUTE && !cfg->routes[cfg->n_routes - 1].kind)
@@ -756,129 +639,6 @@ static char *read_line(char *str, int num, void *stream)
 	return str;
 }
 
-/* Matches value against names; *out = its index. */
-static bool parse_choice(struct ctx *c, enum key k, const char *value,
-			 const char *const *names, int n, __u32 *out)
-{
-	char list[128] = "";
-	int i;
-
-	for (i = 0; i < n; i++) {
-		if (!strcmp(value, names[i])) {
-			*out = i;
-			return true;
-		}
-		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
-			 i ? ", " : "", names[i]);
-	}
-	return fail(c, c->line, "invalid %s '%s' (allowed: %s)", keys[k].name, value, list);
-}
-
-static bool parse_nexthop(struct ctx *c, enum key k, const char *value, __u8 *addr)
-{
-	int fam = k == K_NH4 ? AF_INET : AF_INET6, other = k == K_NH4 ? AF_INET6 : AF_INET;
-	__u8 tmp[16];
-
-	if (inet_pton(fam, value, addr) == 1)
-		return true;
-	if (inet_pton(other, value, tmp) == 1)
-		return fail(c, c->line, "%s '%s' is an %s address; use %s", keys[k].name, value,
-			    other == AF_INET ? "IPv4" : "IPv6", k == K_NH4 ? "nexthop6" : "nexthop4");
-	return fail(c, c->line, "invalid %s address '%s' for %s",
-		    fam == AF_INET ? "IPv4" : "IPv6", value, keys[k].name);
-}
-
-/* The value parsers live in units.c, shared with the command line; these
- * put their message at the current line. */
-static bool unit_result(struct ctx *c, int ret, const char *msg)
-{
-	return ret ? fail(c, c->line, "%s", msg) : true;
-}
-
-static bool parse_rate(struct ctx *c, const char *v, __u64 *out)
-{
-	char msg[XL_ERR_MAX];
-
-	return unit_result(c, xl_parse_rate(v, out, msg, sizeof(msg)), msg);
-}
-
-static bool parse_gamma(struct ctx *c, const char *v, __u32 *out)
-{
-	char msg[XL_ERR_MAX];
-
-	return unit_result(c, xl_parse_gamma(v, out, msg, sizeof(msg)), msg);
-}
-
-static bool parse_bytes(struct ctx *c, enum key k, const char *v, __u32 lo,
-			const char *lo_str, __u32 *out)
-{
-	char msg[XL_ERR_MAX];
-
-	return unit_result(c, xl_parse_bytes(keys[k].name, v, lo, lo_str, out,
-					     msg, sizeof(msg)), msg);
-}
-
-static bool parse_dcqcn_b(struct ctx *c, const char *v, __u32 *out)
-{
-	char msg[XL_ERR_MAX];
-
-	return unit_result(c, xl_parse_dcqcn_b(v, out, msg, sizeof(msg)), msg);
-}
-
-static bool parse_pmax(struct ctx *c, const char *v, __u32 *out)
-{
-	char msg[XL_ERR_MAX];
-
-	return unit_result(c, xl_parse_pmax(v, out, msg, sizeof(msg)), msg);
-}
-
-/* [dcqcn]'s rates: the key first, as several take a rate. */
-static bool parse_key_rate(struct ctx *c, enum key k, const char *v, __u64 *out)
-{
-	char msg[XL_ERR_MAX];
-
-	if (!xl_parse_rate(v, out, msg, sizeof(msg)))
-		return true;
-	return fail(c, c->line, "%s: %s", keys[k].name, msg);
-}
-
-static bool parse_uint(struct ctx *c, enum key k, const char *v, __u32 lo, __u32 hi,
-		       __u32 *out)
-{
-	char msg[XL_ERR_MAX];
-
-	return unit_result(c, xl_parse_uint(keys[k].name, v, lo, hi, out, msg, sizeof(msg)),
-			   msg);
-}
-
-static bool parse_q32(struct ctx *c, enum key k, const char *v, bool one_ok, __u64 *out)
-{
-	char msg[XL_ERR_MAX];
-
-	return unit_result(c, xl_parse_q32(keys[k].name, v, one_ok, out, msg, sizeof(msg)),
-			   msg);
-}
-
-static bool parse_count(struct ctx *c, enum key k, const char *v, __u32 lo, __u32 hi,
-			__u32 *out)
-{
-	char msg[XL_ERR_MAX];
-
-	return unit_result(c, xl_parse_count(keys[k].name, v, lo, hi, out, msg, sizeof(msg)),
-			   msg);
-}
-
-/* The duration parser does not know the key: the message gets it first. */
-static bool parse_duration(struct ctx *c, enum key k, const char *v, __u64 lo, __u64 hi,
-			   __u64 *out)
-{
-	char msg[XL_ERR_MAX];
-
-	if (!xl_parse_duration(v, lo, hi, out, msg, sizeof(msg)))
-		return true;
-	return fail(c, c->line, "%s: %s", keys[k].name, msg);
-}
-
 /* dscp: values 0-63 separated by spaces and/or commas. A DSCP belongs to at
  * most one class; the built-in cnp's 48 is checked at the end, when it is
  * known whether [class cnp] moves it. */
@@ -930,22 +690,69 @@ static bool parse_dscp(struct ctx *c, const char *v)
 	return true;
 }
 
-static int on_key(void *user, const char *section, const char *name, const char *value)
+/* The struct a key of the current section sets (config_keys.h). */
+static void *section_obj(struct ctx *c)
 {
-	static const char *const modes[] = { [XL_MODE_LEAF] = "leaf", [XL_MODE_HOST] = "host" },
-		*const malformed[] = { "pass", "drop" },
-		*const xdp_modes[] = { "native", "generic" },
-		*const roles[] = { "downlink", "uplink" },
-		*const overflows[] = { "drop", "mark" }, *const yes_no[] = { "yes", "no" };
-	struct ctx *c = user;
+	struct xl_config *cfg = c->cfg;
+
+	switch (c->sect) {
+	case S_XDPLEAF: return cfg;
+	case S_PORT: return &cfg->ports[cfg->n_ports - 1];
+	case S_GROUP: return &cfg->groups[cfg->n_groups - 1];
+	case S_CLASS: return &cfg->classes[c->cur_class].wred;
+	case S_DCQCN: return &c->dc;
+	default: return NULL;
+	}
+}
+
+/* The keys whose value is not just a field: names, routes, DSCP lists,
+ * and what a value means beyond itself. */
+static bool special_key(struct ctx *c, enum xl_key_id k, const char *value)
+{
 	struct xl_config *cfg = c->cfg;
 	struct xl_cfg_port *p = &cfg->ports[cfg->n_ports ? cfg->n_ports - 1 : 0];
 	struct xl_cfg_route *r = cfg->n_routes ? &cfg->routes[cfg->n_routes - 1] : NULL;
-	struct xl_wred *w = &cfg->classes[c->cur_class].wred;
-	struct xl_host_cfg *d = &c->dc;
-	char list[256] = "";
-	__u32 dummy, bit, b;
-	__u64 ns;
+
+	switch (k) {
+	case K_MODE:
+		/* scan_host_mode read the same line the same way */
+		if ((cfg->mode == XL_MODE_HOST) != c->host)
+			return fail(c, c->line, "internal error: mode read two ways");
+		return true;
+	case K_ROLE:
+		if (c->host && p->role == XL_ROLE_UPLINK)
+			return fail(c, c->line, "role = uplink is not used in host mode "
+				    "(a host's ports are its own NICs)");
+		return true;
+	case K_PGROUP:
+		if (!check_group_name(c, c->line, value))
+			return false;
+		strcpy(p->group, value);
+		c->port_group_line[cfg->n_ports - 1] = c->line;
+		return true;
+	case K_RPORT:
+	case K_RGROUP:
+		if (r->kind)
+			return fail(c, c->line, "route has both port and group (use exactly one)");
+		if (k == K_RPORT ? !check_ifname(c, c->line, value)
+				 : !check_group_name(c, c->line, value))
+			return false;
+		r->kind = k == K_RPORT ? XL_ROUTE_PORT : XL_ROUTE_GROUP;
+		strcpy(r->target, value);
+		c->route_tline[cfg->n_routes - 1] = c->line;
+		return true;
+	case K_DSCP:
+		return parse_dscp(c, value);
+	default:
+		return true;
+	}
+}
+
+static int on_key(void *user, const char *section, const char *name, const char *value)
+{
+	struct ctx *c = user;
+	char list[256] = "", msg[XL_ERR_MAX];
+	const struct xl_key_def *kd;
 	int k;
 
 	(void)section; /* the reader tracks sections, with their lines */
@@ -953,169 +760,30 @@ static int on_key(void *user, const char *section, const char *name, const char 
 		return 0;
 	if (c->sect == S_NONE)
 		return fail(c, c->line, "key '%s' outside any section", name);
-	for (k = 0; k < K_COUNT; k++) {
-		if (keys[k].sect != c->sect)
-			continue;
-		if (!strcmp(keys[k].name, name))
-			break;
-		if (c->host && leaf_only(k))
-			continue;
-		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
-			 list[0] ? ", " : "", keys[k].name);
-	}
-	if (k == K_COUNT)
+	k = xl_key_find(c->sect, name);
+	if (k == K_COUNT) {
+		for (int i = 0; i < K_COUNT; i++)
+			if (xl_keys[i].sect == c->sect &&
+			    !(c->host && xl_keys[i].flags & KF_LEAF_ONLY))
+				snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+					 list[0] ? ", " : "", xl_keys[i].name);
 		return fail(c, c->line, "unknown key '%s' in [%s] section (allowed%s: %s)",
-			    name, sect_names[c->sect], c->host && c->sect == S_PORT ?
+			    name, xl_sect_names[c->sect], c->host && c->sect == S_PORT ?
 			    " in host mode" : "", list);
+	}
+	kd = &xl_keys[k];
 	if (c->key_line[k])
 		return fail(c, c->line, "duplicate key '%s' (first at line %d)",
 			    name, c->key_line[k]);
 	c->key_line[k] = c->line;
 	if (!*value)
 		return fail(c, c->line, "key '%s' has no value", name);
-	if (c->host && leaf_only(k))
+	if (c->host && kd->flags & KF_LEAF_ONLY)
 		return fail(c, c->line, "%s is not used in host mode (a host's [port] takes rate)",
 			    name);
-
-	switch ((enum key)k) {
-	case K_MODE:
-		if (!parse_choice(c, k, value, modes, ARRAY_LEN(modes), &dummy))
-			return 0;
-		/* scan_host_mode read the same line the same way */
-		if ((dummy == XL_MODE_HOST) != c->host)
-			return fail(c, c->line, "internal error: mode read two ways");
-		cfg->mode = dummy;
-		return 1;
-	case K_MALFORMED:
-		return parse_choice(c, k, value, malformed, ARRAY_LEN(malformed), &cfg->malformed);
-	case K_XDP_MODE:
-		return parse_choice(c, k, value, xdp_modes, ARRAY_LEN(xdp_modes), &cfg->xdp_mode);
-	case K_FLOW_TABLE_SIZE:
-		return parse_count(c, k, value, FLOW_TABLE_MIN, FLOW_TABLE_MAX,
-				   &cfg->flow_table_size);
-	case K_ROLE:
-		if (!parse_choice(c, k, value, roles, ARRAY_LEN(roles), &p->role))
-			return 0;
-		if (c->host && p->role == XL_ROLE_UPLINK)
-			return fail(c, c->line, "role = uplink is not used in host mode "
-				    "(a host's ports are its own NICs)");
-		return 1;
-	case K_PGROUP:
-		if (!check_group_name(c, c->line, value))
-			return 0;
-		strcpy(p->group, value);
-		c->port_group_line[cfg->n_ports - 1] = c->line;
-		return 1;
-	case K_NH4:
-		return p->has_nexthop4 = parse_nexthop(c, k, value, p->nexthop4);
-	case K_NH6:
-		return p->has_nexthop6 = parse_nexthop(c, k, value, p->nexthop6);
-	case K_RATE:
-		return parse_rate(c, value, &p->rate_bps);
-	case K_GAMMA:
-		return parse_gamma(c, value, &p->gamma_ppm);
-	case K_BUFFER:
-		return parse_bytes(c, k, value, 2048, "2K", &p->buffer_bytes);
-	case K_OVERFLOW:
-		return parse_choice(c, k, value, overflows, ARRAY_LEN(overflows), &p->overflow);
-	case K_LB_MODE:
-		return parse_choice(c, k, value, lb_modes, ARRAY_LEN(lb_modes),
-				    &cfg->groups[cfg->n_groups - 1].lb_mode);
-	case K_FLOWLET_TIMEOUT:
-		/* auto: the default floor, or the flow's pacing; the rule
-		 * decides above it */
-		cfg->groups[cfg->n_groups - 1].flowlet_auto = !strcmp(value, "auto");
-		if (!strcmp(value, "auto")) {
-			cfg->groups[cfg->n_groups - 1].flowlet_timeout_ns =
-				XL_DEFAULT_FLOWLET_TIMEOUT_NS;
-			return 1;
-		}
-		return parse_duration(c, k, value, FLOWLET_TIMEOUT_MIN, FLOWLET_TIMEOUT_MAX,
-				      &cfg->groups[cfg->n_groups - 1].flowlet_timeout_ns);
-	case K_PATH_SKEW:
-		/* auto: the default margin plus each member's frames */
-		cfg->groups[cfg->n_groups - 1].path_skew_auto = !strcmp(value, "auto");
-		if (cfg->groups[cfg->n_groups - 1].path_skew_auto) {
-			cfg->groups[cfg->n_groups - 1].path_skew_ns = XL_DEFAULT_PATH_SKEW_NS;
-			return 1;
-		}
-		if (!parse_duration(c, k, value, 0, PATH_SKEW_MAX, &ns))
-			return 0;
-		cfg->groups[cfg->n_groups - 1].path_skew_ns = (__u32)ns;
-		return 1;
-	case K_SPRAY_REORDER:
-		return parse_choice(c, k, value, xl_spray_reorder_names, XL_SPRAY_REORDERS,
-				    &cfg->groups[cfg->n_groups - 1].spray_reorder);
-	case K_RPORT:
-	case K_RGROUP:
-		if (r->kind)
-			return fail(c, c->line, "route has both port and group (use exactly one)");
-		if (k == K_RPORT ? !check_ifname(c, c->line, value)
-				 : !check_group_name(c, c->line, value))
-			return 0;
-		r->kind = k == K_RPORT ? XL_ROUTE_PORT : XL_ROUTE_GROUP;
-		strcpy(r->target, value);
-		c->route_tline[cfg->n_routes - 1] = c->line;
-		return 1;
-	case K_DSCP:
-		return parse_dscp(c, value);
-	case K_KMIN:
-		return parse_bytes(c, k, value, 0, "0", &w->kmin);
-	case K_KMAX:
-		return parse_bytes(c, k, value, 0, "0", &w->kmax);
-	case K_PMAX:
-		return parse_pmax(c, value, &w->pmax);
-	case K_MARK:
-	case K_DROP:
-		bit = k == K_MARK ? XL_CLASS_NO_MARK : XL_CLASS_NO_DROP;
-		if (!parse_choice(c, k, value, yes_no, ARRAY_LEN(yes_no), &dummy))
-			return 0;
-		w->flags = dummy ? w->flags | bit : w->flags & ~bit;
-		return 1;
-	case K_VARIANT:
-		return parse_choice(c, k, value, variants, ARRAY_LEN(variants), &d->rp.variant);
-	case K_NP:
-	case K_RP:
-	case K_CLAMP:
-		if (!parse_choice(c, k, value, yes_no, ARRAY_LEN(yes_no), &dummy))
-			return 0;
-		*(k == K_NP ? &d->np_enabled : k == K_RP ? &d->rp_enabled : &d->rp.clamp) = !dummy;
-		return 1;
-	case K_CNP_INTERVAL:
-		return parse_duration(c, k, value, CNP_INTERVAL_MIN, CNP_INTERVAL_MAX,
-				      &d->cnp_interval_ns);
-	case K_CNP_SCOPE:
-		return parse_choice(c, k, value, cnp_scopes, ARRAY_LEN(cnp_scopes), &d->cnp_scope);
-	case K_CNP_DSCP:
-		return parse_uint(c, k, value, 0, 63, &d->cnp_dscp);
-	case K_G:
-		return parse_q32(c, k, value, false, &d->rp.g);
-	case K_ALPHA_FIRST:
-		return parse_q32(c, k, value, true, &d->rp.alpha_first);
-	case K_K:
-		return parse_duration(c, k, value, DCQCN_TIMER_MIN, DCQCN_TIMER_MAX, &d->rp.k_ns);
-	case K_T:
-		return parse_duration(c, k, value, DCQCN_T_MIN, DCQCN_TIMER_MAX, &d->rp.t_ns);
-	case K_T_DEC:
-		return parse_duration(c, k, value, DCQCN_TIMER_MIN, DCQCN_TIMER_MAX,
-				      &d->rp.t_dec_ns);
-	case K_B:
-		if (!parse_dcqcn_b(c, value, &b))
-			return 0;
-		d->rp.b_bytes = b;
-		return 1;
-	case K_F:
-		return parse_uint(c, k, value, 1, DCQCN_F_MAX, &d->rp.f);
-	case K_R_AI:
-		return parse_key_rate(c, k, value, &d->rp.r_ai);
-	case K_R_HAI:
-		return parse_key_rate(c, k, value, &d->rp.r_hai);
-	case K_MIN_RATE:
-		return parse_key_rate(c, k, value, &d->rp.min_rate);
-	case K_COUNT:
-		break;
-	}
-	return 0;
+	if (kd->type != T_SPECIAL && xl_key_parse(kd, value, section_obj(c), msg, sizeof(msg)))
+		return fail(c, c->line, "%s", msg);
+	return special_key(c, (enum xl_key_id)k, value);
 }
 
 static int find_port(const struct xl_config *cfg, const char *name)
@@ -1163,7 +831,7 @@ static bool check_capacities(struct ctx *c, int id)
 	if (with && without)
 		return fail(c, g->line,
 			    "group '%s' (lb_mode %s) has mixed capacities: %s has rate, %s has none; "
-			    "give all members a rate or none", g->name, lb_modes[g->lb_mode],
+			    "give all members a rate or none", g->name, xl_lb_mode_names[g->lb_mode],
 			    with->ifname, without->ifname);
 	return true;
 }
@@ -1201,7 +869,7 @@ static bool check_host(struct ctx *c)
 		return fail(c, p->line,
 			    "port %s's rate %s is below min_rate %s (the %s variant's default; "
 			    "set a lower min_rate in [dcqcn])", p->ifname, pr, mr,
-			    variants[h->rp.variant]);
+			    variant_name(h->rp.variant));
 	}
 	return true;
 }

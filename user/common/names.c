@@ -42,6 +42,19 @@ const char *const xl_spray_reorder_names[XL_SPRAY_REORDERS] = {
 	[XL_SPRAY_SAFE] = "safe",
 };
 
+/* Indexed by enum xl_port_role and enum xl_lb_mode: the config's words
+ * too. */
+const char *const xl_role_names[2] = {
+	[XL_ROLE_DOWNLINK] = "downlink",
+	[XL_ROLE_UPLINK] = "uplink",
+};
+const char *const xl_lb_mode_names[XL_LB_MODES] = {
+	[XL_LB_HASH] = "hash",
+	[XL_LB_FLOWLET] = "flowlet",
+	[XL_LB_FLOWLET_RANDOM] = "flowlet-random",
+	[XL_LB_SPRAY] = "spray",
+};
+
 const char *xl_role_name(__u32 role)
 {
 	return role == XL_ROLE_UPLINK ? "uplink" : "downlink";
@@ -49,12 +62,5 @@ const char *xl_role_name(__u32 role)
 
 const char *xl_lb_mode_name(__u32 mode)
 {
-	static const char *const names[XL_LB_MODES] = {
-		[XL_LB_HASH] = "hash",
-		[XL_LB_FLOWLET] = "flowlet",
-		[XL_LB_FLOWLET_RANDOM] = "flowlet-random",
-		[XL_LB_SPRAY] = "spray",
-	};
-
-	return mode < XL_LB_MODES && names[mode] ? names[mode] : "unknown";
+	return mode < XL_LB_MODES && xl_lb_mode_names[mode] ? xl_lb_mode_names[mode] : "unknown";
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sim/sim.h"
+#include "common/config_keys.h"
 #include "common/units.h"
 #include "xdpleaf.h"
 #include "dcqcn.h"
@@ -115,70 +116,21 @@ bad:
 	return -1;
 }
 
-/* --set key=value: every parameter of docs/dcqcn-spec.md. */
+/* --set key=value: every RP parameter of docs/dcqcn-spec.md, read by the
+ * configuration's own table (user/common/config_keys.c): the same names,
+ * units, ranges and words (clamp = yes|no), and a key the variant does not
+ * have is refused as the config refuses it. */
 static int set_param(struct xl_dcqcn_params *p, const char *kv)
 {
-	char key[32], err[256];
-	const char *v = strchr(kv, '=');
-	__u64 ns;
-	__u32 u32v;
-	size_t klen;
+	struct xl_host_cfg h = { .rp = *p };
+	char msg[XL_ERR_MAX];
 
-	if (!v || (klen = (size_t)(v - kv)) >= sizeof(key))
-		goto bad;
-	memcpy(key, kv, klen);
-	key[klen] = 0;
-	v++;
-	if (!strcmp(key, "g") || !strcmp(key, "alpha_first")) {
-		/* the config's exact Q32 parser: 0 < g < 1, 0 < alpha_first <= 1 */
-		if (xl_parse_q32(key, v, !strcmp(key, "alpha_first"),
-				 !strcmp(key, "g") ? &p->g : &p->alpha_first,
-				 err, sizeof(err)))
-			goto bad_msg;
-		return 0;
+	if (xl_dcqcn_set(&h, kv, msg, sizeof(msg))) {
+		fprintf(stderr, "xdpleaf sim dcqcn: --set %s: %s\n", kv, msg);
+		return -1;
 	}
-	if (!strcmp(key, "k") || !strcmp(key, "t") || !strcmp(key, "t_dec")) {
-		/* T >= 2 ns: the hyper-increase period T/2 must not be 0 */
-		if (xl_parse_duration(v, !strcmp(key, "t") ? 2 : 1, 1000000000ULL,
-				      &ns, err, sizeof(err)))
-			goto bad_msg;
-		*(!strcmp(key, "k") ? &p->k_ns : !strcmp(key, "t") ? &p->t_ns :
-							&p->t_dec_ns) = ns;
-		return 0;
-	}
-	if (!strcmp(key, "r_ai") || !strcmp(key, "r_hai") ||
-	    !strcmp(key, "min_rate")) {
-		__u64 r;
-
-		if (xl_parse_rate(v, &r, err, sizeof(err)))
-			goto bad_msg;
-		*(!strcmp(key, "r_ai") ? &p->r_ai : !strcmp(key, "r_hai") ?
-						&p->r_hai : &p->min_rate) = r;
-		return 0;
-	}
-	if (!strcmp(key, "b")) {
-		/* the config's parser: plain bytes, no K/M */
-		if (xl_parse_dcqcn_b(v, &u32v, err, sizeof(err)))
-			goto bad_msg;
-		p->b_bytes = u32v;
-		return 0;
-	}
-	if (!strcmp(key, "f") || !strcmp(key, "clamp")) {
-		char *end;
-		unsigned long x = strtoul(v, &end, 10);
-
-		if (*end || !*v || x > 1000)
-			goto bad;
-		*(!strcmp(key, "f") ? &p->f : &p->clamp) = (__u32)x;
-		return 0;
-	}
-bad:
-	fprintf(stderr, "xdpleaf sim dcqcn: bad --set '%s' (keys: g, alpha_first, "
-			"k, t, t_dec, b, f, clamp, r_ai, r_hai, min_rate)\n", kv);
-	return -1;
-bad_msg:
-	fprintf(stderr, "xdpleaf sim dcqcn: --set %s: %s\n", kv, err);
-	return -1;
+	*p = h.rp;
+	return 0;
 }
 
 static void usage(FILE *f)
@@ -191,7 +143,7 @@ static void usage(FILE *f)
 		"(backlogged, BYTES-byte packets paced at Rc; pace,0 stops) | end.\n"
 		"Output: time_ns,rc_bps,rt_bps,alpha at time 0 and after every change.\n"
 		"Keys for --set: g, alpha_first (fractions: 1/256 or 0.0039), k, t, t_dec\n"
-		"(durations: 55us), b (bytes, digits only: 10000000), f, clamp (0/1),\n"
+		"(durations: 55us), b (bytes, digits only: 10000000), f, clamp (yes/no),\n"
 		"r_ai, r_hai, min_rate (rates: 40M). Defaults: docs/dcqcn.md.\n");
 }
 
