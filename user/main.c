@@ -2,13 +2,14 @@
 /* xdpleaf: load, inspect and unload the XDP leaf dataplane. One table of
  * subcommands; each parses its own options and has its own --help. */
 #include <errno.h>
-#include <getopt.h>
+#include <getopt.h> /* optarg, optind */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
+#include "common/cli.h"
 #include "common/config.h"
 #include "common/config_keys.h"
 #include "leaf/loader.h"
@@ -34,18 +35,26 @@ struct opts {
 	int top;      /* flows: show the N busiest, 0 = all */
 };
 
+/* Options several commands take, written once. */
+enum { OPT_NO_WATCH = 256, OPT_REPLACE };
+#define O_CONFIG XL_OPT_REQUIRED("config", 'c', "FILE", "configuration file (docs/config.md)")
+#define O_INSTANCE XL_OPT("instance", 'i', "NAME", "instance name, [A-Za-z0-9_-] (default: default)")
+#define O_JSON XL_OPT("json", 'j', NULL, "print JSON")
+
+/* One row per command, sim, gen and sink included. */
 struct command {
 	const char *name;
+	const char *summary;
+	const char *notes;   /* more for --help, or NULL */
+	const struct xl_opt *opts; /* what it takes; --help is made from it */
+	/* a command with its own argv (sim, gen, sink: their options and
+	 * --help are tables of their own) */
+	int (*own_argv)(int argc, char **argv);
 	/* a command that needs no loaded instance (load, unload, check) */
 	int (*run)(const struct opts *o);
-	const char *args;    /* options this command takes, for usage */
-	const char *summary;
-	bool needs_config;
-	bool has_json;
 	/* Reads or acts on the instance's interfaces, which only its own
 	 * network namespace sees (user/common/netns.h): refused elsewhere. */
 	bool netns_bound;
-	const char *notes;   /* more for --help, or NULL */
 	/* A command about a loaded instance (run is NULL): each mode's own,
 	 * NULL where a mode keeps nothing of the kind (wrong_mode()). */
 	int (*leaf)(const struct opts *o);
@@ -128,65 +137,82 @@ static int host_status(const struct opts *o) { return xl_host_status(o->instance
 static int host_stats(const struct opts *o) { return xl_host_stats(o->instance, o->json); }
 static int host_qps(const struct opts *o) { return xl_host_qps(o->instance, o->top, o->json); }
 
+static const struct xl_opt load_opts[] = {
+	O_CONFIG, O_INSTANCE,
+	XL_OPT("no-watch", OPT_NO_WATCH, NULL, "do not start the neighbour watcher"),
+	XL_OPT_HELP, XL_OPT_END
+};
+static const struct xl_opt instance_opts[] = { O_INSTANCE, XL_OPT_HELP, XL_OPT_END };
+static const struct xl_opt config_opts[] = { O_CONFIG, XL_OPT_HELP, XL_OPT_END };
+static const struct xl_opt help_only[] = { XL_OPT_HELP, XL_OPT_END };
+static const struct xl_opt show_opts[] = { O_INSTANCE, O_JSON, XL_OPT_HELP, XL_OPT_END };
+static const struct xl_opt flows_opts[] = {
+	O_INSTANCE, XL_OPT("top", 'n', "N", "only the N busiest flows"), O_JSON,
+	XL_OPT_HELP, XL_OPT_END
+};
+static const struct xl_opt qps_opts[] = {
+	O_INSTANCE, XL_OPT("top", 'n', "N", "only the first N flows of each table (NP, RP)"),
+	O_JSON, XL_OPT_HELP, XL_OPT_END
+};
+static const struct xl_opt watch_opts[] = {
+	O_INSTANCE,
+	XL_OPT("replace", OPT_REPLACE, NULL, "stop the running watcher (e.g. load's) and take its place"),
+	XL_OPT_HELP, XL_OPT_END
+};
+
 static const struct command commands[] = {
-	{ "load", cmd_load, "--config FILE [--instance NAME] [--no-watch]",
-	  "validate FILE, attach (leaf: XDP on its ports and the netlink "
-	  "watcher; host: the DCQCN tc programs), pin state",
-	  .needs_config = true,
+	{ "load", "validate FILE, attach (leaf: XDP on its ports and the netlink "
+		  "watcher; host: the DCQCN tc programs), pin state",
+	  .opts = load_opts, .run = cmd_load,
 	  .notes = "A port another program holds is refused with its holder: "
 		   "an xdpleaf instance\n(and its unload line), or another "
 		   "program and how to detach it." },
-	{ "unload", cmd_unload, "[--instance NAME]",
-	  "detach and remove everything of the instance (idempotent)",
+	{ "unload", "detach and remove everything of the instance (idempotent)",
+	  .opts = instance_opts, .run = cmd_unload,
 	  .notes = "Exits 0, saying so, when there is nothing to unload. Works "
 		   "from any network\nnamespace: the pins are the same in all." },
-	{ "check", cmd_check, "--config FILE",
-	  "validate FILE (and that its interfaces exist) without loading",
-	  .needs_config = true },
-	{ "keys", cmd_keys, "",
-	  "every configuration key by section: its default and values",
+	{ "check", "validate FILE (and that its interfaces exist) without loading",
+	  .opts = config_opts, .run = cmd_check },
+	{ "keys", "every configuration key by section: its default and values",
+	  .opts = help_only, .run = cmd_keys,
 	  .notes = "One markdown row per key, as docs/config.md's tables have them (a test\n"
 		   "checks the docs against it): key, default (for [dcqcn] the paper and the\n"
 		   "nvidia variant's), values." },
-	{ "status", NULL, "[--instance NAME] [--json]",
-	  "whether the instance is loaded, attached ports, watcher",
-	  .has_json = true, .netns_bound = true,
+	{ "status", "whether the instance is loaded, attached ports, watcher",
+	  .opts = show_opts, .netns_bound = true, .leaf = leaf_status, .host = host_status,
 	  .notes = "Exit status: 0 loaded, 3 not loaded, 1 error, including "
 		   "running it in another\nnetwork namespace than the one the "
 		   "instance was loaded in (it prints the\nnsenter line to "
 		   "use), 2 bad usage. --json also has this xdpleaf's version "
-		   "and\ngit_commit, and loaded_by and netns of the instance.",
-	  .leaf = leaf_status, .host = host_status },
-	{ "stats", NULL, "[--instance NAME] [--json]",
-	  "leaf: per-port packet, byte, verdict, reason and queue counters; "
-	  "host: DCQCN counters", .has_json = true,
-	  .leaf = leaf_stats, .host = host_stats },
-	{ "routes", NULL, "[--instance NAME] [--json]",
-	  "the routes the dataplane forwards by", .has_json = true,
+		   "and\ngit_commit, and loaded_by and netns of the instance." },
+	{ "stats", "leaf: per-port packet, byte, verdict, reason and queue counters; "
+		   "host: DCQCN counters",
+	  .opts = show_opts, .leaf = leaf_stats, .host = host_stats },
+	{ "routes", "the routes the dataplane forwards by",
+	  .opts = show_opts, .leaf = leaf_routes, .what = "routes",
 	  .notes = "A route's target is a port or an uplink group, by name; "
-		   "--json adds the map's\nkey (ifindex or group_id).",
-	  .leaf = leaf_routes, .what = "routes" },
-	{ "neigh", NULL, "[--instance NAME] [--json]",
-	  "next-hop MACs learned from the kernel's neighbour table",
-	  .has_json = true,
-	  .leaf = leaf_neigh, .what = "neighbour table" },
-	{ "flows", NULL, "[--instance NAME] [--top N] [--json]",
-	  "flows by rate, with their uplink, flowlets and moves",
-	  .has_json = true,
-	  .leaf = leaf_flows, .what = "flow table" },
-	{ "qps", NULL, "[--instance NAME] [--top N] [--json]",
-	  "host mode: DCQCN state per QP, NP (most CE first) and RP (lowest "
-	  "rate first)", .has_json = true, .netns_bound = true ,
-	  .host = host_qps, .what = "DCQCN state per QP" },
-	{ "watch", NULL, "[--instance NAME] [--replace]",
-	  "run the netlink watcher (neighbours, uplink links) in the "
-	  "foreground (load starts one)", .netns_bound = true,
+		   "--json adds the map's\nkey (ifindex or group_id)." },
+	{ "neigh", "next-hop MACs learned from the kernel's neighbour table",
+	  .opts = show_opts, .leaf = leaf_neigh, .what = "neighbour table" },
+	{ "flows", "flows by rate, with their uplink, flowlets and moves",
+	  .opts = flows_opts, .leaf = leaf_flows, .what = "flow table" },
+	{ "qps", "host mode: DCQCN state per QP, NP (most CE first) and RP (lowest "
+		 "rate first)",
+	  .opts = qps_opts, .netns_bound = true, .host = host_qps,
+	  .what = "DCQCN state per QP" },
+	{ "watch", "run the netlink watcher (neighbours, uplink links) in the "
+		   "foreground (load starts one)",
+	  .opts = watch_opts, .netns_bound = true, .leaf = leaf_watch,
+	  .what = "neighbours or uplinks to watch",
 	  .notes = "For a service manager, after load --no-watch. While "
 		   "another watcher of the\ninstance runs (e.g. the one load "
 		   "started), watch refuses and names its pid;\n--replace stops "
-		   "it and takes its place. Runs until the instance is unloaded."
-		  ,
-	  .leaf = leaf_watch, .what = "neighbours or uplinks to watch" },
+		   "it and takes its place. Runs until the instance is unloaded." },
+	{ "sim", "run the dataplane's algorithms offline ('xdpleaf sim --help')",
+	  .own_argv = xl_sim_main },
+	{ "gen", "send RoCEv2 traffic ('xdpleaf gen --help')", .own_argv = xl_gen_main },
+	{ "sink", "count received RoCEv2 traffic per QP ('xdpleaf sink --help')",
+	  .own_argv = xl_sink_main },
 };
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 
@@ -234,11 +260,6 @@ static void usage(FILE *f)
 		   "An XDP leaf-switch dataplane. Commands:\n");
 	for (size_t i = 0; i < N_COMMANDS; i++)
 		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
-	fprintf(f, "  %-8s %s\n", "sim", "run the dataplane's algorithms offline "
-		   "('xdpleaf sim --help')");
-	fprintf(f, "  %-8s %s\n", "gen", "send RoCEv2 traffic ('xdpleaf gen --help')");
-	fprintf(f, "  %-8s %s\n", "sink", "count received RoCEv2 traffic per QP "
-		   "('xdpleaf sink --help')");
 	fprintf(f, "\n'xdpleaf COMMAND --help' for a command's options. The "
 		   "default instance is 'default'.\nRun it in the network "
 		   "namespace of the ports: nsenter --net=/run/netns/NS xdpleaf "
@@ -251,54 +272,26 @@ static void usage(FILE *f)
 
 static void command_usage(FILE *f, const struct command *c)
 {
-	fprintf(f, "usage: xdpleaf %s %s\n\n%s.\n\n", c->name, c->args,
-		c->summary);
-	if (c->notes)
-		fprintf(f, "%s\n\n", c->notes);
-	if (c->needs_config)
-		fprintf(f, "  -c, --config FILE    configuration file "
-			   "(docs/config.md)\n");
-	if (strstr(c->args, "--instance"))
-		fprintf(f, "  -i, --instance NAME  instance name, "
-			   "[A-Za-z0-9_-] (default: default)\n");
-	if (c->has_json)
-		fprintf(f, "  -j, --json           print JSON\n");
-	if (strstr(c->args, "--top") && c->host == host_qps)
-		fprintf(f, "  -n, --top N          only the first N flows of each "
-			   "table (NP, RP)\n");
-	else if (strstr(c->args, "--top"))
-		fprintf(f, "  -n, --top N          only the N busiest flows\n");
-	if (strstr(c->args, "--no-watch"))
-		fprintf(f, "      --no-watch       do not start the neighbour "
-			   "watcher\n");
-	if (strstr(c->args, "--replace"))
-		fprintf(f, "      --replace        stop the running watcher "
-			   "(e.g. load's) and take its place\n");
-	fprintf(f, "  -h, --help           this text\n");
+	char intro[512];
+
+	snprintf(intro, sizeof(intro), "%s.%s%s", c->summary, c->notes ? "\n\n" : "",
+		 c->notes ? c->notes : "");
+	xl_opt_usage(f, c->name, c->opts, intro);
 }
 
 static int parse_opts(const struct command *c, int argc, char **argv,
 		      struct opts *o)
 {
-	static const struct option long_opts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "instance", required_argument, NULL, 'i' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "no-watch", no_argument, NULL, 'W' },
-		{ "replace", no_argument, NULL, 'R' },
-		{ "top", required_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	int ch;
+	struct xl_opt_parser p = { .opts = c->opts };
+	int ch, err = 0;
 
-	while ((ch = getopt_long(argc, argv, "c:i:jn:h", long_opts, NULL)) != -1) {
+	while (!err && (ch = xl_opt_next(&p, argc, argv)) != -1) {
 		switch (ch) {
 		case 'c': o->config = optarg; break;
 		case 'i': o->instance = optarg; break;
 		case 'j': o->json = true; break;
-		case 'W': o->no_watch = true; break;
-		case 'R': o->replace = true; break;
+		case OPT_NO_WATCH: o->no_watch = true; break;
+		case OPT_REPLACE: o->replace = true; break;
 		case 'n': {
 			char *end;
 			long v = strtol(optarg, &end, 10);
@@ -306,35 +299,30 @@ static int parse_opts(const struct command *c, int argc, char **argv,
 			if (*end || v < 1 || v > 1000000) {
 				fprintf(stderr, "xdpleaf %s: --top wants a number 1..1000000\n",
 					c->name);
-				return -1;
+				err = -1;
 			}
 			o->top = (int)v;
 			break;
 		}
-		case 'h': command_usage(stdout, c); exit(0);
-		default: command_usage(stderr, c); return -1;
+		case 'h': command_usage(stdout, c); xl_opt_free(&p); exit(0);
+		default: /* getopt said which option */
+			xl_opt_usage_line(stderr, c->name, c->opts);
+			err = -1;
 		}
 	}
+	xl_opt_free(&p);
+	if (err)
+		return -1;
 	if (optind < argc) {
 		fprintf(stderr, "xdpleaf %s: unexpected argument '%s'\n",
 			c->name, argv[optind]);
 		return -1;
 	}
-	/* Options a command does not take are errors, not silently ignored. */
-	if ((o->json && !c->has_json) || (o->config && !c->needs_config) ||
-	    (o->no_watch && !strstr(c->args, "--no-watch")) ||
-	    (o->replace && !strstr(c->args, "--replace")) ||
-	    (o->top && !strstr(c->args, "--top")) ||
-	    (o->instance && !strstr(c->args, "--instance"))) {
-		fprintf(stderr, "xdpleaf %s: option not supported here\n",
-			c->name);
-		command_usage(stderr, c);
-		return -1;
-	}
-	if (c->needs_config && !o->config) {
-		fprintf(stderr, "xdpleaf %s: --config FILE is required\n", c->name);
-		return -1;
-	}
+	for (const struct xl_opt *r = c->opts; r->name; r++)
+		if (r->required && r->key == 'c' && !o->config) {
+			fprintf(stderr, "xdpleaf %s: --config FILE is required\n", c->name);
+			return -1;
+		}
 	if (!o->instance)
 		o->instance = "default";
 	if (!xl_instance_name_ok(o->instance)) {
@@ -355,6 +343,7 @@ static int quiet_libbpf(enum libbpf_print_level level, const char *fmt,
 
 int main(int argc, char **argv)
 {
+	char prog[64];
 	struct opts o = {};
 	int ret;
 
@@ -368,18 +357,17 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	libbpf_set_print(quiet_libbpf);
-	/* sim takes its own options per model and needs no privileges. */
-	if (!strcmp(argv[1], "sim"))
-		return xl_sim_main(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "gen"))
-		return xl_gen_main(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "sink"))
-		return xl_sink_main(argc - 1, argv + 1);
 	for (size_t i = 0; i < N_COMMANDS; i++) {
 		if (strcmp(argv[1], commands[i].name))
 			continue;
+		if (commands[i].own_argv)
+			return commands[i].own_argv(argc - 1, argv + 1);
+		/* getopt's messages name argv[0]: "xdpleaf CMD: ..." */
+		snprintf(prog, sizeof(prog), "xdpleaf %s", argv[1]);
+		argv[1] = prog;
 		if (parse_opts(&commands[i], argc - 1, argv + 1, &o))
 			return 2;
+		argv[1] = (char *)commands[i].name; /* as typed, for the nsenter line */
 		if (commands[i].netns_bound &&
 		    xl_netns_check(o.instance, commands[i].name, argc, argv))
 			return 1;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sim/sim.h"
+#include "common/cli.h"
 #include "common/config_keys.h"
 #include "common/units.h"
 #include "xdpleaf.h"
@@ -133,30 +134,29 @@ static int set_param(struct xl_dcqcn_params *p, const char *kv)
 	return 0;
 }
 
+enum { O_TRACE = 256, O_VARIANT, O_LINE_RATE, O_SET };
+static const struct xl_opt opts[] = {
+	XL_OPT_REQUIRED("trace", O_TRACE, "FILE.csv", "time_ns,event,arg; events cnp | send,BYTES |\n"
+						     "pace,BYTES (backlogged, BYTES-byte packets paced\n"
+						     "at Rc; pace,0 stops) | end"),
+	XL_OPT_REQUIRED("variant", O_VARIANT, "paper|nvidia", "the RP algorithm"),
+	XL_OPT("line-rate", O_LINE_RATE, "RATE", "C, where Rc starts (default 100G)"),
+	XL_OPT("set", O_SET, "KEY=VALUE", "an RP parameter, as the [dcqcn] key of that name\n"
+					  "(repeatable): g, alpha_first, k, t, t_dec, b, f,\n"
+					  "clamp, r_ai, r_hai, min_rate; defaults: docs/dcqcn.md"),
+	XL_OPT_HELP, XL_OPT_END
+};
+
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: xdpleaf sim dcqcn --trace FILE.csv --variant paper|nvidia\n"
-		"                         [--line-rate 100G] [--set key=value ...]\n\n"
-		"Replays a trace through the DCQCN reaction point (the dataplane's code).\n"
-		"Trace: CSV time_ns,event,arg; events cnp | send,BYTES | pace,BYTES\n"
-		"(backlogged, BYTES-byte packets paced at Rc; pace,0 stops) | end.\n"
-		"Output: time_ns,rc_bps,rt_bps,alpha at time 0 and after every change.\n"
-		"Keys for --set: g, alpha_first (fractions: 1/256 or 0.0039), k, t, t_dec\n"
-		"(durations: 55us), b (bytes, digits only: 10000000), f, clamp (yes/no),\n"
-		"r_ai, r_hai, min_rate (rates: 40M). Defaults: docs/dcqcn.md.\n");
+	xl_opt_usage(f, "sim dcqcn", opts,
+		     "Replays a trace through the DCQCN reaction point (the dataplane's code).\n"
+		     "Output: time_ns,rc_bps,rt_bps,alpha at time 0 and after every change.");
 }
 
 int xl_sim_dcqcn(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "trace", required_argument, NULL, 't' },
-		{ "variant", required_argument, NULL, 'v' },
-		{ "line-rate", required_argument, NULL, 'c' },
-		{ "set", required_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
+	struct xl_opt_parser op = { .opts = opts };
 	const char *trace = NULL, *sets[64];
 	int ch, n_sets = 0, n_ev = 0, variant = -1;
 	__u64 c = 100000000000ULL, pace_bytes = 0, next_pace = ~0ULL;
@@ -166,21 +166,20 @@ int xl_sim_dcqcn(int argc, char **argv)
 	struct event *ev = NULL;
 	char err[256];
 
-	optind = 1;
-	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((ch = xl_opt_next(&op, argc, argv)) != -1) {
 		switch (ch) {
-		case 't': trace = optarg; break;
-		case 'v':
+		case O_TRACE: trace = optarg; break;
+		case O_VARIANT:
 			variant = !strcmp(optarg, "paper") ? XL_DCQCN_PAPER :
 				  !strcmp(optarg, "nvidia") ? XL_DCQCN_NVIDIA : -2;
 			break;
-		case 'c':
+		case O_LINE_RATE:
 			if (xl_parse_rate(optarg, &c, err, sizeof(err))) {
 				fprintf(stderr, "xdpleaf sim dcqcn: --line-rate: %s\n", err);
 				return 2;
 			}
 			break;
-		case 's':
+		case O_SET:
 			if (n_sets == 64)
 				return 2;
 			sets[n_sets++] = optarg;
@@ -189,6 +188,7 @@ int xl_sim_dcqcn(int argc, char **argv)
 		default: usage(stderr); return 2;
 		}
 	}
+	xl_opt_free(&op);
 	if (!trace || variant < 0 || optind < argc) {
 		fprintf(stderr, "xdpleaf sim dcqcn: need --trace and --variant paper|nvidia\n");
 		usage(stderr);

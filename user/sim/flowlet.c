@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/cli.h"
 #include "common/config.h"
 #include "lb.h"
 #include "common/rng.h"
@@ -213,38 +214,47 @@ int xl_lb_sim_run(struct xl_lb_sim *s)
 	return 0;
 }
 
+enum { O_CAPS = 256, O_FLOWS, O_RATE, O_MESSAGE, O_DUTY, O_DURATION, O_MODE, O_STEPS,
+       O_FLOWLET_TIMEOUT, O_PATH_SKEW, O_REORDER, O_NO_FLOWLET_RATE, O_NO_PENDING, O_SEED };
+static const struct xl_opt opts[] = {
+	XL_OPT("caps", O_CAPS, "R1,R2,...", "the members' capacities (default 200M,100M,100M,100M)"),
+	XL_OPT("flows", O_FLOWS, "N", "on/off flows (default 16)"),
+	XL_OPT("rate", O_RATE, "PEAK", "a flow's rate while it sends (default 27.3M: 70 % load)"),
+	XL_OPT("message", O_MESSAGE, "BYTES", "message size (default 256K)"),
+	XL_OPT("duty", O_DUTY, "D", "the fraction of the time a flow sends (default 0.8)"),
+	XL_OPT("duration", O_DURATION, "T", "simulated time (default 60s)"),
+	XL_OPT("mode", O_MODE, "flowlet|flowlet-random|hash", "the uplink choice (default flowlet)"),
+	XL_OPT("steps", O_STEPS, NULL, "every flow starts its messages at the same moments\n"
+				      "(collective steps) instead of at random ones"),
+	XL_OPT("flowlet-timeout", O_FLOWLET_TIMEOUT, "T|auto",
+	       "the rule's floor (default auto = 50us: the model has no\n"
+	       "packets, and auto adds no buffer or pacing term here)"),
+	XL_OPT("path-skew", O_PATH_SKEW, "T|auto", "the rule's margin (default auto = 25us plus two\n"
+						    "1518-byte frames at the member's rate)"),
+	XL_OPT("reorder", O_REORDER, "safe|free", "free: moves ignore the rule and count as unsafe\n"
+						   "(default safe)"),
+	XL_OPT("no-flowlet-rate", O_NO_FLOWLET_RATE, NULL,
+	       "compare members without the new flowlet's expected rate"),
+	XL_OPT("no-pending", O_NO_PENDING, NULL, "do not count a placed flowlet on its member until\n"
+						  "its bytes are measured"),
+	XL_OPT("seed", O_SEED, "N", "random draws (default 1)"),
+	XL_OPT("json", 'j', NULL, "print JSON"),
+	XL_OPT_HELP, XL_OPT_END
+};
+
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: xdpleaf sim flowlet [--caps R1,R2,...] [--flows N] [--rate PEAK]\n"
-		"                           [--message BYTES] [--duty D] [--duration T]\n"
-		"                           [--mode flowlet|flowlet-random|hash] [--steps]\n"
-		"                           [--flowlet-timeout T|auto] [--path-skew T|auto]\n"
-		"                           [--reorder safe|free] [--no-flowlet-rate]\n"
-		"                           [--no-pending] [--seed N] [--json]\n\n"
-		"Runs the uplink choice (the dataplane's code) over N on/off flows: each\n"
-		"sends messages of BYTES at PEAK bit/s, a fraction D of the time, with\n"
-		"uniform gaps of 0.5..1.5x the mean between them; every message after a\n"
-		"gap past the floor is a new flowlet. Prints each member's share of the\n"
-		"bytes, its share of the capacity, and the time its offered load\n"
-		"exceeded its capacity.\n"
-		"--steps: every flow starts its messages at the same moments (collective\n"
-		"steps) instead of at random ones. --no-flowlet-rate compares members\n"
-		"without the new flowlet's expected rate; --no-pending does not count a\n"
-		"placed flowlet on its member until its bytes are measured (the choice\n"
-		"before each was added; docs/load-balancing.md).\n"
-		"A flowlet moves only when its first bytes cannot overtake its last ones\n"
-		"on the old member (the reorder-free rule over the members' queueing\n"
-		"delays, with --flowlet-timeout, default auto = 50us (the model has no\n"
-		"packets, its messages are its flowlets, and auto adds no buffer or\n"
-		"pacing term here), as the floor and\n"
-		"--path-skew, default auto = 25us plus two 1518-byte frames at the rate of\n"
-		"the member moved to, as the group keys of those names); moves it\n"
-		"keeps back are counted as refused. --reorder free moves anyway and\n"
-		"counts those moves as unsafe.\n"
-		"Defaults: the balance benchmark's workload 3: caps 200M,100M,100M,100M,\n"
-		"16 flows at 27.3M (70 %% load), message 256K, duty 0.8, 60s, flowlet,\n"
-		"seed 1. T: e.g. 500ms, 60s.\n");
+	xl_opt_usage(f, "sim flowlet", opts,
+		     "Runs the uplink choice (the dataplane's code) over N on/off flows: each\n"
+		     "sends messages of BYTES at PEAK bit/s, a fraction D of the time, with\n"
+		     "uniform gaps of 0.5..1.5x the mean between them; every message after a\n"
+		     "gap past the floor is a new flowlet. Prints each member's share of the\n"
+		     "bytes, its share of the capacity, and the time its offered load\n"
+		     "exceeded its capacity. A flowlet moves only when its first bytes cannot\n"
+		     "overtake its last ones on the old member (the reorder-free rule over the\n"
+		     "members' queueing delays, docs/load-balancing.md); moves it keeps back\n"
+		     "are counted as refused. The defaults are the balance benchmark's\n"
+		     "workload 3. T: e.g. 500ms, 60s.");
 }
 
 static int parse_caps(const char *v, struct xl_lb_sim *s, char *err, size_t len)
@@ -314,25 +324,7 @@ static void print_result(const struct xl_lb_sim *s, int json)
 
 int xl_sim_flowlet(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "caps", required_argument, NULL, 'c' },
-		{ "flows", required_argument, NULL, 'f' },
-		{ "rate", required_argument, NULL, 'r' },
-		{ "message", required_argument, NULL, 'm' },
-		{ "duty", required_argument, NULL, 'u' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "mode", required_argument, NULL, 'M' },
-		{ "no-flowlet-rate", no_argument, NULL, 'n' },
-		{ "no-pending", no_argument, NULL, 'P' },
-		{ "flowlet-timeout", required_argument, NULL, 'T' },
-		{ "path-skew", required_argument, NULL, 'K' },
-		{ "reorder", required_argument, NULL, 'R' },
-		{ "steps", no_argument, NULL, 'S' },
-		{ "seed", required_argument, NULL, 's' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
+	struct xl_opt_parser p = { .opts = opts };
 	struct xl_lb_sim s;
 	char err[256] = "", *end;
 	int ch, bad = 0, json = 0;
@@ -340,30 +332,29 @@ int xl_sim_flowlet(int argc, char **argv)
 	__u64 ns;
 
 	xl_lb_sim_defaults(&s);
-	optind = 1;
-	while (!bad && (ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while (!bad && (ch = xl_opt_next(&p, argc, argv)) != -1) {
 		switch (ch) {
-		case 'c': bad = parse_caps(optarg, &s, err, sizeof(err)); break;
-		case 'f':
+		case O_CAPS: bad = parse_caps(optarg, &s, err, sizeof(err)); break;
+		case O_FLOWS:
 			bad = xl_parse_uint("--flows", optarg, 1, 65536, &s.flows, err, sizeof(err));
 			break;
-		case 'r': bad = xl_parse_rate(optarg, &s.peak_bps, err, sizeof(err)); break;
-		case 'm':
+		case O_RATE: bad = xl_parse_rate(optarg, &s.peak_bps, err, sizeof(err)); break;
+		case O_MESSAGE:
 			bad = xl_parse_bytes("--message", optarg, 64, "64", &u32v, err, sizeof(err));
 			s.message_bytes = u32v;
 			break;
-		case 'u':
+		case O_DUTY:
 			s.duty = strtod(optarg, &end);
 			if (*end || end == optarg || !(s.duty > 0 && s.duty <= 1)) {
 				snprintf(err, sizeof(err), "--duty: a fraction in (0, 1]");
 				bad = 1;
 			}
 			break;
-		case 'd':
+		case O_DURATION:
 			bad = xl_parse_duration(optarg, 1000000, 3600000000000ULL,
 						&s.duration_ns, err, sizeof(err));
 			break;
-		case 'M':
+		case O_MODE:
 			if (!strcmp(optarg, "flowlet"))
 				s.mode = XL_LB_FLOWLET;
 			else if (!strcmp(optarg, "flowlet-random"))
@@ -375,14 +366,14 @@ int xl_sim_flowlet(int argc, char **argv)
 				bad = 1;
 			}
 			break;
-		case 'T':
+		case O_FLOWLET_TIMEOUT:
 			if (!strcmp(optarg, "auto"))
 				s.floor_ns = XL_DEFAULT_FLOWLET_TIMEOUT_NS;
 			else
 				bad = xl_parse_duration(optarg, 1000, 1000000000ULL, &s.floor_ns,
 							err, sizeof(err));
 			break;
-		case 'K':
+		case O_PATH_SKEW:
 			s.skew_auto = !strcmp(optarg, "auto");
 			if (s.skew_auto) {
 				s.skew_ns = XL_DEFAULT_PATH_SKEW_NS;
@@ -391,7 +382,7 @@ int xl_sim_flowlet(int argc, char **argv)
 			bad = xl_parse_duration(optarg, 0, 1000000000ULL, &ns, err, sizeof(err));
 			s.skew_ns = (__u32)ns;
 			break;
-		case 'R':
+		case O_REORDER:
 			if (!strcmp(optarg, "safe") || !strcmp(optarg, "free")) {
 				s.reorder_free = !strcmp(optarg, "free");
 			} else {
@@ -399,10 +390,10 @@ int xl_sim_flowlet(int argc, char **argv)
 				bad = 1;
 			}
 			break;
-		case 'n': s.no_flowlet_rate = 1; break;
-		case 'P': s.no_pending = 1; break;
-		case 'S': s.sync = 1; break;
-		case 's':
+		case O_NO_FLOWLET_RATE: s.no_flowlet_rate = 1; break;
+		case O_NO_PENDING: s.no_pending = 1; break;
+		case O_STEPS: s.sync = 1; break;
+		case O_SEED:
 			bad = xl_parse_uint("--seed", optarg, 0, 0xffffffffU, &u32v, err, sizeof(err));
 			s.seed = ((__u64)u32v << 1) | 1;
 			break;
@@ -411,6 +402,7 @@ int xl_sim_flowlet(int argc, char **argv)
 		default: usage(stderr); return 2;
 		}
 	}
+	xl_opt_free(&p);
 	if (!bad && optind < argc) {
 		snprintf(err, sizeof(err), "unexpected argument '%s'", argv[optind]);
 		bad = 1;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/cli.h"
 #include "common/config.h"
 #include "common/rng.h"
 #include "sim/sim.h"
@@ -91,41 +92,39 @@ static int run_trace(struct queue_sim *s, const char *path, int ect)
 	return 0;
 }
 
+enum { O_RATE = 256, O_GAMMA, O_BUFFER, O_OVERFLOW, O_KMIN, O_KMAX, O_PMAX, O_NOT_ECT,
+       O_SEED, O_TRACE, O_LOAD, O_PACKET, O_DURATION };
+static const struct xl_opt opts[] = {
+	XL_OPT_REQUIRED("rate", O_RATE, "RATE", "the port's line rate (e.g. 1G)"),
+	XL_OPT("gamma", O_GAMMA, "G", "the fraction of RATE the queue drains at (default 1)"),
+	XL_OPT("buffer", O_BUFFER, "BYTES", "the queue's capacity (default 1M, or 2 ms of RATE if\n"
+					    "less, at least 2 frames: the config's default)"),
+	XL_OPT("overflow", O_OVERFLOW, "drop|mark", "what a full buffer does (default drop)"),
+	XL_OPT("kmin", O_KMIN, "BYTES", "marking starts above this queue (default 5K)"),
+	XL_OPT("kmax", O_KMAX, "BYTES", "everything is marked above this queue (default 200K)"),
+	XL_OPT("pmax", O_PMAX, "P", "the marking probability at kmax (default 1%)"),
+	XL_OPT("not-ect", O_NOT_ECT, NULL, "packets are Not-ECT (default ECT)"),
+	XL_OPT("seed", O_SEED, "N", "the marking's random draws (default 1)"),
+	XL_OPT("trace", O_TRACE, "FILE", "packets from a CSV time_ns,bytes[,ect], or:"),
+	XL_OPT("load", O_LOAD, "RATE", "a constant-rate load of --packet-byte packets"),
+	XL_OPT("packet", O_PACKET, "BYTES", "packet size of --load (default 1500)"),
+	XL_OPT("duration", O_DURATION, "T", "how long --load runs (e.g. 10ms)"),
+	XL_OPT_HELP, XL_OPT_END
+};
+
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: xdpleaf sim queue --rate RATE [--gamma G] [--buffer BYTES]\n"
-		"                         [--overflow drop|mark] [--kmin BYTES] [--kmax BYTES]\n"
-		"                         [--pmax P] [--not-ect] [--seed N]\n"
-		"                         (--trace FILE | --load RATE [--packet BYTES] --duration T)\n\n"
-		"Runs one port's phantom queue and WRED marking (the dataplane's code) over\n"
-		"a packet trace (CSV time_ns,bytes[,ect]) or a constant-rate load, and\n"
-		"prints time_ns,bytes,queue_bytes,action per packet (action: queued,\n"
-		"marked, dropped, over_marked, over_passed); a summary goes to stderr.\n"
-		"Defaults: gamma 1, buffer 1M or 2 ms of the rate if less (18K at least), overflow drop, kmin 5K, kmax 200K, pmax 1%%,\n"
-		"packets ECT, packet 1500 bytes, seed 1. T: a number and its unit\n"
-		"(ns, us, ms, s), e.g. 10ms.\n");
+	xl_opt_usage(f, "sim queue", opts,
+		     "Runs one port's phantom queue and WRED marking (the dataplane's code) over\n"
+		     "a packet trace (--trace) or a constant-rate load (--load, --duration), and\n"
+		     "prints time_ns,bytes,queue_bytes,action per packet (action: queued,\n"
+		     "marked, dropped, over_marked, over_passed); a summary goes to stderr.\n"
+		     "T: a number and its unit (ns, us, ms, s), e.g. 10ms.");
 }
 
 int xl_sim_queue(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "rate", required_argument, NULL, 'r' },
-		{ "gamma", required_argument, NULL, 'g' },
-		{ "buffer", required_argument, NULL, 'b' },
-		{ "overflow", required_argument, NULL, 'o' },
-		{ "kmin", required_argument, NULL, 'k' },
-		{ "kmax", required_argument, NULL, 'K' },
-		{ "pmax", required_argument, NULL, 'p' },
-		{ "not-ect", no_argument, NULL, 'n' },
-		{ "seed", required_argument, NULL, 's' },
-		{ "trace", required_argument, NULL, 't' },
-		{ "load", required_argument, NULL, 'l' },
-		{ "packet", required_argument, NULL, 'P' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
+	struct xl_opt_parser p = { .opts = opts };
 	struct queue_sim s = {
 		.buffer = 0, /* unset: xl_default_buffer of the rate, as the config */
 		.wred = { .kmin = XL_WRED_PAPER_KMIN, .kmax = XL_WRED_PAPER_KMAX,
@@ -138,39 +137,38 @@ int xl_sim_queue(int argc, char **argv)
 	char err[256] = "";
 	int ch, ect = 1, bad = 0;
 
-	optind = 1;
-	while (!bad && (ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while (!bad && (ch = xl_opt_next(&p, argc, argv)) != -1) {
 		switch (ch) {
-		case 'r': bad = xl_parse_rate(optarg, &rate, err, sizeof(err)); break;
-		case 'g': bad = xl_parse_gamma(optarg, &gamma, err, sizeof(err)); break;
-		case 'b':
+		case O_RATE: bad = xl_parse_rate(optarg, &rate, err, sizeof(err)); break;
+		case O_GAMMA: bad = xl_parse_gamma(optarg, &gamma, err, sizeof(err)); break;
+		case O_BUFFER:
 			bad = xl_parse_bytes("buffer", optarg, 2048, "2K", &u32v, err, sizeof(err));
 			s.buffer = u32v;
 			break;
-		case 'k': bad = xl_parse_bytes("kmin", optarg, 0, "0", &s.wred.kmin, err, sizeof(err)); break;
-		case 'K': bad = xl_parse_bytes("kmax", optarg, 0, "0", &s.wred.kmax, err, sizeof(err)); break;
-		case 'p': bad = xl_parse_pmax(optarg, &s.wred.pmax, err, sizeof(err)); break;
-		case 'o':
+		case O_KMIN: bad = xl_parse_bytes("kmin", optarg, 0, "0", &s.wred.kmin, err, sizeof(err)); break;
+		case O_KMAX: bad = xl_parse_bytes("kmax", optarg, 0, "0", &s.wred.kmax, err, sizeof(err)); break;
+		case O_PMAX: bad = xl_parse_pmax(optarg, &s.wred.pmax, err, sizeof(err)); break;
+		case O_OVERFLOW:
 			s.mark_only = !strcmp(optarg, "mark");
 			if (!s.mark_only && strcmp(optarg, "drop")) {
 				snprintf(err, sizeof(err), "overflow must be drop or mark");
 				bad = 1;
 			}
 			break;
-		case 'n': ect = 0; break;
-		case 's':
+		case O_NOT_ECT: ect = 0; break;
+		case O_SEED:
 			bad = xl_parse_uint("--seed", optarg, 0, 0xffffffffU, &u32v, err,
 					    sizeof(err));
 			s.rng = (__u64)u32v | 1; /* xorshift's state must not be 0 */
 			break;
-		case 't': trace = optarg; break;
-		case 'l': bad = xl_parse_rate(optarg, &load, err, sizeof(err)); break;
-		case 'P':
+		case O_TRACE: trace = optarg; break;
+		case O_LOAD: bad = xl_parse_rate(optarg, &load, err, sizeof(err)); break;
+		case O_PACKET:
 			bad = xl_parse_bytes("packet", optarg, 64, "64", &u32v, err, sizeof(err)) ||
 			      u32v > 65535;
 			packet = u32v;
 			break;
-		case 'd':
+		case O_DURATION:
 			bad = xl_parse_duration(optarg, 1, 3600000000000ULL, &duration,
 						err, sizeof(err));
 			break;
@@ -178,6 +176,7 @@ int xl_sim_queue(int argc, char **argv)
 		default: usage(stderr); return 2;
 		}
 	}
+	xl_opt_free(&p);
 	if (!bad && (!rate || (!trace == !load) || (load && !duration) ||
 		     s.wred.kmin >= s.wred.kmax || optind < argc)) {
 		snprintf(err, sizeof(err), "need --rate, exactly one of --trace and "

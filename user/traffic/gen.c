@@ -51,6 +51,7 @@
 #include <linux/bpf.h> /* struct bpf_spin_lock, for host.h */
 #include "host.h"
 #include "traffic/gen_pkt.h"
+#include "common/cli.h"
 #include "common/rtnl.h"
 #include "traffic/traffic.h"
 #include "common/units.h"
@@ -232,53 +233,57 @@ static __u64 qp_rate_bps(const struct gen_state *g, __u32 qi)
 
 /* ---- options ----------------------------------------------------------- */
 
+enum { O_DST = 256, O_SRC, O_GWMAC, O_QPS, O_QPBASE, O_SPORT, O_SIZE,
+       O_OPCODE, O_RATE, O_PATTERN, O_MESSAGE, O_GAP, O_DURATION,
+       O_COUNT, O_ECN, O_DSCP, O_SEED, O_RATEMAP, O_BATCH, O_AFPACKET };
+#define STR_(x) #x
+#define STR(x) STR_(x)
+static const struct xl_opt opts[] = {
+	XL_OPT_REQUIRED("dev", 'd', "IF", "interface to send on"),
+	XL_OPT_REQUIRED("dst", O_DST, "IP", "destination (IPv4 or IPv6: sets the family)"),
+	XL_OPT("src", O_SRC, "IP", "source (default: IF's first address of that family)"),
+	XL_OPT("gw-mac", O_GWMAC, "MAC", "destination MAC (default: the kernel's neighbour entry\n"
+					 "of the route's gateway, or of DST if on-link)"),
+	XL_OPT("qps", O_QPS, "N", "queue pairs, 1.." STR(MAX_QPS) " (default 1)"),
+	XL_OPT("qp-base", O_QPBASE, "N", "first destination QP number (default 0x100)"),
+	XL_OPT("sport-base", O_SPORT, "N", "UDP source port of the first QP; QP i uses base + i\n"
+					   "(default 49152)"),
+	XL_OPT("size", O_SIZE, "BYTES", "payload bytes per packet after BTH/RETH (the RoCE MTU,\n"
+					"default 1024)"),
+	XL_OPT("opcode", O_OPCODE, "send|write", "SEND_* or RDMA_WRITE_* (default send)"),
+	XL_OPT("rate", O_RATE, "RATE", "per QP, bit/s of frames (e.g. 100M, 2.5G; default: as\n"
+				       "fast as possible). With the elephant pattern gen\n"
+				       "warns (stderr; asked_bps, rate_shortfall in --json)\n"
+				       "when it reaches less than 95 % of QPS x RATE"),
+	XL_OPT("pattern", O_PATTERN, "elephant|nccl", "elephant: back-to-back messages (default);\n"
+						      "nccl: each message then an idle gap, per QP"),
+	XL_OPT("message", O_MESSAGE, "BYTES", "message size (default: --size for elephant, 1M for\n"
+					      "nccl)"),
+	XL_OPT("gap", O_GAP, "fixed:T|exp:T|uniform:T1-T2", "nccl's idle gap: fixed, exponential with\n"
+							    "mean T, or uniform (default fixed:1ms)"),
+	XL_OPT("duration", O_DURATION, "T", "run time, e.g. 5s, 200ms (default: until --count or\n"
+					    "Ctrl-C)"),
+	XL_OPT("count", O_COUNT, "N", "stop after N packets in all"),
+	XL_OPT("ecn", O_ECN, "ect0|ect1|not-ect|ce", "the ECN field (default ect0)"),
+	XL_OPT("dscp", O_DSCP, "N", "0..63 (default 26)"),
+	XL_OPT("seed", O_SEED, "N", "random initial PSNs and gap draws from N (default: PSNs\n"
+				    "from 0, gaps from seed 1)"),
+	XL_OPT("json", 'j', NULL, "print the summary as JSON"),
+	XL_OPT("rate-map", O_RATEMAP, "PATH", "pace each QP at min(--rate, the rate DCQCN's reaction\n"
+					      "point publishes in PATH, host mode's pinned rp_rates\n"
+					      "map), and feed gen's packets to that RP (rp_flows\n"
+					      "and host_cfg pinned next to PATH)"),
+	XL_OPT("batch", O_BATCH, "N", "packets per BPF_PROG_RUN, 1.." STR(XL_GEN_MAX_BATCH)
+				      " (default " STR(DEFAULT_BATCH) ")"),
+	XL_OPT("afpacket", O_AFPACKET, NULL, "send with an AF_PACKET socket instead (a baseline)"),
+	XL_OPT_HELP, XL_OPT_END
+};
+
 static void usage(FILE *f)
 {
-	fprintf(f,
-"usage: xdpleaf gen --dev IF --dst IP [--src IP] [--gw-mac MAC] [--qps N]\n"
-"           [--qp-base N] [--sport-base N] [--size BYTES] [--opcode send|write]\n"
-"           [--rate RATE] [--pattern elephant|nccl] [--message BYTES]\n"
-"           [--gap fixed:T|exp:T|uniform:T1-T2] [--duration T] [--count N]\n"
-"           [--ecn ect0|ect1|not-ect|ce] [--dscp N] [--seed N] [--json]\n"
-"           [--rate-map PATH] [--batch N] [--afpacket]\n\n"
-"Sends RoCEv2 (RC SEND or RDMA WRITE) from this network namespace out of IF,\n"
-"with BPF_PROG_RUN live frames (docs/traffic-tools.md).\n\n"
-"  -d, --dev IF          interface to send on\n"
-"      --dst IP          destination (IPv4 or IPv6: sets the family)\n"
-"      --src IP          source (default: IF's first address of that family)\n"
-"      --gw-mac MAC      destination MAC (default: the kernel's neighbour entry\n"
-"                        of the route's gateway, or of DST if on-link)\n"
-"      --qps N           queue pairs, 1..%d (default 1)\n"
-"      --qp-base N       first destination QP number (default 0x100)\n"
-"      --sport-base N    UDP source port of the first QP; QP i uses base + i\n"
-"                        (default 49152)\n"
-"      --size BYTES      payload bytes per packet after BTH/RETH (the RoCE MTU,\n"
-"                        default 1024)\n"
-"      --opcode OP       send (SEND_*) or write (RDMA_WRITE_*; default send)\n"
-"      --rate RATE       per QP, bit/s of frames (e.g. 100M, 2.5G; default: as\n"
-"                        fast as possible). With the elephant pattern gen\n"
-"                        warns (stderr; asked_bps, rate_shortfall in --json)\n"
-"                        when it reaches less than 95 %% of QPS x RATE\n"
-"      --pattern P       elephant: back-to-back messages (default);\n"
-"                        nccl: each message then an idle gap, per QP\n"
-"      --message BYTES   message size (default: --size for elephant, 1M for nccl)\n"
-"      --gap G           nccl idle gap: fixed:T, exp:T (mean T), uniform:T1-T2\n"
-"                        (default fixed:1ms)\n"
-"      --duration T      run time, e.g. 5s, 200ms (default: until --count or\n"
-"                        Ctrl-C)\n"
-"      --count N         stop after N packets in all\n"
-"      --ecn E           ect0 (default), ect1, not-ect, ce\n"
-"      --dscp N          0..63 (default 26)\n"
-"      --seed N          random initial PSNs and gap draws from N (default: PSNs\n"
-"                        from 0, gaps from seed 1)\n"
-"      --batch N         packets per BPF_PROG_RUN, 1..%d (default %d)\n"
-"      --afpacket        send with an AF_PACKET socket instead (a baseline)\n"
-"      --rate-map PATH   pace each QP at min(--rate, the rate DCQCN's reaction\n"
-"                        point publishes in PATH, host mode's pinned rp_rates\n"
-"                        map), and feed gen's packets to that RP (rp_flows\n"
-"                        and host_cfg pinned next to PATH)\n"
-"  -j, --json            print the summary as JSON\n"
-"  -h, --help            this text\n", MAX_QPS, XL_GEN_MAX_BATCH, DEFAULT_BATCH);
+	xl_opt_usage(f, "gen", opts,
+		     "Sends RoCEv2 (RC SEND or RDMA WRITE) from this network namespace out of IF,\n"
+		     "with BPF_PROG_RUN live frames (docs/traffic-tools.md).");
 }
 
 static int parse_u64(const char *s, __u64 lo, __u64 hi, __u64 *out)
@@ -336,35 +341,7 @@ bad:
 
 static int parse_opts(int argc, char **argv, struct gen_opts *o)
 {
-	enum { O_DST = 256, O_SRC, O_GWMAC, O_QPS, O_QPBASE, O_SPORT, O_SIZE,
-	       O_OPCODE, O_RATE, O_PATTERN, O_MESSAGE, O_GAP, O_DURATION,
-	       O_COUNT, O_ECN, O_DSCP, O_SEED, O_RATEMAP, O_BATCH, O_AFPACKET };
-	static const struct option lo[] = {
-		{ "dev", required_argument, NULL, 'd' },
-		{ "dst", required_argument, NULL, O_DST },
-		{ "src", required_argument, NULL, O_SRC },
-		{ "gw-mac", required_argument, NULL, O_GWMAC },
-		{ "qps", required_argument, NULL, O_QPS },
-		{ "qp-base", required_argument, NULL, O_QPBASE },
-		{ "sport-base", required_argument, NULL, O_SPORT },
-		{ "size", required_argument, NULL, O_SIZE },
-		{ "opcode", required_argument, NULL, O_OPCODE },
-		{ "rate", required_argument, NULL, O_RATE },
-		{ "pattern", required_argument, NULL, O_PATTERN },
-		{ "message", required_argument, NULL, O_MESSAGE },
-		{ "gap", required_argument, NULL, O_GAP },
-		{ "duration", required_argument, NULL, O_DURATION },
-		{ "count", required_argument, NULL, O_COUNT },
-		{ "ecn", required_argument, NULL, O_ECN },
-		{ "dscp", required_argument, NULL, O_DSCP },
-		{ "seed", required_argument, NULL, O_SEED },
-		{ "rate-map", required_argument, NULL, O_RATEMAP },
-		{ "batch", required_argument, NULL, O_BATCH },
-		{ "afpacket", no_argument, NULL, O_AFPACKET },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
+	struct xl_opt_parser p = { .opts = opts };
 	char err[256] = "";
 	__u64 v;
 	int ch;
@@ -374,8 +351,7 @@ static int parse_opts(int argc, char **argv, struct gen_opts *o)
 		.batch = DEFAULT_BATCH, .ecn = 2, .dscp = 26, .seed = 1,
 		.gap_kind = GAP_FIXED, .gap1_ns = 1000000,
 	};
-	optind = 1;
-	while ((ch = getopt_long(argc, argv, "d:jh", lo, NULL)) != -1) {
+	while ((ch = xl_opt_next(&p, argc, argv)) != -1) {
 		switch (ch) {
 		case 'd': o->dev = optarg; break;
 		case O_DST: o->dst = optarg; break;
@@ -473,6 +449,7 @@ static int parse_opts(int argc, char **argv, struct gen_opts *o)
 			return -1;
 		}
 	}
+	xl_opt_free(&p);
 	if (optind < argc) {
 		fprintf(stderr, PFX "unexpected argument '%s'\n", argv[optind]);
 		return -1;

@@ -25,6 +25,7 @@
 #include <json-c/json.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "common/cli.h"
 #include "common/percpu.h"
 #include "common/xdp_owner.h"
 #include "roce.h"
@@ -46,46 +47,37 @@ struct flow {
 	struct xl_sink_flow v;
 };
 
+enum { O_DURATION = 256, O_PASS, O_GENERIC, O_INTERVAL };
+static const struct xl_opt opts[] = {
+	XL_OPT_REQUIRED("dev", 'd', "IF", "interface to attach to (in this network namespace)"),
+	XL_OPT("duration", O_DURATION, "T", "stop after T (e.g. 5s, 500ms; default: until a signal)"),
+	XL_OPT("interval", O_INTERVAL, "T", "while running, every T (>= 1ms) print one line of\n"
+					    "JSON to stdout with every QP's cumulative counters\n"
+					    "(before the final report)"),
+	XL_OPT("pass", O_PASS, NULL, "hand RoCEv2 packets to the kernel too (default: drop\n"
+				     "them after counting, as a NIC's RDMA engine consumes them)"),
+	XL_OPT("generic", O_GENERIC, NULL, "attach in generic (skb) mode instead of native"),
+	XL_OPT("json", 'j', NULL, "print JSON"),
+	XL_OPT_HELP, XL_OPT_END
+};
+
 static void usage(FILE *f)
 {
-	fprintf(f,
-"usage: xdpleaf sink --dev IF [--duration T] [--interval T] [--json] [--pass]\n"
-"                    [--generic]\n\n"
-"Counts received RoCEv2 packets per (source, destination QP, UDP source port)\n"
-"with an XDP program on IF, until --duration or SIGINT/SIGTERM, then detaches\n"
-"and prints packets, bytes, CE marks, reordered, lost and duplicate packets.\n"
-"Prints 'xdpleaf sink: ready ...' to stderr once attached.\n\n"
-"  -d, --dev IF       interface to attach to (in this network namespace)\n"
-"      --duration T   stop after T (e.g. 5s, 500ms; default: until a signal)\n"
-"      --interval T   while running, every T (>= 1ms) print one line of JSON to\n"
-"                     stdout with every QP's cumulative counters (before the\n"
-"                     final report)\n"
-"      --pass         hand RoCEv2 packets to the kernel too (default: drop them\n"
-"                     after counting, as a NIC's RDMA engine consumes them)\n"
-"      --generic      attach in generic (skb) mode instead of native\n"
-"  -j, --json         print JSON\n"
-"  -h, --help         this text\n");
+	xl_opt_usage(f, "sink", opts,
+		     "Counts received RoCEv2 packets per (source, destination QP, UDP source port)\n"
+		     "with an XDP program on IF, until --duration or SIGINT/SIGTERM, then detaches\n"
+		     "and prints packets, bytes, CE marks, reordered, lost and duplicate packets.\n"
+		     "Prints 'xdpleaf sink: ready ...' to stderr once attached.");
 }
 
 static int parse_opts(int argc, char **argv, struct sink_opts *o)
 {
-	enum { O_DURATION = 256, O_PASS, O_GENERIC, O_INTERVAL };
-	static const struct option lo[] = {
-		{ "dev", required_argument, NULL, 'd' },
-		{ "duration", required_argument, NULL, O_DURATION },
-		{ "interval", required_argument, NULL, O_INTERVAL },
-		{ "pass", no_argument, NULL, O_PASS },
-		{ "generic", no_argument, NULL, O_GENERIC },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
+	struct xl_opt_parser p = { .opts = opts };
 	char err[256];
 	int ch;
 
 	*o = (struct sink_opts){ 0 };
-	optind = 1;
-	while ((ch = getopt_long(argc, argv, "d:jh", lo, NULL)) != -1) {
+	while ((ch = xl_opt_next(&p, argc, argv)) != -1) {
 		switch (ch) {
 		case 'd': o->dev = optarg; break;
 		case O_DURATION:
@@ -109,6 +101,7 @@ static int parse_opts(int argc, char **argv, struct sink_opts *o)
 		default: usage(stderr); return -1;
 		}
 	}
+	xl_opt_free(&p);
 	if (optind < argc) {
 		fprintf(stderr, PFX "unexpected argument '%s'\n", argv[optind]);
 		return -1;
