@@ -50,7 +50,7 @@ help:
 	@echo "make test     deps + build + every test suite; ends 'N passed, N failed'"
 	@echo "make demo     deps + build + lab up + traffic + per-port report + lab down"
 	@echo "make bench    the leaf program's ns/packet per path, as ratios to a baseline"
-	@echo "make lab      bring the lab up (scripts/lab.sh up; make lab-down removes it)"
+	@echo "make lab      bring the lab up (lab/lab.sh up; make lab-down removes it)"
 	@echo "make bench-balance  load-balancing modes vs kernel ECMP (docs/load-balancing-bench.md)"
 	@echo "make bench-dcqcn    DCQCN closed loop, off and on (docs/dcqcn.md)"
 	@echo "make bench-jct      MPI collectives' step times per fabric (docs/jct-bench.md)"
@@ -109,31 +109,31 @@ bench: all $(BUILD)/bench/bench_leaf
 	@$(BUILD)/bench/bench_leaf
 
 lab: deps all
-	@scripts/lab.sh up
+	@lab/lab.sh up
 
 lab-down:
-	@scripts/lab.sh down
+	@lab/lab.sh down
 
 test: deps all $(UNIT_BINS) $(BPFT_BINS) $(BUILD)/bench/collective
 	@tests/run.sh
 
 demo: deps all
-	@scripts/demo.sh
+	@lab/demo.sh
 
 bench-balance: deps all
-	@scripts/bench_balance.sh
+	@bench/balance/run.sh
 
 # DCQCN closed loop, on and off (docs/dcqcn.md); options via
 # BENCH_DCQCN_ARGS, e.g. "--runs off,paper --seconds 5"
 .PHONY: bench-dcqcn
 bench-dcqcn: deps all
-	@scripts/bench_dcqcn.sh $(BENCH_DCQCN_ARGS)
+	@bench/dcqcn/run.sh $(BENCH_DCQCN_ARGS)
 
 # MPI collectives through each fabric (docs/jct-bench.md); options via
 # BENCH_JCT_ARGS, e.g. "--fabrics ref,kernel,flowlet --sizes 4M --steps 5"
 .PHONY: bench-jct
 bench-jct: deps all $(BUILD)/bench/collective
-	@scripts/bench_jct.sh $(BENCH_JCT_ARGS)
+	@bench/jct/run.sh $(BENCH_JCT_ARGS)
 
 clean:
 	rm -rf $(BUILD)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * collective: timed steps of one MPI collective, for the job-completion-time
- * benchmark (scripts/bench_jct.sh, docs/jct-bench.md).
+ * benchmark (bench/jct/run.sh, docs/jct-bench.md).
  *
  *   collective --op allreduce|alltoall --bytes N[K|M] [--steps N] [--warmup N]
  *

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Load balancing over uplinks with real capacity: scripts/bench_balance.sh
+# Load balancing over uplinks with real capacity: bench/balance/run.sh
 # in flowlet mode, workloads 1 (one sender, 8 NCCL-like QPs, four equal
 # uplinks) and 3 (four senders x 4 QPs, uplinks 2:1:1:1). Flowlet mode must
 # spread 1 evenly and 3 by capacity, without reordering, and leaf1's
@@ -26,7 +26,7 @@ setup_file() {
 	fi
 	export BP="xlt$$b" OUT=$BATS_FILE_TMPDIR/bench
 	# fd 3 closed: the daemons the lab starts must not hold bats' pipe
-	"$ROOT/scripts/bench_balance.sh" --modes flowlet --workloads 1,3 --seconds 4 \
+	"$ROOT/bench/balance/run.sh" --modes flowlet --workloads 1,3 --seconds 4 \
 		--no-cpu-check --quiet-wait 10 --prefix "$BP" --out "$OUT" \
 		>"$BATS_FILE_TMPDIR/bench.log" 2>&1 3>&- || true
 }

@@ -4,7 +4,7 @@
 # instance, --version, and the exit codes of status and unload.
 #
 # Tests that load get a throwaway namespace P-a holding leaf1's port names
-# as veth pairs s1<->u1 .. s4<->u4 (make_ns), so scripts/leaf1.conf loads.
+# as veth pairs s1<->u1 .. s4<->u4 (make_ns), so lab/leaf1.conf loads.
 # This shell stays in its own namespace: that is "another namespace".
 
 load helpers

@@ -16,7 +16,7 @@ setup_file() {
 }
 
 # Each test gets a fresh throwaway namespace "$I-cfg" holding leaf1's port
-# names as four veth pairs s1<->u1 .. s4<->u4, so scripts/leaf1.conf loads.
+# names as four veth pairs s1<->u1 .. s4<->u4, so lab/leaf1.conf loads.
 setup() {
 	require_lab
 	NS=$I-cfg
@@ -170,7 +170,7 @@ snapshot() {
 }
 
 @test "load as non-root fails with a clear message" {
-	# scripts/leaf1.conf is world-readable (bats' temp dirs are not), so
+	# lab/leaf1.conf is world-readable (bats' temp dirs are not), so
 	# the error must be about privileges, not about reading the file.
 	run --separate-stderr in_ns "$NS" setpriv --reuid=65534 --regid=65534 --clear-groups \
 		"$XDPLEAF" load --config "$CONF" --instance "$I"

@@ -30,7 +30,7 @@ setup_file() {
 	export L2CONF=$BATS_FILE_TMPDIR/leaf2-dcqcn.conf
 	export R1CONF=$BATS_FILE_TMPDIR/r1.conf SCONF=$BATS_FILE_TMPDIR/sender.conf
 	sed '/^\[port r1\]/,/^role/ s/^role = downlink/role = downlink\nrate = 1G\nbuffer = 400K/' \
-		"$ROOT/scripts/leaf2.conf" >"$L2CONF"
+		"$ROOT/lab/leaf2.conf" >"$L2CONF"
 	printf '\n[class roce]\ndscp = 26\nkmin = 5K\nkmax = 200K\npmax = 1%%\n' >>"$L2CONF"
 	grep -q '^rate = 1G' "$L2CONF"
 	printf '[xdpleaf]\nmode = host\n\n[port eth0]\n\n[dcqcn]\nnp = yes\nrp = no\n' >"$R1CONF"
@@ -133,11 +133,11 @@ wait_gens() {
 	done
 	wait_neigh_learned "$P"
 
-	# Phase 1: the incast. scripts/bench/dcqcn_sample.py reads every QP's
+	# Phase 1: the incast. bench/dcqcn/sample.py reads every QP's
 	# published rate every 10 ms (bpftool per sample would cost too much
 	# CPU); the lowest per QP comes from its rates.csv.
 	local samp=$BATS_TEST_TMPDIR/sample
-	/usr/bin/python3 "$ROOT/scripts/bench/dcqcn_sample.py" --out "$samp" \
+	/usr/bin/python3 "$ROOT/bench/dcqcn/sample.py" --out "$samp" \
 		--leaf "$PINS/${P}_leaf2" --port r1 --queue-every 10 --rate-every 10 \
 		--max-seconds 30 --rp "s1=$PINS/${P}_s1" --rp "s2=$PINS/${P}_s2" \
 		--rp "s3=$PINS/${P}_s3" --rp "s4=$PINS/${P}_s4" \

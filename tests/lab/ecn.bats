@@ -31,9 +31,9 @@ setup_file() {
 	ensure_bpffs
 	export P="xlt$$e" PU="xlt$$u"
 	export L2CONF=$BATS_FILE_TMPDIR/leaf2-limited.conf
-	# scripts/leaf2.conf with r1 limited to RATE and a 200 KB buffer.
+	# lab/leaf2.conf with r1 limited to RATE and a 200 KB buffer.
 	sed "/^\[port r1\]/,/^role/ s/^role = downlink/role = downlink\nrate = $RATE\nbuffer = 200K/" \
-		"$ROOT/scripts/leaf2.conf" >"$L2CONF"
+		"$ROOT/lab/leaf2.conf" >"$L2CONF"
 	grep -q "^rate = $RATE" "$L2CONF"
 }
 
@@ -152,7 +152,7 @@ wait_incast() {
 }
 
 @test "the same incast with no rate on r1: the port is unlimited (delivered >= 0.95 x offered, and above the other test's rate)" {
-	"$LAB" up --prefix "$PU" --leaf2-config "$ROOT/scripts/leaf2.conf" 3>&-
+	"$LAB" up --prefix "$PU" --leaf2-config "$ROOT/lab/leaf2.conf" 3>&-
 	[[ $(r1_queue "$PU") == null ]]
 	start_incast "$PU"
 	# offered to r1's port: everything leaf2 receives from the spines

@@ -23,7 +23,7 @@ setup_file() {
 	[[ -z $LAB_SKIP ]] || return 0
 	ensure_bpffs
 	export P="xlt$$n"
-	"$LAB" up --prefix "$P" --leaf2-config "$ROOT/scripts/leaf2.conf" 3>&-
+	"$LAB" up --prefix "$P" --leaf2-config "$ROOT/lab/leaf2.conf" 3>&-
 	# gen sends to the gateway's MAC; leaf1 and leaf2 learn the path
 	in_ns "$P-s1" ping -q -c1 -W2 10.2.1.2 >/dev/null
 	wait_neigh_listed "$P-leaf1" "$P" 10.1.1.2 10.254.{1..4}.2

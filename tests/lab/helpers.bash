@@ -2,9 +2,9 @@
 # shellcheck disable=SC2034 # LAB, CONF are used by the .bats files
 
 ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd -P)
-LAB=$ROOT/scripts/lab.sh
+LAB=$ROOT/lab/lab.sh
 XDPLEAF=$ROOT/build/xdpleaf
-CONF=$ROOT/scripts/leaf1.conf
+CONF=$ROOT/lab/leaf1.conf
 
 # Why lab tests cannot run here, or nothing when they can.
 lab_unavailable() {
@@ -35,13 +35,9 @@ require_lab() {
 	fi
 }
 
-# in_ns, wait_neigh_listed
-# shellcheck source=scripts/lablib.sh
-source "$ROOT/scripts/lablib.sh"
-
-ensure_bpffs() {
-	mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf
-}
+# in_ns, ensure_bpffs, lab_warm_up, the lab's addresses
+# shellcheck source=lab/lib.sh
+source "$ROOT/lab/lib.sh"
 
 # Capture on interface $2 of namespace $1 into file $5, BPF filter $4,
 # until $3 packets arrived (or 60 s passed), in the background (CAP_PID);
@@ -72,26 +68,15 @@ jqv() {
 	jq -r "$2" <<<"$1"
 }
 
-# Fill neighbour tables before measuring, so no flow starts on the slow path:
-# leaf1 resolves every spine and every sender, and every sender reaches every
-# receiver once (v4 and v6).
+# Fill neighbour tables before measuring (lab/lib.sh), IPv4 and IPv6.
 warm_up() {
-	local p=$1 n
-	for n in 1 2 3 4; do
-		in_ns "$p-leaf1" ping -q -c1 -W2 "10.254.$n.2" >/dev/null || true
-		in_ns "$p-leaf1" ping -q -6 -c1 -W2 "fd00:254:$n::2" >/dev/null || true
-		in_ns "$p-leaf1" ping -q -c1 -W2 "10.1.$n.2" >/dev/null || true
-		in_ns "$p-leaf1" ping -q -6 -c1 -W2 "fd00:1:$n::2" >/dev/null || true
-		in_ns "$p-s$n" ping -q -c1 -W2 "10.2.$n.2" >/dev/null || true
-		in_ns "$p-s$n" ping -q -6 -c1 -W2 "fd00:2:$n::2" >/dev/null || true
-	done
+	lab_warm_up "$1" 46
 }
 
 # In xdp mode, wait (up to ~5 s) until xdpleaf's watcher has learned the
 # neighbours warm_up resolved; a warning, not a failure, if it has not.
 wait_neigh_learned() {
-	wait_neigh_listed "$1-leaf1" "$1" 10.254.{1..4}.2 10.1.{1..4}.2 ||
-		echo "warning: xdpleaf neigh did not list all neighbours" >&2
+	lab_wait_neigh "$1" || echo "warning: xdpleaf neigh did not list all neighbours" >&2
 	return 0
 }
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Job completion time of a real collective: scripts/bench_jct.sh runs a
+# Job completion time of a real collective: bench/jct/run.sh runs a
 # short Open MPI ring all-reduce (8 ranks, one in each lab host, 4 MiB per
 # rank, JCT_STEPS steps after 2 warm-up steps) through kernel ECMP and
 # through xdpleaf's flowlet mode (leaf1.conf with only each uplink's rate
@@ -46,7 +46,7 @@ setup_file() {
 	fi
 	export JP="xlt$$j" OUT=$BATS_FILE_TMPDIR/bench
 	# fd 3 closed: the daemons the lab starts must not hold bats' pipe
-	"$ROOT/scripts/bench_jct.sh" --fabrics kernel,flowlet --uplinks equal \
+	"$ROOT/bench/jct/run.sh" --fabrics kernel,flowlet --uplinks equal \
 		--ops allreduce --sizes 4M --steps "$JCT_STEPS" --warmup 2 --ecmp-labs 1 \
 		--quiet-wait 20 --cell-timeout 240 --prefix "$JP" --out "$OUT" \
 		>"$BATS_FILE_TMPDIR/bench.log" 2>&1 3>&- || true

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-"""The table of scripts/bench_dcqcn.sh, from the raw data it left in DIR.
+"""The table of bench/dcqcn/run.sh, from the raw data it left in DIR.
 
   dcqcn_report.py DIR      prints the table, writes DIR/results.json and,
                            per run DIR/RUN/: qp_rates.csv, qp_delivered.csv,

@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-"""The table of scripts/bench_jct.sh, from the raw data it left in DIR.
+"""The table of bench/jct/run.sh, from the raw data it left in DIR.
 
-  jct_report.py DIR        prints the table, writes DIR/results.json
+  bench/jct/report.py DIR        prints the table, writes DIR/results.json
 
 Each cell is DIR/UPLINKS/LABEL/OP-SIZE/ with steps.json (the collective's
 output: per-step, per-rank CLOCK_MONOTONIC start and end) and counter

@@ -10,11 +10,11 @@
 #   paper   RP variant paper (defaults of docs/dcqcn-spec.md)
 #   nvidia  RP variant nvidia (defaults)
 #
-# and prints one table (scripts/bench/dcqcn_report.py) of delivered rate,
+# and prints one table (bench/dcqcn/report.py) of delivered rate,
 # drops at the port, marked %, CNPs, Jain's index over 100 ms windows,
 # time above Kmax; per-QP rates over time go to CSV files in --out.
 #
-#   scripts/bench_dcqcn.sh [--runs LIST] [--seconds N] [--rate C] [--size B]
+#   bench/dcqcn/run.sh [--runs LIST] [--seconds N] [--rate C] [--size B]
 #                          [--buffer B] [--kmin B] [--kmax B] [--pmax P]
 #                          [--set KEY=VALUE]... [--spec-defaults] [--out DIR]
 #                          [--prefix P]
@@ -23,10 +23,10 @@
 # or Ctrl-C.
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 XDPLEAF=$ROOT/build/xdpleaf
-LAB=$ROOT/scripts/lab.sh
-BENCH=$ROOT/scripts/bench
+LAB=$ROOT/lab/lab.sh
+BENCH=$ROOT/bench/dcqcn
 PY=/usr/bin/python3 # Debian's; the python3 on PATH may lack modules
 PINS=/sys/fs/bpf/xdpleaf
 
@@ -126,8 +126,8 @@ OUT=${OUT:-$ROOT/build/bench-dcqcn/$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$OUT"
 
 log() { echo "bench-dcqcn: $*" >&2; }
-# shellcheck source=scripts/lablib.sh
-source "$ROOT/scripts/lablib.sh"
+# shellcheck source=lab/lib.sh
+source "$ROOT/lab/lib.sh"
 
 # ---- cleanup: our processes by pid, our instances, our labs ---------------
 PIDS=()
@@ -164,11 +164,11 @@ trap 'cleanup' EXIT
 trap 'log "interrupted"; exit 130' INT TERM
 
 # ---- configs ----------------------------------------------------------------
-# leaf2: scripts/leaf2.conf with r1 limited to PORT_RATE and BUFFER, tail
+# leaf2: lab/leaf2.conf with r1 limited to PORT_RATE and BUFFER, tail
 # drop when full, and a RoCE class (DSCP 26) with the chosen profile.
 L2CONF=$OUT/leaf2.conf
 sed "/^\[port r1\]/,/^role/ s/^role = downlink/role = downlink\nrate = $PORT_RATE\nbuffer = $BUFFER\noverflow = drop/" \
-	"$ROOT/scripts/leaf2.conf" >"$L2CONF"
+	"$ROOT/lab/leaf2.conf" >"$L2CONF"
 cat >>"$L2CONF" <<EOF
 
 # RoCE data (DSCP 26): marked by this profile; CNPs (DSCP 48) keep the
@@ -291,7 +291,7 @@ run_one() { # run-name
 			rps+=(--rp "s$n=$PINS/${p}_s$n")
 		done
 	fi
-	"$PY" "$BENCH/dcqcn_sample.py" --out "$dir" --leaf "$PINS/${p}_leaf2" --port r1 \
+	"$PY" "$BENCH/sample.py" --out "$dir" --leaf "$PINS/${p}_leaf2" --port r1 \
 		--np "r1=$PINS/${p}_r1" \
 		--max-seconds $((RUN_SECONDS + 20)) "${rps[@]}" 2>"$dir/sample.err" &
 	samp_pid=$!
@@ -343,5 +343,5 @@ run_one() { # run-name
 for r in $RUNS; do
 	run_one "$r"
 done
-"$PY" "$BENCH/dcqcn_report.py" "$OUT" | tee "$OUT/table.txt"
+"$PY" "$BENCH/report.py" "$OUT" | tee "$OUT/table.txt"
 log "raw data, CSVs and results.json in $OUT"

@@ -5,14 +5,14 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
-LAB=$ROOT/scripts/lab.sh
+LAB=$ROOT/lab/lab.sh
 XDPLEAF=$ROOT/build/xdpleaf
 P=xldemo
 SECONDS_PER_RUN=${DEMO_SECONDS:-4}
 TMP=$(mktemp -d)
 
-# shellcheck source=scripts/lablib.sh
-source "$ROOT/scripts/lablib.sh"
+# shellcheck source=lab/lib.sh
+source "$ROOT/lab/lib.sh"
 
 # Align tab-separated columns (column(1) is not in minimal images).
 align() {

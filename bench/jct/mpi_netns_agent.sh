@@ -16,7 +16,7 @@
 # The daemon's temporary files go to /tmp/xl-mpi-NETNS (its own per host);
 # the caller removes them.
 #
-# Used through mpirun's `--mca plm_rsh_agent THIS_SCRIPT` (scripts/bench_jct.sh).
+# Used through mpirun's `--mca plm_rsh_agent THIS_SCRIPT` (bench/jct/run.sh).
 set -eu
 while [ $# -gt 0 ]; do
 	case $1 in

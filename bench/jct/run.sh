@@ -4,7 +4,7 @@
 # of their step times as ratios to a non-blocking reference measured in the
 # same run. docs/jct-bench.md.
 #
-#   scripts/bench_jct.sh [--fabrics LIST] [--uplinks LIST] [--ops LIST]
+#   bench/jct/run.sh [--fabrics LIST] [--uplinks LIST] [--ops LIST]
 #                        [--sizes LIST] [--steps N] [--warmup N]
 #                        [--ecmp-labs N] [--out DIR] [--prefix P]
 #                        [--quiet-wait N] [--cell-timeout N] [--host-tcp dc|as-is]
@@ -17,12 +17,12 @@
 # failure or Ctrl-C.
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 XDPLEAF=$ROOT/build/xdpleaf
 COLLECTIVE=$ROOT/build/bench/collective
-AGENT=$ROOT/scripts/bench/mpi_netns_agent.sh
-LAB=$ROOT/scripts/lab.sh
-BENCH=$ROOT/scripts/bench
+AGENT=$ROOT/bench/jct/mpi_netns_agent.sh
+LAB=$ROOT/lab/lab.sh
+BENCH=$ROOT/bench/jct
 PY=/usr/bin/python3 # Debian's; the pyenv python3 on PATH may lack modules
 
 FABRICS="ref kernel flowlet hash spray"
@@ -127,8 +127,8 @@ OUT=${OUT:-$ROOT/build/bench-jct/$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd -P)
 
-# shellcheck source=scripts/lablib.sh
-source "$ROOT/scripts/lablib.sh"
+# shellcheck source=lab/lib.sh
+source "$ROOT/lab/lib.sh"
 
 # ---- cleanup: our processes by pid, our labs by prefix ------------------
 
@@ -167,11 +167,9 @@ trap 'exit 130' INT TERM
 
 # ---- numbers -----------------------------------------------------------
 
-bps_of() { # 100M -> 100000000
-	awk -v v="$1" 'BEGIN { m = 1; s = substr(v, length(v))
-		if (s == "K") m = 1e3; else if (s == "M") m = 1e6; else if (s == "G") m = 1e9
-		if (m > 1) v = substr(v, 1, length(v) - 1)
-		printf "%.0f\n", v * m }'
+# 100M -> 100000000 (lab/lib.sh's parser; a bad rate ends the run)
+bps_of() {
+	rate_bps "$1" || die "bad rate '$1' (a whole number of bit/s >= 1M, e.g. 200M)"
 }
 
 # Sum of a comma-separated rate list, in bit/s.
@@ -183,7 +181,7 @@ sum_bps() {
 
 # ---- the lab -----------------------------------------------------------
 
-# leaf1's configuration: scripts/leaf1.conf with lb_mode, and each uplink's
+# leaf1's configuration: lab/leaf1.conf with lb_mode, and each uplink's
 # capacity as its rate with overflow = mark (its phantom queue marks, never
 # drops: only the real link, the TBF, drops). Nothing else: the defaults.
 make_config() { # mode rates(comma) > file
@@ -192,7 +190,7 @@ make_config() { # mode rates(comma) > file
 		/^\[port u[1-4]\]/ { print; n = substr($2, 2, 1)
 			print "rate = " R[n]; print "overflow = mark"; next }
 		/^lb_mode = / { print "lb_mode = " mode; next }
-		{ print }' "$ROOT/scripts/leaf1.conf"
+		{ print }' "$ROOT/lab/leaf1.conf"
 }
 
 # Bring a lab up; sets P (its prefix) and FABRIC.
@@ -277,8 +275,7 @@ warm_up() {
 	done
 	((${#unreached[@]} == 0)) || die "lab $P: no ping ${unreached[*]}"
 	[[ $FABRIC =~ ^(ref|kernel)$ ]] && return 0
-	wait_neigh_listed "$P-leaf1" "$P" 10.254.{1..4}.2 10.1.{1..4}.2 ||
-		log "warning: xdpleaf in $P did not learn every neighbour"
+	lab_wait_neigh "$P" || log "warning: xdpleaf in $P did not learn every neighbour"
 }
 
 # ---- measuring ---------------------------------------------------------
@@ -581,5 +578,5 @@ for set in $UPLINKS; do
 	done
 done
 log "measured in $(($(date +%s) - T_START)) s"
-"$PY" "$BENCH/jct_report.py" "$OUT" | tee "$OUT/table.txt"
+"$PY" "$BENCH/report.py" "$OUT" | tee "$OUT/table.txt"
 ((FAILED == 0)) || die "some cells failed (see mpirun.err under $OUT)"

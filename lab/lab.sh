@@ -25,10 +25,10 @@ usage: $0 up|down|status [--prefix P] [--mode xdp|kernel] [--config FILE]
                          [--receiver-rate R]
   --prefix P     namespace prefix and xdpleaf instance name (default xl)
   --mode M       xdp: load xdpleaf in leaf1 (default); kernel: kernel ECMP only
-  --config FILE  xdpleaf config for leaf1 (default scripts/leaf1.conf)
+  --config FILE  xdpleaf config for leaf1 (default lab/leaf1.conf)
   --leaf2-config FILE
                  also run xdpleaf in leaf2 with FILE (instance P_leaf2), e.g.
-                 scripts/leaf2.conf; without it leaf2 forwards in the kernel
+                 lab/leaf2.conf; without it leaf2 forwards in the kernel
   --uplink-rates R1,R2,R3,R4
                  (up, either mode) give the spine->leaf2 links a real capacity:
                  spine N's 'up' gets a TBF qdisc at RN bit/s (e.g. 200M, 2.5G:
@@ -47,8 +47,8 @@ EOF
 	exit 2
 }
 
-# shellcheck source=scripts/lablib.sh
-source "$ROOT/scripts/lablib.sh"
+# shellcheck source=lab/lib.sh
+source "$ROOT/lab/lib.sh"
 
 ns_exists() { [[ -e /run/netns/$1 ]]; }
 
@@ -56,11 +56,6 @@ ns_exists() { [[ -e /run/netns/$1 ]]; }
 # from matching another run's "xlt123-...".
 lab_namespaces() {
 	ip netns list | awk '{print $1}' | grep -E "^${PREFIX}-" | sort || true
-}
-
-# xdpleaf pins maps into bpffs; mount it if this machine has not yet.
-ensure_bpffs() {
-	mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf
 }
 
 # A namespace with loopback up and DAD off, so IPv6 addresses on the links
@@ -208,21 +203,6 @@ build_fabric() {
 # and then drops). docs/load-balancing-bench.md explains the choice.
 TBF_BURST_US=100
 TBF_BUFFER_US=2000
-
-# A rate in bit/s from xdpleaf's syntax (200M, 2.5G, 400000000): prints the
-# whole number of bit/s, or fails.
-rate_bps() {
-	local v=$1 num mult=1
-	[[ $v =~ ^([0-9]+(\.[0-9]{1,6})?)([KMGT]?)$ ]] || return 1
-	num=${BASH_REMATCH[1]}
-	case ${BASH_REMATCH[3]} in
-	K) mult=1000 ;; M) mult=1000000 ;; G) mult=1000000000 ;;
-	T) mult=1000000000000 ;;
-	esac
-	awk -v n="$num" -v m="$mult" 'BEGIN {
-		b = n * m; if (b != int(b) || b < 1000000) exit 1
-		printf "%.0f\n", b }'
-}
 
 parse_uplink_rates() {
 	local IFS=, r bps
@@ -375,7 +355,7 @@ main() {
 	shift
 	PREFIX=xl
 	MODE=xdp
-	CONFIG=$ROOT/scripts/leaf1.conf
+	CONFIG=$ROOT/lab/leaf1.conf
 	CONFIG2=
 	UPLINK_RATES=
 	RECV_RATE=

@@ -4,7 +4,7 @@
 # over uplinks with real capacity (TBF on each spine's egress toward
 # leaf2), and one table of the results. docs/load-balancing-bench.md.
 #
-#   scripts/bench_balance.sh [--modes LIST] [--workloads LIST] [--seconds N]
+#   bench/balance/run.sh [--modes LIST] [--workloads LIST] [--seconds N]
 #                            [--steps N] [--out DIR] [--prefix P]
 #                            [--no-cpu-check] [--quiet-wait N]
 #
@@ -14,10 +14,10 @@
 # Every lab it builds is removed on exit, also on failure or Ctrl-C.
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 XDPLEAF=$ROOT/build/xdpleaf
-LAB=$ROOT/scripts/lab.sh
-BENCH=$ROOT/scripts/bench
+LAB=$ROOT/lab/lab.sh
+BENCH=$ROOT/bench/balance
 PY=/usr/bin/python3 # Debian's; the pyenv python3 on PATH may lack modules
 
 MODES="kernel hash flowlet flowlet-random spray"
@@ -121,16 +121,14 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# shellcheck source=scripts/lablib.sh
-source "$ROOT/scripts/lablib.sh"
+# shellcheck source=lab/lib.sh
+source "$ROOT/lab/lib.sh"
 
 # ---- numbers -----------------------------------------------------------
 
-bps_of() { # 100M -> 100000000
-	awk -v v="$1" 'BEGIN { m = 1; s = substr(v, length(v))
-		if (s == "K") m = 1e3; else if (s == "M") m = 1e6; else if (s == "G") m = 1e9
-		if (m > 1) v = substr(v, 1, length(v) - 1)
-		printf "%.0f\n", v * m }'
+# 100M -> 100000000 (lab/lib.sh's parser; a bad rate ends the run)
+bps_of() {
+	rate_bps "$1" || die "bad rate '$1' (a whole number of bit/s >= 1M, e.g. 200M)"
 }
 
 # NCCL-like QP parameters for a mean rate per QP (bit/s): prints
@@ -150,7 +148,7 @@ nccl_params() {
 
 # ---- the lab -----------------------------------------------------------
 
-# leaf1's configuration for a mode: scripts/leaf1.conf with lb_mode and
+# leaf1's configuration for a mode: lab/leaf1.conf with lb_mode and
 # each uplink's capacity as its rate, its phantom queue marking instead of
 # dropping when full (overflow = mark), so that only the TBF, the real
 # link, ever drops. Everything else is the shipped default (flowlet_timeout
@@ -171,7 +169,7 @@ make_config() { # mode rates... > file
 		{ print }
 		END { print "\n[class default]"; print "kmin = " int(B[2] * ECN_KMIN_PCT / 100)
 			print "kmax = " int(B[2] * ECN_KMAX_PCT / 100); print "pmax = 100%" }' \
-		ECN_KMIN_PCT="$ECN_KMIN_PCT" ECN_KMAX_PCT="$ECN_KMAX_PCT" "$ROOT/scripts/leaf1.conf"
+		ECN_KMIN_PCT="$ECN_KMIN_PCT" ECN_KMAX_PCT="$ECN_KMAX_PCT" "$ROOT/lab/leaf1.conf"
 }
 
 # Bring a lab up for mode with uplink rates R1..R4; sets P and LABMODE.
@@ -211,21 +209,12 @@ lab_up() { # mode r1 r2 r3 r4 tag
 	warm_up
 }
 
-# Resolve every neighbour before measuring, so nothing starts on a slow
-# path: leaf1 <-> spines and senders, every sender <-> every receiver.
+# Resolve every neighbour before measuring (lab/lib.sh), and in xdp modes
+# wait for leaf1's xdpleaf to have learned them.
 warm_up() {
-	local n r out missing
-	for n in 1 2 3 4; do
-		in_ns "$P-leaf1" ping -q -c1 -W1 "10.254.$n.2" >/dev/null || true
-		in_ns "$P-leaf1" ping -q -c1 -W1 "10.1.$n.2" >/dev/null || true
-		in_ns "$P-leaf2" ping -q -c1 -W1 "10.253.$n.1" >/dev/null || true
-		for r in 1 2 3 4; do
-			in_ns "$P-s$n" ping -q -c1 -W1 "10.2.$r.2" >/dev/null || true
-		done
-	done
+	lab_warm_up "$P" 4
 	[[ $LABMODE == kernel ]] && return 0
-	wait_neigh_listed "$P-leaf1" "$P" 10.254.{1..4}.2 10.1.{1..4}.2 ||
-		log "warning: xdpleaf in $P did not learn every neighbour"
+	lab_wait_neigh "$P" || log "warning: xdpleaf in $P did not learn every neighbour"
 }
 
 # ---- measuring ---------------------------------------------------------
@@ -473,7 +462,7 @@ run_failover() { # aggregate_capacity_bps caps...
 	sink_stop
 }
 
-# Workload 5: synchronized TCP steps (scripts/bench/balance_steps.py).
+# Workload 5: synchronized TCP steps (bench/balance/steps.py).
 run_steps() { # aggregate_capacity_bps caps...
 	local cap=$1
 	shift
@@ -484,7 +473,7 @@ run_steps() { # aggregate_capacity_bps caps...
 	# Each connection is paced to at most one uplink's rate (a host NIC
 	# of the uplinks' speed): veth is infinitely fast, and an unpaced
 	# sender would put each congestion window on the wire as one burst.
-	"$PY" "$BENCH/balance_steps.py" coord --prefix "$P" --senders 1,2,3,4 --receivers 1,2,3,4 \
+	"$PY" "$BENCH/steps.py" coord --prefix "$P" --senders 1,2,3,4 --receivers 1,2,3,4 \
 		--conns "$TCP_CONNS" --bytes "$TCP_BYTES" --steps "$STEPS" --warmup 2 \
 		--capacity-bps "$cap" --pace-bps "$(bps_of "$RATE")" --cc cubic --pin \
 		--out "$RUN/steps.json" 2>"$RUN/steps.err" ||
@@ -587,4 +576,4 @@ for mode in $MODES; do
 	fi
 done
 log "measured in $(($(date +%s) - T_START)) s"
-"$PY" "$BENCH/balance_report.py" "$OUT" | tee "$OUT/table.txt"
+"$PY" "$BENCH/report.py" "$OUT" | tee "$OUT/table.txt"

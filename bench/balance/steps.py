@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 """Synchronized collective steps over TCP: workload (5) of
-scripts/bench_balance.sh (docs/load-balancing-bench.md).
+bench/balance/run.sh (docs/load-balancing-bench.md).
 
 Every sender keeps several persistent TCP connections from its one IP
 address to servers in the receiver namespaces. A step: every sender starts
@@ -11,19 +11,19 @@ reached its server. Step time = that last arrival - the common start.
 
 Three roles, one file:
 
-  balance_steps.py server --port N
+  bench/balance/steps.py server --port N
       In a receiver namespace. Accepts connections; each begins with a
       32-byte header "<conn id> <bytes per step>". Prints "listening" once
       ready, then "done <conn id> <step> <t_ns>" each time a connection's
       byte count reaches the end of a step. Exits when stdin closes.
 
-  balance_steps.py sender --targets IP:PORT,... --ids ID,... --bytes N
+  bench/balance/steps.py sender --targets IP:PORT,... --ids ID,... --bytes N
       In a sender namespace. Opens one connection per target, prints
       "ready", then for every stdin line "go <step> <t0_ns>" sleeps until
       t0 and writes N bytes on every connection at once (one thread each);
       prints "sent <step> <t_ns>" when all are written. Exits on EOF.
 
-  balance_steps.py coord --prefix P ...
+  bench/balance/steps.py coord --prefix P ...
       In the root namespace: starts the servers and senders with
       `nsenter --net=/run/netns/P-NODE`, runs the steps, writes JSON.
 

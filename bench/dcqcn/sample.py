@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-"""Sample the DCQCN loop's BPF state while scripts/bench_dcqcn.sh runs.
+"""Sample the DCQCN loop's BPF state while bench/dcqcn/run.sh runs.
 
-  dcqcn_sample.py --out DIR --leaf PINDIR --port IF [--rp NAME=PINDIR ...]
+  bench/dcqcn/sample.py --out DIR --leaf PINDIR --port IF [--rp NAME=PINDIR ...]
                   [--queue-every MS] [--rate-every MS] [--max-seconds S]
 
 Reads pinned maps directly (bpf(2) through libbpf, no bpftool per sample):

@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-"""The table of scripts/bench_balance.sh, from the raw data it left in DIR.
+"""The table of bench/balance/run.sh, from the raw data it left in DIR.
 
-  balance_report.py DIR        prints the table, writes DIR/results.json
+  bench/balance/report.py DIR        prints the table, writes DIR/results.json
 
 Each run is DIR/MODE/wN/ with meta.json, counter snapshots (*.json from
 `snap`), the receiver's counts (sink_*.json), the senders' summaries
@@ -482,7 +482,7 @@ def check_targets(rows):
 
 def main():
     if len(sys.argv) != 2:
-        sys.exit("usage: balance_report.py DIR")
+        sys.exit("usage: bench/balance/report.py DIR")
     top = sys.argv[1]
     setup = load(os.path.join(top, "setup.json"), {})
     rows = []

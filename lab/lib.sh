@@ -1,0 +1,95 @@
+# shellcheck shell=bash
+# Shell functions shared by lab/lab.sh, the benchmarks (bench/*/run.sh)
+# and the lab tests (tests/lab/helpers.bash): sourced, never run. The
+# caller sets XDPLEAF. Each is written here once.
+
+# Run a command inside a lab namespace. nsenter --net keeps our mount
+# namespace, so the bpffs at /sys/fs/bpf stays visible (ip netns exec
+# would remount /sys and hide the pinned maps).
+in_ns() {
+	local ns=$1
+	shift
+	nsenter --net="/run/netns/$ns" -- "$@"
+}
+
+# wait_neigh_listed NS INSTANCE ADDR...: wait (up to ~5 s) until the xdpleaf
+# instance in namespace NS lists every ADDR in `xdpleaf neigh` (its
+# watcher has learned them). 1 if not, with what it lists on stderr.
+wait_neigh_listed() {
+	local ns=$1 inst=$2 tries=50 out a missing
+	shift 2
+	while ((tries-- > 0)); do
+		out=$(in_ns "$ns" "$XDPLEAF" neigh --instance "$inst" 2>/dev/null || true)
+		missing=0
+		for a in "$@"; do
+			grep -qF "$a" <<<"$out" || missing=1
+		done
+		((missing == 0)) && return 0
+		sleep 0.1
+	done
+	echo "$inst did not list all of: $*; it has:" >&2
+	echo "$out" >&2
+	return 1
+}
+
+# xdpleaf pins maps into bpffs; mount it if this machine has not yet.
+ensure_bpffs() {
+	mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf
+}
+
+# A rate in bit/s from xdpleaf's syntax (200M, 2.5G, 400000000): prints the
+# whole number of bit/s, or fails (not a rate, not whole, below 1M).
+rate_bps() {
+	local v=$1 num mult=1
+	[[ $v =~ ^([0-9]+(\.[0-9]{1,6})?)([KMGT]?)$ ]] || return 1
+	num=${BASH_REMATCH[1]}
+	case ${BASH_REMATCH[3]} in
+	K) mult=1000 ;; M) mult=1000000 ;; G) mult=1000000000 ;;
+	T) mult=1000000000000 ;;
+	esac
+	awk -v n="$num" -v m="$mult" 'BEGIN {
+		b = n * m; if (b != int(b) || b < 1000000) exit 1
+		printf "%.0f\n", b }'
+}
+
+# The lab's addresses (docs/lab.md): host n (1..4) behind leaf1 is sn at
+# 10.1.n.2 / fd00:1:n::2, behind leaf2 rn at 10.2.n.2 / fd00:2:n::2; spine n
+# is 10.254.n.2 / fd00:254:n::2 toward leaf1 and 10.253.n.2 toward leaf2,
+# whose end is 10.253.n.1.
+LAB_N=(1 2 3 4)
+lab_sender4() { echo "10.1.$1.2"; }
+lab_sender6() { echo "fd00:1:$1::2"; }
+lab_receiver4() { echo "10.2.$1.2"; }
+lab_receiver6() { echo "fd00:2:$1::2"; }
+lab_spine4() { echo "10.254.$1.2"; }
+lab_spine6() { echo "fd00:254:$1::2"; }
+
+# lab_warm_up P [4|46]: fill the neighbour tables before measuring, so no
+# flow starts on a slow path: leaf1 resolves every spine and every sender,
+# leaf2 every spine, and every sender reaches every receiver once; IPv4, or
+# IPv4 and IPv6 (46). Unreachable pings are not errors here (a test that
+# needs a path asserts it).
+lab_warm_up() {
+	local p=$1 fams=${2:-4} n r
+	for n in "${LAB_N[@]}"; do
+		in_ns "$p-leaf1" ping -q -c1 -W2 "$(lab_spine4 "$n")" >/dev/null || true
+		in_ns "$p-leaf1" ping -q -c1 -W2 "$(lab_sender4 "$n")" >/dev/null || true
+		in_ns "$p-leaf2" ping -q -c1 -W2 "10.253.$n.1" >/dev/null || true
+		if [[ $fams == 46 ]]; then
+			in_ns "$p-leaf1" ping -q -6 -c1 -W2 "$(lab_spine6 "$n")" >/dev/null || true
+			in_ns "$p-leaf1" ping -q -6 -c1 -W2 "$(lab_sender6 "$n")" >/dev/null || true
+		fi
+		for r in "${LAB_N[@]}"; do
+			in_ns "$p-s$n" ping -q -c1 -W2 "$(lab_receiver4 "$r")" >/dev/null || true
+			[[ $fams != 46 ]] ||
+				in_ns "$p-s$n" ping -q -6 -c1 -W2 "$(lab_receiver6 "$r")" >/dev/null || true
+		done
+	done
+}
+
+# lab_wait_neigh P: in xdp mode, wait (up to ~5 s) until leaf1's xdpleaf
+# (instance P) lists every spine and sender lab_warm_up resolved. 1, with
+# what it has on stderr, if not.
+lab_wait_neigh() {
+	wait_neigh_listed "$1-leaf1" "$1" 10.254.{1..4}.2 10.1.{1..4}.2
+}
