@@ -47,7 +47,9 @@ static inline int hash_member(const struct xl_group *g, const struct xl_flow *f)
 {
 	return xl_pick_hash_up(xl_flow_hash(f, 0), g->n_members, XL_ALL_UP);
 }
+#include "common/config.h"
 #include "common/names.h"
+#include "leaf/loader.h"
 #include "leaf.skel.h"
 #include "packets.h"
 #include "fixture.h" /* tap_create, SETUP_CHECK, map_set */
@@ -145,27 +147,6 @@ static const struct nbr nbrs[] = {
 
 #define RT_RAW_IFINDEX 4242 /* a port route to an unconfigured ifindex */
 
-struct rt {
-	int family;
-	__u8 addr[16];
-	__u32 plen;
-	__u32 kind;
-	int target; /* port index (PORT), group id (GROUP), or -1: RAW */
-};
-
-static const struct rt routes[] = {
-	{ 4, IP4(10, 0, 0, 0), 24, XL_ROUTE_PORT, P_D0 },
-	{ 4, IP4(10, 0, 1, 0), 24, XL_ROUTE_PORT, P_D1 },
-	{ 4, IP4(10, 0, 2, 0), 24, XL_ROUTE_PORT, P_D2 },
-	{ 4, IP4(10, 2, 0, 0), 16, XL_ROUTE_GROUP, 0 },
-	{ 4, IP4(10, 3, 0, 0), 16, XL_ROUTE_GROUP, 1 },
-	{ 4, IP4(10, 4, 0, 0), 24, XL_ROUTE_PORT, -1 },
-	{ 6, IP6(0x2001, 0xdb8, 0, 0, 0, 0, 0, 0), 64, XL_ROUTE_PORT, P_D0 },
-	{ 6, IP6(0x2001, 0xdb8, 0, 1, 0, 0, 0, 0), 64, XL_ROUTE_PORT, P_D1 },
-	/* the remote /32 contains the on-link /64s: longest match wins */
-	{ 6, IP6(0x2001, 0xdb8, 0, 0, 0, 0, 0, 0), 32, XL_ROUTE_GROUP, 0 },
-};
-
 static struct {
 	struct leaf *skel;
 	int prog_fd;
@@ -188,80 +169,59 @@ static int set_malformed(__u32 action)
 		       sizeof(s));
 }
 
+/* The maps as the loader fills them from tests/configs/good/bpf-leaf.conf
+ * (xl_leaf_fill_maps: the same translation `xdpleaf load` uses), plus what
+ * no valid config can say, for the fixtures that need it: group 1 with no
+ * members (and a route to it), a port route to an ifindex no port has, D2
+ * missing from tx_ports (a failing redirect), and the neighbours (the
+ * loader takes those from the kernel). */
 static int fill_maps(void)
 {
 	struct leaf *sk = E.skel;
+	struct xl_config cfg;
+	char err[XL_ERR_MAX];
+	__u32 g0 = 0, g1 = 1;
 	size_t i;
 	int p;
 
-	SETUP_CHECK(!set_malformed(XL_MALFORMED_PASS), "settings: %s\n",
-		    strerror(errno));
+	SETUP_CHECK(!xl_config_load("tests/configs/good/bpf-leaf.conf", true, &cfg, err,
+				    sizeof(err)), "%s\n", err);
+	p = xl_leaf_fill_maps(sk, &cfg);
+	xl_config_free(&cfg);
+	SETUP_CHECK(!p, "xl_leaf_fill_maps failed\n");
+	/* what the tests expect of it: ports in file order, the MACs of
+	 * the taps, one hash group over the uplinks */
 	for (p = 0; p < N_PORTS; p++) {
-		struct xl_port port = {
-			.ifindex = E.ifindex[p],
-			.slot = (__u32)p,
-			.role = p >= P_U0 ? XL_ROLE_UPLINK : XL_ROLE_DOWNLINK,
-			.group = 0,
-		};
+		struct xl_port port;
 
-		memcpy(port.mac, port_mac[p], 6);
-		if (p >= P_U0) {
-			port.has_nexthop4 = 1;
-			port.has_nexthop6 = 1;
-			memcpy(port.nexthop4, uplink_nh4[p - P_U0], 4);
-			memcpy(port.nexthop6, uplink_nh6[p - P_U0], 16);
-		}
-		snprintf(port.name, sizeof(port.name), "%s", port_ifname[p]);
-		SETUP_CHECK(!map_set(sk->maps.ports, &port.ifindex, 4, &port,
-				     sizeof(port)),
-			    "ports[%s]: %s\n", port_ifname[p], strerror(errno));
-		if (p == P_D2)
-			continue; /* redirect-failed fixture */
-		SETUP_CHECK(!map_set(sk->maps.tx_ports, &port.ifindex, 4,
-				     &port.ifindex, 4),
-			    "tx_ports[%s]: %s\n", port_ifname[p],
-			    strerror(errno));
+		SETUP_CHECK(!bpf_map_lookup_elem(bpf_map__fd(sk->maps.ports), &E.ifindex[p],
+						 &port) &&
+			    port.slot == (__u32)p && !memcmp(port.mac, port_mac[p], 6) &&
+			    port.role == (p >= P_U0 ? XL_ROLE_UPLINK : XL_ROLE_DOWNLINK),
+			    "ports[%s] is not what the tests expect\n", port_ifname[p]);
 	}
+	SETUP_CHECK(!bpf_map_lookup_elem(bpf_map__fd(sk->maps.groups), &g0, &E.group0) &&
+		    E.group0.lb_mode == XL_LB_HASH && E.group0.n_members == N_UPLINKS,
+		    "group 0 is not the uplinks' hash group\n");
 
-	memset(&E.group0, 0, sizeof(E.group0));
-	E.group0.lb_mode = XL_LB_HASH;
-	for (p = P_U0; p <= P_U3; p++)
-		E.group0.members[E.group0.n_members++] = E.ifindex[p];
+	SETUP_CHECK(!bpf_map_delete_elem(bpf_map__fd(sk->maps.tx_ports), &E.ifindex[P_D2]),
+		    "tx_ports[%s]: %s\n", port_ifname[P_D2], strerror(errno));
 	memset(&E.group1, 0, sizeof(E.group1)); /* no members */
+	SETUP_CHECK(!map_set(sk->maps.groups, &g1, 4, &E.group1, sizeof(E.group1)),
+		    "groups: %s\n", strerror(errno));
 	{
-		__u32 g0 = 0, g1 = 1;
+		struct xl_lpm4_key k = { .prefixlen = 16, .addr = A_EMPTY };
+		struct xl_route v = { .kind = XL_ROUTE_GROUP, .target = 1 };
 
-		SETUP_CHECK(!map_set(sk->maps.groups, &g0, 4, &E.group0,
-				     sizeof(E.group0)) &&
-				    !map_set(sk->maps.groups, &g1, 4, &E.group1,
-					     sizeof(E.group1)),
-			    "groups: %s\n", strerror(errno));
-	}
-
-	for (i = 0; i < sizeof(routes) / sizeof(routes[0]); i++) {
-		const struct rt *r = &routes[i];
-		struct xl_route v = { .kind = r->kind };
-
-		if (r->kind == XL_ROUTE_GROUP)
-			v.target = (__u32)r->target;
-		else
-			v.target = r->target < 0 ? RT_RAW_IFINDEX :
-						   E.ifindex[r->target];
-		if (r->family == 4) {
-			struct xl_lpm4_key k = { .prefixlen = r->plen };
-
-			memcpy(k.addr, r->addr, 4);
-			SETUP_CHECK(!map_set(sk->maps.routes4, &k, sizeof(k),
-					     &v, sizeof(v)),
-				    "routes4: %s\n", strerror(errno));
-		} else {
-			struct xl_lpm6_key k = { .prefixlen = r->plen };
-
-			memcpy(k.addr, r->addr, 16);
-			SETUP_CHECK(!map_set(sk->maps.routes6, &k, sizeof(k),
-					     &v, sizeof(v)),
-				    "routes6: %s\n", strerror(errno));
-		}
+		k.addr[3] = 0;
+		k.addr[2] = 0;
+		SETUP_CHECK(!map_set(sk->maps.routes4, &k, sizeof(k), &v, sizeof(v)),
+			    "routes4: %s\n", strerror(errno));
+		k = (struct xl_lpm4_key){ .prefixlen = 24, .addr = A_UNKP };
+		k.addr[3] = 0;
+		v = (struct xl_route){ .kind = XL_ROUTE_PORT, .target = RT_RAW_IFINDEX };
+		SETUP_CHECK(!map_set(sk->maps.routes4, &k, sizeof(k), &v, sizeof(v)),
+			    "routes4: %s\n", strerror(errno));
 	}
 
 	for (i = 0; i < sizeof(nbrs) / sizeof(nbrs[0]); i++) {

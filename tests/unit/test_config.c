@@ -747,7 +747,7 @@ static void test_bad_fixture(void **state)
 
 /* Every fixture on disk is in the lists below, and there are enough. */
 #define GOOD_FILES(X) X(minimal) X(leaf) X(style) X(edge-prefixes) X(ecn-leaf) X(lb-modes) X(reorder) \
-	X(host-paper) X(host-nvidia) X(host-nvidia-late) X(host-np-only)
+	X(host-paper) X(host-nvidia) X(host-nvidia-late) X(host-np-only) X(bpf-leaf)
 
 #define BAD_FILES(X) \
 	X(unknown-section) X(unknown-key-port) X(unknown-key-xdpleaf) \

@@ -185,16 +185,23 @@ static int fill_routes(struct leaf *skel, const struct xl_config *cfg)
 	return 0;
 }
 
-static int fill_maps(struct leaf *skel, const struct xl_config *cfg)
+int xl_leaf_fill_maps(struct leaf *skel, const struct xl_config *cfg)
 {
 	struct xl_settings s = { .malformed = cfg->malformed };
 	__u32 zero = 0;
 
-	if (xl_record_instance(skel->maps.instance))
-		return -1;
 	MAP_SET(skel->maps.settings, &zero, &s);
 	if (fill_ports(skel, cfg) || fill_groups(skel, cfg) ||
 	    fill_classes(skel, cfg) || fill_routes(skel, cfg))
+		return -1;
+	return 0;
+}
+
+/* The config's maps, then what the kernel knows now: neighbours and the
+ * uplinks' link state (the watcher keeps them current from here on). */
+static int fill_maps(struct leaf *skel, const struct xl_config *cfg)
+{
+	if (xl_record_instance(skel->maps.instance) || xl_leaf_fill_maps(skel, cfg))
 		return -1;
 	if (xl_neigh_sync(bpf_map__fd(skel->maps.neigh),
 			  bpf_map__fd(skel->maps.ports)) ||

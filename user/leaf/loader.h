@@ -12,4 +12,12 @@
 int xl_leaf_load(const struct xl_config *cfg, const char *instance,
 		 bool start_watcher);
 
+/* The configuration's part of the maps: settings, ports (their MACs read
+ * from the interfaces), groups, classes and routes; not the neighbours or
+ * link state, which come from the kernel. The loader's own translation,
+ * exported so the BPF tests set their maps up through it. 0, or -1 after
+ * printing why. */
+struct leaf;
+int xl_leaf_fill_maps(struct leaf *skel, const struct xl_config *cfg);
+
 #endif
