@@ -184,3 +184,20 @@ enum xl_inst_mode xl_instance_mode(const char *instance)
 	xl_pin_path(path, sizeof(path), instance, XL_MAP_NAME(XL_MAP_HOST_CFG));
 	return stat(path, &st) == 0 ? XL_INST_HOST : XL_INST_LEAF;
 }
+
+__u32 xl_pinned_prog_id(const char *instance, const char *pin)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+	char path[256];
+	int fd;
+
+	xl_pin_path(path, sizeof(path), instance, pin);
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return 0;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		info.id = 0;
+	close(fd);
+	return info.id;
+}

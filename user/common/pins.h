@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <linux/types.h>
 
 #define XL_BPFFS "/sys/fs/bpf"
 #define XL_PIN_ROOT XL_BPFFS "/xdpleaf"
@@ -37,5 +38,9 @@ enum xl_inst_mode {
 /* What kind of instance is loaded under this name: host mode pins
  * `host_cfg`, leaf mode never does. */
 enum xl_inst_mode xl_instance_mode(const char *instance);
+
+/* The id of a program pinned under the instance (pin: XL_PIN_PROG_*), 0
+ * if there is none. */
+__u32 xl_pinned_prog_id(const char *instance, const char *pin);
 
 #endif

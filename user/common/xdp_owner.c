@@ -15,23 +15,6 @@
 #include "common/pins.h"
 #include "common/xdp_owner.h"
 
-static __u32 pinned_prog_id(const char *instance)
-{
-	struct bpf_prog_info info = {};
-	__u32 len = sizeof(info);
-	char path[256];
-	int fd;
-
-	xl_pin_path(path, sizeof(path), instance, XL_PIN_PROG_LEAF);
-	fd = bpf_obj_get(path);
-	if (fd < 0)
-		return 0;
-	if (bpf_obj_get_info_by_fd(fd, &info, &len))
-		info.id = 0;
-	close(fd);
-	return info.id;
-}
-
 /* The leaf instance whose program this is, into buf; false if none. */
 static bool owner_instance(__u32 prog_id, char *buf, size_t len)
 {
@@ -40,7 +23,7 @@ static bool owner_instance(__u32 prog_id, char *buf, size_t len)
 	bool found = false;
 
 	while (d && !found && (de = readdir(d))) {
-		if (de->d_name[0] == '.' || pinned_prog_id(de->d_name) != prog_id)
+		if (de->d_name[0] == '.' || xl_pinned_prog_id(de->d_name, XL_PIN_PROG_LEAF) != prog_id)
 			continue;
 		snprintf(buf, len, "%s", de->d_name);
 		found = true;

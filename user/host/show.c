@@ -97,23 +97,6 @@ static double q32(__u64 v)
 
 /* ---- status -------------------------------------------------------------- */
 
-static __u32 prog_id(const char *instance, const char *pin)
-{
-	struct bpf_prog_info info = {};
-	__u32 len = sizeof(info);
-	char path[256];
-	int fd;
-
-	xl_pin_path(path, sizeof(path), instance, pin);
-	fd = bpf_obj_get(path);
-	if (fd < 0)
-		return 0;
-	if (bpf_obj_get_info_by_fd(fd, &info, &len))
-		info.id = 0;
-	close(fd);
-	return info.id;
-}
-
 /* One direction of one port: its pinned tcx link. */
 struct tcx_state {
 	bool pinned;      /* the pin exists and is a link */
@@ -317,8 +300,8 @@ int xl_host_status(const char *instance, bool json)
 	n = read_host_ports(instance, ports, XL_MAX_PORTS);
 	if (n < 0)
 		return -1;
-	in_id = prog_id(instance, XL_PIN_PROG_HOST_IN);
-	out_id = prog_id(instance, XL_PIN_PROG_HOST_OUT);
+	in_id = xl_pinned_prog_id(instance, XL_PIN_PROG_HOST_IN);
+	out_id = xl_pinned_prog_id(instance, XL_PIN_PROG_HOST_OUT);
 	xl_pin_path(dir, sizeof(dir), instance, NULL);
 	if (!json) {
 		printf("instance %s: loaded, host mode, pins in %s\n", instance, dir);
