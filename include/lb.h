@@ -467,11 +467,11 @@ static inline __u64 xl_rate_still_counted(__u64 flow_bps, __u64 gap_ns)
  * (0: unknown, as xl_member_util). Utilizations, not spare bit/s: equal
  * spare room would load a big member past its share.
  *
- * While the flow sends, its own member counts as at most 1 + 1/16
- * utilized: over a short average a member reads far above its capacity
- * when a sender behind a faster link sends its window back to back,
- * though over time it carries only what it can; a member that much over
- * is all a flow can leave, however far over it reads.
+ * The own member counts as at most 1 + 1/16 utilized: over a short
+ * average a member reads far above its capacity when a sender behind a
+ * faster link sends its window back to back, though over time it carries
+ * only what it can; a member that much over is all a flow can leave,
+ * however far over it reads.
  *
  * Without this a flow moved whenever another member merely tied with its
  * own: four equal TCP flows on four equal members swapped places at
@@ -497,11 +497,7 @@ static inline int xl_move_worth(__u64 flow_bps, __u64 still_bps, __u64 cur_rate,
 		new_rate = XL_LB_RATE_MAX;
 	here = xl_member_util(others + flow_bps, 0, cur_cap, XL_RATE_TAU_NS);
 	there = xl_member_util(new_rate + flow_bps, 0, new_cap, XL_RATE_TAU_NS);
-	/* the burst guard, only while the flow's own bytes are (mostly) in
-	 * its member's reading: a flow back from a pause longer than 2 tau
-	 * compares whole, or flows that resume together (a collective's
-	 * step) could never leave a member they crowd */
-	if (here > XL_LB_CUR_UTIL_MAX && still_bps >= flow_bps / 2)
+	if (here > XL_LB_CUR_UTIL_MAX)
 		here = XL_LB_CUR_UTIL_MAX;
 	return (__u64)there + XL_LB_MOVE_MARGIN < here;
 }

@@ -727,12 +727,6 @@ static void worth_collision_moves(void **state)
 	 * its member (others at 87.5M) gets it back on top */
 	assert_true(xl_move_worth(f, 0, 2 * f, M100, f, M100));
 	assert_false(xl_move_worth(f, f, 2 * f, M100, f, M100));
-	/* flows resuming together (a step after a barrier), each reading
-	 * 100M: the second on a member where the first already counts as
-	 * 100M (pending) leaves for an empty one; while it sends (all of it
-	 * still counted) the same reading is a burst, capped, and it stays */
-	assert_true(xl_move_worth(M100, M100 / 100, M100 + M100 / 100, M100, 0, M100));
-	assert_false(xl_move_worth(M100, M100, 2 * M100, M100, 0, M100));
 	/* a small flow: only for a member less loaded by more than 1/16 */
 	assert_false(xl_move_worth(M100 / 10, M100 / 10, M100 * 3 / 20, M100, 0, M100));
 	assert_true(xl_move_worth(M100 / 10, M100 / 10, M100 / 2, M100, 0, M100));
