@@ -84,7 +84,7 @@ struct xl_cfg_group {
 	bool flowlet_auto;    /* default true: the floor also follows the flow's pacing */
 	__u32 path_skew_ns;   /* default XL_DEFAULT_PATH_SKEW_NS */
 	bool path_skew_auto;  /* default true: + two frames per member (xl_auto_skew_ns) */
-	__u32 spray_reorder;  /* enum xl_spray_reorder, default safe */
+	__u32 spray_reorder;  /* enum xl_spray_reorder, default free */
 	int n_members;        /* uplink ports naming this group */
 };
 
