@@ -224,7 +224,7 @@ lab_up() { # fabric uplink-set tag
 
 # A link that lost its carrier must not keep its share of the kernel's
 # multipath routes (Linux keeps using it by default): what a routing
-# daemon would arrange, and what bench_balance.sh sets. In both leaves,
+# daemon would arrange, and what bench/balance/run.sh sets. In both leaves,
 # for every fabric: the kernel forwards all of kernel ECMP's traffic and
 # xdpleaf's slow path; without it the failure (--uplinks fail) would leave
 # kernel ECMP blackholing the dead spine's share for the whole outage.
@@ -403,7 +403,7 @@ mono_ns() {
 # hashing the return traffic into a spine that cannot deliver it, for as
 # long as the lab has no routing protocol to withdraw it: that measures
 # the lab, not a balancer. Its static routes go with the links and come
-# back with them, as in bench_balance.sh's failover.
+# back with them, as in bench/balance/run.sh's failover.
 link_down() { # dir
 	local dev
 	for dev in down up; do
