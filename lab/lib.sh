@@ -93,3 +93,32 @@ lab_warm_up() {
 lab_wait_neigh() {
 	wait_neigh_listed "$1-leaf1" "$1" 10.254.{1..4}.2 10.1.{1..4}.2
 }
+
+# CPU busy % over the next half second, all CPUs.
+cpu_busy_now() {
+	local a b
+	a=$(grep '^cpu ' /proc/stat)
+	sleep 0.5
+	b=$(grep '^cpu ' /proc/stat)
+	echo "$a $b" | awk '{ for (i = 2; i <= 11; i++) t += $(i + 11) - $i
+		printf "%.0f\n", t ? 100 * (1 - ($16 - $5 + $17 - $6) / t) : 0 }'
+}
+
+# quiet_gate DIR SECONDS: before a measurement, wait up to SECONDS until
+# nothing else keeps the CPUs busy (a lab is idle between measurements,
+# so what is busy is other work on this machine: the shaped links are
+# timers and softirqs and lose rate when they queue for a CPU). Writes the
+# last reading to DIR/busy_before; says on stderr when it waited or gave up.
+quiet_gate() {
+	local dir=$1 wait_s=$2 busy waited=0
+	while :; do
+		busy=$(cpu_busy_now)
+		if ((busy <= 20 || waited >= wait_s * 2)); then
+			break
+		fi
+		((waited == 0)) && echo "  CPUs ${busy}% busy with other work: waiting up to ${wait_s} s" >&2
+		waited=$((waited + 1))
+	done
+	echo "$busy" >"$dir/busy_before"
+	((busy <= 20)) || echo "  warning: starting with the CPUs ${busy}% busy with other work" >&2
+}

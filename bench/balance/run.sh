@@ -343,38 +343,11 @@ meta() { # run-dir workload caps...
 		"$LABMODE" "$wl" "$P" "$(IFS=,; echo "${caps[*]}")" >"$dir/meta.json"
 }
 
-# CPU busy % over the next half second, all CPUs.
-cpu_busy_now() {
-	local a b
-	a=$(grep '^cpu ' /proc/stat)
-	sleep 0.5
-	b=$(grep '^cpu ' /proc/stat)
-	echo "$a $b" | awk '{ for (i = 2; i <= 11; i++) t += $(i + 11) - $i
-		printf "%.0f\n", t ? 100 * (1 - ($16 - $5 + $17 - $6) / t) : 0 }'
-}
-
-# Wait until nothing else keeps the CPUs busy (the lab is idle between
-# runs, so what is busy is other work on this machine): the shaped links
-# are timers and softirqs, and lose rate when they have to queue for a CPU.
-quiet_gate() { # run-dir
-	local busy waited=0
-	while :; do
-		busy=$(cpu_busy_now)
-		if ((busy <= 20 || waited >= QUIET_WAIT * 2)); then
-			break
-		fi
-		((waited == 0)) && log "  CPUs ${busy}% busy with other work: waiting up to ${QUIET_WAIT} s"
-		waited=$((waited + 1))
-	done
-	echo "$busy" >"$1/busy_before"
-	((busy <= 20)) || log "  warning: starting with the CPUs ${busy}% busy with other work"
-}
-
 newrun() { # workload -> sets RUN
 	RUN=$OUT/$LABMODE/w$1
 	rm -rf "$RUN"
 	mkdir -p "$RUN"
-	quiet_gate "$RUN"
+	quiet_gate "$RUN" "$QUIET_WAIT"
 }
 
 # Workloads 1-3: NCCL-like QPs for RUN_SECONDS, counters before and after.
@@ -493,7 +466,7 @@ run_cpu_check() { # name factor aggregate_capacity_bps caps...
 	RUN=$OUT/$name
 	rm -rf "$RUN"
 	mkdir -p "$RUN"
-	quiet_gate "$RUN"
+	quiet_gate "$RUN" "$QUIET_WAIT"
 	meta "$RUN" 0 "$@"
 	per=$(awk -v c="$cap" -v f="$factor" 'BEGIN { printf "%.0f", c * f / 16 }')
 	sink_start "$RUN" all

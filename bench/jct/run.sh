@@ -310,33 +310,6 @@ counters() { # file
 	} >"$1"
 }
 
-# CPU busy % over the next half second, all CPUs.
-cpu_busy_now() {
-	local a b
-	a=$(grep '^cpu ' /proc/stat)
-	sleep 0.5
-	b=$(grep '^cpu ' /proc/stat)
-	echo "$a $b" | awk '{ for (i = 2; i <= 11; i++) t += $(i + 11) - $i
-		printf "%.0f\n", t ? 100 * (1 - ($16 - $5 + $17 - $6) / t) : 0 }'
-}
-
-# Wait until nothing else keeps the CPUs busy (the lab is idle between
-# cells): 8 ranks, the shaped links' timers and the forwarding all share
-# this machine's CPUs, and other work there slows them all.
-quiet_gate() { # cell-dir
-	local busy waited=0
-	while :; do
-		busy=$(cpu_busy_now)
-		if ((busy <= 20 || waited >= QUIET_WAIT * 2)); then
-			break
-		fi
-		((waited == 0)) && log "  CPUs ${busy}% busy with other work: waiting up to ${QUIET_WAIT} s"
-		waited=$((waited + 1))
-	done
-	echo "$busy" >"$1/busy_before"
-	((busy <= 20)) || log "  warning: starting with the CPUs ${busy}% busy with other work"
-}
-
 # Open MPI, one rank per lab host. mpirun runs in s1's namespace (its
 # daemons must reach it over the fabric) and starts s1's rank itself; for
 # every other host it starts a daemon through the agent script, which
@@ -507,7 +480,7 @@ run_cell() { # op size
 	write_hostfile "$dir/hostfile"
 	[[ $SET != fail ]] || FAIL_DELAY=$(fail_delay_ns "$op" "$size")
 	for try in 1 2; do
-		quiet_gate "$dir"
+		quiet_gate "$dir" "$QUIET_WAIT"
 		counters "$dir/c0.json"
 		if mpi_once "$op" "$size" "$dir" "$limit"; then
 			counters "$dir/c1.json"

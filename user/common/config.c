@@ -32,7 +32,7 @@
 #define HOST_MAX_PORTS 4
 
 /* Records the first error only: later ones are usually consequences. */
-int fail(struct ctx *c, int line, const char *fmt, ...)
+int cfg_fail(struct ctx *c, int line, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -56,12 +56,12 @@ int fail(struct ctx *c, int line, const char *fmt, ...)
 static bool check_ifname(struct ctx *c, int line, const char *name)
 {
 	if (!*name)
-		return fail(c, line, "empty interface name");
+		return cfg_fail(c, line, "empty interface name");
 	if (strlen(name) >= XL_IFNAMSIZ)
-		return fail(c, line, "interface name '%s' is too long (max %d characters)",
+		return cfg_fail(c, line, "interface name '%s' is too long (max %d characters)",
 			    name, XL_IFNAMSIZ - 1);
 	if (!strcmp(name, ".") || !strcmp(name, "..") || strpbrk(name, "/: \t"))
-		return fail(c, line, "invalid interface name '%s'", name);
+		return cfg_fail(c, line, "invalid interface name '%s'", name);
 	return true;
 }
 
@@ -70,13 +70,13 @@ static bool check_name(struct ctx *c, int line, const char *what, const char *na
 		       size_t size)
 {
 	if (!*name)
-		return fail(c, line, "empty %s name", what);
+		return cfg_fail(c, line, "empty %s name", what);
 	if (strlen(name) >= size)
-		return fail(c, line, "%s name '%s' is too long (max %zu characters)",
+		return cfg_fail(c, line, "%s name '%s' is too long (max %zu characters)",
 			    what, name, size - 1);
 	if (name[strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 			       "0123456789_-")])
-		return fail(c, line, "invalid %s name '%s' (allowed: A-Z a-z 0-9 _ -)", what, name);
+		return cfg_fail(c, line, "invalid %s name '%s' (allowed: A-Z a-z 0-9 _ -)", what, name);
 	return true;
 }
 
@@ -142,7 +142,7 @@ int xl_parse_prefix(const char *s, int *family, __u8 addr[16], __u32 *plen,
 	return 0;
 }
 
-void prefix_str(const struct xl_cfg_route *r, char *buf, size_t len)
+void cfg_prefix_str(const struct xl_cfg_route *r, char *buf, size_t len)
 {
 	char a[INET6_ADDRSTRLEN];
 
@@ -158,30 +158,30 @@ static bool add_route(struct ctx *c, const char *name)
 	int i;
 
 	if (xl_parse_prefix(name, &r.family, r.addr, &r.prefixlen, why, sizeof(why)))
-		return fail(c, c->line, "bad route prefix '%s': %s", name, why);
+		return cfg_fail(c, c->line, "bad route prefix '%s': %s", name, why);
 	for (i = 0; i < cfg->n_routes; i++) {
 		struct xl_cfg_route *o = &cfg->routes[i];
 
 		if (o->family == r.family && o->prefixlen == r.prefixlen &&
 		    !memcmp(o->addr, r.addr, 16)) {
-			prefix_str(&r, p, sizeof(p));
-			return fail(c, c->line, "duplicate section [route %s] (first at line %d)",
+			cfg_prefix_str(&r, p, sizeof(p));
+			return cfg_fail(c, c->line, "duplicate section [route %s] (first at line %d)",
 				    p, o->line);
 		}
 	}
 	if (cfg->n_routes >= XL_MAX_ROUTES)
-		return fail(c, c->line, "too many routes (max %d)", XL_MAX_ROUTES);
+		return cfg_fail(c, c->line, "too many routes (max %d)", XL_MAX_ROUTES);
 	if (cfg->n_routes == c->routes_cap) {
 		int cap = c->routes_cap ? c->routes_cap * 2 : 16;
 		struct xl_cfg_route *nr = realloc(cfg->routes, cap * sizeof(*nr));
 		int *nl;
 
 		if (!nr)
-			return fail(c, c->line, "out of memory");
+			return cfg_fail(c, c->line, "out of memory");
 		cfg->routes = nr;
 		nl = realloc(c->route_tline, cap * sizeof(*nl));
 		if (!nl)
-			return fail(c, c->line, "out of memory");
+			return cfg_fail(c, c->line, "out of memory");
 		c->route_tline = nl;
 		c->routes_cap = cap;
 	}
@@ -207,7 +207,7 @@ static bool open_section(struct ctx *c, char *hdr)
 	char *name = hdr + strcspn(hdr, " \t");
 	int i;
 
-	if (!close_section(c))
+	if (!cfg_close_section(c))
 		return false;
 	if (*name)
 		*name++ = 0;
@@ -217,31 +217,31 @@ static bool open_section(struct ctx *c, char *hdr)
 	memset(c->key_line, 0, sizeof(c->key_line));
 
 	if (c->host && (!strcmp(hdr, "group") || !strcmp(hdr, "route") || !strcmp(hdr, "class")))
-		return fail(c, c->line,
+		return cfg_fail(c, c->line,
 			    "[%s] is not used in host mode (a host has [xdpleaf], [port] and [dcqcn])",
 			    hdr);
 	if (!strcmp(hdr, "xdpleaf")) {
 		if (*name)
-			return fail(c, c->line, "section [xdpleaf] takes no name");
+			return cfg_fail(c, c->line, "section [xdpleaf] takes no name");
 		if (c->xdpleaf_line)
-			return fail(c, c->line, "duplicate section [xdpleaf] (first at line %d)",
+			return cfg_fail(c, c->line, "duplicate section [xdpleaf] (first at line %d)",
 				    c->xdpleaf_line);
 		c->xdpleaf_line = c->line;
 		c->sect = S_XDPLEAF;
 	} else if (!strcmp(hdr, "port")) {
 		if (!*name)
-			return fail(c, c->line, "section [port] needs an interface name: [port IFNAME]");
+			return cfg_fail(c, c->line, "section [port] needs an interface name: [port IFNAME]");
 		if (!check_ifname(c, c->line, name))
 			return false;
 		for (i = 0; i < cfg->n_ports; i++)
 			if (!strcmp(cfg->ports[i].ifname, name))
-				return fail(c, c->line, "duplicate section [port %s] (first at line %d)",
+				return cfg_fail(c, c->line, "duplicate section [port %s] (first at line %d)",
 					    name, cfg->ports[i].line);
 		if (c->host && cfg->n_ports >= HOST_MAX_PORTS)
-			return fail(c, c->line, "too many ports for host mode (max %d)",
+			return cfg_fail(c, c->line, "too many ports for host mode (max %d)",
 				    HOST_MAX_PORTS);
 		if (cfg->n_ports >= XL_MAX_PORTS)
-			return fail(c, c->line, "too many ports (max %d)", XL_MAX_PORTS);
+			return cfg_fail(c, c->line, "too many ports (max %d)", XL_MAX_PORTS);
 		cfg->ports[cfg->n_ports] = (struct xl_cfg_port){
 			.line = c->line, .group_id = -1, .gamma_ppm = 1000000,
 			.buffer_bytes = XL_DEFAULT_BUFFER, .overflow = XL_OVERFLOW_DROP };
@@ -249,15 +249,15 @@ static bool open_section(struct ctx *c, char *hdr)
 		c->sect = S_PORT;
 	} else if (!strcmp(hdr, "group")) {
 		if (!*name)
-			return fail(c, c->line, "section [group] needs a name: [group NAME]");
+			return cfg_fail(c, c->line, "section [group] needs a name: [group NAME]");
 		if (!check_group_name(c, c->line, name))
 			return false;
 		for (i = 0; i < cfg->n_groups; i++)
 			if (!strcmp(cfg->groups[i].name, name))
-				return fail(c, c->line, "duplicate section [group %s] (first at line %d)",
+				return cfg_fail(c, c->line, "duplicate section [group %s] (first at line %d)",
 					    name, cfg->groups[i].line);
 		if (cfg->n_groups >= XL_MAX_GROUPS)
-			return fail(c, c->line, "too many groups (max %d)", XL_MAX_GROUPS);
+			return cfg_fail(c, c->line, "too many groups (max %d)", XL_MAX_GROUPS);
 		cfg->groups[cfg->n_groups] = (struct xl_cfg_group){
 			.line = c->line, .lb_mode = XL_LB_HASH,
 			.flowlet_timeout_ns = XL_DEFAULT_FLOWLET_TIMEOUT_NS, .flowlet_auto = true,
@@ -267,24 +267,24 @@ static bool open_section(struct ctx *c, char *hdr)
 		c->sect = S_GROUP;
 	} else if (!strcmp(hdr, "route")) {
 		if (!*name)
-			return fail(c, c->line, "section [route] needs a prefix: [route PREFIX]");
+			return cfg_fail(c, c->line, "section [route] needs a prefix: [route PREFIX]");
 		if (!add_route(c, name))
 			return false;
 		c->sect = S_ROUTE;
 	} else if (!strcmp(hdr, "class")) {
 		if (!*name)
-			return fail(c, c->line, "section [class] needs a name: [class NAME]");
+			return cfg_fail(c, c->line, "section [class] needs a name: [class NAME]");
 		if (!check_name(c, c->line, "class", name, XL_IFNAMSIZ))
 			return false;
 		for (i = 0; i < cfg->n_classes; i++)
 			if (!strcmp(cfg->classes[i].name, name))
 				break;
 		if (i < cfg->n_classes && cfg->classes[i].line)
-			return fail(c, c->line, "duplicate section [class %s] (first at line %d)",
+			return cfg_fail(c, c->line, "duplicate section [class %s] (first at line %d)",
 				    name, cfg->classes[i].line);
 		if (i == cfg->n_classes) {
 			if (cfg->n_classes >= XL_MAX_CLASSES)
-				return fail(c, c->line,
+				return cfg_fail(c, c->line,
 					    "too many classes (max %d, counting the built-in default and cnp)",
 					    XL_MAX_CLASSES);
 			set_class(&cfg->classes[cfg->n_classes++], name, 0);
@@ -294,19 +294,19 @@ static bool open_section(struct ctx *c, char *hdr)
 		c->sect = S_CLASS;
 	} else if (!strcmp(hdr, "dcqcn")) {
 		if (*name)
-			return fail(c, c->line, "section [dcqcn] takes no name");
+			return cfg_fail(c, c->line, "section [dcqcn] takes no name");
 		if (!c->host)
-			return fail(c, c->line, "[dcqcn] needs mode = host (set it in [xdpleaf])");
+			return cfg_fail(c, c->line, "[dcqcn] needs mode = host (set it in [xdpleaf])");
 		if (cfg->dcqcn_line)
-			return fail(c, c->line, "duplicate section [dcqcn] (first at line %d)",
+			return cfg_fail(c, c->line, "duplicate section [dcqcn] (first at line %d)",
 				    cfg->dcqcn_line);
 		cfg->dcqcn_line = c->line;
 		memset(&c->dc, 0, sizeof(c->dc));
 		c->sect = S_DCQCN;
 	} else if (!*hdr) {
-		return fail(c, c->line, "empty section header");
+		return cfg_fail(c, c->line, "empty section header");
 	} else {
-		return fail(c, c->line, "unknown section type '%s' (allowed: %s)", hdr,
+		return cfg_fail(c, c->line, "unknown section type '%s' (allowed: %s)", hdr,
 			    c->host ? "xdpleaf, port, dcqcn in host mode"
 				    : "xdpleaf, port, group, route, class; dcqcn with mode = host");
 	}
@@ -403,7 +403,7 @@ static char *read_line(char *str, int num, void *stream)
 		if (ch == '\r')
 			ch = fgetc(c->f);
 		if (ch != EOF && ch != '\n') {
-			fail(c, c->line, "line too long (max %d characters)", num - 1);
+			cfg_fail(c, c->line, "line too long (max %d characters)", num - 1);
 			return NULL;
 		}
 	}
@@ -411,7 +411,7 @@ static char *read_line(char *str, int num, void *stream)
 	len = strlen(s);
 	if (*s == '[') {
 		if (s[len - 1] != ']') {
-			fail(c, c->line, "section header must end with ']'");
+			cfg_fail(c, c->line, "section header must end with ']'");
 			return NULL;
 		}
 		s[len - 1] = 0;
@@ -427,7 +427,7 @@ static char *read_line(char *str, int num, void *stream)
 		/* inih would also split at ':', which IPv6 values contain. */
 		eq = strchr(s, '=');
 		if (!eq || eq == s || memchr(s, ':', eq - s)) {
-			fail(c, c->line, "expected 'key = value', a [section] header or a comment");
+			cfg_fail(c, c->line, "expected 'key = value', a [section] header or a comment");
 			return NULL;
 		}
 	}
@@ -446,7 +446,7 @@ static bool parse_dscp(struct ctx *c, const char *v)
 	size_t n, i;
 
 	if (c->cur_class == XL_CLASS_DEFAULT)
-		return fail(c, c->line,
+		return cfg_fail(c, c->line,
 			    "dscp is not allowed in [class default]: it takes every DSCP "
 			    "that no other class claims");
 	while (*s) {
@@ -459,25 +459,25 @@ static bool parse_dscp(struct ctx *c, const char *v)
 		}
 		s += n;
 		if (strspn(tok, "0123456789") < n)
-			return fail(c, c->line, "invalid DSCP '%.*s' (numbers 0-63, "
+			return cfg_fail(c, c->line, "invalid DSCP '%.*s' (numbers 0-63, "
 				    "separated by spaces or commas)", (int)n, tok);
 		for (d = 0, i = 0; i < n; i++) /* saturates: no overflow */
 			d = d > 63 ? d : d * 10 + (tok[i] - '0');
 		if (d > 63)
-			return fail(c, c->line, "DSCP %.*s out of range (0-63)", (int)n, tok);
+			return cfg_fail(c, c->line, "DSCP %.*s out of range (0-63)", (int)n, tok);
 		if (mask & (1ULL << d))
-			return fail(c, c->line, "DSCP %u is listed twice", d);
+			return cfg_fail(c, c->line, "DSCP %u is listed twice", d);
 		mask |= 1ULL << d;
 	}
 	if (!mask)
-		return fail(c, c->line, "dscp needs at least one value (0-63)");
+		return cfg_fail(c, c->line, "dscp needs at least one value (0-63)");
 	for (d = 0; d < 64; d++) {
 		int o = c->dscp_owner[d] - 1;
 
 		if (!(mask & (1ULL << d)))
 			continue;
 		if (o >= 0)
-			return fail(c, c->line, "DSCP %u is already in class '%s' (line %d)",
+			return cfg_fail(c, c->line, "DSCP %u is already in class '%s' (line %d)",
 				    d, c->cfg->classes[o].name, c->dscp_line[d]);
 		c->dscp_owner[d] = c->cur_class + 1;
 		c->dscp_line[d] = c->line;
@@ -513,11 +513,11 @@ static bool special_key(struct ctx *c, enum xl_key_id k, const char *value)
 	case K_MODE:
 		/* scan_host_mode read the same line the same way */
 		if ((cfg->mode == XL_MODE_HOST) != c->host)
-			return fail(c, c->line, "internal error: mode read two ways");
+			return cfg_fail(c, c->line, "internal error: mode read two ways");
 		return true;
 	case K_ROLE:
 		if (c->host && p->role == XL_ROLE_UPLINK)
-			return fail(c, c->line, "role = uplink is not used in host mode "
+			return cfg_fail(c, c->line, "role = uplink is not used in host mode "
 				    "(a host's ports are its own NICs)");
 		return true;
 	case K_PGROUP:
@@ -529,7 +529,7 @@ static bool special_key(struct ctx *c, enum xl_key_id k, const char *value)
 	case K_RPORT:
 	case K_RGROUP:
 		if (r->kind)
-			return fail(c, c->line, "route has both port and group (use exactly one)");
+			return cfg_fail(c, c->line, "route has both port and group (use exactly one)");
 		if (k == K_RPORT ? !check_ifname(c, c->line, value)
 				 : !check_group_name(c, c->line, value))
 			return false;
@@ -555,7 +555,7 @@ static int on_key(void *user, const char *section, const char *name, const char 
 	if (c->failed)
 		return 0;
 	if (c->sect == S_NONE)
-		return fail(c, c->line, "key '%s' outside any section", name);
+		return cfg_fail(c, c->line, "key '%s' outside any section", name);
 	k = xl_key_find(c->sect, name);
 	if (k == K_COUNT) {
 		for (int i = 0; i < K_COUNT; i++)
@@ -563,22 +563,22 @@ static int on_key(void *user, const char *section, const char *name, const char 
 			    !(c->host && xl_keys[i].flags & KF_LEAF_ONLY))
 				snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
 					 list[0] ? ", " : "", xl_keys[i].name);
-		return fail(c, c->line, "unknown key '%s' in [%s] section (allowed%s: %s)",
+		return cfg_fail(c, c->line, "unknown key '%s' in [%s] section (allowed%s: %s)",
 			    name, xl_sect_names[c->sect], c->host && c->sect == S_PORT ?
 			    " in host mode" : "", list);
 	}
 	kd = &xl_keys[k];
 	if (c->key_line[k])
-		return fail(c, c->line, "duplicate key '%s' (first at line %d)",
+		return cfg_fail(c, c->line, "duplicate key '%s' (first at line %d)",
 			    name, c->key_line[k]);
 	c->key_line[k] = c->line;
 	if (!*value)
-		return fail(c, c->line, "key '%s' has no value", name);
+		return cfg_fail(c, c->line, "key '%s' has no value", name);
 	if (c->host && kd->flags & KF_LEAF_ONLY)
-		return fail(c, c->line, "%s is not used in host mode (a host's [port] takes rate)",
+		return cfg_fail(c, c->line, "%s is not used in host mode (a host's [port] takes rate)",
 			    name);
 	if (kd->type != T_SPECIAL && xl_key_parse(kd, value, section_obj(c), msg, sizeof(msg)))
-		return fail(c, c->line, "%s", msg);
+		return cfg_fail(c, c->line, "%s", msg);
 	return special_key(c, (enum xl_key_id)k, value);
 }
 
@@ -593,19 +593,19 @@ static char *read_file(struct ctx *c, size_t *len)
 	char *buf = NULL, *nb;
 
 	if (!f) {
-		fail(c, 0, "cannot open: %s", strerror(errno));
+		cfg_fail(c, 0, "cannot open: %s", strerror(errno));
 		return NULL;
 	}
 	for (;;) {
 		if (n == cap) {
 			if (cap >= MAX_FILE_BYTES) {
-				fail(c, 0, "file too large (max %uM bytes)", MAX_FILE_BYTES >> 20);
+				cfg_fail(c, 0, "file too large (max %uM bytes)", MAX_FILE_BYTES >> 20);
 				goto err;
 			}
 			cap = cap ? cap * 2 : 64 * 1024;
 			nb = realloc(buf, cap);
 			if (!nb) {
-				fail(c, 0, "out of memory");
+				cfg_fail(c, 0, "out of memory");
 				goto err;
 			}
 			buf = nb;
@@ -617,7 +617,7 @@ static char *read_file(struct ctx *c, size_t *len)
 			break;
 	}
 	if (ferror(f)) {
-		fail(c, 0, "read error: %s", strerror(errno));
+		cfg_fail(c, 0, "read error: %s", strerror(errno));
 		goto err;
 	}
 	fclose(f);
@@ -649,27 +649,27 @@ int xl_config_load(const char *path, bool check_interfaces,
 	c.host = scan_host_mode(text, len);
 	if (c.host) {
 		cfg->mode = XL_MODE_HOST;
-		host_defaults(&cfg->host, XL_DCQCN_PAPER); /* until [dcqcn] says otherwise */
+		cfg_host_defaults(&cfg->host, XL_DCQCN_PAPER); /* until [dcqcn] says otherwise */
 	}
 	/* An empty file has no lines (fmemopen takes no empty buffer). */
 	if (len) {
 		c.f = fmemopen(text, len, "r");
 		if (!c.f) {
-			fail(&c, 0, "out of memory");
+			cfg_fail(&c, 0, "out of memory");
 			free(text);
 			goto out;
 		}
 	}
 	rc = ini_parse_stream(read_line, &c, on_key, &c);
 	if (rc > 0 && !c.failed) /* only if inih rejects a line we let through */
-		fail(&c, rc, "syntax error");
+		cfg_fail(&c, rc, "syntax error");
 	else if (rc < 0)
-		fail(&c, c.line, "out of memory");
+		cfg_fail(&c, c.line, "out of memory");
 	if (c.f)
 		fclose(c.f);
 	free(text);
-	if (close_section(&c))
-		check_all(&c, check_interfaces);
+	if (cfg_close_section(&c))
+		cfg_check_all(&c, check_interfaces);
 out:
 	free(c.route_tline);
 	if (c.failed) {

@@ -54,7 +54,7 @@ static enum xl_key_id first_key(const struct ctx *c, const enum xl_key_id *ks, s
 
 /* Host-mode settings with every default: NP and RP on, the variant's RP
  * parameters (line_rate 0: the loader sets each port's). */
-void host_defaults(struct xl_host_cfg *h, __u32 variant)
+void cfg_host_defaults(struct xl_host_cfg *h, __u32 variant)
 {
 	*h = (struct xl_host_cfg){
 		.cnp_interval_ns = XL_CNP_INTERVAL_DEFAULT_NS,
@@ -81,12 +81,12 @@ static bool close_dcqcn(struct ctx *c)
 		    (bad == K_COUNT || c->key_line[k] < c->key_line[bad]))
 			bad = k;
 	if (bad != K_COUNT)
-		return fail(c, c->key_line[bad],
+		return cfg_fail(c, c->key_line[bad],
 			    "%s is not used by the %s variant%s (remove %s, or set variant = %s)",
 			    xl_keys[bad].name, variant_name(v),
 			    c->key_line[K_VARIANT] ? "" : ", the default", xl_keys[bad].name,
 			    variant_name(!v));
-	host_defaults(h, v);
+	cfg_host_defaults(h, v);
 	/* each key set: its field (the table knows where and how wide) */
 	for (k = 0; k < K_COUNT; k++) {
 		const struct xl_key_def *kd = &xl_keys[k];
@@ -99,7 +99,7 @@ static bool close_dcqcn(struct ctx *c)
 }
 
 /* Checks that need the whole section (keys come in any order). */
-bool close_section(struct ctx *c)
+bool cfg_close_section(struct ctx *c)
 {
 	static const enum xl_key_id uplink_only[] = { K_PGROUP, K_NH4, K_NH6 },
 		needs_rate[] = { K_GAMMA, K_BUFFER, K_OVERFLOW };
@@ -112,18 +112,18 @@ bool close_section(struct ctx *c)
 	if (c->sect == S_PORT) {
 		p = &cfg->ports[cfg->n_ports - 1];
 		if (p->role == XL_ROLE_UPLINK && !p->group[0])
-			return fail(c, c->sect_line, "uplink port %s needs a group", p->ifname);
+			return cfg_fail(c, c->sect_line, "uplink port %s needs a group", p->ifname);
 		if (p->role == XL_ROLE_UPLINK && !p->has_nexthop4 && !p->has_nexthop6)
-			return fail(c, c->sect_line, "uplink port %s needs nexthop4 and/or nexthop6",
+			return cfg_fail(c, c->sect_line, "uplink port %s needs nexthop4 and/or nexthop6",
 				    p->ifname);
 		bad = first_key(c, uplink_only, ARRAY_LEN(uplink_only));
 		if (p->role == XL_ROLE_DOWNLINK && bad != K_COUNT)
-			return fail(c, c->key_line[bad],
+			return cfg_fail(c, c->key_line[bad],
 				    "%s is only allowed on uplinks (port %s is a downlink)",
 				    xl_keys[bad].name, p->ifname);
 		bad = first_key(c, needs_rate, ARRAY_LEN(needs_rate));
 		if (!p->rate_bps && bad != K_COUNT)
-			return fail(c, c->key_line[bad],
+			return cfg_fail(c, c->key_line[bad],
 				    "%s has no effect without rate (port %s has no rate: set one, or remove %s)",
 				    xl_keys[bad].name, p->ifname, xl_keys[bad].name);
 		p->buffer_default = !c->key_line[K_BUFFER];
@@ -136,11 +136,11 @@ bool close_section(struct ctx *c)
 								      : c->key_line[K_KMAX];
 
 		if (k->wred.kmin >= k->wred.kmax)
-			return fail(c, line ? line : c->sect_line,
+			return cfg_fail(c, line ? line : c->sect_line,
 				    "kmin must be less than kmax in class '%s' (kmin %u bytes, kmax %u bytes)",
 				    k->name, k->wred.kmin, k->wred.kmax);
 		if (c->cur_class >= N_BUILTIN_CLASSES && !c->class_dscp_line[c->cur_class])
-			return fail(c, c->sect_line,
+			return cfg_fail(c, c->sect_line,
 				    "class '%s' has no dscp (set dscp = the DSCP values 0-63 it takes)",
 				    k->name);
 	}
@@ -148,31 +148,31 @@ bool close_section(struct ctx *c)
 		struct xl_cfg_group *g = &cfg->groups[cfg->n_groups - 1];
 
 		if (c->key_line[K_FLOWLET_TIMEOUT] && !lb_has_flowlets(g->lb_mode))
-			return fail(c, c->key_line[K_FLOWLET_TIMEOUT],
+			return cfg_fail(c, c->key_line[K_FLOWLET_TIMEOUT],
 				    "flowlet_timeout has no effect with lb_mode %s%s (group %s: set "
 				    "lb_mode = flowlet or flowlet-random, or remove flowlet_timeout)",
 				    xl_lb_mode_names[g->lb_mode],
 				    c->key_line[K_LB_MODE] ? "" : ", the default", g->name);
 		if (c->key_line[K_SPRAY_REORDER] && g->lb_mode != XL_LB_SPRAY)
-			return fail(c, c->key_line[K_SPRAY_REORDER],
+			return cfg_fail(c, c->key_line[K_SPRAY_REORDER],
 				    "spray_reorder has no effect with lb_mode %s%s (group %s: set "
 				    "lb_mode = spray, or remove spray_reorder)",
 				    xl_lb_mode_names[g->lb_mode],
 				    c->key_line[K_LB_MODE] ? "" : ", the default", g->name);
 		if (c->key_line[K_PATH_SKEW] && g->lb_mode == XL_LB_SPRAY && !lb_moves_safely(g))
-			return fail(c, c->key_line[K_PATH_SKEW],
+			return cfg_fail(c, c->key_line[K_PATH_SKEW],
 				    "path_skew has no effect with spray_reorder = free%s (group %s: set "
 				    "spray_reorder = safe, or remove path_skew)",
 				    c->key_line[K_SPRAY_REORDER] ? "" : ", the default", g->name);
 		if (c->key_line[K_PATH_SKEW] && !lb_moves_safely(g))
-			return fail(c, c->key_line[K_PATH_SKEW],
+			return cfg_fail(c, c->key_line[K_PATH_SKEW],
 				    "path_skew has no effect with lb_mode %s%s (group %s: set "
 				    "lb_mode = flowlet, flowlet-random or spray, or remove path_skew)",
 				    xl_lb_mode_names[g->lb_mode],
 				    c->key_line[K_LB_MODE] ? "" : ", the default", g->name);
 	}
 	if (c->sect == S_ROUTE && !cfg->routes[cfg->n_routes - 1].kind)
-		return fail(c, c->sect_line,
+		return cfg_fail(c, c->sect_line,
 			    "route has no target (set port = IFNAME or group = NAME)");
 	if (c->sect == S_DCQCN)
 		return close_dcqcn(c);
@@ -222,7 +222,7 @@ static bool check_capacities(struct ctx *c, int id)
 			without = p;
 	}
 	if (with && without)
-		return fail(c, g->line,
+		return cfg_fail(c, g->line,
 			    "group '%s' (lb_mode %s) has mixed capacities: %s has rate, %s has none; "
 			    "give all members a rate or none", g->name, xl_lb_mode_names[g->lb_mode],
 			    with->ifname, without->ifname);
@@ -244,7 +244,7 @@ static bool check_host(struct ctx *c)
 		const struct xl_cfg_port *p = &cfg->ports[i];
 
 		if (!p->rate_bps)
-			return fail(c, p->line,
+			return cfg_fail(c, p->line,
 				    "port %s has no rate: the RP (rp = yes%s) needs the port's "
 				    "line rate (set rate = the link speed, e.g. 100G, or rp = no)",
 				    p->ifname, c->rp_line ? "" : ", the default");
@@ -257,9 +257,9 @@ static bool check_host(struct ctx *c)
 		xl_fmt_rate(mr, sizeof(mr), h->rp.min_rate);
 		xl_fmt_rate(pr, sizeof(pr), p->rate_bps);
 		if (c->min_rate_line)
-			return fail(c, c->min_rate_line,
+			return cfg_fail(c, c->min_rate_line,
 				    "min_rate %s is above port %s's rate %s", mr, p->ifname, pr);
-		return fail(c, p->line,
+		return cfg_fail(c, p->line,
 			    "port %s's rate %s is below min_rate %s (the %s variant's default; "
 			    "set a lower min_rate in [dcqcn])", p->ifname, pr, mr,
 			    variant_name(h->rp.variant));
@@ -269,14 +269,14 @@ static bool check_host(struct ctx *c)
 
 /* Cross-references, once everything is read. Interfaces come last so a
  * file is reported for its own mistakes the same way on any machine. */
-bool check_all(struct ctx *c, bool check_interfaces)
+bool cfg_check_all(struct ctx *c, bool check_interfaces)
 {
 	struct xl_config *cfg = c->cfg;
 	char pfx[64];
 	int i, id;
 
 	if (!cfg->n_ports)
-		return fail(c, 0, "no ports defined (add a [port IFNAME] section)");
+		return cfg_fail(c, 0, "no ports defined (add a [port IFNAME] section)");
 	if (c->host && !check_host(c))
 		return false;
 	for (i = 0; i < cfg->n_ports; i++) {
@@ -286,11 +286,11 @@ bool check_all(struct ctx *c, bool check_interfaces)
 			continue;
 		id = find_group(cfg, p->group);
 		if (id < 0)
-			return fail(c, c->port_group_line[i],
+			return cfg_fail(c, c->port_group_line[i],
 				    "group '%s' is not defined (no [group %s] section)",
 				    p->group, p->group);
 		if (cfg->groups[id].n_members >= XL_MAX_GROUP_MEMBERS)
-			return fail(c, c->port_group_line[i],
+			return cfg_fail(c, c->port_group_line[i],
 				    "group '%s' has more than %d member ports", p->group,
 				    XL_MAX_GROUP_MEMBERS);
 		cfg->groups[id].n_members++;
@@ -298,7 +298,7 @@ bool check_all(struct ctx *c, bool check_interfaces)
 	}
 	for (i = 0; i < cfg->n_groups; i++)
 		if (!cfg->groups[i].n_members)
-			return fail(c, cfg->groups[i].line,
+			return cfg_fail(c, cfg->groups[i].line,
 				    "group '%s' has no member ports (set group = %s on an uplink port)",
 				    cfg->groups[i].name, cfg->groups[i].name);
 	for (i = 0; i < cfg->n_groups; i++)
@@ -310,8 +310,8 @@ bool check_all(struct ctx *c, bool check_interfaces)
 
 		id = port ? find_port(cfg, r->target) : find_group(cfg, r->target);
 		if (id < 0) {
-			prefix_str(r, pfx, sizeof(pfx));
-			return fail(c, c->route_tline[i],
+			cfg_prefix_str(r, pfx, sizeof(pfx));
+			return cfg_fail(c, c->route_tline[i],
 				    "route %s: %s '%s' is not defined (no [%s %s] section)", pfx,
 				    port ? "port" : "group", r->target, port ? "port" : "group",
 				    r->target);
@@ -320,7 +320,7 @@ bool check_all(struct ctx *c, bool check_interfaces)
 	}
 	/* The built-in cnp keeps DSCP 48 unless [class cnp] sets dscp. */
 	if (!c->class_dscp_line[CLASS_CNP] && c->dscp_owner[CNP_DSCP])
-		return fail(c, c->dscp_line[CNP_DSCP],
+		return cfg_fail(c, c->dscp_line[CNP_DSCP],
 			    "DSCP %d is already in class 'cnp' (its built-in DSCP; to use it here, "
 			    "set another dscp in [class cnp])", CNP_DSCP);
 	for (i = 0; i < 64; i++)
@@ -332,7 +332,7 @@ bool check_all(struct ctx *c, bool check_interfaces)
 
 		p->ifindex = if_nametoindex(p->ifname);
 		if (!p->ifindex)
-			return fail(c, p->line, "interface '%s' does not exist", p->ifname);
+			return cfg_fail(c, p->line, "interface '%s' does not exist", p->ifname);
 	}
 	return true;
 }

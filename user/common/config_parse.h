@@ -49,15 +49,15 @@ struct ctx {
 /* Records the first error only (later ones are usually consequences);
  * returns 0, what inih's handler returns to stop. */
 __attribute__((format(printf, 3, 4)))
-int fail(struct ctx *c, int line, const char *fmt, ...);
+int cfg_fail(struct ctx *c, int line, const char *fmt, ...);
 /* "10.0.0.0/8" of a route, for messages. */
-void prefix_str(const struct xl_cfg_route *r, char *buf, size_t len);
+void cfg_prefix_str(const struct xl_cfg_route *r, char *buf, size_t len);
 /* Host-mode settings with every default (the variant's RP parameters). */
-void host_defaults(struct xl_host_cfg *h, __u32 variant);
+void cfg_host_defaults(struct xl_host_cfg *h, __u32 variant);
 /* The checks of the section being left; false (and the error recorded) if
  * it fails one. */
-bool close_section(struct ctx *c);
+bool cfg_close_section(struct ctx *c);
 /* Cross-references and mode rules, once the whole file is read. */
-bool check_all(struct ctx *c, bool check_interfaces);
+bool cfg_check_all(struct ctx *c, bool check_interfaces);
 
 #endif

@@ -57,7 +57,8 @@ const char *const xl_lb_mode_names[XL_LB_MODES] = {
 
 const char *xl_role_name(__u32 role)
 {
-	return role == XL_ROLE_UPLINK ? "uplink" : "downlink";
+	return role == XL_ROLE_UPLINK ? xl_role_names[XL_ROLE_UPLINK]
+				      : xl_role_names[XL_ROLE_DOWNLINK];
 }
 
 const char *xl_lb_mode_name(__u32 mode)

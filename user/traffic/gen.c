@@ -735,28 +735,42 @@ static int rp_prepare(struct gen_state *g, struct gen *skel)
 			sizeof(struct xl_host_cfg));
 }
 
-static int setup_bpf(struct gen_state *g)
+/* Open, prepare the RP maps, load: the frame sender (xdpleaf_gen) with it
+ * or, for --afpacket, only xdpleaf_gen_rp. NULL after saying why. */
+static struct gen *open_and_load(struct gen_state *g, bool sender)
 {
-	struct gen *skel;
+	struct gen *skel = gen__open();
 	int err;
 
-	skel = gen__open();
 	if (!skel) {
 		fprintf(stderr, PFX "opening the BPF program: %s\n", strerror(errno));
-		return -1;
+		return NULL;
 	}
-	skel->rodata->gen_ifindex = g->ifindex;
-	skel->rodata->gen_udp_off = XL_GEN_ETH_LEN + (g->fs.ipv6 ? 40 : 20);
+	if (sender) {
+		skel->rodata->gen_ifindex = g->ifindex;
+		skel->rodata->gen_udp_off = XL_GEN_ETH_LEN + (g->fs.ipv6 ? 40 : 20);
+	} else {
+		bpf_program__set_autoload(skel->progs.xdpleaf_gen, false);
+	}
 	if (rp_prepare(g, skel)) {
 		gen__destroy(skel);
-		return -1;
+		return NULL;
 	}
 	err = gen__load(skel);
 	if (err) {
 		fprintf(stderr, PFX "loading the BPF program: %s\n", strerror(-err));
 		gen__destroy(skel);
-		return -1;
+		return NULL;
 	}
+	return skel;
+}
+
+static int setup_bpf(struct gen_state *g)
+{
+	struct gen *skel = open_and_load(g, true);
+
+	if (!skel)
+		return -1;
 	g->bpf = skel;
 	g->descs = skel->bss->gen_descs;
 	if (g->o.rate_map)
@@ -768,26 +782,8 @@ static int setup_bpf(struct gen_state *g)
 /* --afpacket --rate-map: an object of its own for xdpleaf_gen_rp. */
 static int setup_rp_only(struct gen_state *g)
 {
-	struct gen *skel = gen__open();
-	int err;
-
-	if (!skel) {
-		fprintf(stderr, PFX "opening the BPF program: %s\n", strerror(errno));
-		return -1;
-	}
-	bpf_program__set_autoload(skel->progs.xdpleaf_gen, false);
-	if (rp_prepare(g, skel)) {
-		gen__destroy(skel);
-		return -1;
-	}
-	err = gen__load(skel);
-	if (err) {
-		fprintf(stderr, PFX "loading the BPF program: %s\n", strerror(-err));
-		gen__destroy(skel);
-		return -1;
-	}
-	g->rp = skel;
-	return 0;
+	g->rp = open_and_load(g, false);
+	return g->rp ? 0 : -1;
 }
 
 /* Why gen attaches its program to a TAP device of its own:
