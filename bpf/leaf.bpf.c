@@ -29,9 +29,9 @@ static __always_inline int verdict(struct xl_port_stats *st, int reason,
 {
 	if (st) {
 		if (reason >= 0 && reason < XL_REASON_MAX)
-			st->reason[reason]++;
+			(*xl_reason_counter(&st->reason, reason))++;
 		if (action >= 0 && action < XL_VERDICT_MAX)
-			st->verdict[action]++;
+			(*xl_verdict_counter(&st->verdict, action))++;
 	}
 	return action;
 }

@@ -130,6 +130,14 @@ static inline __u32 xl_qhist_bucket(__u64 q)
 	return b < XL_QHIST_BUCKETS ? b : XL_QHIST_BUCKETS - 1;
 }
 
+/* The largest queue length, in bytes, that bucket b holds (2^b - 1: bucket
+ * 0 holds 0, bucket b >= 1 holds [2^(b-1), 2^b)); the last bucket has no
+ * bound and gives ~0. The edges of the histogram in JSON and Prometheus. */
+static inline __u64 xl_qhist_le(__u32 b)
+{
+	return b >= XL_QHIST_BUCKETS - 1 ? ~0ULL : (1ULL << b) - 1;
+}
+
 /* The outcome of offering one packet to a port's phantom queue: a set of
  * these bits. No bit: forwarded as it is without being queued (buffer full
  * in mark-only mode, packet not markable). */

@@ -44,7 +44,7 @@ enum xl_overflow {
 struct xl_port {
 	__u32 ifindex;
 	__u32 slot;   /* index into per-port counters, 0..XL_MAX_PORTS-1 */
-	__u32 role;   /* enum xl_port_role */
+	enum xl_port_role role;
 	__u32 group;  /* uplink group id (uplinks only) */
 	__u8 mac[XL_ETH_ALEN];
 	__u8 has_nexthop4;
@@ -58,7 +58,7 @@ struct xl_port {
 	__u64 drain_bps;      /* gamma x line rate: what the queue drains at */
 	__u32 gamma_ppm;      /* gamma in millionths, for display */
 	__u32 buffer_bytes;
-	__u32 overflow;       /* enum xl_overflow */
+	enum xl_overflow overflow;
 	__u32 pad;
 };
 
@@ -86,7 +86,12 @@ struct xl_queue_stats {
 	__u64 dropped;       /* tail drops */
 	__u64 peak_bytes;    /* largest queue seen at enqueue, this CPU */
 	__u64 hist[XL_QHIST_BUCKETS]; /* queue length at enqueue, log2 */
+	/* labels, written by the loader into every CPU's copy (as in
+	 * struct xl_port_stats): the port's and the class's names */
+	char port[XL_IFNAMSIZ];
+	char class_name[XL_IFNAMSIZ];
 };
+#define XL_QUEUE_STATS_COUNTERS __builtin_offsetof(struct xl_queue_stats, port)
 
 enum xl_route_kind {
 	XL_ROUTE_PORT = 1,  /* on-link: the destination itself is the neighbour */
@@ -94,7 +99,7 @@ enum xl_route_kind {
 };
 
 struct xl_route {
-	__u32 kind;   /* enum xl_route_kind */
+	enum xl_route_kind kind;
 	__u32 target; /* ifindex (port) or group id */
 };
 
@@ -154,7 +159,7 @@ enum xl_spray_reorder {
 
 /* Value of the `groups` array, keyed by group id. */
 struct xl_group {
-	__u32 lb_mode;   /* enum xl_lb_mode */
+	enum xl_lb_mode lb_mode;
 	__u32 n_members;
 	__u32 members[XL_MAX_GROUP_MEMBERS];      /* ifindexes */
 	__u32 member_slot[XL_MAX_GROUP_MEMBERS];  /* their counter slots */
@@ -163,7 +168,7 @@ struct xl_group {
 	__u64 drain_bps[XL_MAX_GROUP_MEMBERS];
 	__u64 flowlet_timeout_ns; /* floor: a shorter gap is no flowlet */
 	__u32 path_skew_ns;       /* margin of the reorder-free rule */
-	__u32 spray_reorder;      /* enum xl_spray_reorder */
+	enum xl_spray_reorder spray_reorder;
 	/* the margin for a move to each member: path_skew_ns, plus with
 	 * path_skew = auto two full frames at that member's rate
 	 * (xl_auto_skew_ns) */
@@ -255,48 +260,85 @@ enum xl_malformed_action {
 
 /* Runtime policy: single entry of the `settings` array. */
 struct xl_settings {
-	__u32 malformed; /* enum xl_malformed_action */
+	enum xl_malformed_action malformed;
 };
 
-/* Why a packet got its verdict. The first group forwards, the second goes
- * to the kernel on purpose, the last is malformed input. Keep
- * xl_reason_names in sync (user/common/names.c). */
+/* Why a packet got its verdict, as one list that makes the enum, the
+ * counter struct's named fields (so `bpftool map dump` prints names, not
+ * an array indexed by the enum) and the names (user/common/names.c). The
+ * first group forwards, the second goes to the kernel on purpose, the last
+ * is malformed input; docs/metrics.md explains each. */
+#define XL_REASONS(X)                                                         \
+	X(FORWARDED, forwarded)                                               \
+	/* to the kernel, by design */                                        \
+	X(ARP, arp)                                                           \
+	X(LLDP, lldp)                                                         \
+	X(NON_IP, non_ip)             /* any other ethertype */               \
+	X(VLAN_STACK, vlan_stack)     /* more than one VLAN tag */            \
+	X(NOT_OUR_MAC, not_our_mac)   /* broadcast, multicast, another MAC */ \
+	X(ND, nd)                     /* IPv6 neighbour discovery */          \
+	X(LINK_LOCAL, link_local)     /* IPv6 link-local or multicast dst */  \
+	X(TTL_EXPIRED, ttl_expired)   /* TTL/hop limit <= 1: kernel's ICMP */ \
+	X(NO_ROUTE, no_route)                                                 \
+	X(NO_NEIGH, no_neigh)         /* kernel resolves; watcher learns */   \
+	X(NO_MEMBER, no_member)       /* group without a usable member */     \
+	X(UNKNOWN_PORT, unknown_port) /* target is not a configured port */   \
+	X(REDIRECT_FAILED, redirect_failed)                                   \
+	X(TAIL_DROP, tail_drop)       /* egress phantom queue full */         \
+	/* malformed: pass or drop per xl_settings.malformed */               \
+	X(TRUNC_ETH, trunc_eth)                                               \
+	X(TRUNC_VLAN, trunc_vlan)                                             \
+	X(TRUNC_IP4, trunc_ip4)                                               \
+	X(BAD_IP4, bad_ip4)           /* version, IHL, total length */        \
+	X(TRUNC_IP6, trunc_ip6)                                               \
+	X(BAD_IP6, bad_ip6)           /* version or payload length */         \
+	X(TRUNC_L4, trunc_l4)         /* UDP or TCP header cut short */       \
+	X(TRUNC_BTH, trunc_bth)       /* RoCEv2 BTH cut short */
+
 enum xl_reason {
-	XL_R_FORWARDED = 0,
-	/* to the kernel, by design */
-	XL_R_ARP,
-	XL_R_LLDP,
-	XL_R_NON_IP,       /* any other ethertype */
-	XL_R_VLAN_STACK,   /* more than one VLAN tag */
-	XL_R_NOT_OUR_MAC,  /* broadcast, multicast or another station's MAC */
-	XL_R_ND,           /* IPv6 neighbour discovery */
-	XL_R_LINK_LOCAL,   /* IPv6 link-local or multicast destination */
-	XL_R_TTL_EXPIRED,  /* TTL or hop limit <= 1: kernel sends ICMP */
-	XL_R_NO_ROUTE,
-	XL_R_NO_NEIGH,     /* kernel resolves it; the loader learns the MAC */
-	XL_R_NO_MEMBER,    /* uplink group without a usable member */
-	XL_R_UNKNOWN_PORT, /* route or member points at an unconfigured port */
-	XL_R_REDIRECT_FAILED,
-	XL_R_TAIL_DROP,    /* egress port's phantom queue is full */
-	/* malformed: pass or drop per xl_settings.malformed */
-	XL_R_TRUNC_ETH,
-	XL_R_TRUNC_VLAN,
-	XL_R_TRUNC_IP4,
-	XL_R_BAD_IP4,      /* version, IHL or total length inconsistent */
-	XL_R_TRUNC_IP6,
-	XL_R_BAD_IP6,      /* version or payload length inconsistent */
-	XL_R_TRUNC_L4,     /* UDP or TCP header cut short */
-	XL_R_TRUNC_BTH,    /* RoCEv2 base transport header cut short */
+#define XL_REASON_ENUM(U, l) XL_R_##U,
+	XL_REASONS(XL_REASON_ENUM)
+#undef XL_REASON_ENUM
 	XL_REASON_MAX,
 };
 
 #define XL_FIRST_MALFORMED XL_R_TRUNC_ETH
 
-/* XDP verdicts we count: XDP_ABORTED..XDP_REDIRECT. */
+struct xl_reason_counts {
+#define XL_REASON_FIELD(U, l) __u64 l;
+	XL_REASONS(XL_REASON_FIELD)
+#undef XL_REASON_FIELD
+};
+
+/* XDP verdicts we count: XDP_ABORTED..XDP_REDIRECT, in that order. */
 #define XL_VERDICT_MAX 5
+struct xl_verdict_counts {
+	__u64 aborted;
+	__u64 drop;
+	__u64 pass;
+	__u64 tx;
+	__u64 redirect;
+};
+
+_Static_assert(sizeof(struct xl_reason_counts) == XL_REASON_MAX * 8 &&
+	       sizeof(struct xl_verdict_counts) == XL_VERDICT_MAX * 8,
+	       "counter structs are arrays of __u64 indexed by their enum");
+
+/* The counter of reason r / verdict v (bounds checked by the caller): the
+ * structs are laid out as arrays, see the assertion above. */
+static inline __u64 *xl_reason_counter(struct xl_reason_counts *c, __u32 r)
+{
+	return &((__u64 *)c)[r];
+}
+static inline __u64 *xl_verdict_counter(struct xl_verdict_counts *c, __u32 v)
+{
+	return &((__u64 *)c)[v];
+}
 
 /* Per-CPU counters, one entry per port slot. rx_* and verdict/reason count
- * on the ingress port, tx_* on the egress port. */
+ * on the ingress port, tx_* on the egress port. Only __u64 counters up to
+ * `port`; `port` is the port's name, written into every CPU's copy by the
+ * loader so that a dump of the map says whose counters these are. */
 struct xl_port_stats {
 	__u64 rx_packets;
 	__u64 rx_bytes;
@@ -306,9 +348,11 @@ struct xl_port_stats {
 	__u64 moves_in;      /* uplinks: flowlets that moved here ... */
 	__u64 moves_out;     /* ... and away from here */
 	__u64 moves_refused; /* moves away kept here by the reorder-free rule */
-	__u64 verdict[XL_VERDICT_MAX];
-	__u64 reason[XL_REASON_MAX];
+	struct xl_verdict_counts verdict;
+	struct xl_reason_counts reason;
+	char port[XL_IFNAMSIZ];
 };
+#define XL_PORT_STATS_COUNTERS __builtin_offsetof(struct xl_port_stats, port)
 
 /* Single entry of the `instance` array, both modes: where and by what the
  * instance was loaded. The programs never read it. Ifindexes and XDP
@@ -322,5 +366,10 @@ struct xl_instance {
 	char version[32];     /* the xdpleaf that loaded it */
 	char git_commit[48];
 };
+
+/* Enum fields are typed so that BTF names their values (bpftool prints
+ * "XL_ROLE_UPLINK", not 1); they must stay 4 bytes. */
+_Static_assert(sizeof(enum xl_port_role) == 4 && sizeof(enum xl_lb_mode) == 4,
+	       "enum fields are 32 bits wide");
 
 #endif /* XDPLEAF_H */

@@ -33,10 +33,11 @@ struct opts {
 	bool no_watch;
 	bool replace; /* watch: stop a running watcher and take over */
 	int top;      /* flows: show the N busiest, 0 = all */
+	unsigned interval_ms; /* flows: rates over this long */
 };
 
 /* Options several commands take, written once. */
-enum { OPT_NO_WATCH = 256, OPT_REPLACE };
+enum { OPT_NO_WATCH = 256, OPT_REPLACE, OPT_INTERVAL };
 #define O_CONFIG XL_OPT_REQUIRED("config", 'c', "FILE", "configuration file (docs/config.md)")
 #define O_INSTANCE XL_OPT("instance", 'i', "NAME", "instance name, [A-Za-z0-9_-] (default: default)")
 #define O_JSON XL_OPT("json", 'j', NULL, "print JSON")
@@ -131,7 +132,10 @@ static int leaf_status(const struct opts *o) { return xl_leaf_status(o->instance
 static int leaf_stats(const struct opts *o) { return xl_leaf_stats(o->instance, o->json); }
 static int leaf_routes(const struct opts *o) { return xl_leaf_routes(o->instance, o->json); }
 static int leaf_neigh(const struct opts *o) { return xl_leaf_neigh(o->instance, o->json); }
-static int leaf_flows(const struct opts *o) { return xl_leaf_flows(o->instance, o->top, o->json); }
+static int leaf_flows(const struct opts *o)
+{
+	return xl_leaf_flows(o->instance, o->top, o->interval_ms, o->json);
+}
 static int leaf_watch(const struct opts *o) { return xl_watcher_run(o->instance, o->replace); }
 static int host_status(const struct opts *o) { return xl_host_status(o->instance, o->json); }
 static int host_stats(const struct opts *o) { return xl_host_stats(o->instance, o->json); }
@@ -147,8 +151,10 @@ static const struct xl_opt config_opts[] = { O_CONFIG, XL_OPT_HELP, XL_OPT_END }
 static const struct xl_opt help_only[] = { XL_OPT_HELP, XL_OPT_END };
 static const struct xl_opt show_opts[] = { O_INSTANCE, O_JSON, XL_OPT_HELP, XL_OPT_END };
 static const struct xl_opt flows_opts[] = {
-	O_INSTANCE, XL_OPT("top", 'n', "N", "only the N busiest flows"), O_JSON,
-	XL_OPT_HELP, XL_OPT_END
+	O_INSTANCE, XL_OPT("top", 'n', "N", "only the N busiest flows"),
+	XL_OPT("interval", OPT_INTERVAL, "MS", "rates over MS milliseconds between two "
+	       "reads (default 200; 0: the dataplane's last 10 ms window)"),
+	O_JSON, XL_OPT_HELP, XL_OPT_END
 };
 static const struct xl_opt qps_opts[] = {
 	O_INSTANCE, XL_OPT("top", 'n', "N", "only the first N flows of each table (NP, RP)"),
@@ -292,6 +298,18 @@ static int parse_opts(const struct command *c, int argc, char **argv,
 		case 'j': o->json = true; break;
 		case OPT_NO_WATCH: o->no_watch = true; break;
 		case OPT_REPLACE: o->replace = true; break;
+		case OPT_INTERVAL: {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+
+			if (*end || end == optarg || v < 0 || v > 60000) {
+				fprintf(stderr, "xdpleaf %s: --interval wants milliseconds 0..60000\n",
+					c->name);
+				err = -1;
+			}
+			o->interval_ms = (unsigned)v;
+			break;
+		}
 		case 'n': {
 			char *end;
 			long v = strtol(optarg, &end, 10);
@@ -344,7 +362,7 @@ static int quiet_libbpf(enum libbpf_print_level level, const char *fmt,
 int main(int argc, char **argv)
 {
 	char prog[64];
-	struct opts o = {};
+	struct opts o = { .interval_ms = XL_FLOWS_DEFAULT_INTERVAL_MS };
 	int ret;
 
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||

@@ -209,8 +209,8 @@ static bool qstats_zero(int p, __u32 cls)
 
 static void pstats_read(int p, struct xl_port_stats *sum)
 {
-	assert_int_equal(xl_percpu_sum_u64(bpf_map__fd(E.skel->maps.port_stats), &port_slot[p],
-					sizeof(*sum), sum), 0);
+	assert_int_equal(xl_percpu_sum(bpf_map__fd(E.skel->maps.port_stats), &port_slot[p],
+				       sizeof(*sum), XL_PORT_STATS_COUNTERS, sum), 0);
 }
 
 /* Every test starts here: xe-q at 1 Mb/s with a 1 MiB buffer that drops,

@@ -284,8 +284,8 @@ static void reset(__u32 mode, __u64 timeout_ns)
 /* Counters of one port, all CPUs. */
 static void stats_read(int port, struct xl_port_stats *sum)
 {
-	assert_int_equal(xl_percpu_sum_u64(bpf_map__fd(E.skel->maps.port_stats), &port_slot[port],
-					sizeof(*sum), sum), 0);
+	assert_int_equal(xl_percpu_sum(bpf_map__fd(E.skel->maps.port_stats), &port_slot[port],
+				       sizeof(*sum), XL_PORT_STATS_COUNTERS, sum), 0);
 }
 
 static void rate_read(int port, struct xl_uplink_rate *r)
@@ -818,7 +818,7 @@ static void down_member_never_chosen(void **state)
 	send_pkt(&s, &r);
 	snap_take(&a);
 	assert_int_equal(r.verdict, XDP_PASS);
-	assert_int_equal(DELTA(&a, &b, P_IN, reason[XL_R_NO_MEMBER]), 1);
+	assert_int_equal(DELTA(&a, &b, P_IN, reason.no_member), 1);
 	for (down = 0; down < N_UP; down++)
 		assert_int_equal(DELTA(&a, &b, P_U0 + down, tx_packets), 0);
 }
@@ -1083,7 +1083,7 @@ static void flowlet_saturated_members(void **state)
 		fail_msg("all members saturated: verdict %d (reason no_member "
 			 "+%llu), want XDP_REDIRECT to one of them", r.verdict,
 			 (unsigned long long)DELTA(&a, &b, P_IN,
-						   reason[XL_R_NO_MEMBER]));
+						   reason.no_member));
 }
 
 /* ---- 7. reorder-free moves ---------------------------------------------- */

@@ -266,12 +266,12 @@ static int group_teardown(void **state)
 
 /* ---- running one packet and checking everything ---------------------- */
 
-#define N_STAT_FIELDS (sizeof(struct xl_port_stats) / sizeof(__u64))
+#define N_STAT_FIELDS (XL_PORT_STATS_COUNTERS / sizeof(__u64))
 
 static int stats_read(__u32 slot, struct xl_port_stats *sum)
 {
-	return xl_percpu_sum_u64(bpf_map__fd(E.skel->maps.port_stats), &slot,
-				 sizeof(*sum), sum);
+	return xl_percpu_sum(bpf_map__fd(E.skel->maps.port_stats), &slot,
+			     sizeof(*sum), XL_PORT_STATS_COUNTERS, sum);
 }
 
 /* Index (in __u64 fields) of the first verdict and reason counter. */

@@ -247,10 +247,10 @@ s1_conf() {
 	run xl routes --instance "$P" --json
 	[[ $status -eq 0 ]]
 	local g
-	g=$(jq -c '.[] | select(.prefix == "10.2.0.0/16")' <<<"$output")
+	g=$(jq -c '.routes[] | select(.prefix == "10.2.0.0/16")' <<<"$output")
 	echo "$g"
 	[[ $(jq -r '.kind + " " + .target + " " + (.group_id | tostring)' <<<"$g") == "group spine 0" ]]
-	[[ $(jq -r '.[] | select(.prefix == "10.1.1.0/24") | .target' <<<"$output") == s1 ]]
+	[[ $(jq -r '.routes[] | select(.prefix == "10.1.1.0/24") | .target' <<<"$output") == s1 ]]
 }
 
 @test "watch refuses beside load's watcher, naming its pid; --replace takes over and says so" {

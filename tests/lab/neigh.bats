@@ -25,7 +25,7 @@ teardown_file() {
 }
 
 neigh_json() {
-	in_ns "$P-leaf1" "$XDPLEAF" neigh --json --instance "$P"
+	in_ns "$P-leaf1" "$XDPLEAF" neigh --json --instance "$P" | jq .neigh
 }
 
 # Poll (up to 5 s) until `xdpleaf neigh` lists address $1 on port $2

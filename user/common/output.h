@@ -13,8 +13,19 @@
 #define XL_EXIT_NOT_LOADED 3
 
 struct json_object;
-/* Print o pretty (slashes unescaped) and release it. */
-void xl_print_json(struct json_object *o);
+/* The version of every --json document's layout: raised when a field
+ * changes meaning or goes away (new fields do not raise it). */
+#define XL_JSON_SCHEMA_VERSION 2
+/* Print o pretty (slashes unescaped) as a document of the given kind
+ * ("stats", "flows", ...) and release it: an object gets schema_version,
+ * kind and time (UTC, RFC 3339, ms) first and its own fields after; any
+ * other value (an array) goes under the key `kind`. */
+void xl_print_json(const char *kind, struct json_object *o);
+/* The same document, not printed: its fields added to a new object. */
+struct json_object *xl_json_doc(const char *kind, struct json_object *o);
+/* A histogram's upper bounds ("le", bytes) as a JSON array of n: the last
+ * is null (no bound), as Prometheus' +Inf. */
+struct json_object *xl_json_hist_le(int n);
 /* CLOCK_MONOTONIC in ns: bpf_ktime_get_ns()'s clock, for ages of map
  * entries. */
 __u64 xl_monotonic_ns(void);

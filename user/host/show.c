@@ -347,7 +347,7 @@ int xl_host_status(const char *instance, bool json)
 		json_object_array_add(arr, o);
 	}
 	json_object_object_add(root, "ports", arr);
-	xl_print_json(root);
+	xl_print_json("status", root);
 	return 0;
 }
 
@@ -370,48 +370,68 @@ static int read_host_stats(const char *instance, struct xl_host_stats *sum)
 	return err;
 }
 
-int xl_host_stats(const char *instance, bool json)
-{
+/* host_stats' counters: name (the JSON key and struct field) and meaning. */
 #define ROW(f, what) { #f, offsetof(struct xl_host_stats, f), what }
-	static const struct {
-		const char *name;
-		size_t off;
-		const char *what;
-	} rows[] = {
-		ROW(ce_seen, "CE-marked RoCEv2 data packets received"),
-		ROW(cnps_sent, "CNPs sent (NP)"),
-		ROW(cnps_suppressed, "CE seen within the CNP interval: no CNP"),
-		ROW(cnps_received, "CNPs received (RP)"),
-		ROW(cnps_unknown, "CNPs for no known flow (ignored)"),
-		ROW(edt_stamped, "packets given a departure time at egress"),
-		ROW(cnp_clone_failed, "bpf_clone_redirect() refused the copy"),
-		ROW(cnp_build_failed, "a marked copy could not become a CNP"),
-		ROW(rp_no_room, "new sending flows that found rp_flows full"),
-	};
+static const struct {
+	const char *name;
+	size_t off;
+	const char *what;
+} stat_rows[] = {
+	ROW(ce_seen, "CE-marked RoCEv2 data packets received"),
+	ROW(cnps_sent, "CNPs sent (NP)"),
+	ROW(cnps_suppressed, "CE seen within the CNP interval: no CNP"),
+	ROW(cnps_received, "CNPs received (RP)"),
+	ROW(cnps_unknown, "CNPs for no known flow (ignored)"),
+	ROW(edt_stamped, "packets given a departure time at egress"),
+	ROW(cnp_clone_failed, "bpf_clone_redirect() refused the copy"),
+	ROW(cnp_build_failed, "a marked copy could not become a CNP"),
+	ROW(rp_no_room, "new sending flows that found rp_flows full"),
+};
 #undef ROW
-	const size_t n = sizeof(rows) / sizeof(rows[0]);
+#define N_STAT_ROWS (sizeof(stat_rows) / sizeof(stat_rows[0]))
+
+static __u64 stat_value(const struct xl_host_stats *s, size_t i)
+{
+	return *(const __u64 *)((const char *)s + stat_rows[i].off);
+}
+
+json_object *xl_host_stats_json(const char *instance)
+{
 	struct xl_host_stats s;
 	json_object *root, *c;
 
 	if (read_host_stats(instance, &s))
-		return -1;
-#define VAL(i) (*(const __u64 *)((const char *)&s + rows[i].off))
-	if (!json) {
-		printf("instance %s (host mode): DCQCN counters, all ports and CPUs\n",
-		       instance);
-		for (size_t i = 0; i < n; i++)
-			printf("%-18s %14llu  %s\n", rows[i].name, VAL(i), rows[i].what);
-		return 0;
-	}
+		return NULL;
 	root = json_object_new_object();
 	c = json_object_new_object();
 	json_object_object_add(root, "instance", json_object_new_string(instance));
 	json_object_object_add(root, "mode", json_object_new_string("host"));
-	for (size_t i = 0; i < n; i++)
-		json_object_object_add(c, rows[i].name, json_object_new_uint64(VAL(i)));
-#undef VAL
+	for (size_t i = 0; i < N_STAT_ROWS; i++)
+		json_object_object_add(c, stat_rows[i].name,
+				       json_object_new_uint64(stat_value(&s, i)));
 	json_object_object_add(root, "counters", c);
-	xl_print_json(root);
+	return root;
+}
+
+int xl_host_stats(const char *instance, bool json)
+{
+	struct xl_host_stats s;
+	json_object *o;
+
+	if (json) {
+		o = xl_host_stats_json(instance);
+		if (!o)
+			return -1;
+		xl_print_json("stats", o);
+		return 0;
+	}
+	if (read_host_stats(instance, &s))
+		return -1;
+	printf("instance %s (host mode): DCQCN counters, all ports and CPUs\n",
+	       instance);
+	for (size_t i = 0; i < N_STAT_ROWS; i++)
+		printf("%-18s %14llu  %s\n", stat_rows[i].name, stat_value(&s, i),
+		       stat_rows[i].what);
 	return 0;
 }
 
@@ -647,8 +667,11 @@ static void rp_out(const struct rp_row *rows, size_t n, size_t total,
 	}
 }
 
-int xl_host_qps(const char *instance, int top, bool json)
+/* The qps listing: printed as a table, or (out non-NULL) built as the
+ * --json object into *out. */
+static int qps_listing(const char *instance, int top, json_object **out)
 {
+	bool json = out != NULL;
 	struct np_row *np = NULL;
 	struct rp_row *rp = NULL;
 	size_t n_np = 0, n_rp = 0, show_np, show_rp;
@@ -700,7 +723,7 @@ int xl_host_qps(const char *instance, int top, bool json)
 	if (json) {
 		json_object_object_add(root, "np_flows", np_arr);
 		json_object_object_add(root, "rp_flows", rp_arr);
-		xl_print_json(root);
+		*out = root;
 	}
 	err = 0;
 out:
@@ -713,4 +736,22 @@ out:
 	if (rates_fd >= 0)
 		close(rates_fd);
 	return err;
+}
+
+json_object *xl_host_qps_json(const char *instance, int top)
+{
+	json_object *o = NULL;
+
+	return qps_listing(instance, top, &o) ? NULL : o;
+}
+
+int xl_host_qps(const char *instance, int top, bool json)
+{
+	json_object *o = NULL;
+
+	if (qps_listing(instance, top, json ? &o : NULL))
+		return -1;
+	if (o)
+		xl_print_json("qps", o);
+	return 0;
 }

@@ -14,5 +14,10 @@ int xl_host_stats(const char *instance, bool json);
 /* `xdpleaf qps`: NP flows (most CE-marked first) and RP flows (lowest Rc,
  * i.e. most throttled, first); top > 0 keeps the first top of each. */
 int xl_host_qps(const char *instance, int top, bool json);
+/* stats --json's and qps --json's objects (without the document's header,
+ * common/output.h), or NULL after saying why: for the exporter and top. */
+struct json_object;
+struct json_object *xl_host_stats_json(const char *instance);
+struct json_object *xl_host_qps_json(const char *instance, int top);
 
 #endif

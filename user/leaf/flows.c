@@ -60,22 +60,16 @@ static void port_name(int ports_fd, __u32 ifindex, char *buf, size_t len)
 		snprintf(buf, len, "if%u", ifindex);
 }
 
-int xl_leaf_flows(const char *instance, int top, bool json)
+/* Every flow of the table, unsorted; NULL on error. */
+static struct flow_row *read_flows(int fd, int *n_out)
 {
-	int fd, ports_fd, n = 0, cap = 1024;
-	struct flow_row *rows;
+	int n = 0, cap = 1024;
+	struct flow_row *rows = malloc(cap * sizeof(*rows));
 	struct xl_flow key, next;
 	void *prev = NULL;
-	__u64 now = xl_monotonic_ns();
-	json_object *arr = NULL;
 
-	fd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_FLOWS));
-	ports_fd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_PORTS));
-	rows = malloc(cap * sizeof(*rows));
-	if (fd < 0 || ports_fd < 0 || !rows) {
-		free(rows);
-		return -1;
-	}
+	if (!rows)
+		return NULL;
 	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
 		key = next;
 		prev = &key;
@@ -90,14 +84,107 @@ int xl_leaf_flows(const char *instance, int top, bool json)
 		if (bpf_map_lookup_elem(fd, &key, &rows[n].st))
 			continue; /* evicted meanwhile */
 		rows[n].key = key;
-		rows[n].rate_bps = flow_rate(&rows[n].st, now);
+		rows[n].rate_bps = 0;
 		n++;
+	}
+	*n_out = n;
+	return rows;
+}
+
+static int by_key(const void *a, const void *b)
+{
+	return memcmp(&((const struct flow_row *)a)->key,
+		      &((const struct flow_row *)b)->key, sizeof(struct xl_flow));
+}
+
+/* Rates: with an interval, the bytes each flow sent between two reads of
+ * the table interval_ms apart (a flow that appeared in between: all its
+ * bytes); without, the dataplane's last complete 10 ms window, which is 0
+ * between the bursts of a flow that sends in bursts. */
+static struct flow_row *read_rated(int fd, unsigned interval_ms, int *n)
+{
+	struct flow_row *before, *after;
+	int n0;
+	__u64 t0, t1;
+
+	if (!interval_ms) {
+		__u64 now = xl_monotonic_ns();
+
+		after = read_flows(fd, n);
+		for (int i = 0; after && i < *n; i++)
+			after[i].rate_bps = flow_rate(&after[i].st, now);
+		return after;
+	}
+	t0 = xl_monotonic_ns();
+	before = read_flows(fd, &n0);
+	if (!before)
+		return NULL;
+	qsort(before, n0, sizeof(*before), by_key);
+	usleep(interval_ms * 1000U);
+	t1 = xl_monotonic_ns();
+	after = read_flows(fd, n);
+	for (int i = 0; after && i < *n; i++) {
+		const struct flow_row *b = bsearch(&after[i], before, n0,
+						   sizeof(*before), by_key);
+		/* an entry evicted and re-created in between starts again */
+		__u64 was = b && b->st.bytes <= after[i].st.bytes ? b->st.bytes : 0;
+
+		after[i].rate_bps = (after[i].st.bytes - was) * 8 * 1000000000ULL /
+				    (t1 - t0);
+	}
+	free(before);
+	return after;
+}
+
+static json_object *flow_json(const struct flow_row *r, const char *src,
+			      const char *dst, const char *up)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "src", json_object_new_string(src));
+	json_object_object_add(o, "dst", json_object_new_string(dst));
+	json_object_object_add(o, "proto", json_object_new_int(r->key.proto));
+	json_object_object_add(o, "sport", json_object_new_int(r->key.sport));
+	json_object_object_add(o, "dport", json_object_new_int(r->key.dport));
+	json_object_object_add(o, "qp", json_object_new_int64(r->key.qp));
+	json_object_object_add(o, "uplink", json_object_new_string(up));
+	json_object_object_add(o, "packets", json_object_new_uint64(r->st.packets));
+	json_object_object_add(o, "bytes", json_object_new_uint64(r->st.bytes));
+	json_object_object_add(o, "flowlets", json_object_new_uint64(r->st.flowlets));
+	json_object_object_add(o, "moves", json_object_new_uint64(r->st.moves));
+	json_object_object_add(o, "moves_refused", json_object_new_uint64(r->st.moves_refused));
+	/* what its next move must wait out (xl_move_safe) */
+	json_object_object_add(o, "qdelay_ns", json_object_new_uint64(r->st.qdelay_ns));
+	json_object_object_add(o, "rate_bps", json_object_new_uint64(r->rate_bps));
+	/* what the flowlet choice expects of its next flowlet */
+	json_object_object_add(o, "flowlet_rate_bps",
+			       json_object_new_uint64(r->st.flowlet_rate_bps));
+	return o;
+}
+
+/* The listing as a table, or (out non-NULL) as a JSON array into *out. */
+static int flows_listing(const char *instance, int top, unsigned interval_ms,
+			 json_object **out)
+{
+	int fd, ports_fd, n = 0;
+	struct flow_row *rows;
+
+	fd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_FLOWS));
+	if (fd < 0)
+		return -1;
+	ports_fd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_PORTS));
+	rows = ports_fd < 0 ? NULL : read_rated(fd, interval_ms, &n);
+	if (!rows) {
+		close(fd);
+		if (ports_fd >= 0)
+			close(ports_fd);
+		return -1;
 	}
 	qsort(rows, n, sizeof(*rows), by_rate);
 	if (top > 0 && n > top)
 		n = top;
-	if (json)
-		arr = json_object_new_array();
+	if (out)
+		*out = json_object_new_array();
 	else
 		printf("%-26s %-26s %5s %5s %5s %8s %-6s %11s %10s %8s %6s %7s %12s\n",
 		       "src", "dst", "proto", "sport", "dport", "qp", "uplink",
@@ -109,41 +196,43 @@ int xl_leaf_flows(const char *instance, int top, bool json)
 		addr_str(src, sizeof(src), &r->key, true);
 		addr_str(dst, sizeof(dst), &r->key, false);
 		port_name(ports_fd, r->st.uplink, up, sizeof(up));
-		if (!json) {
+		if (out)
+			json_object_array_add(*out, flow_json(r, src, dst, up));
+		else
 			printf("%-26s %-26s %5u %5u %5u %8u %-6s %11llu %10.2f %8llu %6llu %7llu %12.1f\n",
 			       src, dst, r->key.proto, r->key.sport, r->key.dport,
 			       r->key.qp, up, r->st.packets, r->st.bytes / 1e6,
 			       r->st.flowlets, r->st.moves, r->st.moves_refused,
 			       r->rate_bps / 1e6);
-			continue;
-		}
-		json_object *o = json_object_new_object();
-		json_object_object_add(o, "src", json_object_new_string(src));
-		json_object_object_add(o, "dst", json_object_new_string(dst));
-		json_object_object_add(o, "proto", json_object_new_int(r->key.proto));
-		json_object_object_add(o, "sport", json_object_new_int(r->key.sport));
-		json_object_object_add(o, "dport", json_object_new_int(r->key.dport));
-		json_object_object_add(o, "qp", json_object_new_int64(r->key.qp));
-		json_object_object_add(o, "uplink", json_object_new_string(up));
-		json_object_object_add(o, "packets", json_object_new_uint64(r->st.packets));
-		json_object_object_add(o, "bytes", json_object_new_uint64(r->st.bytes));
-		json_object_object_add(o, "flowlets", json_object_new_uint64(r->st.flowlets));
-		json_object_object_add(o, "moves", json_object_new_uint64(r->st.moves));
-		json_object_object_add(o, "moves_refused", json_object_new_uint64(r->st.moves_refused));
-		/* what its next move must wait out (xl_move_safe) */
-		json_object_object_add(o, "qdelay_ns", json_object_new_uint64(r->st.qdelay_ns));
-		json_object_object_add(o, "rate_bps", json_object_new_uint64(r->rate_bps));
-		/* what the flowlet choice expects of its next flowlet */
-		json_object_object_add(o, "flowlet_rate_bps",
-				       json_object_new_uint64(r->st.flowlet_rate_bps));
-		json_object_array_add(arr, o);
-	}
-	if (json) {
-		printf("%s\n", json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PRETTY));
-		json_object_put(arr);
 	}
 	free(rows);
 	close(fd);
 	close(ports_fd);
+	return 0;
+}
+
+json_object *xl_leaf_flows_json(const char *instance, int top, unsigned interval_ms)
+{
+	json_object *arr = NULL, *o;
+
+	if (flows_listing(instance, top, interval_ms, &arr))
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "instance", json_object_new_string(instance));
+	json_object_object_add(o, "rate_interval_ms", json_object_new_int(interval_ms));
+	json_object_object_add(o, "flows", arr);
+	return o;
+}
+
+int xl_leaf_flows(const char *instance, int top, unsigned interval_ms, bool json)
+{
+	json_object *o;
+
+	if (!json)
+		return flows_listing(instance, top, interval_ms, NULL);
+	o = xl_leaf_flows_json(instance, top, interval_ms);
+	if (!o)
+		return -1;
+	xl_print_json("flows", o);
 	return 0;
 }

@@ -5,6 +5,14 @@
 
 #include <stdbool.h>
 
-int xl_leaf_flows(const char *instance, int top, bool json);
+/* The rate of each flow is what it sent over interval_ms, measured by
+ * reading the table twice (0: the dataplane's last 10 ms window). */
+#define XL_FLOWS_DEFAULT_INTERVAL_MS 200
+int xl_leaf_flows(const char *instance, int top, unsigned interval_ms, bool json);
+/* flows --json's object ({instance, rate_interval_ms, flows: [...]},
+ * without the document's header), or NULL after saying why. */
+struct json_object;
+struct json_object *xl_leaf_flows_json(const char *instance, int top,
+				       unsigned interval_ms);
 
 #endif

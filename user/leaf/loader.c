@@ -19,6 +19,7 @@
 #include "common/attach.h"
 #include "leaf/netlink_watch.h"
 #include "common/netns.h"
+#include "common/percpu.h"
 #include "common/pins.h"
 #include "common/rtnl.h"
 #include "common/version.h"
@@ -185,6 +186,38 @@ static int fill_routes(struct leaf *skel, const struct xl_config *cfg)
 	return 0;
 }
 
+/* Name the counter entries of every port and (port, class), so that a
+ * dump of port_stats or queue_stats says whose counters it shows. */
+static int fill_labels(struct leaf *skel, const struct xl_config *cfg)
+{
+	int ps = bpf_map__fd(skel->maps.port_stats);
+	int qs = bpf_map__fd(skel->maps.queue_stats);
+
+	for (__u32 slot = 0; slot < (__u32)cfg->n_ports; slot++) {
+		char port[XL_IFNAMSIZ] = "";
+
+		snprintf(port, sizeof(port), "%s", cfg->ports[slot].ifname);
+		if (xl_percpu_set_label(ps, &slot, sizeof(struct xl_port_stats),
+					XL_PORT_STATS_COUNTERS, port, sizeof(port)))
+			goto fail;
+		for (__u32 cls = 0; cls < (__u32)cfg->n_classes; cls++) {
+			struct xl_queue_stats l = {};
+			__u32 key = slot * XL_MAX_CLASSES + cls;
+
+			memcpy(l.port, port, sizeof(l.port));
+			snprintf(l.class_name, sizeof(l.class_name), "%s",
+				 cfg->classes[cls].name);
+			if (xl_percpu_set_label(qs, &key, sizeof(l), XL_QUEUE_STATS_COUNTERS,
+						l.port, sizeof(l) - XL_QUEUE_STATS_COUNTERS))
+				goto fail;
+		}
+	}
+	return 0;
+fail:
+	fprintf(stderr, "xdpleaf: cannot label the counter maps: %s\n", strerror(errno));
+	return -1;
+}
+
 int xl_leaf_fill_maps(struct leaf *skel, const struct xl_config *cfg)
 {
 	struct xl_settings s = { .malformed = cfg->malformed };
@@ -192,7 +225,8 @@ int xl_leaf_fill_maps(struct leaf *skel, const struct xl_config *cfg)
 
 	MAP_SET(skel->maps.settings, &zero, &s);
 	if (fill_ports(skel, cfg) || fill_groups(skel, cfg) ||
-	    fill_classes(skel, cfg) || fill_routes(skel, cfg))
+	    fill_classes(skel, cfg) || fill_routes(skel, cfg) ||
+	    fill_labels(skel, cfg))
 		return -1;
 	return 0;
 }

@@ -9,6 +9,7 @@
 #include "pin_names.h"
 #include "common/pins.h"
 #include "leaf/queue_report.h"
+#include "common/output.h"
 
 struct xl_queue_reader {
 	int queues_fd, classes_fd, stats_fd;
@@ -78,6 +79,8 @@ static int read_class(struct xl_queue_reader *r, __u32 slot, __u32 cls,
 		for (int b = 0; b < XL_QHIST_BUCKETS; b++)
 			sum->hist[b] += s->hist[b];
 	}
+	memcpy(sum->port, percpu[0].port, sizeof(sum->port));
+	memcpy(sum->class_name, percpu[0].class_name, sizeof(sum->class_name));
 	free(percpu);
 	return 0;
 }
@@ -139,6 +142,7 @@ json_object *xl_queue_json(struct xl_queue_reader *r, const struct xl_port *p)
 		for (int b = 0; b < XL_QHIST_BUCKETS; b++)
 			json_object_array_add(hist, json_object_new_uint64(s.hist[b]));
 		json_object_object_add(co, "hist", hist);
+		json_object_object_add(co, "hist_le_bytes", xl_json_hist_le(XL_QHIST_BUCKETS));
 		json_object_array_add(classes, co);
 		total.enq_packets += s.enq_packets;
 		total.marked += s.marked;
@@ -157,6 +161,7 @@ json_object *xl_queue_json(struct xl_queue_reader *r, const struct xl_port *p)
 	json_object_object_add(o, "peak_bytes", json_object_new_uint64(total.peak_bytes));
 	/* hist[0]: empty queue; hist[b]: [2^(b-1), 2^b) bytes; last: and up */
 	json_object_object_add(o, "hist", total_hist);
+	json_object_object_add(o, "hist_le_bytes", xl_json_hist_le(XL_QHIST_BUCKETS));
 	json_object_object_add(o, "classes", classes);
 	return o;
 }

@@ -67,7 +67,7 @@ static void fmt_mac(char *buf, const __u8 *m)
 /* Sum one port slot's per-CPU counters. */
 static int read_port_stats(int fd, __u32 slot, struct xl_port_stats *sum)
 {
-	return xl_percpu_sum_u64(fd, &slot, sizeof(*sum), sum);
+	return xl_percpu_sum(fd, &slot, sizeof(*sum), XL_PORT_STATS_COUNTERS, sum);
 }
 
 /* An uplink's measured rate and pending rate (flowlets placed, not yet
@@ -148,103 +148,141 @@ static json_object *groups_json(const char *instance, const struct port_list *pl
 	return arr;
 }
 
-int xl_leaf_stats(const char *instance, bool json)
+/* One port's counters (and its queue) as stats --json shows them. */
+static json_object *port_json(const struct xl_port *p, const struct xl_port_stats *s,
+			      int rates_fd, struct xl_queue_reader *qr)
 {
-	struct port_list pl;
-	json_object *root = NULL, *arr = NULL;
-	struct xl_queue_reader *qr;
-	int fd, rates_fd;
+	json_object *o = json_object_new_object();
+	json_object *v = json_object_new_object();
+	json_object *r = json_object_new_object();
 
-	if (read_ports(instance, &pl))
+	json_object_object_add(o, "name", json_object_new_string(p->name));
+	json_object_object_add(o, "ifindex", json_object_new_int64(p->ifindex));
+	json_object_object_add(o, "role", json_object_new_string(xl_role_name(p->role)));
+	json_object_object_add(o, "rx_packets", json_object_new_uint64(s->rx_packets));
+	json_object_object_add(o, "rx_bytes", json_object_new_uint64(s->rx_bytes));
+	json_object_object_add(o, "tx_packets", json_object_new_uint64(s->tx_packets));
+	json_object_object_add(o, "tx_bytes", json_object_new_uint64(s->tx_bytes));
+	if (p->role == XL_ROLE_UPLINK) {
+		__u64 rate, pending;
+
+		uplink_rate_now(rates_fd, p->slot, &rate, &pending);
+		json_object_object_add(o, "rate_bps", json_object_new_uint64(rate));
+		json_object_object_add(o, "pending_bps", json_object_new_uint64(pending));
+		json_object_object_add(o, "flowlets", json_object_new_uint64(s->flowlets));
+		json_object_object_add(o, "moves_in", json_object_new_uint64(s->moves_in));
+		json_object_object_add(o, "moves_out", json_object_new_uint64(s->moves_out));
+		json_object_object_add(o, "moves_refused", json_object_new_uint64(s->moves_refused));
+	}
+	for (int k = 0; k < XL_VERDICT_MAX; k++)
+		json_object_object_add(v, xl_verdict_names[k], json_object_new_uint64(
+			*xl_verdict_counter((struct xl_verdict_counts *)&s->verdict, k)));
+	for (int k = 0; k < XL_REASON_MAX; k++)
+		json_object_object_add(r, xl_reason_names[k], json_object_new_uint64(
+			*xl_reason_counter((struct xl_reason_counts *)&s->reason, k)));
+	json_object_object_add(o, "verdicts", v);
+	json_object_object_add(o, "reasons", r);
+	json_object_object_add(o, "queue", xl_queue_json(qr, p));
+	return o;
+}
+
+/* The maps stats reads, opened together. */
+struct stats_maps {
+	struct port_list pl;
+	int stats_fd, rates_fd;
+	struct xl_queue_reader *qr;
+};
+
+static int stats_open(const char *instance, struct stats_maps *m)
+{
+	if (read_ports(instance, &m->pl))
 		return -1;
-	fd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_PORT_STATS));
-	if (fd < 0)
+	m->stats_fd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_PORT_STATS));
+	if (m->stats_fd < 0)
 		return -1;
-	qr = xl_queue_reader_open(instance);
-	if (!qr) {
-		close(fd);
+	m->qr = xl_queue_reader_open(instance);
+	if (!m->qr) {
+		close(m->stats_fd);
 		return -1;
 	}
-	rates_fd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_UPLINK_RATES));
-	if (json) {
-		root = json_object_new_object();
-		arr = json_object_new_array();
-		json_object_object_add(root, "instance",
-				       json_object_new_string(instance));
-		json_object_object_add(root, "ports", arr);
-	} else {
-		printf("%-8s %-8s %12s %14s %12s %14s %10s %10s %8s  %s\n",
-		       "port", "role", "rx_pkts", "rx_bytes", "tx_pkts",
-		       "tx_bytes", "redirect", "pass", "drop", "pass/drop reasons");
-	}
-	for (int i = 0; i < pl.n; i++) {
-		const struct xl_port *p = &pl.p[i];
+	m->rates_fd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_UPLINK_RATES));
+	return 0;
+}
+
+static void stats_close(struct stats_maps *m)
+{
+	xl_queue_reader_close(m->qr);
+	close(m->stats_fd);
+	if (m->rates_fd >= 0)
+		close(m->rates_fd);
+}
+
+json_object *xl_leaf_stats_json(const char *instance)
+{
+	json_object *root, *arr;
+	struct stats_maps m;
+
+	if (stats_open(instance, &m))
+		return NULL;
+	root = json_object_new_object();
+	arr = json_object_new_array();
+	json_object_object_add(root, "instance", json_object_new_string(instance));
+	json_object_object_add(root, "mode", json_object_new_string("leaf"));
+	for (int i = 0; i < m.pl.n; i++) {
 		struct xl_port_stats s;
 
-		if (read_port_stats(fd, p->slot, &s))
-			continue;
-		if (json) {
-			json_object *o = json_object_new_object();
-			json_object *v = json_object_new_object();
-			json_object *r = json_object_new_object();
+		if (!read_port_stats(m.stats_fd, m.pl.p[i].slot, &s))
+			json_object_array_add(arr, port_json(&m.pl.p[i], &s, m.rates_fd, m.qr));
+	}
+	json_object_object_add(root, "ports", arr);
+	json_object_object_add(root, "groups", groups_json(instance, &m.pl));
+	stats_close(&m);
+	return root;
+}
 
-			json_object_object_add(o, "name", json_object_new_string(p->name));
-			json_object_object_add(o, "ifindex", json_object_new_int64(p->ifindex));
-			json_object_object_add(o, "role", json_object_new_string(xl_role_name(p->role)));
-			json_object_object_add(o, "rx_packets", json_object_new_uint64(s.rx_packets));
-			json_object_object_add(o, "rx_bytes", json_object_new_uint64(s.rx_bytes));
-			json_object_object_add(o, "tx_packets", json_object_new_uint64(s.tx_packets));
-			json_object_object_add(o, "tx_bytes", json_object_new_uint64(s.tx_bytes));
-			if (p->role == XL_ROLE_UPLINK) {
-				__u64 rate, pending;
+int xl_leaf_stats(const char *instance, bool json)
+{
+	struct stats_maps m;
 
-				uplink_rate_now(rates_fd, p->slot, &rate, &pending);
-				json_object_object_add(o, "rate_bps", json_object_new_uint64(rate));
-				json_object_object_add(o, "pending_bps", json_object_new_uint64(pending));
-				json_object_object_add(o, "flowlets", json_object_new_uint64(s.flowlets));
-				json_object_object_add(o, "moves_in", json_object_new_uint64(s.moves_in));
-				json_object_object_add(o, "moves_out", json_object_new_uint64(s.moves_out));
-				json_object_object_add(o, "moves_refused",
-						       json_object_new_uint64(s.moves_refused));
-			}
-			for (int k = 0; k < XL_VERDICT_MAX; k++)
-				json_object_object_add(v, xl_verdict_names[k],
-						       json_object_new_uint64(s.verdict[k]));
-			for (int k = 0; k < XL_REASON_MAX; k++)
-				json_object_object_add(r, xl_reason_names[k],
-						       json_object_new_uint64(s.reason[k]));
-			json_object_object_add(o, "verdicts", v);
-			json_object_object_add(o, "reasons", r);
-			json_object_object_add(o, "queue", xl_queue_json(qr, p));
-			json_object_array_add(arr, o);
+	if (json) {
+		json_object *o = xl_leaf_stats_json(instance);
+
+		if (!o)
+			return -1;
+		xl_print_json("stats", o);
+		return 0;
+	}
+	if (stats_open(instance, &m))
+		return -1;
+	printf("%-8s %-8s %12s %14s %12s %14s %10s %10s %8s  %s\n",
+	       "port", "role", "rx_pkts", "rx_bytes", "tx_pkts",
+	       "tx_bytes", "redirect", "pass", "drop", "pass/drop reasons");
+	for (int i = 0; i < m.pl.n; i++) {
+		const struct xl_port *p = &m.pl.p[i];
+		struct xl_port_stats s;
+
+		if (read_port_stats(m.stats_fd, p->slot, &s))
 			continue;
-		}
 		printf("%-8s %-8s %12llu %14llu %12llu %14llu %10llu %10llu %8llu ",
 		       p->name, xl_role_name(p->role), s.rx_packets, s.rx_bytes,
-		       s.tx_packets, s.tx_bytes, s.verdict[4], s.verdict[2],
-		       s.verdict[1] + s.verdict[0]);
+		       s.tx_packets, s.tx_bytes, s.verdict.redirect, s.verdict.pass,
+		       s.verdict.drop + s.verdict.aborted);
 		for (int k = 1; k < XL_REASON_MAX; k++)
-			if (s.reason[k])
-				printf(" %s=%llu", xl_reason_names[k], s.reason[k]);
+			if (*xl_reason_counter(&s.reason, k))
+				printf(" %s=%llu", xl_reason_names[k],
+				       *xl_reason_counter(&s.reason, k));
 		printf("\n");
 		if (p->role == XL_ROLE_UPLINK) {
 			__u64 rate, pending;
 
-			uplink_rate_now(rates_fd, p->slot, &rate, &pending);
+			uplink_rate_now(m.rates_fd, p->slot, &rate, &pending);
 			printf("  uplink: rate now %.1f Mbit/s (+%.1f pending), flowlets %llu, "
 			       "moved in %llu, moved out %llu, moves refused %llu\n", rate / 1e6,
 			       pending / 1e6, s.flowlets, s.moves_in, s.moves_out, s.moves_refused);
 		}
-		xl_queue_print(qr, p);
+		xl_queue_print(m.qr, p);
 	}
-	xl_queue_reader_close(qr);
-	close(fd);
-	if (rates_fd >= 0)
-		close(rates_fd);
-	if (json) {
-		json_object_object_add(root, "groups", groups_json(instance, &pl));
-		xl_print_json(root);
-	}
+	stats_close(&m);
 	return 0;
 }
 
@@ -330,7 +368,7 @@ int xl_leaf_routes(const char *instance, bool json)
 	err |= walk_routes(instance, XL_MAP_NAME(XL_MAP_ROUTES6), AF_INET6, arr, &pl, groups_fd);
 	close(groups_fd);
 	if (json)
-		xl_print_json(arr);
+		xl_print_json("routes", arr);
 	return err;
 }
 
@@ -381,7 +419,7 @@ int xl_leaf_neigh(const char *instance, bool json)
 	}
 	close(fd);
 	if (json)
-		xl_print_json(arr);
+		xl_print_json("neigh", arr);
 	return 0;
 }
 
@@ -435,7 +473,7 @@ int xl_leaf_status(const char *instance, bool json)
 	}
 	json_object_object_add(root, "ports", ports);
 	if (json) {
-		xl_print_json(root);
+		xl_print_json("status", root);
 		return 0;
 	}
 	printf("instance %s: loaded, pins in %s\n", instance, path);

@@ -10,6 +10,10 @@
 /* 0, or -1 on error. */
 int xl_leaf_status(const char *instance, bool json);
 int xl_leaf_stats(const char *instance, bool json);
+/* stats --json's object (without the document's header, output.h), or
+ * NULL after saying why: for the exporter and top too. */
+struct json_object;
+struct json_object *xl_leaf_stats_json(const char *instance);
 int xl_leaf_routes(const char *instance, bool json);
 int xl_leaf_neigh(const char *instance, bool json);
 

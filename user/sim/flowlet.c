@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/output.h"
 #include "common/cli.h"
 #include "common/config.h"
 #include "lb.h"
@@ -305,8 +306,7 @@ static void print_result(const struct xl_lb_sim *s, int json)
 		json_object_object_add(o, "moves", json_object_new_uint64(s->moves));
 		json_object_object_add(o, "moves_refused", json_object_new_uint64(s->refused));
 		json_object_object_add(o, "moves_unsafe", json_object_new_uint64(s->unsafe));
-		printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY));
-		json_object_put(o);
+		xl_print_json("sim-flowlet", o);
 		return;
 	}
 	printf("%-7s %10s %8s %9s %12s\n", "member", "capacity", "share%", "capShare%",

@@ -45,6 +45,7 @@
 #include <json-c/json.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "common/output.h"
 #include "pin_names.h"
 #include "roce.h"   /* before the skeleton: struct xl_gen_desc */
 #include "gen.skel.h"
@@ -1287,9 +1288,7 @@ static void report(struct gen_state *g, double secs, const struct xl_link_info *
 			json_object_array_add(qs, e);
 		}
 		json_object_object_add(j, "qps", qs);
-		printf("%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY |
-							      JSON_C_TO_STRING_NOSLASHESCAPE));
-		json_object_put(j);
+		xl_print_json("gen", j);
 		return;
 	}
 	printf("xdpleaf gen: %s %s -> %s (dst MAC %s), %u QPs, %s, %u B payload, %s\n",

@@ -25,6 +25,7 @@
 #include <json-c/json.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "common/output.h"
 #include "common/cli.h"
 #include "common/percpu.h"
 #include "common/xdp_owner.h"
@@ -270,9 +271,7 @@ static void print_json(const struct flow *fl, size_t n,
 	json_object_object_add(t, "malformed", json_object_new_int64((int64_t)st->malformed));
 	json_object_object_add(t, "seconds", json_object_new_double(secs));
 	json_object_object_add(j, "total", t);
-	printf("%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY |
-						      JSON_C_TO_STRING_NOSLASHESCAPE));
-	json_object_put(j);
+	xl_print_json("sink", j);
 }
 
 static void print_table(const struct flow *fl, size_t n,
@@ -332,6 +331,7 @@ static int print_sample(struct sink *skel, __u64 t0_ns)
 	for (i = 0; i < n; i++)
 		json_object_array_add(qs, qp_json(&fl[i]));
 	json_object_object_add(j, "qps", qs);
+	j = xl_json_doc("sink-interval", j);
 	printf("%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN |
 						      JSON_C_TO_STRING_NOSLASHESCAPE));
 	fflush(stdout);
