@@ -21,10 +21,20 @@
 #include "leaf/show.h"
 #include "host/show.h"
 #include "leaf/flows.h"
+#include "common/readers.h"
 #include "sim/sim.h"
 #include "traffic/traffic.h"
 #include "common/version.h"
 #include "leaf/watcher.h"
+
+/* The state readers of both modes, for the rooms that present it in other
+ * forms (common/readers.h). */
+static const struct xl_readers readers __attribute__((unused)) = {
+	.leaf_stats = xl_leaf_stats_json,
+	.leaf_flows = xl_leaf_flows_json,
+	.host_stats = xl_host_stats_json,
+	.host_qps = xl_host_qps_json,
+};
 
 struct opts {
 	const char *instance;

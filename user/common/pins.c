@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -200,4 +201,32 @@ __u32 xl_pinned_prog_id(const char *instance, const char *pin)
 		info.id = 0;
 	close(fd);
 	return info.id;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+int xl_list_instances(char names[][XL_INSTANCE_MAX], int max)
+{
+	DIR *d = opendir(XL_PIN_ROOT);
+	struct dirent *e;
+	int n = 0;
+
+	if (!d) {
+		if (errno == ENOENT)
+			return 0;
+		fprintf(stderr, "xdpleaf: %s: %s\n", XL_PIN_ROOT, strerror(errno));
+		return -1;
+	}
+	while (n < max && (e = readdir(d))) {
+		if (e->d_name[0] == '.' || !xl_instance_name_ok(e->d_name))
+			continue;
+		/* xl_instance_name_ok: at most 31 characters */
+		snprintf(names[n++], XL_INSTANCE_MAX, "%.31s", e->d_name);
+	}
+	closedir(d);
+	qsort(names, n, XL_INSTANCE_MAX, by_name);
+	return n;
 }

@@ -39,6 +39,10 @@ enum xl_inst_mode {
  * `host_cfg`, leaf mode never does. */
 enum xl_inst_mode xl_instance_mode(const char *instance);
 
+/* The names of the instances pinned under XL_PIN_ROOT, sorted, at most
+ * max; the count, or -1 after printing why (no bpffs is 0 instances). */
+int xl_list_instances(char names[][XL_INSTANCE_MAX], int max);
+
 /* The id of a program pinned under the instance (pin: XL_PIN_PROG_*), 0
  * if there is none. */
 __u32 xl_pinned_prog_id(const char *instance, const char *pin);
