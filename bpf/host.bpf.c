@@ -40,11 +40,68 @@
 #include "rp.h"
 #include "cnp.h"
 #include "instance.h"
+#include "event_ring.h"
+#include "psn.h"
 
 #define TC_ACT_OK_ 0
 #define TC_ACT_SHOT_ 2
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/* ---- events ---------------------------------------------------------------- */
+
+/* Write an event (XL_EVENT_WHAT, bpf/event_ring.h) with the packet's first
+ * bytes. Global: verified once. */
+__noinline int xl_event_tc(struct __sk_buff *skb, __u64 what, __u32 aux,
+			   __u32 aux2, const struct xl_flow *f)
+{
+	struct xl_event *e;
+	__u32 n;
+
+	if (!skb)
+		return 0;
+	e = xl_event_start(what, aux, aux2, f);
+	if (!e)
+		return 0;
+	n = xl_event_snap_len(skb->len);
+	e->h.pkt_len = skb->len;
+	if (n >= 1 && n <= XL_EVENT_SNAP && !bpf_skb_load_bytes(skb, 0, e->pkt, n))
+		e->h.snap_len = n;
+	bpf_ringbuf_submit(e, 0);
+	return 1;
+}
+
+/* The flow a received RoCEv2 packet belongs to, keyed as the leaf keys it
+ * (struct xl_flow). */
+static __always_inline void tc_flow(const struct xl_tc_pkt *p, struct xl_flow *f)
+{
+	__builtin_memset(f, 0, sizeof(*f));
+	__builtin_memcpy(f->saddr, p->saddr, 16);
+	__builtin_memcpy(f->daddr, p->daddr, 16);
+	f->sport = bpf_ntohs(p->sport);
+	f->dport = XL_ROCEV2_PORT;
+	f->proto = IPPROTO_UDP;
+	f->family = p->family;
+	f->qp = p->qp;
+}
+
+/* A received RoCEv2 packet (not a CNP): PSN sequence and NAKs
+ * (bpf/psn.h), an event when out of the ordinary. Global: kept out of
+ * the ingress program's paths. */
+__noinline int xl_host_roce_seen(struct __sk_buff *skb, const struct xl_tc_pkt *p)
+{
+	__u32 aux = 0, aux2 = 0;
+	struct xl_flow f;
+	int kind;
+
+	if (!skb || !p)
+		return 0;
+	tc_flow(p, &f);
+	kind = xl_psn_account(&f, p->opcode, p->psn, p->aeth_kind, &aux, &aux2);
+	if (kind >= 0)
+		xl_event_tc(skb, XL_EVENT_WHAT(kind, 0, skb->ifindex), aux, aux2, &f);
+	return 0;
+}
 
 /* ---- NP ------------------------------------------------------------------ */
 
@@ -97,11 +154,17 @@ static __always_inline void np_ce(struct __sk_buff *skb,
 	}
 	__sync_fetch_and_add(&f->cnps_sent, 1);
 	st->cnps_sent++;
+	{
+		struct xl_flow fl;
+
+		tc_flow(p, &fl);
+		xl_event_tc(skb, XL_EVENT_WHAT(XL_EV_CNP_SENT, 0, skb->ifindex), 0, 0, &fl);
+	}
 }
 
 /* ---- RP ------------------------------------------------------------------ */
 
-static __always_inline void rp_cnp(const struct xl_host_cfg *cfg,
+static __always_inline void rp_cnp(struct __sk_buff *skb, const struct xl_host_cfg *cfg,
 				   const struct xl_tc_pkt *p,
 				   struct xl_host_stats *st, __u64 now)
 {
@@ -121,6 +184,13 @@ static __always_inline void rp_cnp(const struct xl_host_cfg *cfg,
 	}
 	xl_rp_event(f, &cfg->rp, now, XL_RP_EV_CNP, 0, &rate);
 	xl_rp_publish(&k, rate, now);
+	{
+		struct xl_flow fl;
+
+		tc_flow(p, &fl);
+		xl_event_tc(skb, XL_EVENT_WHAT(XL_EV_CNP_RECEIVED, 0, skb->ifindex),
+			    (__u32)(rate / 1000000), 0, &fl);
+	}
 }
 
 static __always_inline void rp_sent(struct __sk_buff *skb,
@@ -199,9 +269,10 @@ int xdpleaf_host_ingress(struct __sk_buff *skb)
 	if (p.opcode == XL_CNP_OPCODE) {
 		if (!cfg->rp_enabled)
 			return TC_ACT_OK_;
-		rp_cnp(cfg, &p, st, now);
+		rp_cnp(skb, cfg, &p, st, now);
 		return TC_ACT_SHOT_;
 	}
+	xl_host_roce_seen(skb, &p);
 	if (p.ecn != XL_ECN_CE)
 		return TC_ACT_OK_;
 	st->ce_seen++;

@@ -12,6 +12,9 @@
 #include "rewrite.h"
 #include "queue.h"
 #include "uplink.h"
+#include "event_ring.h"
+#include "psn.h"
+#include "pfc.h"
 
 #define AF_INET_ 2
 #define AF_INET6_ 10
@@ -36,12 +39,41 @@ static __always_inline int verdict(struct xl_port_stats *st, int reason,
 	return action;
 }
 
-static __always_inline int malformed_action(void)
+static __always_inline struct xl_settings *settings_now(void)
 {
 	__u32 zero = 0;
-	struct xl_settings *s = bpf_map_lookup_elem(&settings, &zero);
+
+	return bpf_map_lookup_elem(&settings, &zero);
+}
+
+static __always_inline int malformed_action(void)
+{
+	struct xl_settings *s = settings_now();
 
 	return s && s->malformed == XL_MALFORMED_DROP ? XDP_DROP : XDP_PASS;
+}
+
+/* Write an event (XL_EVENT_WHAT, bpf/event_ring.h) with the frame's first
+ * bytes. A global function: verified once, whatever its callers. */
+__noinline int xl_event_xdp(struct xdp_md *ctx, __u64 what, __u32 aux,
+			    __u32 aux2, const struct xl_flow *f)
+{
+	struct xl_event *e;
+	__u64 len;
+	__u32 n;
+
+	if (!ctx)
+		return 0;
+	e = xl_event_start(what, aux, aux2, f);
+	if (!e)
+		return 0;
+	len = bpf_xdp_get_buff_len(ctx);
+	n = xl_event_snap_len(len);
+	e->h.pkt_len = (__u32)len;
+	if (n >= 1 && n <= XL_EVENT_SNAP && !bpf_xdp_load_bytes(ctx, 0, e->pkt, n))
+		e->h.snap_len = n;
+	bpf_ringbuf_submit(e, 0);
+	return 1;
 }
 
 static __always_inline struct xl_route *route_lookup(const struct xl_flow *f)
@@ -61,7 +93,7 @@ static __always_inline struct xl_route *route_lookup(const struct xl_flow *f)
 
 /* Resolve the route to an egress port and the neighbour key of its next
  * hop. Returns XL_R_FORWARDED or the reason it could not. */
-static __always_inline int next_hop(struct xl_flow *f,
+static __always_inline int next_hop(struct xdp_md *ctx, struct xl_flow *f,
 				    const struct xl_route *rt,
 				    struct xl_port **out,
 				    struct xl_neigh_key *nk,
@@ -78,7 +110,16 @@ static __always_inline int next_hop(struct xl_flow *f,
 		if (!g)
 			return XL_R_NO_MEMBER;
 		m = xl_choose_uplink(f, gid, now, len);
-		if (m < 0 || m >= XL_MAX_GROUP_MEMBERS)
+		if (m < 0)
+			return XL_R_NO_MEMBER;
+		if (m & (XL_CHOSE_MOVED | XL_CHOSE_REFUSED))
+			xl_event_xdp(ctx, XL_EVENT_WHAT(m & XL_CHOSE_MOVED ? XL_EV_MOVE :
+							XL_EV_MOVE_REFUSED, 0,
+							g->members[m & (XL_MAX_GROUP_MEMBERS - 1)]),
+				     g->members[XL_CHOSE_OTHER(m) & (XL_MAX_GROUP_MEMBERS - 1)],
+				     0, f);
+		m &= 0xff;
+		if (m >= XL_MAX_GROUP_MEMBERS)
 			return XL_R_NO_MEMBER;
 		/* The mask is a no-op the verifier can see (clang folds the
 		 * check above into one the verifier cannot follow). */
@@ -176,7 +217,7 @@ __noinline int xl_forward(struct xdp_md *ctx, struct xl_flow *flow, __u32 l3)
 	rt = route_lookup(flow);
 	if (!rt)
 		return XDP_PASS << 8 | XL_R_NO_ROUTE;
-	reason = next_hop(flow, rt, &out, &nk, now, len);
+	reason = next_hop(ctx, flow, rt, &out, &nk, now, len);
 	if (reason != XL_R_FORWARDED || !out)
 		return XDP_PASS << 8 | reason;
 	nb = bpf_map_lookup_elem(&neigh, &nk);
@@ -188,8 +229,12 @@ __noinline int xl_forward(struct xdp_md *ctx, struct xl_flow *flow, __u32 l3)
 
 		if (q & XL_Q_DROP)
 			return XDP_DROP << 8 | XL_R_TAIL_DROP;
-		if (q & XL_Q_MARK)
+		if (q & XL_Q_MARK) {
 			xl_set_ce(l3h, l3_proto);
+			if (xl_mark_sampled())
+				xl_event_xdp(ctx, XL_EVENT_WHAT(XL_EV_MARK, 0, out->ifindex),
+					     tos >> 2, 0, flow);
+		}
 	}
 	xl_decrement_ttl(l3h, l3_proto);
 	xl_rewrite_l2(eth, out->mac, nb->mac);
@@ -203,6 +248,60 @@ __noinline int xl_forward(struct xdp_md *ctx, struct xl_flow *flow, __u32 l3)
 	if (out->role == XL_ROLE_UPLINK)
 		xl_sample_uplink_rate(out->slot, now);
 	return XDP_REDIRECT << 8 | XL_R_FORWARDED;
+}
+
+/* The verdict, and an event when it is a drop (with the flow when the
+ * packet had one parsed). */
+static __always_inline int dropped(struct xdp_md *ctx, struct xl_port_stats *st,
+				   int reason, int action, const struct xl_flow *f,
+				   __u32 ifindex)
+{
+	if (action == XDP_DROP)
+		xl_event_xdp(ctx, XL_EVENT_WHAT(XL_EV_DROP, reason, ifindex), 0, 0, f);
+	return verdict(st, reason, action);
+}
+
+/* A MAC control frame on the port `in`: PFC counters, and an event per
+ * priority this frame made a storm of (the watchdog, bpf/pfc.h). Global:
+ * rare, and kept out of the main program's paths. */
+__noinline int xl_pfc_received(struct xdp_md *ctx, __u32 in_ifindex)
+{
+	void *data = (void *)(long)ctx->data;
+	void *end = (void *)(long)ctx->data_end;
+	struct ethhdr *eth = data;
+	struct xl_settings *s = settings_now();
+	__u64 watchdog = s ? s->pfc_watchdog_ns : 0;
+	struct xl_port *in = bpf_map_lookup_elem(&ports, &in_ifindex);
+	__u32 storms;
+	int p;
+
+	if (!in || (void *)(eth + 1) > end)
+		return 0;
+	storms = xl_pfc_frame(eth + 1, end, in->slot, in->line_rate_bps, watchdog,
+			      bpf_ktime_get_ns());
+	for (p = 0; p < XL_PFC_PRIORITIES; p++)
+		if (storms & (1U << p))
+			xl_event_xdp(ctx, XL_EVENT_WHAT(XL_EV_PFC_STORM, 0, in_ifindex), p,
+				     (__u32)(watchdog / 1000000), NULL);
+	return 0;
+}
+
+/* A RoCEv2 packet about to be forwarded: its QP's PSN sequence and NAKs
+ * (bpf/psn.h), an event when out of the ordinary. op_psn: the BTH opcode
+ * << 24 | PSN. Global, as xl_pfc_received. */
+__noinline int xl_roce_seen(struct xdp_md *ctx, const struct xl_flow *f,
+			    __u32 op_psn, int aeth_kind, __u32 ifindex)
+{
+	__u32 aux = 0, aux2 = 0;
+	int kind;
+
+	if (!f)
+		return 0;
+	kind = xl_psn_account(f, op_psn >> 24, op_psn & XL_PSN_MASK, aeth_kind,
+			      &aux, &aux2);
+	if (kind >= 0)
+		xl_event_xdp(ctx, XL_EVENT_WHAT(kind, 0, ifindex), aux, aux2, f);
+	return 0;
 }
 
 SEC("xdp.frags")
@@ -228,14 +327,19 @@ int xdpleaf_leaf(struct xdp_md *ctx)
 
 	reason = xl_parse(&p, data, end);
 	if (reason >= XL_FIRST_MALFORMED)
-		return verdict(st, reason, malformed_action());
+		return dropped(ctx, st, reason, malformed_action(), NULL, in_ifindex);
+	if (reason == XL_R_MAC_CONTROL)
+		xl_pfc_received(ctx, in_ifindex);
 	if (reason != XL_R_FORWARDED)
 		return verdict(st, reason, XDP_PASS);
 
 	reason = not_for_fast_path(&p, in);
 	if (reason != XL_R_FORWARDED)
 		return verdict(st, reason, XDP_PASS);
+	if (p.is_roce)
+		xl_roce_seen(ctx, &p.flow, (__u32)p.bth_opcode << 24 | p.psn,
+			     p.aeth_kind, in_ifindex);
 
 	r = xl_forward(ctx, &p.flow, (__u32)((long)p.l3 - (long)data));
-	return verdict(st, r & 0xff, (r >> 8) & 0xff);
+	return dropped(ctx, st, r & 0xff, (r >> 8) & 0xff, &p.flow, in_ifindex);
 }

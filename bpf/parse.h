@@ -8,6 +8,7 @@
 
 #include "xdpleaf.h"
 #include "lb.h"
+#include "telemetry.h"
 
 
 /* RoCEv2 base transport header (IBTA 9.2). */
@@ -30,6 +31,7 @@ struct xl_pkt {
 	__u8 icmp6_type;     /* ICMPv6 only */
 	__u8 is_roce;
 	__u8 bth_opcode;     /* RoCEv2 only */
+	__s8 aeth_kind;      /* an ACK's XL_AETH_KIND, or -1 */
 	__u32 dest_qp;
 	__u32 psn;
 	struct xl_flow flow;
@@ -56,6 +58,10 @@ static __always_inline int parse_l4(struct xl_pkt *p, void *l4, void *end,
 		p->dest_qp = bpf_ntohl(bth->qpn) & 0xffffff;
 		p->flow.qp = p->dest_qp; /* a RoCE flow is a QP */
 		p->psn = bpf_ntohl(bth->apsn) & 0xffffff;
+		p->aeth_kind = -1;
+		/* an ACK's AETH: its syndrome says ACK, NAK or RNR NAK */
+		if (bth->opcode == XL_BTH_ACK && (void *)(bth + 1) + 1 <= end)
+			p->aeth_kind = XL_AETH_KIND(*(__u8 *)(bth + 1));
 	} else if (proto == IPPROTO_TCP) {
 		struct tcphdr *tcp = l4;
 
@@ -168,6 +174,8 @@ static __always_inline int xl_parse(struct xl_pkt *p, void *data, void *end)
 		return XL_R_ARP;
 	if (proto == XL_ETH_P_LLDP)
 		return XL_R_LLDP;
+	if (proto == XL_ETH_P_MAC_CTRL)
+		return XL_R_MAC_CONTROL;
 	return XL_R_NON_IP;
 }
 

@@ -12,6 +12,7 @@
 #include <bpf/bpf_endian.h>
 #include "xdpleaf.h"
 #include "roce.h"
+#include "telemetry.h"
 
 /* skb->data and data_end as single loads: clang may otherwise compute
  * ctx + offset once and load through it, which the verifier refuses. */
@@ -36,8 +37,8 @@ static __always_inline void *xl_skb_end(struct __sk_buff *skb)
 #define XL_SKB_END(skb) xl_skb_end(skb)
 
 
-/* Ethernet + one tag + IPv4 with options + UDP + BTH */
-#define XL_TC_HDR_MAX (18 + 60 + 8 + XL_BTH_LEN)
+/* Ethernet + one tag + IPv4 with options + UDP + BTH + an ACK's AETH */
+#define XL_TC_HDR_MAX (18 + 60 + 8 + XL_BTH_LEN + 4)
 
 /* What host mode needs from a RoCEv2 packet. */
 struct xl_tc_pkt {
@@ -49,7 +50,9 @@ struct xl_tc_pkt {
 	__u8 opcode;       /* BTH opcode */
 	__be16 pkey;       /* BTH P_Key, as on the wire */
 	__be16 sport;      /* UDP source port, as on the wire */
-	__u16 pad;
+	__s8 aeth_kind;    /* an ACK's XL_AETH_KIND, or -1 */
+	__u8 pad;
+	__u32 psn;         /* BTH PSN */
 	__u8 saddr[16];    /* IPv4: first 4 bytes */
 	__u8 daddr[16];
 };
@@ -134,6 +137,10 @@ static __always_inline int xl_tc_parse(struct __sk_buff *skb,
 	p->opcode = bth[0];
 	__builtin_memcpy(&p->pkey, bth + 2, 2);
 	p->qp = (__u32)bth[5] << 16 | (__u32)bth[6] << 8 | bth[7];
+	p->psn = (__u32)bth[9] << 16 | (__u32)bth[10] << 8 | bth[11];
+	p->aeth_kind = -1;
+	if (p->opcode == XL_BTH_ACK && (void *)(bth + XL_BTH_LEN + 1) <= end)
+		p->aeth_kind = XL_AETH_KIND(bth[XL_BTH_LEN]);
 	return XL_TC_ROCE;
 }
 

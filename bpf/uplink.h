@@ -277,8 +277,15 @@ static __always_inline __u64 flow_rate(const struct xl_group *g,
 	return xl_expected_rate(r, g->capacity_bps[cur & (XL_MAX_GROUP_MEMBERS - 1)]);
 }
 
+/* What xl_choose_uplink's result says beside the member (bits 0-7): the
+ * flow moved here from member (r >> 16 & 0xff), or a move there was
+ * refused (the reorder-free rule). For the events (bpf/event_ring.h). */
+#define XL_CHOSE_MOVED   (1 << 8)
+#define XL_CHOSE_REFUSED (1 << 9)
+#define XL_CHOSE_OTHER(r) (((r) >> 16) & 0xff)
+
 /* The member of group gid (index into its members) for a packet of this
- * flow, or -1 when none is up. Keeps the flow table in every mode, so
+ * flow, with XL_CHOSE_* flags, or -1 when none is up. Keeps the flow table in every mode, so
  * `xdpleaf flows` works for the baseline too. A global function: the
  * verifier checks it once, on its own, which keeps the per-member loops
  * from multiplying the main program's paths. */
@@ -287,7 +294,7 @@ __noinline int xl_choose_uplink(struct xl_flow *flow, __u32 gid, __u64 now,
 {
 	struct xl_group *g = bpf_map_lookup_elem(&groups, &gid);
 	struct xl_flow_state *fs;
-	int m = -1, cur = -1, cur_up = 0, new_flowlet = 0, refused = 0;
+	int m = -1, cur = -1, cur_up = 0, new_flowlet = 0, refused = 0, other = 0;
 	__u64 floor_ns = 0;
 	__u32 up, n, safe;
 
@@ -348,6 +355,7 @@ __noinline int xl_choose_uplink(struct xl_flow *flow, __u32 gid, __u64 now,
 	    !xl_move_safe((__s64)(now - fs->last_ns), floor_ns,
 			  g->skew_ns[m & (XL_MAX_GROUP_MEMBERS - 1)],
 			  fs->qdelay_ns, member_delay(g, m, now, 0), cur_up)) {
+		other = m;
 		m = cur;
 		refused = 1;
 	}
@@ -381,6 +389,8 @@ __noinline int xl_choose_uplink(struct xl_flow *flow, __u32 gid, __u64 now,
 		fs->flowlet_bytes = 0;
 		fs->flowlets++;
 		fs->moves += cur >= 0 && cur != m;
+		if (cur >= 0 && cur != m)
+			other = cur;
 		count_flowlet(g->member_slot[m],
 			      g->member_slot[cur & (XL_MAX_GROUP_MEMBERS - 1)],
 			      cur >= 0 && cur != m);
@@ -394,6 +404,10 @@ __noinline int xl_choose_uplink(struct xl_flow *flow, __u32 gid, __u64 now,
 	fs->uplink = g->members[m];
 	fs->flowlet_bytes += len;
 	flow_count(fs, now, len);
+	if (refused)
+		return m | XL_CHOSE_REFUSED | (other & 0xff) << 16;
+	if (new_flowlet && cur >= 0 && cur != m)
+		return m | XL_CHOSE_MOVED | (other & 0xff) << 16;
 	return m;
 }
 

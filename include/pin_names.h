@@ -20,6 +20,16 @@
 /* every instance (bpf/instance.h): where and by what it was loaded */
 #define XL_MAP_INSTANCE     instance
 
+/* events, both modes (bpf/event_ring.h), and RoCE/PFC telemetry
+ * (bpf/psn.h; pfc_* leaf only) */
+#define XL_MAP_EVENTS       events
+#define XL_MAP_EVENT_CFG    event_cfg
+#define XL_MAP_EVENT_LIMITS event_limits
+#define XL_MAP_EVENT_COUNTS event_counts
+#define XL_MAP_PSN          roce_psn
+#define XL_MAP_PFC_STATE    pfc_state
+#define XL_MAP_PFC_COUNTS   pfc_counts
+
 /* leaf mode (bpf/maps.h) */
 #define XL_MAP_PORTS        ports
 #define XL_MAP_TX_PORTS     tx_ports
@@ -54,6 +64,9 @@
 #define XL_PIN_PROG_LEAF    XL_PIN_PROG_PREFIX "leaf"
 #define XL_PIN_PROG_HOST_IN XL_PIN_PROG_PREFIX "host_ingress"
 #define XL_PIN_PROG_HOST_OUT XL_PIN_PROG_PREFIX "host_egress"
+/* the leaf's syscall program through which the watcher reports uplink
+ * state changes as events */
+#define XL_PIN_PROG_LEAF_EVENT XL_PIN_PROG_PREFIX "leaf_event"
 
 /* link pins: prefix + port name (leaf: XDP; host: tcx both ways) */
 #define XL_PIN_LINK_XDP     "link_xdp_"

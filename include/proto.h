@@ -14,6 +14,7 @@
 #define XL_ETH_P_8021AD   0x88A8
 #define XL_ETH_P_IPV6     0x86DD
 #define XL_ETH_P_LLDP     0x88CC
+#define XL_ETH_P_MAC_CTRL 0x8808 /* 802.3x PAUSE, 802.1Qbb PFC */
 
 #define XL_IPPROTO_ICMPV6 58
 #define XL_IP_MF_OFFSET   0x3fff /* IPv4 MF flag + fragment offset */

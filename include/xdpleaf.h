@@ -261,6 +261,8 @@ enum xl_malformed_action {
 /* Runtime policy: single entry of the `settings` array. */
 struct xl_settings {
 	enum xl_malformed_action malformed;
+	__u32 pad;
+	__u64 pfc_watchdog_ns; /* a longer unbroken pause is a storm; 0: off */
 };
 
 /* Why a packet got its verdict, as one list that makes the enum, the
@@ -273,6 +275,7 @@ struct xl_settings {
 	/* to the kernel, by design */                                        \
 	X(ARP, arp)                                                           \
 	X(LLDP, lldp)                                                         \
+	X(MAC_CONTROL, mac_control)   /* PAUSE/PFC: counted (bpf/pfc.h) */    \
 	X(NON_IP, non_ip)             /* any other ethertype */               \
 	X(VLAN_STACK, vlan_stack)     /* more than one VLAN tag */            \
 	X(NOT_OUR_MAC, not_our_mac)   /* broadcast, multicast, another MAC */ \

@@ -24,6 +24,8 @@
 #include <string.h>
 
 #include "common/config_parse.h"
+#include "events.h"
+#include "telemetry.h"
 #include "common/names.h"
 #include "common/units.h"
 
@@ -643,6 +645,9 @@ int xl_config_load(const char *path, bool check_interfaces,
 	set_class(&cfg->classes[CLASS_CNP], "cnp", XL_CLASS_NO_MARK | XL_CLASS_NO_DROP);
 	cfg->n_classes = N_BUILTIN_CLASSES;
 	cfg->flow_table_size = XL_FLOW_TABLE_SIZE;
+	cfg->event_rate = XL_EVENT_RATE_DEFAULT;
+	cfg->mark_event_sample = XL_MARK_SAMPLE_DEFAULT;
+	cfg->pfc_watchdog_ns = XL_PFC_WATCHDOG_DEFAULT_NS;
 	text = read_file(&c, &len);
 	if (!text)
 		goto out;

@@ -105,6 +105,9 @@ struct xl_config {
 	__u32 xdp_mode;       /* enum xl_xdp_mode */
 	__u32 flow_table_size; /* entries of the flow table, default
 				* XL_FLOW_TABLE_SIZE */
+	__u32 event_rate;      /* events per kind and CPU per second */
+	__u32 mark_event_sample; /* one ECN mark in this many is an event */
+	__u64 pfc_watchdog_ns; /* an unbroken PFC pause this long is a storm */
 	struct xl_cfg_port ports[XL_MAX_PORTS];
 	int n_ports;
 	struct xl_cfg_group groups[XL_MAX_GROUPS];

@@ -8,6 +8,8 @@
 #include "common/config_keys.h"
 #include "common/names.h"
 #include "common/units.h"
+#include "events.h"
+#include "telemetry.h"
 
 const char *const xl_sect_names[S_COUNT] = {
 	[S_NONE] = "", [S_XDPLEAF] = "xdpleaf", [S_PORT] = "port", [S_GROUP] = "group",
@@ -72,6 +74,17 @@ const struct xl_key_def xl_keys[K_COUNT] = {
 				FLOW_TABLE_MAX, CFG(flow_table_size),
 				.doc_default = "`64K` (65536, `XL_FLOW_TABLE_SIZE`)",
 				.doc_values = "1K..4M entries (1024..4194304)" },
+	[K_EVENT_RATE] = { S_XDPLEAF, "event_rate", T_UINT, 0, 1000000, CFG(event_rate),
+			   .doc_default = "`1000` (`XL_EVENT_RATE_DEFAULT`)",
+			   .doc_values = "0..1000000 events per second (0: no events)" },
+	[K_MARK_EVENT_SAMPLE] = { S_XDPLEAF, "mark_event_sample", T_UINT, 1, 1000000,
+				  CFG(mark_event_sample),
+				  .doc_default = "`100` (`XL_MARK_SAMPLE_DEFAULT`)",
+				  .doc_values = "1..1000000" },
+	[K_PFC_WATCHDOG] = { S_XDPLEAF, "pfc_watchdog", T_DURATION, 0, 10000000000ULL,
+			     CFG(pfc_watchdog_ns),
+			     .doc_default = "`200ms` (`XL_PFC_WATCHDOG_DEFAULT_NS`)",
+			     .doc_values = "a duration, `0ns` (off)..10s" },
 	/* [port] */
 	[K_ROLE] = { S_PORT, "role", T_CHOICE, .choices = xl_role_names, .n_choices = 2,
 		     PORT(role), .doc_default = "`downlink`",

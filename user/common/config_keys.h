@@ -19,6 +19,7 @@ extern const char *const xl_sect_names[S_COUNT];
 /* Every key; the enum indexes xl_keys (and the parser's duplicate check). */
 enum xl_key_id {
 	K_MODE, K_MALFORMED, K_XDP_MODE, K_FLOW_TABLE_SIZE,
+	K_EVENT_RATE, K_MARK_EVENT_SAMPLE, K_PFC_WATCHDOG,
 	K_ROLE, K_PGROUP, K_NH4, K_NH6, K_RATE, K_GAMMA, K_BUFFER, K_OVERFLOW,
 	K_LB_MODE, K_FLOWLET_TIMEOUT, K_PATH_SKEW, K_SPRAY_REORDER,
 	K_RPORT, K_RGROUP,

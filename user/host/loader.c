@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "events.h"
 #include "pin_names.h"
 #include "host/loader.h"
 #include "common/attach.h"
@@ -47,6 +48,8 @@ int xl_host_load(const struct xl_config *cfg, const char *instance)
 {
 	struct xl_attach_state st = { .n_links = 0 };
 	struct xl_host_cfg hc = cfg->host;
+	struct xl_event_cfg ev = { .rate = cfg->event_rate,
+				   .mark_sample = cfg->mark_event_sample };
 	struct host *skel;
 	bool pinned = false;
 	__u32 zero = 0;
@@ -66,6 +69,12 @@ int xl_host_load(const struct xl_config *cfg, const char *instance)
 	if (bpf_map__update_elem(skel->maps.host_cfg, &zero, sizeof(zero), &hc,
 				 sizeof(hc), BPF_ANY)) {
 		fprintf(stderr, "xdpleaf: cannot write host_cfg: %s\n",
+			strerror(errno));
+		goto out;
+	}
+	if (bpf_map__update_elem(skel->maps.event_cfg, &zero, sizeof(zero), &ev,
+				 sizeof(ev), BPF_ANY)) {
+		fprintf(stderr, "xdpleaf: cannot write event_cfg: %s\n",
 			strerror(errno));
 		goto out;
 	}

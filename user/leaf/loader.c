@@ -13,6 +13,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "pin_names.h"
+#include "events.h"
 #include "leaf.skel.h"
 #include "lb.h"
 #include "leaf/loader.h"
@@ -220,10 +221,14 @@ fail:
 
 int xl_leaf_fill_maps(struct leaf *skel, const struct xl_config *cfg)
 {
-	struct xl_settings s = { .malformed = cfg->malformed };
+	struct xl_settings s = { .malformed = cfg->malformed,
+				 .pfc_watchdog_ns = cfg->pfc_watchdog_ns };
+	struct xl_event_cfg ev = { .rate = cfg->event_rate,
+				   .mark_sample = cfg->mark_event_sample };
 	__u32 zero = 0;
 
 	MAP_SET(skel->maps.settings, &zero, &s);
+	MAP_SET(skel->maps.event_cfg, &zero, &ev);
 	if (fill_ports(skel, cfg) || fill_groups(skel, cfg) ||
 	    fill_classes(skel, cfg) || fill_routes(skel, cfg) ||
 	    fill_labels(skel, cfg))
