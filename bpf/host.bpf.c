@@ -63,8 +63,8 @@ __noinline int xl_event_tc(struct __sk_buff *skb, __u64 what, __u32 aux,
 	e = xl_event_start(what, aux, aux2, f);
 	if (!e)
 		return 0;
-	n = xl_event_snap_len(skb->len);
-	e->h.pkt_len = skb->len;
+	e->h.pkt_len = XL_SKB_U32(skb, len);
+	n = xl_event_snap_len(e->h.pkt_len);
 	if (n >= 1 && n <= XL_EVENT_SNAP && !bpf_skb_load_bytes(skb, 0, e->pkt, n))
 		e->h.snap_len = n;
 	bpf_ringbuf_submit(e, 0);
@@ -99,7 +99,7 @@ __noinline int xl_host_roce_seen(struct __sk_buff *skb, const struct xl_tc_pkt *
 	tc_flow(p, &f);
 	kind = xl_psn_account(&f, p->opcode, p->psn, p->aeth_kind, &aux, &aux2);
 	if (kind >= 0)
-		xl_event_tc(skb, XL_EVENT_WHAT(kind, 0, skb->ifindex), aux, aux2, &f);
+		xl_event_tc(skb, XL_EVENT_WHAT(kind, 0, XL_SKB_U32(skb, ifindex)), aux, aux2, &f);
 	return 0;
 }
 
@@ -118,7 +118,7 @@ static __always_inline void np_ce(struct __sk_buff *skb,
 
 	__builtin_memset(&k, 0, sizeof(k));
 	if (cfg->cnp_scope == XL_CNP_PER_PORT) {
-		k.qp = skb->ifindex;
+		k.qp = XL_SKB_U32(skb, ifindex);
 	} else {
 		__builtin_memcpy(k.addr, p->saddr, 16);
 		k.family = p->family;
@@ -144,7 +144,7 @@ static __always_inline void np_ce(struct __sk_buff *skb,
 	}
 	old_mark = skb->mark;
 	skb->mark = XL_CNP_MARK;
-	err = bpf_clone_redirect(skb, skb->ifindex, 0);
+	err = bpf_clone_redirect(skb, XL_SKB_U32(skb, ifindex), 0);
 	skb->mark = old_mark;
 	if (err) {
 		/* not sent: let the next CE mark try again */
@@ -158,7 +158,7 @@ static __always_inline void np_ce(struct __sk_buff *skb,
 		struct xl_flow fl;
 
 		tc_flow(p, &fl);
-		xl_event_tc(skb, XL_EVENT_WHAT(XL_EV_CNP_SENT, 0, skb->ifindex), 0, 0, &fl);
+		xl_event_tc(skb, XL_EVENT_WHAT(XL_EV_CNP_SENT, 0, XL_SKB_U32(skb, ifindex)), 0, 0, &fl);
 	}
 }
 
@@ -188,7 +188,7 @@ static __always_inline void rp_cnp(struct __sk_buff *skb, const struct xl_host_c
 		struct xl_flow fl;
 
 		tc_flow(p, &fl);
-		xl_event_tc(skb, XL_EVENT_WHAT(XL_EV_CNP_RECEIVED, 0, skb->ifindex),
+		xl_event_tc(skb, XL_EVENT_WHAT(XL_EV_CNP_RECEIVED, 0, XL_SKB_U32(skb, ifindex)),
 			    (__u32)(rate / 1000000), 0, &fl);
 	}
 }

@@ -343,3 +343,21 @@ int xdpleaf_leaf(struct xdp_md *ctx)
 	r = xl_forward(ctx, &p.flow, (__u32)((long)p.l3 - (long)data));
 	return dropped(ctx, st, r & 0xff, (r >> 8) & 0xff, &p.flow, in_ifindex);
 }
+
+/* Events the leaf's user space knows of first: an uplink that became
+ * unusable or usable again (the netlink watcher). It runs this program
+ * (BPF_PROG_RUN) with the event's head as its context, so those events
+ * reach the same ring, limits and counters as the dataplane's own. */
+SEC("syscall")
+int xdpleaf_leaf_event(struct xl_event_head *h)
+{
+	struct xl_event *e;
+
+	if (h->kind != XL_EV_LINK_DOWN && h->kind != XL_EV_LINK_UP)
+		return -1;
+	e = xl_event_start(XL_EVENT_WHAT(h->kind, 0, h->ifindex), h->aux, 0, NULL);
+	if (!e)
+		return 1;
+	bpf_ringbuf_submit(e, 0);
+	return 0;
+}

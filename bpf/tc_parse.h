@@ -33,6 +33,13 @@ static __always_inline void *xl_skb_end(struct __sk_buff *skb)
 		     : "r"(skb), "i"(__builtin_offsetof(struct __sk_buff, data_end)));
 	return d;
 }
+/* The same for a plain field, e.g. XL_SKB_U32(skb, ifindex). */
+#define XL_SKB_U32(skb, field) ({                                             \
+	__u32 v_;                                                             \
+	asm volatile("%0 = *(u32 *)(%1 + %2)" : "=r"(v_)                      \
+		     : "r"(skb), "i"(__builtin_offsetof(struct __sk_buff, field))); \
+	v_;                                                                   \
+})
 #define XL_SKB_DATA(skb) xl_skb_data(skb)
 #define XL_SKB_END(skb) xl_skb_end(skb)
 

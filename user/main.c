@@ -23,6 +23,7 @@
 #include "leaf/flows.h"
 #include "common/readers.h"
 #include "sim/sim.h"
+#include "events/events.h"
 #include "traffic/traffic.h"
 #include "common/version.h"
 #include "leaf/watcher.h"
@@ -224,6 +225,8 @@ static const struct command commands[] = {
 		   "another watcher of the\ninstance runs (e.g. the one load "
 		   "started), watch refuses and names its pid;\n--replace stops "
 		   "it and takes its place. Runs until the instance is unloaded." },
+	{ "events", "stream drop, mark, CNP, PSN, move, link and PFC events "
+		    "('xdpleaf events --help')", .own_argv = xl_events_main },
 	{ "sim", "run the dataplane's algorithms offline ('xdpleaf sim --help')",
 	  .own_argv = xl_sim_main },
 	{ "gen", "send RoCEv2 traffic ('xdpleaf gen --help')", .own_argv = xl_gen_main },

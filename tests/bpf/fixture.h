@@ -30,6 +30,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "common/percpu.h"
+#include "events.h"
 
 /* In a group setup: report and fail the setup. */
 #define SETUP_CHECK(cond, ...)                                            \
@@ -136,6 +137,61 @@ static inline int percpu_zero(struct bpf_map *map, __u32 key, size_t vsz,
 	err = bpf_map_update_elem(bpf_map__fd(map), &key, zeros, BPF_ANY);
 	free(zeros);
 	return err;
+}
+
+/* ---- events (bpf/event_ring.h) ---------------------------------------- */
+
+/* Turn the program's events on (every kind, `rate` per second and CPU,
+ * every mark sampled) or off (rate 0). */
+static inline int events_enable(struct bpf_map *cfg, __u32 rate)
+{
+	struct xl_event_cfg c = { .rate = rate, .mark_sample = 1 };
+	__u32 zero = 0;
+
+	return map_set(cfg, &zero, 4, &c, sizeof(c));
+}
+
+/* The events waiting in a ring, oldest first, at most max. */
+struct events_seen {
+	struct xl_event ev[64];
+	int n;
+};
+
+static inline int events_seen_add(void *ctx, void *data, size_t size)
+{
+	struct events_seen *s = ctx;
+
+	if (size >= sizeof(struct xl_event) && s->n < 64)
+		memcpy(&s->ev[s->n++], data, sizeof(struct xl_event));
+	return 0;
+}
+
+/* Take every event waiting in ring (a BPF_MAP_TYPE_RINGBUF) into s. */
+static inline int events_take(struct bpf_map *ring, struct events_seen *s)
+{
+	struct ring_buffer *rb = ring_buffer__new(bpf_map__fd(ring), events_seen_add, s, NULL);
+	int n;
+
+	s->n = 0;
+	if (!rb)
+		return -1;
+	n = ring_buffer__consume(rb);
+	ring_buffer__free(rb);
+	return n < 0 ? -1 : 0;
+}
+
+/* The number of events of this kind in s; *last the last of them. */
+static inline int events_of(const struct events_seen *s, __u32 kind,
+			    const struct xl_event **last)
+{
+	int n = 0;
+
+	for (int i = 0; i < s->n; i++)
+		if (s->ev[i].h.kind == kind) {
+			n++;
+			*last = &s->ev[i];
+		}
+	return n;
 }
 
 #endif /* XL_TEST_FIXTURE_H */

@@ -454,9 +454,14 @@ static void ip4_ect_marked_above_kmax(void **state)
 {
 	struct pkt_spec s;
 	struct xl_queue_stats q;
+	struct events_seen seen;
+	const struct xl_event *e = NULL;
 
 	(void)state;
 	fill_past_kmax(4);
+	/* every mark an event (mark_event_sample = 1) */
+	assert_int_equal(events_enable(E.skel->maps.event_cfg, 1000000), 0);
+	assert_int_equal(events_take(E.skel->maps.events, &seen), 0);
 	s = pkt(4, P_Q, DSCP_ECN(2, ECN_ECT0), 1000);
 	expect_fwd(&s, P_Q, ECN_CE, "ECT(0) DSCP 2");
 	s = pkt(4, P_Q, DSCP_ECN(46, ECN_ECT1), 1000);
@@ -474,6 +479,14 @@ static void ip4_ect_marked_above_kmax(void **state)
 	s.payload_len -= PKT_BTH_LEN + PKT_ICRC_LEN;
 	expect_fwd(&s, P_Q, ECN_CE, "RoCEv2 ECT(0) DSCP 26");
 
+	assert_int_equal(events_take(E.skel->maps.events, &seen), 0);
+	assert_int_equal(events_enable(E.skel->maps.event_cfg, 0), 0);
+	assert_int_equal(events_of(&seen, XL_EV_MARK, &e), 5);
+	/* the last, the RoCEv2 packet: on xe-q, its DSCP, its QP in the flow */
+	assert_int_equal(e->h.ifindex, E.ifindex[P_Q]);
+	assert_int_equal(e->h.aux, DSCP_ROCE);
+	assert_true(e->h.has_flow && e->h.flow.dport == PKT_ROCEV2_PORT);
+	assert_true(e->h.snap_len == XL_EVENT_SNAP && e->h.pkt_len > XL_EVENT_SNAP);
 	qstats_read(P_Q, C_DEFAULT, &q);
 	assert_int_equal(q.marked, 4);
 	assert_int_equal(q.enq_packets, 3 + 4);
@@ -617,8 +630,8 @@ static void cnp_never_marked_never_dropped(void **state)
 	assert_int_equal(q.dropped, 1);
 	assert_int_equal(q.marked, 1);
 	pstats_read(P_IN, &ps);
-	assert_int_equal(ps.reason[XL_R_TAIL_DROP], 1);
-	assert_int_equal(ps.reason[XL_R_FORWARDED], 66);
+	assert_int_equal(ps.reason.tail_drop, 1);
+	assert_int_equal(ps.reason.forwarded, 66);
 }
 
 /* ---- (5): a full buffer drops, or marks --------------------------------- */
@@ -644,6 +657,8 @@ static void overflow_drop(void **state)
 	struct pkt_spec n = pkt(6, P_Q, DSCP_ECN(0, ECN_NOT), 1000);
 	struct xl_port_stats in0, in1, q0, q1;
 	struct xl_queue_stats q;
+	struct events_seen seen;
+	const struct xl_event *e = NULL;
 	__u64 vt;
 
 	(void)state;
@@ -651,15 +666,24 @@ static void overflow_drop(void **state)
 	pstats_read(P_IN, &in0);
 	pstats_read(P_Q, &q0);
 	vt = queue_get(P_Q);
+	assert_int_equal(events_enable(E.skel->maps.event_cfg, 1000000), 0);
+	assert_int_equal(events_take(E.skel->maps.events, &seen), 0);
 	expect_drop(&s, "ECT(0) into a full buffer");
 	expect_drop(&n, "Not-ECT into a full buffer");
+	assert_int_equal(events_take(E.skel->maps.events, &seen), 0);
+	assert_int_equal(events_enable(E.skel->maps.event_cfg, 0), 0);
+	/* each drop an event: on the ingress port, its reason, its flow */
+	assert_int_equal(events_of(&seen, XL_EV_DROP, &e), 2);
+	assert_int_equal(e->h.reason, XL_R_TAIL_DROP);
+	assert_int_equal(e->h.ifindex, E.ifindex[P_IN]);
+	assert_true(e->h.has_flow && e->h.flow.family == 6);
 	assert_int_equal(queue_get(P_Q), vt); /* a drop takes no space */
 	pstats_read(P_IN, &in1);
 	pstats_read(P_Q, &q1);
-	assert_int_equal(in1.reason[XL_R_TAIL_DROP] - in0.reason[XL_R_TAIL_DROP],
+	assert_int_equal(in1.reason.tail_drop - in0.reason.tail_drop,
 			 2);
-	assert_int_equal(in1.verdict[XDP_DROP] - in0.verdict[XDP_DROP], 2);
-	assert_int_equal(in1.reason[XL_R_FORWARDED], in0.reason[XL_R_FORWARDED]);
+	assert_int_equal(in1.verdict.drop - in0.verdict.drop, 2);
+	assert_int_equal(in1.reason.forwarded, in0.reason.forwarded);
 	assert_int_equal(in1.rx_packets - in0.rx_packets, 2);
 	assert_int_equal(q1.tx_packets, q0.tx_packets);
 	assert_int_equal(q1.tx_packets, 3);
@@ -699,9 +723,9 @@ static void overflow_mark(void **state)
 	assert_int_equal(q.marked, 2);
 	assert_int_equal(q.dropped, 0);
 	pstats_read(P_IN, &in);
-	assert_int_equal(in.reason[XL_R_TAIL_DROP], 0);
-	assert_int_equal(in.reason[XL_R_FORWARDED], 6);
-	assert_int_equal(in.verdict[XDP_REDIRECT], 6);
+	assert_int_equal(in.reason.tail_drop, 0);
+	assert_int_equal(in.reason.forwarded, 6);
+	assert_int_equal(in.verdict.redirect, 6);
 }
 
 /* ---- (6): queue_stats ---------------------------------------------------- */

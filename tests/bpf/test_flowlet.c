@@ -258,6 +258,8 @@ static int flows_count(void)
 }
 
 /* Fresh state for group GID in `mode`. */
+static struct events_seen ev_seen;
+
 static void reset(__u32 mode, __u64 timeout_ns)
 {
 	struct xl_uplink_rate zr;
@@ -279,6 +281,9 @@ static void reset(__u32 mode, __u64 timeout_ns)
 					     sizeof(struct xl_port_stats), E.ncpu), 0);
 	}
 	flows_clear();
+	/* events on, and none left over from an earlier test */
+	assert_int_equal(events_enable(E.skel->maps.event_cfg, 1000000), 0);
+	assert_int_equal(events_take(E.skel->maps.events, &ev_seen), 0);
 }
 
 /* Counters of one port, all CPUs. */
@@ -598,6 +603,17 @@ static void flowlet_after_timeout_moves(void **state)
 		assert_int_equal(DELTA(&a, &b, i, moves_in), i == v ? 1 : 0);
 		assert_int_equal(DELTA(&a, &b, i, moves_out), i == u ? 1 : 0);
 		assert_int_equal(DELTA(&a, &b, i, tx_packets), i == v ? 1 : 0);
+	}
+	/* the move is an event: on v, from u, with the flow and the packet */
+	{
+		const struct xl_event *e = NULL;
+
+		assert_int_equal(events_take(E.skel->maps.events, &ev_seen), 0);
+		assert_int_equal(events_of(&ev_seen, XL_EV_MOVE, &e), 1);
+		assert_int_equal(e->h.ifindex, E.ifindex[v]);
+		assert_int_equal(e->h.aux, E.ifindex[u]);
+		assert_true(e->h.has_flow && e->h.flow.sport == 40000);
+		assert_true(e->h.pkt_len > 0 && e->h.snap_len > 0);
 	}
 	/* the next packet, if provably inside the timeout, stays */
 	send_fwd(&s, &r3);
@@ -1184,6 +1200,18 @@ static void flowlet_move_refused(void **state)
 	assert_int_equal(fs.moves, 0);
 	assert_int_equal(fs.moves_refused, 1);
 	assert_int_equal(fs.uplink, E.ifindex[u]);
+	/* the refusal is an event on u, naming a member it did not go to */
+	{
+		const struct xl_event *e = NULL;
+
+		assert_int_equal(events_take(E.skel->maps.events, &ev_seen), 0);
+		assert_int_equal(events_of(&ev_seen, XL_EV_MOVE_REFUSED, &e), 1);
+		assert_int_equal(events_of(&ev_seen, XL_EV_MOVE, &e), 0);
+		events_of(&ev_seen, XL_EV_MOVE_REFUSED, &e);
+		assert_int_equal(e->h.ifindex, E.ifindex[u]);
+		assert_true(e->h.aux != E.ifindex[u] && e->h.aux != 0);
+		assert_true(e->h.has_flow && e->h.flow.sport == 48000);
+	}
 	/* what the next move must wait out: u's queue now, and this packet */
 	assert_true(fs.qdelay_ns > NS_PER_S - (r2.t1 - r1.t0) &&
 		    fs.qdelay_ns <= NS_PER_S + own_delay(r2.len));

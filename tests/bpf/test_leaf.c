@@ -77,6 +77,7 @@ static const char *const port_ifname[N_PORTS] = {
 #define MAC_OTHER       { 0x02, 0x77, 0x77, 0x77, 0x77, 0x77 }
 #define MAC_BCAST       { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff }
 #define MAC_LLDP        { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x0e }
+#define MAC_PAUSE       { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x01 }
 #define MAC_MCAST4      { 0x01, 0x00, 0x5e, 0x00, 0x00, 0xfb }
 #define MAC_MCAST6(x)   { 0x33, 0x33, 0x00, 0x00, 0x00, (x) }
 #define MAC_SNMC6       { 0x33, 0x33, 0xff, 0x00, 0x00, 0x01 }
@@ -798,6 +799,11 @@ static const struct fixture fixtures[] = {
 	{ "lldp", { .dst = MAC_LLDP, .src = MAC_SPINE(1),
 	  .ethertype = PKT_ETH_LLDP, .payload_len = 46 }, P_U1,
 	  PASS(XL_R_LLDP) },
+	/* PAUSE/PFC: counted (tests/lab/events.bats has PFC frames), then to
+	 * the kernel, which drops MAC control frames */
+	{ "mac_control", { .dst = MAC_PAUSE, .src = MAC_SPINE(1),
+	  .ethertype = 0x8808, .payload_len = 46 }, P_U1,
+	  PASS(XL_R_MAC_CONTROL) },
 	{ "other_ethertype", { FROM_HOST(P_D0), .ethertype = PKT_ETH_LOCAL,
 	  .payload_len = 46 }, P_D0, PASS(XL_R_NON_IP) },
 	{ "mpls_ethertype", { FROM_SPINE(0), .ethertype = 0x8847,

@@ -424,3 +424,22 @@ bpftool_tcx_links() {
 	[[ $(jqv "$j" '.counters.ce_seen') -eq 1 && $(jqv "$j" '.counters.cnps_sent') -eq 1 ]]
 	note "RP at the peer: one CNP cut QP 0x100 from 100 to 50 Gbit/s"
 }
+
+@test "host: events show the CNP the NP sent, with the marked packet's flow and bytes" {
+	load_host
+	local out=$BATS_TEST_TMPDIR/ev.out err=$BATS_TEST_TMPDIR/ev.err tries=200 pid
+	in_ns "$NH" "$XDPLEAF" events --instance "$I" --json --kind cnp_sent --count 1 \
+		--duration 20s >"$out" 2>"$err" 3>&- &
+	pid=$!
+	until grep -q "reading instance" "$err"; do
+		((tries-- > 0)) || { cat "$err"; kill "$pid"; return 1; }
+		sleep 0.05
+	done
+	peer_send --ecn ce --qp-base 0x100
+	wait "$pid"
+	cat "$out" "$err"
+	[[ $(jq -r '"\(.event) \(.port) \(.flow.src) \(.flow.dst) \(.flow.qp) \(.bth.qp)"' <"$out") == \
+		"cnp_sent h0 10.77.0.2 10.77.0.1 256 256" ]]
+	grep -q '"host mode"\|(host mode)' "$err"
+	[[ $(xl stats --instance "$I" --json | jq '.events.cnp_sent.emitted') -eq 1 ]]
+}

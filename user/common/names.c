@@ -8,6 +8,13 @@ const char *const xl_reason_names[XL_REASON_MAX] = {
 #undef XL_REASON_NAME
 };
 
+/* Indexed by enum xl_event_kind: `xdpleaf events --kind` words. */
+const char *const xl_event_kind_names[XL_EVENT_KIND_MAX] = {
+#define XL_EVENT_NAME(U, l) [XL_EV_##U] = #l,
+	XL_EVENT_KINDS(XL_EVENT_NAME)
+#undef XL_EVENT_NAME
+};
+
 /* Indexed by XDP action: XDP_ABORTED, XDP_DROP, XDP_PASS, XDP_TX,
  * XDP_REDIRECT. */
 const char *const xl_verdict_names[XL_VERDICT_MAX] = {

@@ -6,9 +6,11 @@
 
 #include <linux/types.h>
 #include "xdpleaf.h"
+#include "events.h"
 
 extern const char *const xl_reason_names[XL_REASON_MAX];
 extern const char *const xl_verdict_names[XL_VERDICT_MAX];
+extern const char *const xl_event_kind_names[XL_EVENT_KIND_MAX];
 extern const char *const xl_spray_reorder_names[XL_SPRAY_REORDERS];
 extern const char *const xl_role_names[2];
 extern const char *const xl_lb_mode_names[XL_LB_MODES];

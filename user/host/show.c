@@ -21,6 +21,7 @@
 #include <bpf/libbpf.h>
 #include "pin_names.h"
 #include "host/show.h"
+#include "common/telemetry_json.h"
 #include "common/output.h"
 #include "common/units.h"
 #include "common/percpu.h"
@@ -410,6 +411,8 @@ json_object *xl_host_stats_json(const char *instance)
 		json_object_object_add(c, stat_rows[i].name,
 				       json_object_new_uint64(stat_value(&s, i)));
 	json_object_object_add(root, "counters", c);
+	json_object_object_add(root, "events", xl_event_counts_json(instance));
+	json_object_object_add(root, "roce_psn", xl_psn_totals_json(instance));
 	return root;
 }
 
@@ -432,6 +435,7 @@ int xl_host_stats(const char *instance, bool json)
 	for (size_t i = 0; i < N_STAT_ROWS; i++)
 		printf("%-18s %14llu  %s\n", stat_rows[i].name, stat_value(&s, i),
 		       stat_rows[i].what);
+	xl_telemetry_print(instance);
 	return 0;
 }
 

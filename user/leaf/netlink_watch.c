@@ -18,6 +18,7 @@
 #include "leaf/netlink_watch.h"
 #include "common/pins.h"
 #include "xdpleaf.h"
+#include "events.h"
 
 /* States in which the kernel holds a usable link-layer address. */
 #define USABLE_STATES (NUD_REACHABLE | NUD_STALE | NUD_DELAY | NUD_PROBE | \
@@ -29,6 +30,7 @@ struct watch_ctx {
 	int groups_fd;   /* -1: not following uplink state (xl_neigh_sync) */
 	int down_fd;
 	bool resolicit;  /* an uplink came up: resolve its next hops now */
+	int event_prog_fd; /* reports uplink changes as events; -1: none */
 };
 
 static bool link_running(__u32 ifindex);
@@ -111,6 +113,20 @@ static bool uplink_usable(struct watch_ctx *ctx, const struct xl_port *p,
 						       (const void *)p->nexthop6);
 }
 
+/* An uplink that became unusable for every family, or usable again for
+ * one, as an event in the dataplane's ring (bpf/leaf.bpf.c's
+ * xdpleaf_leaf_event). Without the program (an instance pinned before
+ * events) nothing is reported. */
+static void link_event(struct watch_ctx *ctx, __u32 ifindex, __u32 group, bool down)
+{
+	struct xl_event_head h = { .kind = down ? XL_EV_LINK_DOWN : XL_EV_LINK_UP,
+				   .ifindex = ifindex, .aux = group };
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = &h, .ctx_size_in = sizeof(h));
+
+	if (ctx->event_prog_fd >= 0)
+		bpf_prog_test_run_opts(ctx->event_prog_fd, &opts);
+}
+
 static void set_member_bit(__u32 *mask, __u32 i, bool down)
 {
 	if (down)
@@ -127,7 +143,7 @@ static void refresh_uplink(struct watch_ctx *ctx, __u32 ifindex, bool running)
 	struct xl_group_down mask = {};
 	struct xl_group g;
 	struct xl_port p;
-	bool down4, down6;
+	bool down4, down6, changed = false;
 
 	if (ctx->groups_fd < 0 ||
 	    bpf_map_lookup_elem(ctx->ports_fd, &ifindex, &p) ||
@@ -140,10 +156,16 @@ static void refresh_uplink(struct watch_ctx *ctx, __u32 ifindex, bool running)
 	for (__u32 i = 0; i < g.n_members && i < XL_MAX_GROUP_MEMBERS; i++) {
 		if (g.members[i] != ifindex)
 			continue;
+		bool was_down = (mask.v4 & mask.v6) & (1U << i);
+
 		set_member_bit(&mask.v4, i, down4);
 		set_member_bit(&mask.v6, i, down6);
+		if (was_down != (down4 && down6))
+			changed = true;
 	}
 	bpf_map_update_elem(ctx->down_fd, &p.group, &mask, BPF_ANY);
+	if (changed)
+		link_event(ctx, ifindex, p.group, down4 && down6);
 }
 
 static int on_link(const struct nlmsghdr *nlh, void *data)
@@ -309,7 +331,7 @@ static bool link_running(__u32 ifindex)
 
 int xl_link_sync(int neigh_fd, int ports_fd, int groups_fd, int down_fd)
 {
-	struct watch_ctx ctx = { neigh_fd, ports_fd, groups_fd, down_fd, false };
+	struct watch_ctx ctx = { neigh_fd, ports_fd, groups_fd, down_fd, false, -1 };
 	__u32 key, next;
 	void *prev = NULL;
 
@@ -323,7 +345,7 @@ int xl_link_sync(int neigh_fd, int ports_fd, int groups_fd, int down_fd)
 
 int xl_neigh_sync(int neigh_fd, int ports_fd)
 {
-	struct watch_ctx ctx = { neigh_fd, ports_fd, -1, -1, false };
+	struct watch_ctx ctx = { neigh_fd, ports_fd, -1, -1, false, -1 };
 	struct mnl_socket *nl = open_rtnl(0);
 	int err;
 
@@ -339,7 +361,8 @@ int xl_neigh_sync(int neigh_fd, int ports_fd)
 
 int xl_watch(const char *instance)
 {
-	struct watch_ctx ctx;
+	struct watch_ctx ctx = { .resolicit = false };
+	char path[256];
 	struct mnl_socket *events, *req;
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	time_t last_solicit = 0;
@@ -352,6 +375,8 @@ int xl_watch(const char *instance)
 	if (ctx.neigh_fd < 0 || ctx.ports_fd < 0 || ctx.groups_fd < 0 ||
 	    ctx.down_fd < 0)
 		return -1;
+	xl_pin_path(path, sizeof(path), instance, XL_PIN_PROG_LEAF_EVENT);
+	ctx.event_prog_fd = bpf_obj_get(path);
 	events = open_rtnl((1 << (RTNLGRP_NEIGH - 1)) | (1 << (RTNLGRP_LINK - 1)));
 	req = open_rtnl(0);
 	if (!events || !req) {
@@ -397,5 +422,7 @@ int xl_watch(const char *instance)
 	close(ctx.ports_fd);
 	close(ctx.groups_fd);
 	close(ctx.down_fd);
+	if (ctx.event_prog_fd >= 0)
+		close(ctx.event_prog_fd);
 	return err;
 }

@@ -23,6 +23,8 @@
 #include "common/version.h"
 #include "leaf/watcher.h"
 #include "xdpleaf.h"
+#include "telemetry.h"
+#include "common/telemetry_json.h"
 
 
 /* All ports of the instance, ordered by counter slot. */
@@ -186,15 +188,71 @@ static json_object *port_json(const struct xl_port *p, const struct xl_port_stat
 	return o;
 }
 
+struct stats_maps;
+static json_object *pfc_json(const struct stats_maps *m, __u32 slot);
+
+/* A port's PFC line, for the priorities that saw frames. */
+static void pfc_print(const struct stats_maps *m, __u32 slot)
+{
+	json_object *arr = pfc_json(m, slot);
+
+	for (size_t p = 0; p < json_object_array_length(arr); p++) {
+		json_object *o = json_object_array_get_idx(arr, p);
+		__u64 frames = json_object_get_uint64(json_object_object_get(o, "frames"));
+
+		if (frames)
+			printf("  pfc: priority %zu frames %llu xoff %llu storms %llu%s\n", p,
+			       (unsigned long long)frames,
+			       (unsigned long long)json_object_get_uint64(json_object_object_get(o, "xoff")),
+			       (unsigned long long)json_object_get_uint64(json_object_object_get(o, "storms")),
+			       json_object_get_boolean(json_object_object_get(o, "storm")) ?
+				       " STORM NOW" : "");
+	}
+	json_object_put(arr);
+}
+
 /* The maps stats reads, opened together. */
 struct stats_maps {
 	struct port_list pl;
-	int stats_fd, rates_fd;
+	int stats_fd, rates_fd, pfc_fd, pfc_counts_fd;
 	struct xl_queue_reader *qr;
 };
 
+/* A port's PFC counters per priority (bpf/pfc.h): frames, pauses asked
+ * (xoff), quanta, storms, and whether it is paused now. */
+static json_object *pfc_json(const struct stats_maps *m, __u32 slot)
+{
+	json_object *arr = json_object_new_array();
+	__u64 now = xl_monotonic_ns();
+
+	for (__u32 p = 0; p < XL_PFC_PRIORITIES; p++) {
+		__u32 key = slot * XL_PFC_PRIORITIES + p;
+		struct xl_pfc_counts c = {};
+		struct xl_pfc_state s = {};
+		json_object *o = json_object_new_object();
+
+		if (m->pfc_counts_fd >= 0)
+			xl_percpu_sum_u64(m->pfc_counts_fd, &key, sizeof(c), &c);
+		if (m->pfc_fd >= 0)
+			bpf_map_lookup_elem(m->pfc_fd, &key, &s);
+		json_object_object_add(o, "priority", json_object_new_int(p));
+		json_object_object_add(o, "frames", json_object_new_uint64(c.frames));
+		json_object_object_add(o, "xoff", json_object_new_uint64(c.xoff));
+		json_object_object_add(o, "quanta", json_object_new_uint64(c.quanta));
+		json_object_object_add(o, "storms", json_object_new_uint64(s.storms));
+		json_object_object_add(o, "paused", json_object_new_boolean(
+			s.pause_start_ns && s.paused_until_ns > now));
+		json_object_object_add(o, "storm", json_object_new_boolean(
+			s.storm && s.paused_until_ns > now));
+		json_object_array_add(arr, o);
+	}
+	return arr;
+}
+
 static int stats_open(const char *instance, struct stats_maps *m)
 {
+	char path[256];
+
 	if (read_ports(instance, &m->pl))
 		return -1;
 	m->stats_fd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_PORT_STATS));
@@ -206,6 +264,11 @@ static int stats_open(const char *instance, struct stats_maps *m)
 		return -1;
 	}
 	m->rates_fd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_UPLINK_RATES));
+	/* quietly absent in an instance pinned before PFC counting */
+	m->pfc_fd = bpf_obj_get((xl_pin_path(path, sizeof(path), instance,
+					     XL_MAP_NAME(XL_MAP_PFC_STATE)), path));
+	m->pfc_counts_fd = bpf_obj_get((xl_pin_path(path, sizeof(path), instance,
+						    XL_MAP_NAME(XL_MAP_PFC_COUNTS)), path));
 	return 0;
 }
 
@@ -215,6 +278,10 @@ static void stats_close(struct stats_maps *m)
 	close(m->stats_fd);
 	if (m->rates_fd >= 0)
 		close(m->rates_fd);
+	if (m->pfc_fd >= 0)
+		close(m->pfc_fd);
+	if (m->pfc_counts_fd >= 0)
+		close(m->pfc_counts_fd);
 }
 
 json_object *xl_leaf_stats_json(const char *instance)
@@ -231,11 +298,18 @@ json_object *xl_leaf_stats_json(const char *instance)
 	for (int i = 0; i < m.pl.n; i++) {
 		struct xl_port_stats s;
 
-		if (!read_port_stats(m.stats_fd, m.pl.p[i].slot, &s))
-			json_object_array_add(arr, port_json(&m.pl.p[i], &s, m.rates_fd, m.qr));
+		json_object *o;
+
+		if (read_port_stats(m.stats_fd, m.pl.p[i].slot, &s))
+			continue;
+		o = port_json(&m.pl.p[i], &s, m.rates_fd, m.qr);
+		json_object_object_add(o, "pfc", pfc_json(&m, m.pl.p[i].slot));
+		json_object_array_add(arr, o);
 	}
 	json_object_object_add(root, "ports", arr);
 	json_object_object_add(root, "groups", groups_json(instance, &m.pl));
+	json_object_object_add(root, "events", xl_event_counts_json(instance));
+	json_object_object_add(root, "roce_psn", xl_psn_totals_json(instance));
 	stats_close(&m);
 	return root;
 }
@@ -281,8 +355,10 @@ int xl_leaf_stats(const char *instance, bool json)
 			       pending / 1e6, s.flowlets, s.moves_in, s.moves_out, s.moves_refused);
 		}
 		xl_queue_print(m.qr, p);
+		pfc_print(&m, p->slot);
 	}
 	stats_close(&m);
+	xl_telemetry_print(instance);
 	return 0;
 }
 

@@ -1,0 +1,160 @@
+#!/usr/bin/env bats
+# Events (docs/events.md) end to end in the lab: frames crafted with scapy
+# (tests/lab/send_frames.py, not xdpleaf's generator) make leaf1 write drop,
+# PSN, NAK, link and PFC events; `xdpleaf events` must show each with its
+# port, flow and packet, and its --pcap file must be one that tshark
+# decodes. leaf1 runs lab/leaf1.conf with malformed = drop, a 10 ms PFC
+# watchdog and s1 at 1 Gbit/s (PFC quanta are bit times of the port).
+
+load helpers
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+	export LAB_SKIP
+	LAB_SKIP=$(lab_unavailable)
+	[[ -z $LAB_SKIP ]] || return 0
+	local tool
+	for tool in tshark /usr/bin/python3; do
+		command -v "$tool" >/dev/null || { LAB_SKIP="$tool not installed (make deps)"; return 0; }
+	done
+	ensure_bpffs
+	export P="xlt$$e"
+	export EVCONF=$BATS_FILE_TMPDIR/leaf1-events.conf
+	sed -e 's/^malformed = pass$/malformed = drop\npfc_watchdog = 10ms/' \
+		-e 's/^\[port s1\]$/[port s1]\nrate = 1G/' "$CONF" >"$EVCONF"
+	grep -q '^pfc_watchdog = 10ms$' "$EVCONF"
+	"$LAB" up --prefix "$P" --config "$EVCONF" 3>&-
+	warm_up "$P"
+	wait_neigh_learned "$P"
+	export S1MAC
+	S1MAC=$(ip -n "$P-leaf1" -j link show s1 | jq -r '.[0].address')
+}
+
+setup() {
+	require_lab
+	EV_OUT=$BATS_TEST_TMPDIR/events.out
+	EV_ERR=$BATS_TEST_TMPDIR/events.err
+}
+
+teardown() {
+	[[ -n ${EV_PID-} ]] && kill "$EV_PID" 2>/dev/null
+	return 0
+}
+
+teardown_file() {
+	[[ -n ${P-} ]] || return 0
+	"$LAB" down --prefix "$P" 3>&-
+}
+
+# Start `xdpleaf events ARGS` on leaf1's instance in the background and
+# return once it reads the ring (it says so on stderr).
+start_events() {
+	in_ns "$P-leaf1" "$XDPLEAF" events --instance "$P" --duration 30s "$@" \
+		>"$EV_OUT" 2>"$EV_ERR" 3>&- &
+	EV_PID=$!
+	local tries=200
+	until grep -q "reading instance" "$EV_ERR"; do
+		((tries-- > 0)) || { cat "$EV_ERR"; return 1; }
+		sleep 0.05
+	done
+}
+
+# Wait for the events reader to finish (its --count reached).
+wait_events() {
+	local rc=0
+	wait "$EV_PID" || rc=$?
+	EV_PID=
+	cat "$EV_OUT" "$EV_ERR"
+	return $rc
+}
+
+send() { # from s1: send_frames.py arguments after the interface
+	in_ns "$P-s1" /usr/bin/python3 "$ROOT/tests/lab/send_frames.py" eth0 "$@"
+}
+
+@test "events: malformed drops carry reason, port and packet; --pcap is a pcap tshark decodes" {
+	local pcap=$BATS_TEST_TMPDIR/drops.pcap smac j
+	start_events --json --kind drop --count 5 --pcap "$pcap"
+	send "$S1MAC" bad-ip4 10.1.1.2 10.2.1.2 5
+	wait_events
+	[[ $(wc -l <"$EV_OUT") -eq 5 ]]
+	[[ $(jq -s '[.[] | select(.event == "drop" and .reason == "bad_ip4" and .port == "s1"
+		and .schema_version > 0 and (.time | test("Z$")))] | length' <"$EV_OUT") -eq 5 ]]
+	# the packet's bytes: our MAC first, the frame's length in full
+	[[ $(jq -r '.packet[0:12]' <<<"$(head -1 "$EV_OUT")") == "${S1MAC//:/}" ]]
+	smac=$(ip -n "$P-s1" -j link show eth0 | jq -r '.[0].address')
+	# an independent decoder reads the file: every frame s1's, bad IPv4
+	run --separate-stderr tshark -r "$pcap" -T fields -e eth.src -e eth.dst -e ip.src -e ip.dst -e ip.len
+	echo "$output"
+	[[ $status -eq 0 ]]
+	[[ $(grep -c . <<<"$output") -eq 5 ]]
+	[[ $(grep -c "^$smac	$S1MAC	10.1.1.2	10.2.1.2	1400$" <<<"$output") -eq 5 ]]
+	note "tshark -r drops.pcap: $(head -1 <<<"$output" | tr '\t' ' ')"
+	j=$(stats_json "$P")
+	[[ $(jqv "$j" '.events.drop.emitted') -ge 5 ]]
+	[[ $(jqv "$j" '.ports[] | select(.name == "s1") | .reasons.bad_ip4') -ge 5 ]]
+}
+
+@test "events: a RoCEv2 flow's PSN gap, old PSN and NAK are events and counted" {
+	local j before
+	before=$(stats_json "$P")
+	start_events --json --kind psn_gap,psn_old,nak --qp 0x4d2 --count 3
+	send "$S1MAC" roce 10.1.1.2 10.2.1.2 0x4d2 1,2,3,5,4
+	send "$S1MAC" nak 10.1.1.2 10.2.1.2 0x4d2
+	wait_events
+	j=$(jq -s . <"$EV_OUT")
+	[[ $(jqv "$j" 'length') -eq 3 ]]
+	# PSN 5 where 4 was expected: one missing; then 4, one behind
+	[[ $(jqv "$j" '.[0] | "\(.event) \(.aux) \(.aux2) \(.bth.psn) \(.bth.qp) \(.port)"') == "psn_gap 4 1 5 1234 s1" ]]
+	[[ $(jqv "$j" '.[1] | "\(.event) \(.aux) \(.aux2) \(.bth.psn)"') == "psn_old 6 2 4" ]]
+	[[ $(jqv "$j" '.[2] | "\(.event) \(.bth.opcode) \(.detail)"') == "nak 17 NAK" ]]
+	[[ $(jqv "$j" '.[0].flow | "\(.src) \(.dst) \(.sport) \(.dport) \(.qp)"') == "10.1.1.2 10.2.1.2 49152 4791 1234" ]]
+	j=$(stats_json "$P")
+	[[ $(($(jqv "$j" '.roce_psn.gaps') - $(jqv "$before" '.roce_psn.gaps'))) -eq 1 ]]
+	[[ $(($(jqv "$j" '.roce_psn.missing') - $(jqv "$before" '.roce_psn.missing'))) -eq 1 ]]
+	[[ $(($(jqv "$j" '.roce_psn.old') - $(jqv "$before" '.roce_psn.old'))) -eq 1 ]]
+	[[ $(($(jqv "$j" '.roce_psn.naks') - $(jqv "$before" '.roce_psn.naks'))) -eq 1 ]]
+}
+
+@test "events: an uplink losing its link and getting it back are link_down and link_up" {
+	start_events --kind link_down,link_up --count 2
+	ip -n "$P-sp2" link set dev down down
+	local tries=200
+	until grep -q link_down "$EV_OUT"; do
+		((tries-- > 0)) || break
+		sleep 0.05
+	done
+	ip -n "$P-sp2" link set dev down up
+	wait_events
+	grep -Eq '^[0-9:.]+ link_down +u2 +group 0$' "$EV_OUT"
+	grep -Eq '^[0-9:.]+ link_up +u2 +group 0$' "$EV_OUT"
+	[[ $(sed -n 1p "$EV_OUT" | awk '{print $2}') == link_down ]]
+}
+
+@test "events: PFC frames counted per priority; an unbroken pause past pfc_watchdog is a pfc_storm" {
+	local j
+	start_events --json --kind pfc_storm --count 1
+	# 65535 quanta at s1's 1 Gbit/s pause 33.5 ms; frames 5 ms apart keep
+	# priority 3 paused without a break for 60 ms, past the 10 ms watchdog
+	send - pfc 3 65535 12 0.005
+	wait_events
+	[[ $(jq -r '"\(.event) \(.port) \(.aux) \(.aux2)"' <"$EV_OUT") == "pfc_storm s1 3 10" ]]
+	j=$(stats_json "$P")
+	[[ $(jqv "$j" '.ports[] | select(.name == "s1") | .pfc[3].frames') -eq 12 ]]
+	[[ $(jqv "$j" '.ports[] | select(.name == "s1") | .pfc[3].xoff') -eq 12 ]]
+	[[ $(jqv "$j" '.ports[] | select(.name == "s1") | .pfc[3].storms') -eq 1 ]]
+	[[ $(jqv "$j" '.ports[] | select(.name == "s1") | [.pfc[] | select(.priority != 3) | .frames] | add') -eq 0 ]]
+	[[ $(jqv "$j" '.ports[] | select(.name == "s1") | .reasons.mac_control') -ge 12 ]]
+	in_ns "$P-leaf1" "$XDPLEAF" stats --instance "$P" | grep -Eq '^  pfc: priority 3 frames 12 xoff 12 storms 1'
+}
+
+@test "events: bad options are refused; a missing instance exits 3" {
+	run --separate-stderr "$XDPLEAF" events --kind nope --instance "$P"
+	[[ $status -eq 2 && $stderr == *"unknown kind 'nope'"* ]]
+	run --separate-stderr "$XDPLEAF" events --flow 300.1.1.1 --instance "$P"
+	[[ $status -eq 2 && $stderr == *"--flow wants an IPv4 or IPv6 address"* ]]
+	run --separate-stderr "$XDPLEAF" events --instance "${P}nope"
+	[[ $status -eq 3 && $stderr == *"is not loaded"* ]]
+	run --separate-stderr "$XDPLEAF" events --instance "$P" --pcap /nonexistent/dir/x.pcap
+	[[ $status -eq 1 && $stderr == *"/nonexistent/dir/x.pcap"* ]]
+}

@@ -1,0 +1,473 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* `xdpleaf events`: the dataplane's event ring (include/events.h), one line
+ * (or JSON object) per event, filtered by kind, port and flow, optionally
+ * written to a pcap file. docs/events.md. */
+#include <errno.h>
+#include <net/if.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <json-c/json.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "pin_names.h"
+#include "events.h"
+#include "roce.h"
+#include "common/cli.h"
+#include "common/names.h"
+#include "common/output.h"
+#include "common/pins.h"
+#include "common/telemetry_json.h"
+#include "common/units.h"
+#include "events/decode.h"
+#include "events/events.h"
+#include "events/pcap.h"
+
+#define PFX "xdpleaf events: "
+
+enum { O_KIND = 256, O_PORT, O_FLOW, O_QP, O_PCAP, O_COUNT, O_DURATION };
+
+static const struct xl_opt opts[] = {
+	XL_OPT("instance", 'i', "NAME", "instance name (default: default)"),
+	XL_OPT("kind", O_KIND, "K[,K...]", "only these kinds: drop, mark, cnp_sent,\n"
+	       "cnp_received, psn_gap, psn_old, nak, move, move_refused,\nlink_down, link_up, pfc_storm"),
+	XL_OPT("port", O_PORT, "IF", "only events on this port"),
+	XL_OPT("flow", O_FLOW, "ADDR", "only events of flows from or to this IPv4/IPv6 address"),
+	XL_OPT("qp", O_QP, "N", "only events of RoCEv2 flows to this destination QP"),
+	XL_OPT("pcap", O_PCAP, "FILE", "also write each event's packet bytes to FILE (pcap)"),
+	XL_OPT("count", O_COUNT, "N", "stop after N events shown"),
+	XL_OPT("duration", O_DURATION, "T", "stop after T (e.g. 10s; default: until a signal)"),
+	XL_OPT("json", 'j', NULL, "one JSON object per line"),
+	XL_OPT_HELP, XL_OPT_END
+};
+
+struct events_opts {
+	const char *instance;
+	__u32 kinds;          /* bit per enum xl_event_kind; 0: all */
+	const char *port;
+	bool has_addr;
+	struct xl_flow addr;  /* family and saddr: the address to match */
+	bool has_qp;
+	__u32 qp;
+	const char *pcap;
+	unsigned long count;
+	__u64 duration_ns;
+	bool json;
+};
+
+struct events_run {
+	const struct events_opts *o;
+	FILE *pcap;
+	int ports_fd;         /* leaf: the ports map (names); host: -1 */
+	__s64 mono_to_real;   /* add to CLOCK_MONOTONIC to get the epoch */
+	unsigned long shown, filtered;
+	int write_error;
+};
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static void usage(FILE *f)
+{
+	xl_opt_usage(f, "events", opts,
+		     "Streams the instance's events (leaf: drops, sampled ECN marks, PSN gaps,\n"
+		     "NAKs, flow moves and refused moves, uplink down/up, PFC storms; host: CNPs\n"
+		     "sent and received, PSN gaps, NAKs), each with time, port, flow and, for\n"
+		     "RoCEv2, the BTH opcode, QP and PSN, until --count, --duration or SIGINT.\n"
+		     "One reader at a time: two would share out the events between them.\n"
+		     "Events over `event_rate` or with the ring full are counted, not written:\n"
+		     "the totals lost meanwhile are printed to stderr at the end.");
+}
+
+static int parse_kinds(const char *list, __u32 *mask)
+{
+	char *copy = strdup(list), *save = NULL, *w;
+	int err = 0;
+
+	for (w = strtok_r(copy, ",", &save); w && !err; w = strtok_r(NULL, ",", &save)) {
+		int k;
+
+		for (k = 0; k < XL_EVENT_KIND_MAX; k++)
+			if (!strcmp(w, xl_event_kind_names[k]))
+				break;
+		if (k == XL_EVENT_KIND_MAX) {
+			fprintf(stderr, PFX "unknown kind '%s' (kinds:", w);
+			for (k = 0; k < XL_EVENT_KIND_MAX; k++)
+				fprintf(stderr, " %s", xl_event_kind_names[k]);
+			fprintf(stderr, ")\n");
+			err = -1;
+		} else {
+			*mask |= 1U << k;
+		}
+	}
+	free(copy);
+	return err;
+}
+
+static int parse_count(const char *what, const char *v, unsigned long max,
+		       unsigned long *out)
+{
+	char *end;
+	unsigned long n;
+
+	errno = 0;
+	n = strtoul(v, &end, 0);
+	if (errno || end == v || *end || *v == '-' || n > max) {
+		fprintf(stderr, PFX "%s wants a number 0..%lu, not '%s'\n", what, max, v);
+		return -1;
+	}
+	*out = n;
+	return 0;
+}
+
+static int parse_opts(int argc, char **argv, struct events_opts *o)
+{
+	struct xl_opt_parser p = { .opts = opts };
+	unsigned long n;
+	char err[256];
+	int ch, bad = 0;
+
+	while (!bad && (ch = xl_opt_next(&p, argc, argv)) != -1) {
+		switch (ch) {
+		case 'i': o->instance = optarg; break;
+		case 'j': o->json = true; break;
+		case O_KIND: bad = parse_kinds(optarg, &o->kinds); break;
+		case O_PORT: o->port = optarg; break;
+		case O_FLOW:
+			o->has_addr = true;
+			if (inet_pton(AF_INET, optarg, o->addr.saddr) == 1) {
+				o->addr.family = 4;
+			} else if (inet_pton(AF_INET6, optarg, o->addr.saddr) == 1) {
+				o->addr.family = 6;
+			} else {
+				fprintf(stderr, PFX "--flow wants an IPv4 or IPv6 address, not '%s'\n",
+					optarg);
+				bad = -1;
+			}
+			break;
+		case O_QP:
+			bad = parse_count("--qp", optarg, XL_QPN_MASK, &n);
+			o->has_qp = true;
+			o->qp = (__u32)n;
+			break;
+		case O_PCAP: o->pcap = optarg; break;
+		case O_COUNT:
+			bad = parse_count("--count", optarg, 1UL << 40, &o->count);
+			break;
+		case O_DURATION:
+			if (xl_parse_duration(optarg, 1000000ULL, 366ULL * 86400 * 1000000000ULL,
+					      &o->duration_ns, err, sizeof(err))) {
+				fprintf(stderr, PFX "--duration: %s\n", err);
+				bad = -1;
+			}
+			break;
+		case 'h': usage(stdout); xl_opt_free(&p); exit(0);
+		default: xl_opt_usage_line(stderr, "events", opts); bad = -1;
+		}
+	}
+	xl_opt_free(&p);
+	if (bad)
+		return -1;
+	if (optind < argc) {
+		fprintf(stderr, PFX "unexpected argument '%s'\n", argv[optind]);
+		return -1;
+	}
+	if (!o->instance)
+		o->instance = "default";
+	if (!xl_instance_name_ok(o->instance)) {
+		fprintf(stderr, PFX "bad instance name '%s'\n", o->instance);
+		return -1;
+	}
+	return 0;
+}
+
+/* The name of the port with this ifindex: the leaf's ports map knows its
+ * ports in any namespace; otherwise this namespace's name, or "ifN". */
+static void port_name(const struct events_run *r, __u32 ifindex, char *buf, size_t len)
+{
+	struct xl_port p;
+	char name[IF_NAMESIZE];
+
+	if (!ifindex)
+		snprintf(buf, len, "-");
+	else if (r->ports_fd >= 0 && !bpf_map_lookup_elem(r->ports_fd, &ifindex, &p))
+		snprintf(buf, len, "%s", p.name);
+	else if (r->ports_fd < 0 && if_indextoname(ifindex, name))
+		snprintf(buf, len, "%s", name);
+	else
+		snprintf(buf, len, "if%u", ifindex);
+}
+
+static bool addr_matches(const struct xl_flow *want, const struct xl_flow *f)
+{
+	size_t n = want->family == 4 ? 4 : 16;
+
+	return f->family == want->family &&
+	       (!memcmp(f->saddr, want->saddr, n) || !memcmp(f->daddr, want->saddr, n));
+}
+
+static bool wanted(const struct events_run *r, const struct xl_event *e,
+		   const struct xl_decoded *d)
+{
+	const struct events_opts *o = r->o;
+	char port[XL_IFNAMSIZ + 8];
+
+	if (o->kinds && !(o->kinds & (1U << e->h.kind)))
+		return false;
+	if (o->port) {
+		port_name(r, e->h.ifindex, port, sizeof(port));
+		if (strcmp(port, o->port))
+			return false;
+	}
+	if (o->has_addr && !(e->h.has_flow && addr_matches(&o->addr, &e->h.flow)))
+		return false;
+	if (o->has_qp && !(d->has_bth && d->qp == o->qp))
+		return false;
+	return true;
+}
+
+/* What aux and aux2 say, per kind (include/events.h). */
+static void detail(const struct events_run *r, const struct xl_event *e, char *buf,
+		   size_t len)
+{
+	char other[XL_IFNAMSIZ + 8];
+
+	switch (e->h.kind) {
+	case XL_EV_DROP:
+		snprintf(buf, len, "reason %s", e->h.reason < XL_REASON_MAX ?
+			 xl_reason_names[e->h.reason] : "?");
+		break;
+	case XL_EV_MARK:
+		snprintf(buf, len, "dscp %u", e->h.aux);
+		break;
+	case XL_EV_CNP_RECEIVED:
+		snprintf(buf, len, "rate now %u Mbit/s", e->h.aux);
+		break;
+	case XL_EV_PSN_GAP:
+		snprintf(buf, len, "expected psn %u, %u missing", e->h.aux, e->h.aux2);
+		break;
+	case XL_EV_PSN_OLD:
+		snprintf(buf, len, "expected psn %u, %u behind", e->h.aux, e->h.aux2);
+		break;
+	case XL_EV_NAK:
+		snprintf(buf, len, "%s", e->h.aux == 1 ? "RNR NAK" : "NAK");
+		break;
+	case XL_EV_MOVE:
+		port_name(r, e->h.aux, other, sizeof(other));
+		snprintf(buf, len, "from %s", other);
+		break;
+	case XL_EV_MOVE_REFUSED:
+		port_name(r, e->h.aux, other, sizeof(other));
+		snprintf(buf, len, "stays, not to %s (reorder-free rule)", other);
+		break;
+	case XL_EV_LINK_DOWN:
+	case XL_EV_LINK_UP:
+		snprintf(buf, len, "group %u", e->h.aux);
+		break;
+	case XL_EV_PFC_STORM:
+		snprintf(buf, len, "priority %u paused longer than %u ms", e->h.aux, e->h.aux2);
+		break;
+	default:
+		buf[0] = 0;
+	}
+}
+
+static void print_text(const struct events_run *r, const struct xl_event *e,
+		       const struct xl_decoded *d, __u64 real_ns)
+{
+	char port[XL_IFNAMSIZ + 8], when[32], what[96], flow[160] = "";
+	time_t secs = (time_t)(real_ns / 1000000000ULL);
+	struct tm tm;
+
+	localtime_r(&secs, &tm);
+	strftime(when, sizeof(when), "%H:%M:%S", &tm);
+	port_name(r, e->h.ifindex, port, sizeof(port));
+	detail(r, e, what, sizeof(what));
+	if (e->h.has_flow)
+		xl_flow_str(&e->h.flow, flow, sizeof(flow));
+	printf("%s.%06llu %-12s %-6s %s%s%s", when,
+	       (unsigned long long)(real_ns % 1000000000ULL / 1000),
+	       xl_event_kind_names[e->h.kind], port, flow, *flow ? " " : "", what);
+	if (d->has_bth)
+		printf(" [bth opcode 0x%02x qp 0x%x psn %u]", d->opcode, d->qp, d->psn);
+	if (e->h.pkt_len)
+		printf(" len %u", e->h.pkt_len);
+	printf("\n");
+}
+
+static void print_json(const struct events_run *r, const struct xl_event *e,
+		       const struct xl_decoded *d, __u64 real_ns)
+{
+	char port[XL_IFNAMSIZ + 8], what[96], hex[2 * XL_EVENT_SNAP + 1];
+	json_object *o = json_object_new_object(), *doc;
+
+	port_name(r, e->h.ifindex, port, sizeof(port));
+	detail(r, e, what, sizeof(what));
+	json_object_object_add(o, "event", json_object_new_string(xl_event_kind_names[e->h.kind]));
+	json_object_object_add(o, "time_ns", json_object_new_uint64(real_ns));
+	json_object_object_add(o, "monotonic_ns", json_object_new_uint64(e->h.time_ns));
+	json_object_object_add(o, "port", json_object_new_string(port));
+	if (e->h.kind == XL_EV_DROP)
+		json_object_object_add(o, "reason", json_object_new_string(
+			e->h.reason < XL_REASON_MAX ? xl_reason_names[e->h.reason] : "?"));
+	json_object_object_add(o, "aux", json_object_new_uint64(e->h.aux));
+	json_object_object_add(o, "aux2", json_object_new_uint64(e->h.aux2));
+	json_object_object_add(o, "detail", json_object_new_string(what));
+	if (e->h.has_flow)
+		json_object_object_add(o, "flow", xl_flow_json(&e->h.flow));
+	if (d->has_bth) {
+		json_object *b = json_object_new_object();
+
+		json_object_object_add(b, "opcode", json_object_new_int(d->opcode));
+		json_object_object_add(b, "qp", json_object_new_int64(d->qp));
+		json_object_object_add(b, "psn", json_object_new_int64(d->psn));
+		json_object_object_add(o, "bth", b);
+	}
+	json_object_object_add(o, "pkt_len", json_object_new_uint64(e->h.pkt_len));
+	for (__u32 i = 0; i < e->h.snap_len && i < XL_EVENT_SNAP; i++)
+		sprintf(hex + 2 * i, "%02x", e->pkt[i]);
+	hex[2 * (e->h.snap_len < XL_EVENT_SNAP ? e->h.snap_len : XL_EVENT_SNAP)] = 0;
+	json_object_object_add(o, "packet", json_object_new_string(hex));
+	doc = xl_json_doc("event", o);
+	printf("%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN |
+						      JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(doc);
+}
+
+static int on_event(void *ctx, void *data, size_t size)
+{
+	struct events_run *r = ctx;
+	const struct xl_event *e = data;
+	struct xl_decoded d;
+	__u64 real_ns;
+
+	if (size < sizeof(*e) || e->h.kind >= XL_EVENT_KIND_MAX)
+		return 0;
+	xl_decode(e->pkt, e->h.snap_len < XL_EVENT_SNAP ? e->h.snap_len : XL_EVENT_SNAP, &d);
+	if (!wanted(r, e, &d)) {
+		r->filtered++;
+		return 0;
+	}
+	real_ns = (__u64)((__s64)e->h.time_ns + r->mono_to_real);
+	if (r->o->json)
+		print_json(r, e, &d, real_ns);
+	else
+		print_text(r, e, &d, real_ns);
+	fflush(stdout);
+	if (r->pcap && e->h.snap_len &&
+	    xl_pcap_write(r->pcap, real_ns, e->pkt, e->h.snap_len, e->h.pkt_len))
+		r->write_error = errno ? errno : EIO;
+	r->shown++;
+	/* a negative return stops ring_buffer__poll */
+	return r->o->count && r->shown >= r->o->count ? -1 : 0;
+}
+
+/* Events lost to the limit or a full ring, over all kinds, so far. */
+static void lost_so_far(const char *instance, __u64 *limited, __u64 *full)
+{
+	json_object *c = xl_event_counts_json(instance);
+
+	*limited = *full = 0;
+	if (!c)
+		return;
+	json_object_object_foreach(c, kind, v) {
+		(void)kind;
+		*limited += json_object_get_uint64(json_object_object_get(v, "limited"));
+		*full += json_object_get_uint64(json_object_object_get(v, "ring_full"));
+	}
+	json_object_put(c);
+}
+
+static __s64 mono_to_real(void)
+{
+	struct timespec m, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &m);
+	clock_gettime(CLOCK_REALTIME, &t);
+	return ((__s64)t.tv_sec - m.tv_sec) * 1000000000LL + (t.tv_nsec - m.tv_nsec);
+}
+
+int xl_events_main(int argc, char **argv)
+{
+	struct events_opts o = {};
+	struct events_run r = { .o = &o, .ports_fd = -1 };
+	struct ring_buffer *rb = NULL;
+	__u64 lim0, full0, lim1, full1, t_end;
+	enum xl_inst_mode mode;
+	char path[256];
+	int fd, err = 0;
+
+	if (parse_opts(argc, argv, &o))
+		return 2;
+	mode = xl_instance_mode(o.instance);
+	if (mode == XL_INST_ABSENT) {
+		fprintf(stderr, PFX "instance '%s' is not loaded\n", o.instance);
+		return XL_EXIT_NOT_LOADED;
+	}
+	xl_pin_path(path, sizeof(path), o.instance, XL_MAP_NAME(XL_MAP_EVENTS));
+	fd = bpf_obj_get(path);
+	if (fd < 0) {
+		fprintf(stderr, PFX "instance '%s' has no event ring (%s: %s): it was "
+			"loaded by an xdpleaf without events; unload and load it again\n",
+			o.instance, path, strerror(errno));
+		return 1;
+	}
+	if (mode == XL_INST_LEAF)
+		r.ports_fd = xl_open_pinned_map(o.instance, XL_MAP_NAME(XL_MAP_PORTS));
+	if (o.pcap && !(r.pcap = xl_pcap_open(o.pcap, XL_EVENT_SNAP))) {
+		err = 1;
+		goto out;
+	}
+	rb = ring_buffer__new(fd, on_event, &r, NULL);
+	if (!rb) {
+		fprintf(stderr, PFX "cannot read the event ring: %s\n", strerror(errno));
+		err = 1;
+		goto out;
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	r.mono_to_real = mono_to_real();
+	lost_so_far(o.instance, &lim0, &full0);
+	fprintf(stderr, PFX "reading instance '%s' (%s mode)\n", o.instance,
+		mode == XL_INST_LEAF ? "leaf" : "host");
+	t_end = o.duration_ns ? xl_monotonic_ns() + o.duration_ns : 0;
+	while (!stop && !r.write_error && !(o.count && r.shown >= o.count)) {
+		int n = ring_buffer__poll(rb, 100);
+
+		if (n < 0 && n != -EINTR && !(o.count && r.shown >= o.count)) {
+			fprintf(stderr, PFX "reading the ring: %s\n", strerror(-n));
+			err = 1;
+			break;
+		}
+		if (t_end && xl_monotonic_ns() >= t_end)
+			break;
+	}
+	if (r.write_error) {
+		fprintf(stderr, PFX "%s: %s\n", o.pcap, strerror(r.write_error));
+		err = 1;
+	}
+	lost_so_far(o.instance, &lim1, &full1);
+	fprintf(stderr, PFX "%lu shown, %lu filtered out; lost meanwhile: %llu to event_rate, "
+		"%llu to a full ring\n", r.shown, r.filtered,
+		(unsigned long long)(lim1 - lim0), (unsigned long long)(full1 - full0));
+out:
+	ring_buffer__free(rb);
+	if (r.pcap && xl_pcap_close(r.pcap)) {
+		fprintf(stderr, PFX "%s: %s\n", o.pcap, strerror(errno));
+		err = 1;
+	}
+	if (r.ports_fd >= 0)
+		close(r.ports_fd);
+	close(fd);
+	return err;
+}
