@@ -61,7 +61,8 @@ class QueueStats(ctypes.Structure):  # struct xl_queue_stats
     _fields_ = [("enq_packets", ctypes.c_uint64), ("enq_bytes", ctypes.c_uint64),
                 ("marked", ctypes.c_uint64), ("dropped", ctypes.c_uint64),
                 ("peak_bytes", ctypes.c_uint64),
-                ("hist", ctypes.c_uint64 * XL_QHIST_BUCKETS)]
+                ("hist", ctypes.c_uint64 * XL_QHIST_BUCKETS),
+                ("port", ctypes.c_char * 16), ("class_name", ctypes.c_char * 16)]
 
 
 class QpKey(ctypes.Structure):  # struct xl_qp_key (include/host.h)

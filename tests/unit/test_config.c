@@ -1367,7 +1367,7 @@ static void test_class_rules(void **state)
 		  ":3: unknown key 'rate' in [class] section (allowed: dscp, kmin, kmax, pmax, mark, drop)" },
 		/* no new global keys */
 		{ "[xdpleaf]\nrate = 1G\n[port s1]\n",
-		  ":2: unknown key 'rate' in [xdpleaf] section (allowed: mode, malformed, xdp_mode, flow_table_size)" },
+		  ":2: unknown key 'rate' in [xdpleaf] section (allowed: mode, malformed, xdp_mode, flow_table_size, event_rate, mark_event_sample, pfc_watchdog)" },
 		{ "[xdpleaf]\ndscp = 1\n[port s1]\n", ":2: unknown key 'dscp' in [xdpleaf] section" },
 		{ "[xdpleaf]\npmax = 1%\n[port s1]\n", ":2: unknown key 'pmax' in [xdpleaf] section" },
 		{ "[port s1]\ndscp = 1\n", ":2: unknown key 'dscp' in [port] section" },
@@ -1744,7 +1744,7 @@ static void test_lb_rules(void **state)
 		{ "[port s1]\n[group g]\nflow_table_size = 1M\n",
 		  ":3: unknown key 'flow_table_size' in [group] section (allowed: lb_mode, flowlet_timeout, path_skew, spray_reorder)" },
 		{ "[xdpleaf]\nlb_mode = flowlet\n[port s1]\n",
-		  ":2: unknown key 'lb_mode' in [xdpleaf] section (allowed: mode, malformed, xdp_mode, flow_table_size)" },
+		  ":2: unknown key 'lb_mode' in [xdpleaf] section (allowed: mode, malformed, xdp_mode, flow_table_size, event_rate, mark_event_sample, pfc_watchdog)" },
 		/* rejected: mixed capacities, at the group, first with and first without */
 		{ "[group g]\nlb_mode = flowlet\n" U(1, "g", R) U(2, "g", R) U(3, "g", ""),
 		  ":1: group 'g' (lb_mode flowlet) has mixed capacities: u1 has rate, u3 has none; give all members a rate or none" },
