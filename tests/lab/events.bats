@@ -114,6 +114,9 @@ send() { # from s1: send_frames.py arguments after the interface
 	[[ $(($(jqv "$j" '.roce_psn.missing') - $(jqv "$before" '.roce_psn.missing'))) -eq 1 ]]
 	[[ $(($(jqv "$j" '.roce_psn.old') - $(jqv "$before" '.roce_psn.old'))) -eq 1 ]]
 	[[ $(($(jqv "$j" '.roce_psn.naks') - $(jqv "$before" '.roce_psn.naks'))) -eq 1 ]]
+	# and per flow, in the flow table's listing
+	j=$(in_ns "$P-leaf1" "$XDPLEAF" flows --json --interval 0 --instance "$P")
+	[[ $(jqv "$j" '.flows[] | select(.qp == 1234 and .sport == 49152) | "\(.psn.gaps) \(.psn.missing) \(.psn.old) \(.psn.naks)"') == "1 1 1 1" ]]
 }
 
 @test "events: an uplink losing its link and getting it back are link_down and link_up" {

@@ -12,6 +12,7 @@
 #include "common/output.h"
 #include "common/pins.h"
 #include "xdpleaf.h"
+#include "telemetry.h"
 
 
 struct flow_row {
@@ -137,9 +138,10 @@ static struct flow_row *read_rated(int fd, unsigned interval_ms, int *n)
 }
 
 static json_object *flow_json(const struct flow_row *r, const char *src,
-			      const char *dst, const char *up)
+			      const char *dst, const char *up, int psn_fd)
 {
 	json_object *o = json_object_new_object();
+	struct xl_psn_state ps;
 
 	json_object_object_add(o, "src", json_object_new_string(src));
 	json_object_object_add(o, "dst", json_object_new_string(dst));
@@ -159,6 +161,16 @@ static json_object *flow_json(const struct flow_row *r, const char *src,
 	/* what the flowlet choice expects of its next flowlet */
 	json_object_object_add(o, "flowlet_rate_bps",
 			       json_object_new_uint64(r->st.flowlet_rate_bps));
+	/* RoCEv2: what its PSNs said at this leaf (docs/events.md) */
+	if (r->key.qp && psn_fd >= 0 && !bpf_map_lookup_elem(psn_fd, &r->key, &ps)) {
+		json_object *p = json_object_new_object();
+
+		json_object_object_add(p, "gaps", json_object_new_uint64(ps.gaps));
+		json_object_object_add(p, "missing", json_object_new_uint64(ps.missing));
+		json_object_object_add(p, "old", json_object_new_uint64(ps.old));
+		json_object_object_add(p, "naks", json_object_new_uint64(ps.naks));
+		json_object_object_add(o, "psn", p);
+	}
 	return o;
 }
 
@@ -166,8 +178,9 @@ static json_object *flow_json(const struct flow_row *r, const char *src,
 static int flows_listing(const char *instance, int top, unsigned interval_ms,
 			 json_object **out)
 {
-	int fd, ports_fd, n = 0;
+	int fd, ports_fd, psn_fd, n = 0;
 	struct flow_row *rows;
+	char path[256];
 
 	fd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_FLOWS));
 	if (fd < 0)
@@ -180,6 +193,9 @@ static int flows_listing(const char *instance, int top, unsigned interval_ms,
 			close(ports_fd);
 		return -1;
 	}
+	/* quietly absent in an instance pinned before PSN tracking */
+	xl_pin_path(path, sizeof(path), instance, XL_MAP_NAME(XL_MAP_PSN));
+	psn_fd = bpf_obj_get(path);
 	qsort(rows, n, sizeof(*rows), by_rate);
 	if (top > 0 && n > top)
 		n = top;
@@ -197,7 +213,7 @@ static int flows_listing(const char *instance, int top, unsigned interval_ms,
 		addr_str(dst, sizeof(dst), &r->key, false);
 		port_name(ports_fd, r->st.uplink, up, sizeof(up));
 		if (out)
-			json_object_array_add(*out, flow_json(r, src, dst, up));
+			json_object_array_add(*out, flow_json(r, src, dst, up, psn_fd));
 		else
 			printf("%-26s %-26s %5u %5u %5u %8u %-6s %11llu %10.2f %8llu %6llu %7llu %12.1f\n",
 			       src, dst, r->key.proto, r->key.sport, r->key.dport,
@@ -208,6 +224,8 @@ static int flows_listing(const char *instance, int top, unsigned interval_ms,
 	free(rows);
 	close(fd);
 	close(ports_fd);
+	if (psn_fd >= 0)
+		close(psn_fd);
 	return 0;
 }
 
