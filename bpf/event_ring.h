@@ -81,9 +81,11 @@ xl_event_start(__u64 what, __u32 aux, __u32 aux2, const struct xl_flow *f)
 	if (kind >= XL_EVENT_KIND_MAX)
 		return NULL;
 	cfg = xl_event_cfg();
+	if (!cfg || !cfg->rate)
+		return NULL;
 	l = bpf_map_lookup_elem(&XL_MAP_EVENT_LIMITS, &kind);
 	c = bpf_map_lookup_elem(&XL_MAP_EVENT_COUNTS, &kind);
-	if (!cfg || !l || !c || !cfg->rate)
+	if (!l || !c)
 		return NULL;
 	now = bpf_ktime_get_ns();
 	if (!xl_event_allow(l, now, cfg->rate)) {

@@ -56,7 +56,7 @@ static __always_inline int xl_psn_account(const struct xl_flow *f, __u8 opcode,
 	}
 	expected = s->next_psn;
 	r = xl_psn_track(s, psn, &n);
-	if (r == XL_PSN_IN_ORDER)
+	if (r == XL_PSN_IN_ORDER || r == XL_PSN_RESYNC)
 		return -1;
 	*aux = expected;
 	*aux2 = n;

@@ -41,25 +41,46 @@ struct xl_psn_state {
 	__u64 old;       /* PSNs behind the expected one */
 	__u64 naks;      /* NAKs (AETH) seen on this flow */
 	__u64 rnr_naks;
+	__u64 resyncs;   /* runs of old PSNs taken as a new sequence */
 	__u32 next_psn;  /* the PSN expected next */
 	__u32 started;   /* next_psn is known */
+	__u32 last_psn;  /* the previous packet's */
+	__u32 old_run;   /* old PSNs in a row, each the one after the last */
 };
+
+/* A QP that starts again (a new connection on the same QP number, or a
+ * sender restarted) sends PSNs from a new start, usually behind the one
+ * expected: every packet would be "old" until the new sequence caught up.
+ * This many old PSNs in a row, each following the previous, are a new
+ * sequence instead. A go-back-N retransmission is such a run too, until
+ * it reaches the PSN expected; taking a long one as a new sequence only
+ * stops counting it as old. */
+#define XL_PSN_RESYNC_RUN 64
 
 enum xl_psn_result {
 	XL_PSN_IN_ORDER = 0,
 	XL_PSN_GAP,      /* ahead: *n PSNs were skipped */
 	XL_PSN_OLD,      /* behind: *n PSNs behind the expected one */
+	XL_PSN_RESYNC,   /* behind, ending a run: the sequence follows it */
 };
 
 /* Account one sequenced packet's PSN. The first packet sets the sequence;
  * after a gap the sequence follows the new PSN (the next gap is counted
- * from there); an old PSN leaves it as it was. */
+ * from there); an old PSN leaves it as it was, unless it ends a run of
+ * XL_PSN_RESYNC_RUN (a new sequence, which it then follows). */
 static inline int xl_psn_track(struct xl_psn_state *s, __u32 psn, __u32 *n)
 {
-	int d = xl_psn_diff(psn & XL_PSN_MASK, s->next_psn);
+	int d;
 
+	psn &= XL_PSN_MASK;
+	d = xl_psn_diff(psn, s->next_psn);
 	s->packets++;
 	*n = 0;
+	if (s->started && d < 0)
+		s->old_run = psn == ((s->last_psn + 1) & XL_PSN_MASK) ? s->old_run + 1 : 1;
+	else
+		s->old_run = 0;
+	s->last_psn = psn;
 	if (!s->started || d == 0) {
 		s->started = 1;
 		s->next_psn = (psn + 1) & XL_PSN_MASK;
@@ -72,8 +93,14 @@ static inline int xl_psn_track(struct xl_psn_state *s, __u32 psn, __u32 *n)
 		s->next_psn = (psn + 1) & XL_PSN_MASK;
 		return XL_PSN_GAP;
 	}
-	s->old++;
 	*n = (__u32)-d;
+	if (s->old_run >= XL_PSN_RESYNC_RUN) {
+		s->resyncs++;
+		s->old_run = 0;
+		s->next_psn = (psn + 1) & XL_PSN_MASK;
+		return XL_PSN_RESYNC;
+	}
+	s->old++;
 	return XL_PSN_OLD;
 }
 

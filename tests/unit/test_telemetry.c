@@ -96,6 +96,34 @@ static void psn_wraps(void **state)
 	assert_int_equal(n, 0x13); /* 3 - 0xfffff0 mod 2^24 */
 }
 
+/* A sender that starts its QP again from PSN 0 after 5000: 63 old PSNs,
+ * then the 64th in a row is a new sequence, and the stream is in order
+ * again; a go-back-N retransmission shorter than the run stays old. */
+static void psn_restart_resyncs(void **state)
+{
+	struct xl_psn_state s = { 0 };
+	__u32 n, p;
+	int r;
+
+	(void)state;
+	for (p = 4000; p < 5000; p++)
+		xl_psn_track(&s, p, &n);
+	for (p = 0; p < XL_PSN_RESYNC_RUN - 1; p++)
+		assert_int_equal(xl_psn_track(&s, p, &n), XL_PSN_OLD);
+	r = xl_psn_track(&s, p++, &n);
+	assert_int_equal(r, XL_PSN_RESYNC);
+	assert_int_equal(s.resyncs, 1);
+	assert_int_equal(s.old, XL_PSN_RESYNC_RUN - 1);
+	for (; p < 200; p++)
+		assert_int_equal(xl_psn_track(&s, p, &n), XL_PSN_IN_ORDER);
+	/* 190..199 again (a retransmission of 10), then 200 on */
+	for (p = 190; p < 200; p++)
+		assert_int_equal(xl_psn_track(&s, p, &n), XL_PSN_OLD);
+	assert_int_equal(xl_psn_track(&s, 200, &n), XL_PSN_IN_ORDER);
+	assert_int_equal(s.resyncs, 1);
+	assert_int_equal(s.gaps, 0);
+}
+
 static void psn_opcodes(void **state)
 {
 	(void)state;
@@ -161,6 +189,7 @@ int main(void)
 		cmocka_unit_test(event_limit_long_run),
 		cmocka_unit_test(psn_in_order_gap_old),
 		cmocka_unit_test(psn_wraps),
+		cmocka_unit_test(psn_restart_resyncs),
 		cmocka_unit_test(psn_opcodes),
 		cmocka_unit_test(pfc_pause_time),
 		cmocka_unit_test(pfc_watchdog),
