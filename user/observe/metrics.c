@@ -71,6 +71,8 @@ struct metric {
 #define C XL_PROM_COUNTER
 #define G XL_PROM_GAUGE
 #define H XL_PROM_HISTOGRAM
+/* Rates are in bytes per second, the JSON's bit/s divided by 8: Prometheus
+ * names base units, and promtool check metrics rejects bits. */
 static const struct metric metrics[] = {
 	{ "xdpleaf_build_info", G, S_BUILD, ONE, NULL, NULL, 0,
 	  "Always 1: the labels say which xdpleaf serves these metrics." },
@@ -95,9 +97,9 @@ static const struct metric metrics[] = {
 	  "(forwarded, tail_drop, no_route, arp, ...: docs/architecture.md); the "
 	  "reasons of a port sum to its rx packets." },
 
-	{ "xdpleaf_uplink_rate_bits_per_second", G, S_UPLINK, VALUE, "rate_bps", NULL, 0,
+	{ "xdpleaf_uplink_rate_bytes_per_second", G, S_UPLINK, VALUE, "rate_bps", NULL, 0.125,
 	  "The uplink's measured transmit rate, as the flowlet choice sees it." },
-	{ "xdpleaf_uplink_pending_rate_bits_per_second", G, S_UPLINK, VALUE, "pending_bps", NULL, 0,
+	{ "xdpleaf_uplink_pending_rate_bytes_per_second", G, S_UPLINK, VALUE, "pending_bps", NULL, 0.125,
 	  "Rate of the flowlets just placed on the uplink that its measured "
 	  "rate has not taken in yet." },
 	{ "xdpleaf_uplink_flowlets_total", C, S_UPLINK, VALUE, "flowlets", NULL, 0,
@@ -108,7 +110,7 @@ static const struct metric metrics[] = {
 	  "Flowlets that moved away from the uplink." },
 	{ "xdpleaf_uplink_moves_refused_total", C, S_UPLINK, VALUE, "moves_refused", NULL, 0,
 	  "Moves away from the uplink that the reorder-free rule refused." },
-	{ "xdpleaf_uplink_capacity_bits_per_second", G, S_MEMBER, VALUE, "capacity_bps", NULL, 0,
+	{ "xdpleaf_uplink_capacity_bytes_per_second", G, S_MEMBER, VALUE, "capacity_bps", NULL, 0.125,
 	  "The uplink's capacity in its group (configured or its link speed): "
 	  "the flowlet choice's weight." },
 	{ "xdpleaf_uplink_up", G, S_MEMBER, VALUE, "up", NULL, 0,
@@ -120,9 +122,9 @@ static const struct metric metrics[] = {
 	{ "xdpleaf_group_flowlet_timeout_seconds", G, S_GROUP, VALUE, "flowlet_timeout_ns", NULL, 1e-9,
 	  "The idle gap after which a flow of the group may change uplink." },
 
-	{ "xdpleaf_queue_line_rate_bits_per_second", G, S_QUEUE, VALUE, "line_rate_bps", NULL, 0,
+	{ "xdpleaf_queue_line_rate_bytes_per_second", G, S_QUEUE, VALUE, "line_rate_bps", NULL, 0.125,
 	  "The line rate the port emulates (its rate key)." },
-	{ "xdpleaf_queue_drain_rate_bits_per_second", G, S_QUEUE, VALUE, "drain_bps", NULL, 0,
+	{ "xdpleaf_queue_drain_rate_bytes_per_second", G, S_QUEUE, VALUE, "drain_bps", NULL, 0.125,
 	  "The rate the port's phantom queue drains at: gamma times the line rate." },
 	{ "xdpleaf_queue_buffer_bytes", G, S_QUEUE, VALUE, "buffer_bytes", NULL, 0,
 	  "The port's buffer: past it the phantom queue tail-drops (or marks)." },
@@ -145,7 +147,7 @@ static const struct metric metrics[] = {
 	{ "xdpleaf_flow_bytes_total", C, S_FLOW, VALUE, "bytes", NULL, 0,
 	  "Bytes of the flow through the leaf. Only the top N flows by rate are "
 	  "exported (--top-flows, default 10)." },
-	{ "xdpleaf_flow_rate_bits_per_second", G, S_FLOW, VALUE, "rate_bps", NULL, 0,
+	{ "xdpleaf_flow_rate_bytes_per_second", G, S_FLOW, VALUE, "rate_bps", NULL, 0.125,
 	  "The flow's rate over the dataplane's last complete 10 ms window. "
 	  "Only the top N flows by this rate are exported (--top-flows, default "
 	  "10); rate() of xdpleaf_flow_bytes_total gives averages." },
@@ -172,14 +174,14 @@ static const struct metric metrics[] = {
 	  "Flows (QPs, or ports with per-port CNP scope) the NP keeps state for." },
 	{ "xdpleaf_rp_flows", G, S_QPS, VALUE, "rp_total", NULL, 0,
 	  "Sending flows the RP keeps DCQCN state for." },
-	{ "xdpleaf_rp_published_rate_bits_per_second", G, S_RP, VALUE, "published_rate_bps", NULL, 0,
+	{ "xdpleaf_rp_published_rate_bytes_per_second", G, S_RP, VALUE, "published_rate_bps", NULL, 0.125,
 	  "The rate the RP publishes for the flow's sender to pace by. Only the "
 	  "first N RP flows by Rc (most throttled first) are exported "
 	  "(--top-flows, default 10)." },
-	{ "xdpleaf_rp_current_rate_bits_per_second", G, S_RP, VALUE, "rc_bps", NULL, 0,
+	{ "xdpleaf_rp_current_rate_bytes_per_second", G, S_RP, VALUE, "rc_bps", NULL, 0.125,
 	  "DCQCN's current rate Rc of the flow, as of its last event (top N by "
 	  "lowest Rc only)." },
-	{ "xdpleaf_rp_target_rate_bits_per_second", G, S_RP, VALUE, "rt_bps", NULL, 0,
+	{ "xdpleaf_rp_target_rate_bytes_per_second", G, S_RP, VALUE, "rt_bps", NULL, 0.125,
 	  "DCQCN's target rate Rt of the flow, as of its last event (top N by "
 	  "lowest Rc only)." },
 	{ "xdpleaf_rp_alpha", G, S_RP, VALUE, "alpha", NULL, 0,
