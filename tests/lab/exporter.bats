@@ -33,7 +33,7 @@ setup_file() {
 	host_pair_up
 	start_exporter "$BATS_FILE_TMPDIR/exporter" --instance "$P" --instance "$IH" \
 		--instance "$IP"
-	export EXP_PORT
+	export EXP_PORT EXP_PID
 }
 
 # P-h and P-p joined by h0/p0, both in host mode; the peer sends one
