@@ -277,7 +277,7 @@ s1_rx() {
 	scrape | grep -q "^xdpleaf_up{instance=\"$P\",mode=\"leaf\"} 1$"
 }
 
-@test "exporter: with no instance loaded it serves build_info only; IPv6; SIGINT and SIGTERM exit 0" {
+@test "exporter: with no instance loaded it serves build_info only; without --instance every one; IPv6; SIGINT and SIGTERM exit 0" {
 	local m port pid
 	start_exporter "$BATS_TEST_TMPDIR/none" --instance "${P}none"
 	m=$(scrape "$EXP_PORT")
@@ -290,8 +290,9 @@ s1_rx() {
 	kill -INT "$EXP_PID"
 	wait "$EXP_PID"
 	grep -q "stopped by SIGINT" "$BATS_TEST_TMPDIR/none.out"
-	# IPv6 loopback, stopped by SIGTERM
-	"$XDPLEAF" exporter --listen '[::1]:0' --instance "$P" >"$BATS_TEST_TMPDIR/v6.out" 2>&1 3>&- &
+	# without --instance: every instance (others' too), on IPv6 loopback,
+	# stopped by SIGTERM
+	"$XDPLEAF" exporter --listen '[::1]:0' >"$BATS_TEST_TMPDIR/v6.out" 2>&1 3>&- &
 	pid=$!
 	echo "$pid" >>"$BATS_FILE_TMPDIR/pids"
 	local tries=100
@@ -299,7 +300,10 @@ s1_rx() {
 		((tries-- > 0)) || { cat "$BATS_TEST_TMPDIR/v6.out"; return 1; }
 		sleep 0.05
 	done
-	curl -sfg "http://[::1]:$port/metrics" | grep -q "^xdpleaf_up{instance=\"$P\",mode=\"leaf\"} 1$"
+	m=$(curl -sfg "http://[::1]:$port/metrics")
+	grep -q "^xdpleaf_up{instance=\"$P\",mode=\"leaf\"} 1$" <<<"$m"
+	grep -q "^xdpleaf_up{instance=\"$IH\",mode=\"host\"} 1$" <<<"$m"
+	grep -q "^xdpleaf_up{instance=\"$IP\",mode=\"host\"} 1$" <<<"$m"
 	kill -TERM "$pid"
 	wait "$pid"
 	grep -q "stopped by SIGTERM" "$BATS_TEST_TMPDIR/v6.out"
