@@ -104,6 +104,8 @@ static const char leaf_stats[] = "{\"instance\":\"l1\",\"mode\":\"leaf\",\"ports
 	"{\"name\":\"s1\",\"role\":\"downlink\",\"rx_packets\":10,\"rx_bytes\":1000,"
 	" \"tx_packets\":9,\"tx_bytes\":900,"
 	" \"verdicts\":{\"drop\":1,\"redirect\":9},\"reasons\":{\"forwarded\":9,\"tail_drop\":1},"
+	" \"pfc\":[{\"priority\":3,\"frames\":2,\"xoff\":1,\"quanta\":100,\"storms\":0,"
+	"  \"paused\":true,\"storm\":false}],"
 	" \"queue\":{\"line_rate_bps\":8000,\"drain_bps\":8000,\"buffer_bytes\":100,"
 	"  \"length_bytes\":7,\"classes\":["
 	"   {\"name\":\"default\",\"packets\":6,\"bytes\":600,\"marked\":2,\"dropped\":1,"
@@ -115,14 +117,19 @@ static const char leaf_stats[] = "{\"instance\":\"l1\",\"mode\":\"leaf\",\"ports
 	" \"flowlets\":5,\"moves_in\":1,\"moves_out\":2,\"moves_refused\":3,"
 	" \"verdicts\":{},\"reasons\":{},\"queue\":null}],"
 	"\"groups\":[{\"name\":\"spine\",\"lb_mode\":\"flowlet\",\"flowlet_timeout_ns\":2000000,"
-	" \"members\":[{\"port\":\"u1\",\"capacity_bps\":80,\"up\":true}]}]}";
+	" \"members\":[{\"port\":\"u1\",\"capacity_bps\":80,\"up\":true}]}],"
+	"\"events\":{\"drop\":{\"emitted\":3,\"limited\":1,\"ring_full\":0}},"
+	"\"roce_psn\":{\"flows\":1,\"packets\":50,\"gaps\":2,\"missing\":5,\"old\":0,"
+	" \"naks\":0,\"rnr_naks\":0}}";
 static const char leaf_flows[] = "{\"instance\":\"l1\",\"rate_interval_ms\":0,\"flows\":["
 	"{\"src\":\"10.1.1.2\",\"dst\":\"10.2.1.2\",\"proto\":17,\"sport\":49152,"
 	" \"dport\":4791,\"qp\":256,\"uplink\":\"u1\",\"bytes\":5000,\"rate_bps\":800}]}";
 static const char host_stats[] = "{\"instance\":\"h1\",\"mode\":\"host\",\"counters\":"
 	"{\"ce_seen\":4,\"cnps_sent\":3,\"cnps_suppressed\":1,\"cnps_received\":2,"
 	" \"cnps_unknown\":0,\"edt_stamped\":0,\"cnp_clone_failed\":0,"
-	" \"cnp_build_failed\":0,\"rp_no_room\":0}}";
+	" \"cnp_build_failed\":0,\"rp_no_room\":0},"
+	"\"events\":{\"cnp_sent\":{\"emitted\":3,\"limited\":0,\"ring_full\":0}},"
+	"\"roce_psn\":null}";
 static const char host_qps[] = "{\"instance\":\"h1\",\"np_total\":1,\"rp_total\":1,"
 	"\"np_flows\":[],\"rp_flows\":[{\"remote\":\"10.77.0.1\",\"qp\":256,"
 	" \"rc_bps\":50000000000,\"rt_bps\":100000000000,\"alpha\":1,\"cnps\":1,"
@@ -196,6 +203,15 @@ static void fixture_metrics(void **state)
 	contains(t, "xdpleaf_rp_alpha{instance=\"h1\",remote=\"10.77.0.1\",qp=\"256\"} 1\n");
 	/* published_rate_bps null: not published, no sample (nor header) */
 	assert_null(strstr(t, "xdpleaf_rp_published_rate"));
+	/* both modes' events and PSN totals; PFC per port and priority */
+	contains(t, "xdpleaf_events_total{instance=\"h1\",kind=\"cnp_sent\"} 3\n"
+		    "xdpleaf_events_total{instance=\"l1\",kind=\"drop\"} 3\n");
+	contains(t, "xdpleaf_events_limited_total{instance=\"l1\",kind=\"drop\"} 1\n");
+	contains(t, "xdpleaf_roce_psn_gaps{instance=\"l1\"} 2\n");
+	assert_null(strstr(t, "xdpleaf_roce_psn_gaps{instance=\"h1\"}")); /* null: no table */
+	contains(t, "xdpleaf_pfc_frames_total{instance=\"l1\",port=\"s1\",priority=\"3\"} 2\n");
+	contains(t, "xdpleaf_pfc_paused{instance=\"l1\",port=\"s1\",priority=\"3\"} 1\n");
+	contains(t, "xdpleaf_pfc_storm{instance=\"l1\",port=\"s1\",priority=\"3\"} 0\n");
 	/* leaf metrics never for the host, nor host metrics for the leaf */
 	assert_null(strstr(t, "xdpleaf_port_rx_packets_total{instance=\"h1\""));
 	assert_null(strstr(t, "xdpleaf_host_ce_seen_total{instance=\"l1\""));

@@ -25,6 +25,9 @@ enum scope {
 	S_HOST,     /* host stats .counters */
 	S_QPS,      /* host qps (root) */
 	S_RP,       /* host qps .rp_flows[], the first N */
+	S_EVENT,    /* stats .events.KIND (either mode) */
+	S_PSN,      /* stats .roce_psn (either mode) */
+	S_PFC,      /* leaf stats .ports[].pfc[], one per priority */
 	S_COUNT
 };
 
@@ -44,6 +47,9 @@ static const struct {
 	[S_HOST] = { "instance", XL_INST_HOST },
 	[S_QPS] = { "instance", XL_INST_HOST },
 	[S_RP] = { "instance, remote, qp", XL_INST_HOST },
+	[S_EVENT] = { "instance, kind", 0 },
+	[S_PSN] = { "instance", 0 },
+	[S_PFC] = { "instance, port, priority", XL_INST_LEAF },
 };
 
 /* What a row makes of its field. */
@@ -189,6 +195,44 @@ static const struct metric metrics[] = {
 	  "event (top N by lowest Rc only)." },
 	{ "xdpleaf_rp_cnps_total", C, S_RP, VALUE, "cnps", NULL, 0,
 	  "CNPs the flow received (top N by lowest Rc only)." },
+
+	{ "xdpleaf_events_total", C, S_EVENT, VALUE, "emitted", NULL, 0,
+	  "Events of the kind written to the event ring (xdpleaf events, "
+	  "docs/events.md)." },
+	{ "xdpleaf_events_limited_total", C, S_EVENT, VALUE, "limited", NULL, 0,
+	  "Events of the kind the per-kind rate limit kept out of the ring." },
+	{ "xdpleaf_events_ring_full_total", C, S_EVENT, VALUE, "ring_full", NULL, 0,
+	  "Events of the kind lost because the ring was full." },
+	{ "xdpleaf_roce_psn_tracked_flows", G, S_PSN, VALUE, "flows", NULL, 0,
+	  "RoCEv2 flows the PSN table holds now." },
+	{ "xdpleaf_roce_psn_packets", G, S_PSN, VALUE, "packets", NULL, 0,
+	  "RoCEv2 packets of the flows the PSN table holds now. A gauge: the sum "
+	  "over the table, which forgets evicted flows." },
+	{ "xdpleaf_roce_psn_gaps", G, S_PSN, VALUE, "gaps", NULL, 0,
+	  "PSN gaps (a PSN ahead of the expected one) of the flows the PSN table "
+	  "holds now (a gauge, as xdpleaf_roce_psn_packets)." },
+	{ "xdpleaf_roce_psn_missing_packets", G, S_PSN, VALUE, "missing", NULL, 0,
+	  "PSNs skipped by those gaps, of the flows the PSN table holds now (a gauge)." },
+	{ "xdpleaf_roce_psn_old_packets", G, S_PSN, VALUE, "old", NULL, 0,
+	  "Packets behind the expected PSN (retransmissions, reordering), of the "
+	  "flows the PSN table holds now (a gauge)." },
+	{ "xdpleaf_roce_psn_naks", G, S_PSN, VALUE, "naks", NULL, 0,
+	  "AETH NAKs (sequence error) of the flows the PSN table holds now (a gauge)." },
+	{ "xdpleaf_roce_psn_rnr_naks", G, S_PSN, VALUE, "rnr_naks", NULL, 0,
+	  "AETH RNR NAKs (receiver not ready) of the flows the PSN table holds "
+	  "now (a gauge)." },
+	{ "xdpleaf_pfc_frames_total", C, S_PFC, VALUE, "frames", NULL, 0,
+	  "PFC frames received on the port with the priority's enable bit set." },
+	{ "xdpleaf_pfc_xoff_frames_total", C, S_PFC, VALUE, "xoff", NULL, 0,
+	  "Of those, frames asking for a pause (a non-zero pause time)." },
+	{ "xdpleaf_pfc_pause_quanta_total", C, S_PFC, VALUE, "quanta", NULL, 0,
+	  "Pause quanta (512 bit times each) the priority's frames asked for." },
+	{ "xdpleaf_pfc_storms_total", C, S_PFC, VALUE, "storms", NULL, 0,
+	  "PFC storms the watchdog detected on the port and priority." },
+	{ "xdpleaf_pfc_paused", G, S_PFC, VALUE, "paused", NULL, 0,
+	  "1 while the port's peer asks the priority to pause, at the scrape." },
+	{ "xdpleaf_pfc_storm", G, S_PFC, VALUE, "storm", NULL, 0,
+	  "1 while the watchdog counts the priority's pause as a storm, at the scrape." },
 };
 #undef C
 #undef G
@@ -409,6 +453,28 @@ static void write_instance(struct xl_prom *p, const struct metric *m,
 			xl_prom_label(&l, "qp", str(e, "qp"));
 			emit(p, m, e, &l);
 		}
+		break;
+	case S_EVENT:
+		f = field(s->stats, "events");
+		if (!json_object_is_type(f, json_type_object))
+			break; /* pinned by a version without events */
+		json_object_object_foreach(f, kind, counts) {
+			l = base;
+			xl_prom_label(&l, "kind", kind);
+			emit(p, m, counts, &l);
+		}
+		break;
+	case S_PSN:
+		emit(p, m, field(s->stats, "roce_psn"), &base);
+		break;
+	case S_PFC:
+		FOR_EACH(array(s->stats, "ports"), i, e)
+			FOR_EACH(array(e, "pfc"), j, c) {
+				l = base;
+				xl_prom_label(&l, "port", str(e, "name"));
+				xl_prom_label(&l, "priority", str(c, "priority"));
+				emit(p, m, c, &l);
+			}
 		break;
 	}
 }
