@@ -8,6 +8,8 @@ PACKAGES=(
 	# build
 	clang llvm libbpf-dev libelf-dev zlib1g-dev bpftool libinih-dev
 	libjson-c-dev libmnl-dev pkg-config make gcc libc6-dev linux-libc-dev
+	# the exporter's HTTP server
+	libmicrohttpd-dev
 	# unit tests
 	libcmocka-dev
 	# lab tests and demo (ping and sysctl are not in a minimal image)
@@ -15,6 +17,8 @@ PACKAGES=(
 	# MPI collectives through the lab (make bench-jct, tests/lab/jct.bats):
 	# mpirun and mpicc
 	openmpi-bin libopenmpi-dev
+	# the exporter's tests: promtool and a Prometheus server to scrape it
+	prometheus curl
 )
 
 missing=()

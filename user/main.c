@@ -27,6 +27,7 @@
 #include "traffic/traffic.h"
 #include "common/version.h"
 #include "leaf/watcher.h"
+#include "observe/exporter.h"
 
 /* The state readers of both modes, for the rooms that present it in other
  * forms (common/readers.h). */
@@ -81,6 +82,12 @@ static int need_privileges(void)
 	fprintf(stderr, "xdpleaf: needs root, or CAP_BPF and CAP_NET_ADMIN "
 			"(try: sudo xdpleaf ...)\n");
 	return -1;
+}
+
+/* The exporter reads both modes' state through readers. */
+static int exporter_main(int argc, char **argv)
+{
+	return xl_exporter_main(argc, argv, &readers, need_privileges);
 }
 
 static int cmd_load(const struct opts *o)
@@ -227,6 +234,9 @@ static const struct command commands[] = {
 		   "it and takes its place. Runs until the instance is unloaded." },
 	{ "events", "stream drop, mark, CNP, PSN, move, link and PFC events "
 		    "('xdpleaf events --help')", .own_argv = xl_events_main },
+	{ "exporter", "serve Prometheus metrics of the loaded instances over HTTP "
+		      "('xdpleaf exporter --help')",
+	  .own_argv = exporter_main },
 	{ "sim", "run the dataplane's algorithms offline ('xdpleaf sim --help')",
 	  .own_argv = xl_sim_main },
 	{ "gen", "send RoCEv2 traffic ('xdpleaf gen --help')", .own_argv = xl_gen_main },

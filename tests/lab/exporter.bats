@@ -1,0 +1,310 @@
+#!/usr/bin/env bats
+# xdpleaf exporter (docs/metrics.md) against real instances: the lab's
+# leaf1 with queues on s1 and the uplinks and traffic having run, and a
+# pair of host-mode instances (P-h's h0 and P-p's p0 over one veth, as in
+# host.bats) where the peer's RP has one throttled flow. One exporter
+# serves all three for the file; the tests scrape it, check the text with
+# promtool, scrape it with a real Prometheus, reload the leaf under it,
+# and feed it bad options.
+
+load helpers
+bats_require_minimum_version 1.5.0 # run --separate-stderr
+
+setup_file() {
+	export LAB_SKIP
+	LAB_SKIP=$(lab_unavailable)
+	local tool
+	for tool in curl promtool prometheus setpriv /usr/bin/python3; do
+		command -v "$tool" >/dev/null || LAB_SKIP=${LAB_SKIP:-"$tool not installed (make deps)"}
+	done
+	[[ -z $LAB_SKIP ]] || return 0
+	ensure_bpffs
+	export P="xlt$$x"
+	export IH="${P}h" IP="${P}p" # host-mode instances: NP on h0, RP on p0
+	export NH="$P-h" NP="$P-p"
+	# leaf1.conf with a line rate on s1 and the uplinks: their queues
+	export CONF_X=$BATS_FILE_TMPDIR/leaf1-queues.conf
+	sed -e '/^role = uplink/a rate = 1G' -e '/^\[port s1\]/a rate = 1G' \
+		"$ROOT/lab/leaf1.conf" >"$CONF_X"
+	"$LAB" up --prefix "$P" --config "$CONF_X" 3>&-
+	warm_up "$P"
+	# leaf traffic that crosses the uplinks (flows, queues, counters)
+	in_ns "$P-s1" ping -q -f -c 500 "$(lab_receiver4 1)" >/dev/null
+	host_pair_up
+	start_exporter "$BATS_FILE_TMPDIR/exporter" --instance "$P" --instance "$IH" \
+		--instance "$IP"
+	export EXP_PORT EXP_PID
+}
+
+# P-h and P-p joined by h0/p0, both in host mode; the peer sends one
+# RoCEv2 packet and then one CE-marked, so h0's NP sends a CNP and p0's RP
+# cuts the flow's rate (host.bats's last test).
+host_pair_up() {
+	local hmac map tries=100 ns
+	ip netns add "$NH"
+	ip netns add "$NP"
+	ip link add h0 netns "$NH" type veth peer name p0 netns "$NP"
+	ip -n "$NH" addr add 10.77.0.1/24 dev h0
+	ip -n "$NP" addr add 10.77.0.2/24 dev p0
+	for ns in "$NH" "$NP"; do
+		ip -n "$ns" link set lo up
+	done
+	ip -n "$NH" link set h0 up
+	ip -n "$NP" link set p0 up
+	hmac=$(ip -n "$NH" -j link show h0 | jq -r '.[0].address')
+	printf '[xdpleaf]\nmode = host\n\n[port h0]\nrate = 100G\n' >"$BATS_FILE_TMPDIR/h.conf"
+	printf '[xdpleaf]\nmode = host\n\n[port p0]\nrate = 100G\n' >"$BATS_FILE_TMPDIR/p.conf"
+	in_ns "$NH" "$XDPLEAF" load --config "$BATS_FILE_TMPDIR/h.conf" --instance "$IH" >/dev/null
+	in_ns "$NP" "$XDPLEAF" load --config "$BATS_FILE_TMPDIR/p.conf" --instance "$IP" >/dev/null
+	map=/sys/fs/bpf/xdpleaf/$IP/rp_rates
+	for ecn in ect0 ce; do
+		in_ns "$NP" "$XDPLEAF" gen --dev p0 --dst 10.77.0.1 --gw-mac "$hmac" --count 1 \
+			--afpacket --ecn "$ecn" --qp-base 0x100 --rate-map "$map" >/dev/null
+	done
+	until [[ $("$XDPLEAF" stats --instance "$IP" --json | jq .counters.cnps_received) -ge 1 ]]; do
+		((tries-- > 0)) || { echo "the peer's RP got no CNP" >&2; return 1; }
+		sleep 0.05
+	done
+}
+
+# start_exporter OUT ARGS...: xdpleaf exporter on a free loopback port in
+# the background; EXP_PID and EXP_PORT once it says where it serves. Its
+# pid goes to a file that teardown stops.
+start_exporter() {
+	local out=$1 tries=100
+	shift
+	"$XDPLEAF" exporter --listen 127.0.0.1:0 "$@" >"$out.out" 2>"$out.err" 3>&- &
+	EXP_PID=$!
+	echo "$EXP_PID" >>"$BATS_FILE_TMPDIR/pids"
+	until grep -q '^xdpleaf exporter: serving' "$out.out"; do
+		((tries-- > 0)) || { cat "$out.err" >&2; return 1; }
+		sleep 0.05
+	done
+	EXP_PORT=$(sed -n 's|.*http://127\.0\.0\.1:\([0-9]*\)/metrics.*|\1|p' "$out.out")
+	[[ -n $EXP_PORT ]]
+}
+
+setup() {
+	require_lab
+}
+
+teardown_file() {
+	[[ -n ${P-} ]] || return 0
+	local pid
+	if [[ -e $BATS_FILE_TMPDIR/pids ]]; then
+		while read -r pid; do
+			kill "$pid" 2>/dev/null || true
+		done <"$BATS_FILE_TMPDIR/pids"
+	fi
+	[[ ! -e /run/netns/$NH ]] || in_ns "$NH" "$XDPLEAF" unload --instance "$IH" >/dev/null 2>&1 || true
+	[[ ! -e /run/netns/$NP ]] || in_ns "$NP" "$XDPLEAF" unload --instance "$IP" >/dev/null 2>&1 || true
+	ip netns del "$NH" 2>/dev/null || true
+	ip netns del "$NP" 2>/dev/null || true
+	"$LAB" down --prefix "$P" 3>&-
+}
+
+scrape() { # [port]
+	curl -sf --max-time 10 "http://127.0.0.1:${1:-$EXP_PORT}/metrics"
+}
+
+# The metric family names a scrape serves, sorted.
+served_names() {
+	sed -n 's/^# TYPE \([^ ]*\) .*/\1/p' | sort
+}
+
+# The metric names docs/metrics.md's table lists, sorted.
+documented_names() {
+	sed -n 's/^| `\(xdpleaf_[a-z0-9_]*\)` |.*/\1/p' "$ROOT/docs/metrics.md" | sort
+}
+
+# leaf1's s1 rx_packets now.
+s1_rx() {
+	"$XDPLEAF" stats --json --instance "$P" | jq '.ports[] | select(.name == "s1") | .rx_packets'
+}
+
+@test "exporter: promtool check metrics passes on the leaf after traffic and on host-mode instances" {
+	local m key
+	m=$(scrape)
+	promtool check metrics <<<"$m"
+	# the leaf: its traffic, queues, flows and uplinks are there
+	grep -Eq "^xdpleaf_port_rx_packets_total\{instance=\"$P\",port=\"s1\",role=\"downlink\"\} [1-9][0-9]{2,}$" <<<"$m"
+	grep -Eq "^xdpleaf_queue_enqueue_length_bytes_bucket\{instance=\"$P\",port=\"u[1-4]\",class=\"default\",le=\"\+Inf\"\} [1-9]" <<<"$m"
+	grep -Eq "^xdpleaf_flow_bytes_total\{instance=\"$P\",src=\"10\.1\.1\.2\",dst=\"10\.2\.1\.2\",proto=\"1\"" <<<"$m"
+	grep -q "^xdpleaf_group_info{instance=\"$P\",group=\"spine\",lb_mode=\"flowlet\"} 1$" <<<"$m"
+	grep -q "^xdpleaf_up{instance=\"$P\",mode=\"leaf\"} 1$" <<<"$m"
+	# every reason stats --json names is a reason label
+	for key in $("$XDPLEAF" stats --json --instance "$P" | jq -r '.ports[0].reasons | keys[]'); do
+		grep -q "^xdpleaf_port_reason_packets_total{instance=\"$P\",port=\"[a-z0-9]*\",role=\"[a-z]*\",reason=\"$key\"} " <<<"$m" ||
+			{ echo "reason $key not exported"; return 1; }
+	done
+	# the host pair: every counter of host stats --json, and the RP's flow
+	for key in $("$XDPLEAF" stats --json --instance "$IP" | jq -r '.counters | keys[]'); do
+		grep -q "^xdpleaf_host_${key}_total{instance=\"$IP\"} " <<<"$m" ||
+			{ echo "host counter $key not exported"; return 1; }
+	done
+	grep -q "^xdpleaf_host_cnps_sent_total{instance=\"$IH\"} 1$" <<<"$m"
+	grep -q "^xdpleaf_host_cnps_received_total{instance=\"$IP\"} 1$" <<<"$m"
+	# 50 Gbit/s after the CNP (host.bats), in bytes per second
+	grep -q "^xdpleaf_rp_current_rate_bytes_per_second{instance=\"$IP\",remote=\"10.77.0.1\",qp=\"256\"} 6250000000$" <<<"$m"
+	grep -q "^xdpleaf_rp_published_rate_bytes_per_second{instance=\"$IP\",remote=\"10.77.0.1\",qp=\"256\"} 6250000000$" <<<"$m"
+	grep -q "^xdpleaf_up{instance=\"$IH\",mode=\"host\"} 1$" <<<"$m"
+	note "exporter: $(grep -vc '^#' <<<"$m") samples of $(served_names <<<"$m" | wc -l) families, promtool check metrics: ok"
+}
+
+@test "exporter: docs/metrics.md lists exactly the metrics served, as --list-metrics has them" {
+	local served documented table
+	served=$(scrape | served_names)
+	documented=$(documented_names)
+	[[ -n $documented ]]
+	diff <(echo "$documented") <(echo "$served") ||
+		{ echo "< documented only, > served only"; return 1; }
+	# the table's rows are the exporter's own (name, type, labels, help)
+	table=$("$XDPLEAF" exporter --list-metrics)
+	diff <(echo "$table") <(grep '^| `xdpleaf_' "$ROOT/docs/metrics.md")
+}
+
+@test "exporter: docs/prometheus.yml passes promtool; the dashboard is JSON and uses served metrics only" {
+	local names n
+	promtool check config "$ROOT/docs/prometheus.yml"
+	jq -e '.panels | length > 0' "$ROOT/docs/grafana-dashboard.json" >/dev/null
+	names=$("$XDPLEAF" exporter --list-metrics | sed -n 's/^| `\([a-z0-9_]*\)` .*/\1/p')
+	n=0
+	for m in $(grep -oE 'xdpleaf_[a-z0-9_]+' "$ROOT/docs/grafana-dashboard.json" \
+		"$ROOT/docs/prometheus.yml" | cut -d: -f2 | sort -u); do
+		grep -qx "${m%_bucket}" <<<"$names" || grep -qx "${m%_count}" <<<"$names" ||
+			{ echo "$m is no metric the exporter serves"; return 1; }
+		n=$((n + 1))
+	done
+	((n >= 10))
+}
+
+@test "exporter: a real Prometheus scraping it sees the traffic, as stats --json counts it" {
+	local dir=$BATS_TEST_TMPDIR port tries=300 before after_ping a b v q res
+	port=$(/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	mkdir -p "$dir/tsdb"
+	# honor_labels: the exporter's instance label (the xdpleaf instance)
+	# stays instance instead of becoming exported_instance
+	cat >"$dir/prometheus.yml" <<-EOF
+		global:
+		  scrape_interval: 1s
+		scrape_configs:
+		  - job_name: xdpleaf
+		    honor_labels: true
+		    static_configs:
+		      - targets: ['127.0.0.1:$EXP_PORT']
+	EOF
+	prometheus --config.file="$dir/prometheus.yml" --storage.tsdb.path="$dir/tsdb" \
+		--web.listen-address="127.0.0.1:$port" --log.level=warn \
+		>"$dir/prometheus.log" 2>&1 3>&- &
+	echo $! >>"$BATS_FILE_TMPDIR/pids"
+	until curl -sf "http://127.0.0.1:$port/-/ready" >/dev/null; do
+		((tries-- > 0)) || { cat "$dir/prometheus.log"; return 1; }
+		sleep 0.1
+	done
+	before=$(s1_rx)
+	in_ns "$P-s1" ping -q -f -c 1000 "$(lab_receiver4 1)" >/dev/null
+	after_ping=$(s1_rx)
+	((after_ping - before >= 1000))
+	q="xdpleaf_port_rx_packets_total{instance=\"$P\",port=\"s1\"}"
+	query() {
+		curl -sfG --max-time 5 --data-urlencode "query=$q" "http://127.0.0.1:$port/api/v1/query"
+	}
+	# until a scrape after the ping has reached Prometheus
+	tries=300
+	until v=$(query | jq -r '.data.result[0].value[1] // 0') && ((v >= after_ping)); do
+		((tries-- > 0)) || { echo "Prometheus has $v, stats said $after_ping"; cat "$dir/prometheus.log"; return 1; }
+		sleep 0.1
+	done
+	# the value Prometheus holds lies between the maps read before and
+	# after the query (it is one scrape old at most)
+	a=$(s1_rx)
+	res=$(query)
+	b=$(s1_rx)
+	v=$(jq -r '.data.result[0].value[1]' <<<"$res")
+	echo "before the ping $before, after it $after_ping; maps $a, Prometheus $v, maps $b"
+	((after_ping <= v && v <= b))
+	((v - before >= 1000))
+	note "Prometheus query $q: $(jq -c . <<<"$res")"
+	note "s1 rx_packets: before ping $before, after $after_ping, maps around the query $a..$b, Prometheus $v"
+}
+
+@test "exporter: survives unload and load of the instance; the next scrape serves the new one" {
+	local m rx_old rx_new tries=100
+	m=$(scrape)
+	grep -q "^xdpleaf_up{instance=\"$P\",mode=\"leaf\"} 1$" <<<"$m"
+	rx_old=$(sed -n "s/^xdpleaf_port_rx_packets_total{instance=\"$P\",port=\"s1\",role=\"downlink\"} //p" <<<"$m")
+	((rx_old >= 500))
+	in_ns "$P-leaf1" "$XDPLEAF" unload --instance "$P"
+	m=$(scrape)
+	[[ $(grep -c "instance=\"$P\"" <<<"$m") -eq 0 ]]
+	grep -q "^xdpleaf_up{instance=\"$IH\",mode=\"host\"} 1$" <<<"$m"
+	in_ns "$P-leaf1" "$XDPLEAF" load --config "$CONF_X" --instance "$P"
+	in_ns "$P-s1" ping -q -c 3 -i 0.2 "$(lab_receiver4 1)" >/dev/null || true
+	m=$(scrape)
+	kill -0 "$EXP_PID" # the same exporter, never restarted
+	grep -q "^xdpleaf_up{instance=\"$P\",mode=\"leaf\"} 1$" <<<"$m"
+	rx_new=$(sed -n "s/^xdpleaf_port_rx_packets_total{instance=\"$P\",port=\"s1\",role=\"downlink\"} //p" <<<"$m")
+	# new maps: counting from zero again, and counting
+	((rx_new >= 3 && rx_new < rx_old))
+	promtool check metrics <<<"$m"
+	note "exporter across unload/load: s1 rx_packets $rx_old before, $rx_new after the reload"
+}
+
+@test "exporter: bad options, a port in use and no root are refused with a message; nothing changes" {
+	run --separate-stderr "$XDPLEAF" exporter --listen nonsense
+	[[ $status -eq 2 ]]
+	grep -q "^xdpleaf exporter: --listen 'nonsense': want ADDR:PORT" <<<"$stderr"
+	run --separate-stderr "$XDPLEAF" exporter --listen 127.0.0.1:99999
+	[[ $status -eq 2 ]]
+	grep -q "PORT 0..65535" <<<"$stderr"
+	run --separate-stderr "$XDPLEAF" exporter --listen ::1:9435
+	[[ $status -eq 2 ]]
+	grep -q "IPv6 one in brackets" <<<"$stderr"
+	run --separate-stderr "$XDPLEAF" exporter --top-flows 0
+	[[ $status -eq 2 ]]
+	grep -q "top-flows wants a number" <<<"$stderr"
+	run --separate-stderr "$XDPLEAF" exporter --instance 'bad/name'
+	[[ $status -eq 2 ]]
+	grep -q "bad instance name" <<<"$stderr"
+	run --separate-stderr "$XDPLEAF" exporter --listen "127.0.0.1:$EXP_PORT"
+	[[ $status -eq 1 ]]
+	grep -q "cannot listen on 127.0.0.1:$EXP_PORT: Address already in use" <<<"$stderr"
+	run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$XDPLEAF" exporter --listen 127.0.0.1:0
+	[[ $status -eq 1 ]]
+	grep -q "needs root" <<<"$stderr"
+	# the running exporter serves as before
+	scrape | grep -q "^xdpleaf_up{instance=\"$P\",mode=\"leaf\"} 1$"
+}
+
+@test "exporter: with no instance loaded it serves build_info only; without --instance every one; IPv6; SIGINT and SIGTERM exit 0" {
+	local m port pid
+	start_exporter "$BATS_TEST_TMPDIR/none" --instance "${P}none"
+	m=$(scrape "$EXP_PORT")
+	promtool check metrics <<<"$m"
+	[[ $(grep -vc '^#' <<<"$m") -eq 1 ]]
+	grep -q '^xdpleaf_build_info{version="[^"]*",git_commit="[^"]*"} 1$' <<<"$m"
+	# the index points at /metrics
+	curl -sf "http://127.0.0.1:$EXP_PORT/" | grep -q '/metrics'
+	[[ $(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$EXP_PORT/nope") == 404 ]]
+	kill -INT "$EXP_PID"
+	wait "$EXP_PID"
+	grep -q "stopped by SIGINT" "$BATS_TEST_TMPDIR/none.out"
+	# without --instance: every instance (others' too), on IPv6 loopback,
+	# stopped by SIGTERM
+	"$XDPLEAF" exporter --listen '[::1]:0' >"$BATS_TEST_TMPDIR/v6.out" 2>&1 3>&- &
+	pid=$!
+	echo "$pid" >>"$BATS_FILE_TMPDIR/pids"
+	local tries=100
+	until port=$(sed -n 's|.*http://\[::1\]:\([0-9]*\)/metrics.*|\1|p' "$BATS_TEST_TMPDIR/v6.out") && [[ -n $port ]]; do
+		((tries-- > 0)) || { cat "$BATS_TEST_TMPDIR/v6.out"; return 1; }
+		sleep 0.05
+	done
+	m=$(curl -sfg "http://[::1]:$port/metrics")
+	grep -q "^xdpleaf_up{instance=\"$P\",mode=\"leaf\"} 1$" <<<"$m"
+	grep -q "^xdpleaf_up{instance=\"$IH\",mode=\"host\"} 1$" <<<"$m"
+	grep -q "^xdpleaf_up{instance=\"$IP\",mode=\"host\"} 1$" <<<"$m"
+	kill -TERM "$pid"
+	wait "$pid"
+	grep -q "stopped by SIGTERM" "$BATS_TEST_TMPDIR/v6.out"
+}
