@@ -32,6 +32,7 @@ setup() {
 
 teardown() {
 	stop_traffic
+	host_pair_down
 	if [[ -n ${TSOCK:-} ]]; then
 		tm kill-server 2>/dev/null || true
 	fi
@@ -260,4 +261,72 @@ all_ports() {
 	[[ $(pane_state '#{alternate_on}') == 1 ]]
 	tm send-keys -t top C-c
 	top_exited $((128 + 2))
+}
+
+# Host mode: two namespaces joined by one veth pair, both ends host-mode
+# instances (as tests/lab/host.bats sets them up); the peer sends
+# CE-marked RoCEv2 to h0, whose NP answers with CNPs, which the peer's RP
+# reacts to.
+host_pair_up() {
+	NH=$P-h NP=$P-p
+	ip netns add "$NH"
+	ip netns add "$NP"
+	ip link add h0 netns "$NH" type veth peer name p0 netns "$NP"
+	ip -n "$NH" addr add 10.77.0.1/24 dev h0
+	ip -n "$NP" addr add 10.77.0.2/24 dev p0
+	ip -n "$NH" link set h0 up
+	ip -n "$NP" link set p0 up
+	printf '[xdpleaf]\nmode = host\n\n[port h0]\nrate = 100G\n' >"$BATS_TEST_TMPDIR/h.conf"
+	printf '[xdpleaf]\nmode = host\n\n[port p0]\nrate = 100G\n' >"$BATS_TEST_TMPDIR/p.conf"
+	in_ns "$NH" "$XDPLEAF" load --config "$BATS_TEST_TMPDIR/h.conf" --instance "${P}h"
+	in_ns "$NP" "$XDPLEAF" load --config "$BATS_TEST_TMPDIR/p.conf" --instance "${P}p"
+}
+
+host_pair_down() {
+	[[ -n ${NH-} ]] || return 0
+	in_ns "$NH" "$XDPLEAF" unload --instance "${P}h" >/dev/null 2>&1 || true
+	in_ns "$NP" "$XDPLEAF" unload --instance "${P}p" >/dev/null 2>&1 || true
+	ip netns del "$NH" 2>/dev/null || true
+	ip netns del "$NP" 2>/dev/null || true
+	NH= NP=
+}
+
+@test "top --once in host mode: DCQCN per second, the peer's RP flow, h0's NP flow" {
+	local hmac out before tries=100
+	host_pair_up
+	hmac=$(ip -n "$NH" -j link show h0 | jq -r '.[0].address')
+	# CE-marked sends from the peer, fed to its RP (--rate-map), bounded
+	nsenter --net="/run/netns/$NP" -- timeout 60 "$XDPLEAF" gen --dev p0 --dst 10.77.0.1 \
+		--gw-mac "$hmac" --afpacket --ecn ce --qp-base 0x100 --rate 20M --duration 50s \
+		--rate-map "/sys/fs/bpf/xdpleaf/${P}p/rp_rates" </dev/null >/dev/null 2>&1 3>&- &
+	TRAFFIC_PID=$!
+	# until h0's NP has seen CE-marked packets arrive
+	until (($(in_ns "$NH" "$XDPLEAF" stats --json --instance "${P}h" | jq .counters.ce_seen) > 100)) ||
+		((tries-- == 0)); do
+		sleep 0.05
+	done
+	run in_ns "$NH" "$XDPLEAF" top --once --interval 500 --instance "${P}h"
+	echo "$output"
+	[[ $status -eq 0 ]]
+	grep -q "instance ${P}h   host mode" <<<"$output"
+	for section in DCQCN "RP FLOWS" "NP FLOWS" "RECENT EVENTS"; do
+		grep -q "^$section" <<<"$output"
+	done
+	# the counters' row: CE seen and CNPs sent per second, both above 0
+	awk '/^DCQCN/ { getline; getline; exit !($1 > 0 && $2 > 0) }' <<<"$output"
+	# h0's NP flow: the peer, its QP, CE/s above 0
+	grep -qE '^10\.77\.0\.2 +0x000100 +[1-9][0-9]* ' <<<"$output"
+
+	run in_ns "$NP" "$XDPLEAF" top --once --interval 500 --instance "${P}p"
+	stop_traffic
+	echo "$output"
+	[[ $status -eq 0 ]]
+	# CNPs received per second above 0
+	awk '/^DCQCN/ { getline; getline; exit !($4 > 0) }' <<<"$output"
+	# the peer's RP flow toward h0: sending (Mbit/s above 0), Rc cut below
+	# the line rate by the CNPs
+	grep -E '^10\.77\.0\.1 +0x000100 ' <<<"$output" |
+		awk '{ exit !($3 > 0 && $4 < 100) }'
+	note "host mode (the peer's side):"
+	while IFS= read -r l; do note "  $l"; done <<<"$output"
 }

@@ -184,12 +184,12 @@ static void host_flows(struct top_screen *s, const struct top_view *v,
 		n_rp = (s->rows - s->n - 6 - EVENT_ROWS) / 2;
 	put(s, TOP_SECTION, "RP FLOWS   our sending QPs, by %s, %d of %d",
 	    top_sort_name(v->mode, in->sort), n_rp, v->n_rp);
-	put(s, TOP_COLUMNS, "%-40s %8s %10s %8s %8s %9s %-6s %7s", "remote", "qp",
+	put(s, TOP_COLUMNS, "%-40s %8s %11s %8s %8s %9s %-14s %7s", "remote", "qp",
 	    "send Mbit/s", "Rc Gbps", "Rt Gbps", "alpha", "phase", "CNPs/s");
 	for (int i = 0; i < n_rp; i++) {
 		const struct top_rp *r = &v->rp[i];
 
-		put(s, TOP_TEXT, "%-40s 0x%06x %10s %8.3f %8.3f %9.6f %-6s %7s", r->remote,
+		put(s, TOP_TEXT, "%-40s 0x%06x %11s %8.3f %8.3f %9.6f %-14s %7s", r->remote,
 		    r->qp, num(a, sizeof(a), r->send_mbps, 1, h), r->rc_gbps, r->rt_gbps,
 		    r->alpha, r->phase, num(b, sizeof(b), r->cnps_ps, 0, h));
 	}
