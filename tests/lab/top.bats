@@ -166,8 +166,9 @@ all_ports() {
 	uplink_rate "$BATS_TEST_TMPDIR/once"
 	# gen's RoCEv2 flows show with their ports, QP, uplink and rate
 	grep -qE "^$(lab_sender4 1) -> $(lab_receiver4 1) +17 +[0-9]+/4791 +[0-9]+ u[1-4] +[1-9][0-9]*\.[0-9] " <<<"$output"
-	# no invented events: the line says where they will come from
-	grep -q "events will appear here once .xdpleaf events. exists" <<<"$output"
+	# events: the counters' rates, and where the events themselves are
+	grep -qE "^  per second: " <<<"$output"
+	grep -q "xdpleaf events --instance $P " <<<"$output"
 	# no curses: plain text, no escape sequences
 	! grep -q $'\e' <<<"$output"
 }
@@ -204,7 +205,10 @@ all_ports() {
 	local screen cols
 	start_traffic
 	start_top --interval 300
-	wait_pane 'grep -q "^UPLINKS" "$F"' 'uplink_rate "$F"' 'all_ports "$F"'
+	# the flows fill the rows the other sections leave: the last line,
+	# about events, still fits
+	wait_pane 'grep -q "^UPLINKS" "$F"' 'uplink_rate "$F"' 'all_ports "$F"' \
+		'grep -q "xdpleaf events --instance $P " "$F"'
 	# curses owns the screen: the alternate screen is on
 	[[ $(pane_state '#{alternate_on}') == 1 ]]
 	screen=$(pane)
@@ -316,6 +320,8 @@ host_pair_down() {
 	awk '/^DCQCN/ { getline; getline; exit !($1 > 0 && $2 > 0) }' <<<"$output"
 	# h0's NP flow: the peer, its QP, CE/s above 0
 	grep -qE '^10\.77\.0\.2 +0x000100 +[1-9][0-9]* ' <<<"$output"
+	# and the events the NP wrote for the CNPs it sent
+	grep -qE '^  per second: .*cnp_sent [1-9]' <<<"$output"
 
 	run in_ns "$NP" "$XDPLEAF" top --once --interval 500 --instance "${P}p"
 	stop_traffic
@@ -327,6 +333,7 @@ host_pair_down() {
 	# the line rate by the CNPs
 	grep -E '^10\.77\.0\.1 +0x000100 ' <<<"$output" |
 		awk '{ exit !($3 > 0 && $4 < 100) }'
+	grep -qE '^  per second: .*cnp_received [1-9]' <<<"$output"
 	note "host mode (the peer's side):"
 	while IFS= read -r l; do note "  $l"; done <<<"$output"
 }

@@ -5,9 +5,10 @@
 int top_recent_events(const char *instance, char lines[][TOP_EVENT_LEN], int max,
 		      bool *available)
 {
-	/* No event stream exists yet. When `xdpleaf events` lands, read its
-	 * ring buffer (or whatever it exposes) for this instance here and
-	 * format one event per line; top_render.c draws them as they come. */
+	/* No source top may read yet (top_events.h): the ring belongs to
+	 * `xdpleaf events`. When one exists, read this instance's latest
+	 * events here and format one per line (user/events/decode.c's words);
+	 * top_render.c draws them. */
 	(void)instance;
 	(void)lines;
 	(void)max;

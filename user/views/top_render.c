@@ -11,7 +11,7 @@
 
 #define ONCE_FLOW_ROWS 10 /* per flow table in --once */
 #define BAR_WIDTH 20
-#define EVENT_ROWS 3      /* kept for the events section */
+#define EVENT_ROWS 3      /* kept for the events section: title, rates, where */
 
 static void put(struct top_screen *s, enum top_style style, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -135,7 +135,8 @@ static void ports(struct top_screen *s, const struct top_view *v)
 static void leaf_flows(struct top_screen *s, const struct top_view *v,
 		       const struct top_frame_info *in)
 {
-	int n = room(s, 2 + EVENT_ROWS, v->n_flows, in->once ? ONCE_FLOW_ROWS : 0);
+	/* after the rows: the table's 2 heading lines, a blank, the events */
+	int n = room(s, 3 + EVENT_ROWS, v->n_flows, in->once ? ONCE_FLOW_ROWS : 0);
 	char ends[2 * TOP_ADDR_LEN + 8], ports[16], a[32];
 
 	put(s, TOP_SECTION, "TOP FLOWS   by %s, %d of %d", top_sort_name(v->mode, in->sort),
@@ -211,20 +212,41 @@ static void host_flows(struct top_screen *s, const struct top_view *v,
 	put(s, TOP_TEXT, "%s", "");
 }
 
-static void events(struct top_screen *s, const struct top_frame_info *in)
+/* What the dataplane's event counters say, then the events themselves
+ * where a source for top exists (top_events.h); until then, where to see
+ * them. */
+static void events(struct top_screen *s, const struct top_view *v,
+		   const struct top_frame_info *in)
 {
-	char lines[EVENT_ROWS][TOP_EVENT_LEN];
+	char lines[EVENT_ROWS][TOP_EVENT_LEN], line[TOP_LINE_LEN];
 	bool available;
-	int n = top_recent_events(in->instance, lines, room(s, 1, EVENT_ROWS - 1, 0),
-				  &available);
+	int n, len = 0;
 
 	put(s, TOP_SECTION, "RECENT EVENTS");
-	if (!available)
-		put(s, TOP_TEXT, "  events will appear here once `xdpleaf events` exists");
-	else if (!n)
-		put(s, TOP_TEXT, "  none");
+	if (!v->have_events) {
+		put(s, TOP_TEXT, "  this instance counts no events (loaded by a version "
+		    "without them)");
+	} else if (v->have_rates) {
+		len = snprintf(line, sizeof(line), "  per second:");
+		for (int i = 0; i < v->n_events && len < (int)sizeof(line); i++) {
+			const struct top_event_rate *e = &v->events[i];
+
+			len += snprintf(line + len, sizeof(line) - len, " %s %.0f", e->kind,
+					e->emitted_ps);
+			/* what the rate limit or a full ring kept out */
+			if (e->dropped_ps > 0 && len < (int)sizeof(line))
+				len += snprintf(line + len, sizeof(line) - len,
+						" (+%.0f not written)", e->dropped_ps);
+		}
+		put(s, TOP_TEXT, "%s", v->n_events ? line :
+		    "  per second: none in the last interval");
+	}
+	n = top_recent_events(in->instance, lines, room(s, 0, EVENT_ROWS - 1, 0), &available);
 	for (int i = 0; i < n; i++)
 		put(s, TOP_TEXT, "  %s", lines[i]);
+	if (!available && v->have_events)
+		put(s, TOP_TEXT, "  each event with its packet: xdpleaf events --instance %s "
+		    "(top leaves the ring to it: it has one reader)", in->instance);
 }
 
 int top_render(struct top_screen *s, const struct top_view *v,
@@ -255,7 +277,7 @@ int top_render(struct top_screen *s, const struct top_view *v,
 		host_counters(s, v);
 		host_flows(s, v, in);
 	}
-	events(s, in);
+	events(s, v, in);
 	return 0;
 }
 

@@ -432,6 +432,34 @@ static int host_view(struct top_view *v, const struct top_sample *prev,
 	return 0;
 }
 
+/* --- both ----------------------------------------------------------- */
+
+/* The event kinds written (or kept out) in the interval, from stats'
+ * `events` object: kind -> {emitted, limited, ring_full}. */
+static void event_rates(struct top_view *v, json_object *before, json_object *now)
+{
+	json_object *ev = jget(now, "events"), *was = jget(before, "events");
+
+	v->have_events = ev && json_object_is_type(ev, json_type_object);
+	if (!v->have_events || !v->have_rates)
+		return;
+	json_object_object_foreach(ev, kind, counts) {
+		json_object *c0 = jget(was, kind);
+		struct top_event_rate *r = &v->events[v->n_events];
+		double dt = v->interval_s;
+
+		if (v->n_events == TOP_EVENT_KINDS)
+			break;
+		r->emitted_ps = per_s(c0, counts, "emitted", dt);
+		r->dropped_ps = per_s(c0, counts, "limited", dt) +
+				per_s(c0, counts, "ring_full", dt);
+		if (r->emitted_ps > 0 || r->dropped_ps > 0) {
+			snprintf(r->kind, sizeof(r->kind), "%s", kind);
+			v->n_events++;
+		}
+	}
+}
+
 int top_view_build(struct top_view *v, const struct top_sample *prev,
 		   const struct top_sample *cur, enum top_sort sort)
 {
@@ -445,6 +473,7 @@ int top_view_build(struct top_view *v, const struct top_sample *prev,
 	v->interval_s = v->have_rates ? (cur->t_ns - prev->t_ns) / 1e9 : 0;
 	err = v->mode == XL_INST_LEAF ? leaf_view(v, prev, cur, sort) :
 					host_view(v, prev, cur, sort);
+	event_rates(v, v->have_rates ? prev->stats : NULL, cur->stats);
 	if (err)
 		top_view_free(v);
 	return err;

@@ -79,6 +79,14 @@ struct top_np {
 	double ce_ps, cnps_ps;
 };
 
+/* Events of one kind the dataplane wrote per second, and what its rate
+ * limit or a full ring kept out (stats' `events` counters). */
+struct top_event_rate {
+	char kind[TOP_NAME_LEN];
+	double emitted_ps, dropped_ps;
+};
+#define TOP_EVENT_KINDS 16
+
 /* A frame: everything one screen shows. */
 struct top_view {
 	enum xl_inst_mode mode; /* ABSENT: not loaded */
@@ -98,6 +106,10 @@ struct top_view {
 	int n_rp;
 	struct top_np *np;
 	int n_np;
+	/* both: the kinds with events in the interval */
+	struct top_event_rate events[TOP_EVENT_KINDS];
+	int n_events;
+	bool have_events; /* the instance counts events (stats has them) */
 };
 
 /* The frame from the read before (prev, may be empty) to cur. 0, or -1
