@@ -286,6 +286,12 @@ static void test_render_fits_rows(void **state)
 	assert_int_equal(top_render(&scr, &v, &info), 0);
 	assert_true(screen_has(&scr, "instance 't' is not loaded; trying again every 1000 ms"));
 	assert_false(screen_has(&scr, "UPLINKS"));
+	/* a read that failed before any good one: its message, not "not
+	 * loaded" */
+	info.error = "xdpleaf: cannot open pinned map";
+	assert_int_equal(top_render(&scr, &v, &info), 0);
+	assert_true(screen_has(&scr, "cannot open pinned map"));
+	assert_false(screen_has(&scr, "not loaded"));
 	top_view_free(&v);
 	top_sample_free(&a);
 	top_screen_free(&scr);

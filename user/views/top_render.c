@@ -62,7 +62,8 @@ static void banner(struct top_screen *s, const struct top_view *v,
 		snprintf(over, sizeof(over), " (rates over the last %.2f s)", v->interval_s);
 	put(s, TOP_BANNER, "xdpleaf top   instance %s   %s   %s   refresh every %u ms%s%s",
 	    in->instance, v->mode == XL_INST_LEAF ? "leaf mode" :
-	    v->mode == XL_INST_HOST ? "host mode" : "not loaded", when,
+	    v->mode == XL_INST_HOST ? "host mode" : in->error ? "mode unknown" : "not loaded",
+	    when,
 	    in->interval_ms, over, in->paused ? "   PAUSED" : "");
 	if (!in->once)
 		put(s, TOP_TEXT, "keys: q quit   p pause   + slower   - faster   "
@@ -262,13 +263,15 @@ int top_render(struct top_screen *s, const struct top_view *v,
 	}
 	s->n = 0;
 	banner(s, v, in);
-	if (v->mode == XL_INST_ABSENT) {
-		put(s, TOP_ALERT, "instance '%s' is not loaded; trying again every %u ms",
-		    in->instance, in->interval_ms);
-		return 0;
-	}
+	/* a failed read keeps the last good frame (or none) below its why */
 	if (in->error)
 		put(s, TOP_ALERT, "%s", in->error);
+	if (v->mode == XL_INST_ABSENT) {
+		if (!in->error)
+			put(s, TOP_ALERT, "instance '%s' is not loaded; trying again every %u ms",
+			    in->instance, in->interval_ms);
+		return 0;
+	}
 	if (v->mode == XL_INST_LEAF) {
 		uplinks(s, v);
 		ports(s, v);
