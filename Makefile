@@ -9,7 +9,7 @@ ARCH     := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 
 CFLAGS   ?= -O2 -g
 CFLAGS   += -Wall -Wextra -Werror -std=gnu11 -Iinclude -Iuser -I$(BUILD)
-LDLIBS   := -lbpf -lelf -lz -linih -ljson-c -lmnl -lmicrohttpd
+LDLIBS   := -lbpf -lelf -lz -linih -ljson-c -lmnl -lmicrohttpd -lncurses
 BPF_CFLAGS := -target bpf -mcpu=v3 -O2 -g -Wall -Werror -D__TARGET_ARCH_$(ARCH) \
 	      -Iinclude -Ibpf -I$(BUILD)
 

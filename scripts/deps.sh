@@ -10,10 +10,14 @@ PACKAGES=(
 	libjson-c-dev libmnl-dev pkg-config make gcc libc6-dev linux-libc-dev
 	# the exporter's HTTP server
 	libmicrohttpd-dev
+	# xdpleaf top's terminal
+	libncurses-dev
 	# unit tests
 	libcmocka-dev
 	# lab tests and demo (ping and sysctl are not in a minimal image)
 	iproute2 procps ethtool iperf3 bats jq iputils-ping python3-scapy tshark
+	# xdpleaf top under a terminal (tests/lab/top.bats)
+	tmux
 	# MPI collectives through the lab (make bench-jct, tests/lab/jct.bats):
 	# mpirun and mpicc
 	openmpi-bin libopenmpi-dev

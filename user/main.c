@@ -28,10 +28,11 @@
 #include "common/version.h"
 #include "leaf/watcher.h"
 #include "observe/exporter.h"
+#include "views/top.h"
 
 /* The state readers of both modes, for the rooms that present it in other
  * forms (common/readers.h). */
-static const struct xl_readers readers __attribute__((unused)) = {
+static const struct xl_readers readers = {
 	.leaf_stats = xl_leaf_stats_json,
 	.leaf_flows = xl_leaf_flows_json,
 	.host_stats = xl_host_stats_json,
@@ -159,6 +160,13 @@ static int host_status(const struct opts *o) { return xl_host_status(o->instance
 static int host_stats(const struct opts *o) { return xl_host_stats(o->instance, o->json); }
 static int host_qps(const struct opts *o) { return xl_host_qps(o->instance, o->top, o->json); }
 
+/* top takes its own options (user/views/top.c) and the readers; it asks
+ * for privileges after --help, which needs none. */
+static int cmd_top(int argc, char **argv)
+{
+	return xl_top_main(argc, argv, &readers, need_privileges);
+}
+
 static const struct xl_opt load_opts[] = {
 	O_CONFIG, O_INSTANCE,
 	XL_OPT("no-watch", OPT_NO_WATCH, NULL, "do not start the neighbour watcher"),
@@ -237,6 +245,8 @@ static const struct command commands[] = {
 	{ "exporter", "serve Prometheus metrics of the loaded instances over HTTP "
 		      "('xdpleaf exporter --help')",
 	  .own_argv = exporter_main },
+	{ "top", "a live view of an instance, refreshed in place ('xdpleaf top --help')",
+	  .own_argv = cmd_top },
 	{ "sim", "run the dataplane's algorithms offline ('xdpleaf sim --help')",
 	  .own_argv = xl_sim_main },
 	{ "gen", "send RoCEv2 traffic ('xdpleaf gen --help')", .own_argv = xl_gen_main },
