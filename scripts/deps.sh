@@ -15,6 +15,8 @@ PACKAGES=(
 	# MPI collectives through the lab (make bench-jct, tests/lab/jct.bats):
 	# mpirun and mpicc
 	openmpi-bin libopenmpi-dev
+	# the benchmarks' plots (bench/plot.py)
+	gnuplot-nox
 )
 
 missing=()
