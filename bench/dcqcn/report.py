@@ -68,7 +68,9 @@ def read_sink(path):
     try:
         with open(path) as f:
             for line in f:
-                if line.startswith('{"t":'):
+                # an interval sample is one line (kind sink-interval; before
+                # schema_version 2 its line began with "t")
+                if '"kind":"sink-interval"' in line or line.startswith('{"t":'):
                     j = json.loads(line)
                     samples.append((j["mono_ns"], {(q["src"], q["qp"], q["sport"]): q
                                                    for q in j["qps"]}))
