@@ -64,8 +64,10 @@ def lines(png, panels, xlabel, title=None):
         print(f"plot: gnuplot not installed (make deps), {png} not drawn", file=sys.stderr)
         return False
     tmp = png + ".tmp"
-    r = subprocess.run(["gnuplot"], input=script(tmp, panels, xlabel, title),
-                       text=True, capture_output=True)
+    # stdout to /dev/null: when `set output` fails gnuplot draws the PNG
+    # there instead
+    r = subprocess.run(["gnuplot"], input=script(tmp, panels, xlabel, title), text=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     written = os.path.exists(tmp) and os.path.getsize(tmp) > 0
     if r.returncode != 0 or not written:
         print(f"plot: gnuplot failed on {png}: {r.stderr.strip()}", file=sys.stderr)
