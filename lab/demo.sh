@@ -389,8 +389,12 @@ done <"$TMP/qp-rates.txt"
 echo "  (BEFORE and AFTER: published rates at 50M per QP, before the incast and once back; AT THE CUT: the lowest"
 echo "   during the incast; rates sampled every 10 ms from the senders' maps)"
 echo "  CNPs: r1 sent $cnps_sent, the senders received $cnps_recv; tail drops at r1's port: $dcqcn_drops (section 3, without DCQCN: $ecn_drops)"
+# the rate a cut never goes below ([dcqcn] min_rate, default 100M)
+floor=$(in_ns "$P-s1" "$XDPLEAF" status --json --instance "${P}_s1" | jq '.dcqcn.min_rate_bps')
+cut_to="$((lowest / 1000000))..$((highest_low / 1000000)) Mb/s"
+((lowest == highest_low && lowest == floor)) && cut_to="the RP's floor, min_rate = $((floor / 1000000)) Mb/s,"
 if ((cut == 8 && ${#back[@]} == 8 && cnps_sent > 0)); then
-	proves "r1 turned CE marks into $cnps_sent CNPs; every one of the 8 QPs was cut from $((C_BPS / 1000000)) to $((lowest / 1000000))..$((highest_low / 1000000)) Mb/s and was back at >= 95 % of C at most $slowest ms after its last cut"
+	proves "r1 turned CE marks into $cnps_sent CNPs; every one of the 8 QPs was cut from $((C_BPS / 1000000)) Mb/s to $cut_to and was back at >= 95 % of C at most $slowest ms after its last cut"
 else
 	did_not "$cut of 8 QPs cut below 90 % of C, ${#back[@]} of 8 back within ${RECOVER_S}s, $cnps_sent CNPs sent"
 fi
