@@ -214,8 +214,9 @@ mm_hash=${share_hash##*$'\t'}
 mm_flowlet=${share_flowlet##*$'\t'}
 if awk -v h="$mm_hash" -v f="$mm_flowlet" 'BEGIN { exit !(f < h) }'; then
 	proves "with the same 8 TCP flows the busiest uplink carried $mm_hash x the mean under the 5-tuple hash and $mm_flowlet x under flowlet switching: flowlets spread by measured load where a hash can only place flows by chance"
-elif awk -v h="$mm_hash" 'BEGIN { exit !(h <= 1.10) }'; then
-	proves "nothing this run: the hash happened to spread these 8 flows evenly ($mm_hash x the mean, flowlet $mm_flowlet x); a fresh draw of ports usually does not"
+elif awk -v f="$mm_flowlet" 'BEGIN { exit !(f <= 1.25) }'; then
+	# 8 flows on 4 uplinks: the hash places them 2-2-2-2 about 1 time in 26
+	proves "nothing this run: the hash happened to place these 8 flows as evenly ($mm_hash x the mean, flowlet $mm_flowlet x); a fresh draw of ports usually does not"
 else
 	did_not "flowlet left the busiest uplink at $mm_flowlet x the mean, the hash at $mm_hash x"
 fi
