@@ -51,7 +51,7 @@ usage: $0 [--modes LIST] [--workloads LIST] [--seconds N] [--steps N]
   --workloads LIST  of 1 2 3 4 5 (default: all); comma or space separated
   --seconds N       length of workloads 1-3 (default $RUN_SECONDS)
   --steps N         measured steps of workload 5 (default $STEPS)
-  --out DIR         where raw data, results.json and table.txt go
+  --out DIR         where raw data, results.json, table.txt and plots/ go
                     (default build/bench-balance/<date>)
   --prefix P        lab prefix stem (default xlb<pid>); labs are P<mode><e|u|n>
   --no-cpu-check    skip the CPU checks
