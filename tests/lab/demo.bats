@@ -21,7 +21,9 @@ teardown() {
 	# what the demo should have removed itself, in case it did not
 	local d
 	for d in /sys/fs/bpf/xdpleaf/"$DP"_*; do
-		[[ -d $d ]] && "$XDPLEAF" unload --instance "${d##*/}" >/dev/null 2>&1 3>&- || true
+		if [[ -d $d ]]; then
+			"$XDPLEAF" unload --instance "${d##*/}" >/dev/null 2>&1 3>&- || true
+		fi
 	done
 	"$LAB" down --prefix "$DP" >/dev/null 2>&1 3>&- || true
 }
