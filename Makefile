@@ -48,7 +48,7 @@ help:
 	@echo "make          build $(BUILD)/xdpleaf (BPF objects, skeletons, CLI)"
 	@echo "make deps     install missing build/test dependencies (apt)"
 	@echo "make test     deps + build + every test suite; ends 'N passed, N failed'"
-	@echo "make demo     deps + build + lab up + traffic + per-port report + lab down"
+	@echo "make demo     deps + build + lab up + fast path, hash vs flowlet, ECN, DCQCN (measured) + lab down"
 	@echo "make bench    the leaf program's ns/packet per path, as ratios to a baseline"
 	@echo "make lab      bring the lab up (lab/lab.sh up; make lab-down removes it)"
 	@echo "make bench-balance  load-balancing modes vs kernel ECMP (docs/load-balancing-bench.md)"

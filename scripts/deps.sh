@@ -23,6 +23,8 @@ PACKAGES=(
 	openmpi-bin libopenmpi-dev
 	# the exporter's tests: promtool and a Prometheus server to scrape it
 	prometheus curl
+	# the benchmarks' plots (bench/plot.py)
+	gnuplot-nox
 )
 
 missing=()

@@ -3,16 +3,21 @@
 """The table of bench/balance/run.sh, from the raw data it left in DIR.
 
   bench/balance/report.py DIR        prints the table, writes DIR/results.json
+                                     and DIR/plots/{shares,queue}-wN.png
 
 Each run is DIR/MODE/wN/ with meta.json, counter snapshots (*.json from
 `snap`), the receiver's counts (sink_*.json), the senders' summaries
-(gen_*.json) and, for workload 5, steps.json and TCP counters. Columns
+(gen_*.json), for workloads 1-4 leaf1's counters every 100 ms
+(samples.json) and, for workload 5, steps.json and TCP counters. Columns
 are explained in docs/load-balancing-bench.md.
 """
 import json
 import math
 import os
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import plot  # noqa: E402  (bench/plot.py)
 
 UPLINKS = ["u1", "u2", "u3", "u4"]
 MODES = ["kernel", "hash", "flowlet", "flowlet-random", "spray"]
@@ -538,6 +543,91 @@ def main():
         json.dump({"setup": setup, "rows": rows, "cpu_check": cpu,
                    "cpu_check_unshaped": cpu2, "targets": targets},
                   fh, indent=1)
+    pngs = plot_series(top)
+    if pngs:
+        print(f"uplink shares and queue lengths over time: {len(pngs)} plots in "
+              f"{os.path.join(top, 'plots')}/")
+
+
+# ---- plots over time (samples.json) -----------------------------------
+
+def read_samples(path):
+    """The sampler's records, in order: (t seconds, {uplink: (tx_bytes,
+    queue_bytes or None)}). The last record may be cut short by the
+    sampler's stop: whatever does not parse ends the list."""
+    try:
+        with open(path) as fh:
+            text = fh.read()
+    except OSError:
+        return []
+    dec, i, out = json.JSONDecoder(), 0, []
+    while True:
+        while i < len(text) and text[i].isspace():
+            i += 1
+        try:
+            rec, i = dec.raw_decode(text, i)
+        except ValueError:
+            return out
+        st, ups = rec.get("stats"), {}
+        if isinstance(st, list):  # kernel mode: ip -s -j link
+            for e in st:
+                if e.get("ifname") in UPLINKS:
+                    ups[e["ifname"]] = (e["stats64"]["tx"]["bytes"], None)
+        elif isinstance(st, dict):  # xdpleaf stats --json
+            for p in st.get("ports", []):
+                if p.get("name") in UPLINKS:
+                    q = p.get("queue") or {}
+                    ups[p["name"]] = (p["tx_bytes"], q.get("length_bytes"))
+        if len(ups) == len(UPLINKS):
+            out.append((rec["t"], ups))
+
+
+def series_of(samples):
+    """Per uplink: its share (%) of the uplinks' bytes in each interval
+    between samples, and its queue length (KB) at each sample."""
+    shares = {u: [] for u in UPLINKS}
+    queues = {u: [] for u in UPLINKS}
+    t0 = samples[0][0] if samples else 0
+    for (ta, a), (tb, b) in zip(samples, samples[1:]):
+        d = {u: b[u][0] - a[u][0] for u in UPLINKS}
+        tot = sum(d.values())
+        if tot > 0:
+            for u in UPLINKS:
+                shares[u].append(((ta + tb) / 2 - t0, 100.0 * d[u] / tot))
+    for t, s in samples:
+        for u in UPLINKS:
+            if s[u][1] is not None:
+                queues[u].append((t - t0, s[u][1] / 1024))
+    return shares, queues
+
+
+def plot_series(top):
+    """Per workload with samples: plots/shares-wN.png and plots/queue-wN.png,
+    a panel per mode (queues: the xdpleaf modes' phantom queues; kernel
+    ECMP has none to read)."""
+    pngs = []
+    for wl in range(1, 6):
+        share_panels, queue_panels = [], []
+        for m in MODES:
+            samples = read_samples(os.path.join(top, m, f"w{wl}", "samples.json"))
+            if len(samples) < 2:
+                continue
+            shares, queues = series_of(samples)
+            share_panels.append({"title": m, "ylabel": "share of uplink bytes (%)",
+                                 "yrange": (0, 100), "series": list(shares.items())})
+            if any(queues.values()):
+                queue_panels.append({"title": m, "ylabel": "phantom queue (KB)",
+                                     "series": list(queues.items())})
+        if not share_panels:
+            continue
+        os.makedirs(os.path.join(top, "plots"), exist_ok=True)
+        for name, panels, what in (("shares", share_panels, "uplink shares, 100 ms intervals"),
+                                   ("queue", queue_panels, "leaf1's uplink queues")):
+            png = os.path.join(top, "plots", f"{name}-w{wl}.png")
+            if panels and plot.lines(png, panels, "time from the first sample (s)",
+                                     f"workload {wl}: {what}"):
+                pngs.append(png)
+    return pngs
 
 
 if __name__ == "__main__":

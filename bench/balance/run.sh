@@ -51,7 +51,7 @@ usage: $0 [--modes LIST] [--workloads LIST] [--seconds N] [--steps N]
   --workloads LIST  of 1 2 3 4 5 (default: all); comma or space separated
   --seconds N       length of workloads 1-3 (default $RUN_SECONDS)
   --steps N         measured steps of workload 5 (default $STEPS)
-  --out DIR         where raw data, results.json and table.txt go
+  --out DIR         where raw data, results.json, table.txt and plots/ go
                     (default build/bench-balance/<date>)
   --prefix P        lab prefix stem (default xlb<pid>); labs are P<mode><e|u|n>
   --no-cpu-check    skip the CPU checks
@@ -279,6 +279,34 @@ tcp_snap() { # file
 	done >"$1"
 }
 
+# The time series behind the report's plots (uplink shares and queue
+# lengths over time): every 100 ms while a workload runs, one record
+# {"t": epoch seconds, "stats": ...} to DIR/samples.json, where stats is
+# `xdpleaf stats --json` of leaf1 (uplink tx_bytes and phantom queue
+# length_bytes) or, in kernel mode, leaf1's `ip -s -j link`. One command
+# per sample and no fork for the clock: a few ms of CPU a second, small
+# beside the senders.
+SAMPLER_PID=
+sampler_start() { # run-dir
+	local dir=$1
+	while :; do
+		printf '{"t": %s, "stats": ' "$EPOCHREALTIME"
+		if [[ $LABMODE == kernel ]]; then
+			ip -n "$P-leaf1" -s -j link
+		else
+			in_ns "$P-leaf1" "$XDPLEAF" stats --json --instance "$P"
+		fi
+		printf '}\n'
+		sleep 0.1
+	done >"$dir/samples.json" 2>/dev/null </dev/null &
+	SAMPLER_PID=$!
+}
+
+sampler_stop() {
+	kill "$SAMPLER_PID" 2>/dev/null || true
+	wait "$SAMPLER_PID" 2>/dev/null || true
+}
+
 SINK_PID=
 sink_start() { # run-dir name
 	local f=$1/sink_$2
@@ -360,9 +388,11 @@ run_roce() { # workload nsenders qps aggregate_capacity_bps caps...
 	avg=$(awk -v c="$cap" -v l="$LOAD" -v n=$((ns * qps)) 'BEGIN { printf "%.0f", c * l / n }')
 	sink_start "$RUN" all
 	snap "$RUN/s0.json"
+	sampler_start "$RUN"
 	gens_start "$RUN" "$ns" "$qps" "$avg" "$RUN_SECONDS"
 	gens_wait
 	sleep 0.2 # let the last packets drain through the TBF queues
+	sampler_stop
 	snap "$RUN/end.json"
 	sink_stop
 }
@@ -387,6 +417,7 @@ run_failover() { # aggregate_capacity_bps caps...
 	in_ns "$P-sp2" sysctl -qw net.ipv6.conf.down.keep_addr_on_down=1
 	sink_start "$RUN" A
 	snap "$RUN/s0.json"
+	sampler_start "$RUN"
 	t0=$(date +%s.%N)
 	gens_start "$RUN" 4 4 "$avg" 9
 	at() { # seconds after the start
@@ -431,6 +462,7 @@ run_failover() { # aggregate_capacity_bps caps...
 	sink_start "$RUN" D; snap "$RUN/d_start.json"
 	gens_wait
 	sleep 0.2
+	sampler_stop
 	snap "$RUN/end.json"
 	sink_stop
 }

@@ -4,7 +4,8 @@
 
   dcqcn_report.py DIR      prints the table, writes DIR/results.json and,
                            per run DIR/RUN/: qp_rates.csv, qp_delivered.csv,
-                           queue_ms.csv
+                           queue_ms.csv; DIR/qp_rates.png (every QP's
+                           published rate over time, a panel per run)
 
 Each run is DIR/RUN/ (off, paper, nvidia) with meta.json, the sampler's
 queue.csv and rates.csv (dcqcn_sample.py), the sink's samples and summary
@@ -21,6 +22,9 @@ import json
 import os
 import statistics
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import plot  # noqa: E402  (bench/plot.py)
 
 RUN_ORDER = ["off", "paper", "nvidia"]
 WARMUP_S = 1.0            # Jain's index and the steady rate: after 1 s
@@ -64,7 +68,9 @@ def read_sink(path):
     try:
         with open(path) as f:
             for line in f:
-                if line.startswith('{"t":'):
+                # an interval sample is one line (kind sink-interval; before
+                # schema_version 2 its line began with "t")
+                if '"kind":"sink-interval"' in line or line.startswith('{"t":'):
                     j = json.loads(line)
                     samples.append((j["mono_ns"], {(q["src"], q["qp"], q["sport"]): q
                                                    for q in j["qps"]}))
@@ -303,6 +309,23 @@ def fmt(v, spec="%.0f", none="-"):
     return spec % v
 
 
+def plot_rates(top, res):
+    """DIR/qp_rates.png: each QP's published rate (Mb/s) against time from
+    the run's t0, one panel per run that has qp_rates.csv."""
+    panels = []
+    for r in res:
+        series = {}
+        for x in read_csv(os.path.join(top, r["run"], "qp_rates.csv")):
+            series.setdefault("%s/%s" % (x["sender"], x["qp"]), []).append(
+                (float(x["time_ms"]) / 1e3, int(x["rate_bps"]) / 1e6))
+        if series:
+            panels.append({"title": "DCQCN off" if r["run"] == "off" else "DCQCN " + r["run"],
+                           "ylabel": "published rate (Mb/s)",
+                           "series": sorted(series.items())})
+    return bool(panels) and plot.lines(os.path.join(top, "qp_rates.png"), panels,
+                                       "time from the first packet at the port (s)")
+
+
 def main():
     if len(sys.argv) != 2:
         print(__doc__, file=sys.stderr)
@@ -368,6 +391,8 @@ def main():
     for r in res:
         if "error" in r:
             print("%s: %s" % (r["run"], r["error"]))
+    if plot_rates(top, res):
+        print("per-QP rates over time: %s/qp_rates.png" % top)
     print("per-QP rates: %s/<run>/qp_rates.csv (time_ms,sender,qp,rate_bps,rt_bps,alpha), "
           "delivered per 100 ms: qp_delivered.csv, queue: queue_ms.csv" % top)
 

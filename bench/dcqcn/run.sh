@@ -84,7 +84,7 @@ usage: $0 [--runs LIST] [--seconds N] [--rate C] [--size B] [--buffer B]
                   e.g. --set r_ai=5M (default: r_ai=1M r_hai=5M min_rate=10M)
   --spec-defaults the specification's RP defaults and the paper's marking
                   profile (Kmax 200K, Pmax 1 %) instead of the 1 Gb/s scaling
-  --out DIR       raw data, CSVs, results.json, table.txt
+  --out DIR       raw data, CSVs, results.json, table.txt, qp_rates.png
                   (default build/bench-dcqcn/<date>)
   --prefix P      lab prefix stem (default xdq<pid>); labs are P<o|p|n>
 EOF

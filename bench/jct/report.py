@@ -3,6 +3,7 @@
 """The table of bench/jct/run.sh, from the raw data it left in DIR.
 
   bench/jct/report.py DIR        prints the table, writes DIR/results.json
+                                 and DIR/plots/cdf-UPLINKS-OP-SIZE.png
 
 Each cell is DIR/UPLINKS/LABEL/OP-SIZE/ with steps.json (the collective's
 output: per-step, per-rank CLOCK_MONOTONIC start and end) and counter
@@ -15,6 +16,9 @@ import math
 import os
 import statistics
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import plot  # noqa: E402  (bench/plot.py)
 
 HOSTS = ["s1", "s2", "s3", "s4", "r1", "r2", "r3", "r4"]
 RECEIVERS = ["r1", "r2", "r3", "r4"]
@@ -210,6 +214,8 @@ def main():
     with open(os.path.join(top, "results.json"), "w") as f:
         json.dump({"setup": setup, "rows": rows, "summary": summary}, f, indent=1)
 
+    pngs = plot_cdfs(top, rows)
+
     print(f"{setup.get('mpi', 'MPI')}, 8 ranks ({setup.get('rank_hosts')}), "
           f"{setup.get('steps')} steps after {setup.get('warmup')} warm-up; "
           f"host TCP: {setup.get('tcp_congestion_control')}; "
@@ -266,6 +272,29 @@ def main():
                 line += (f"; flowlet {s['flowlet_p50_ms']:.0f} ms: "
                          f"{'<=' if s['flowlet_le_ecmp_median'] else '>'} median")
             print(line)
+    if pngs:
+        print(f"\nstep-time CDFs per fabric: {len(pngs)} plots in {os.path.join(top, 'plots')}/")
+
+
+def plot_cdfs(top, rows):
+    """One PNG per (uplinks, op, size): the step-time CDF of each fabric."""
+    cells = {}
+    for r in rows:
+        if not r.get("failed"):
+            cells.setdefault((r["uplinks"], r["op"], r["size"]), []).append(r)
+    if not cells:
+        return []
+    os.makedirs(os.path.join(top, "plots"), exist_ok=True)
+    pngs = []
+    for (uset, op, size), rs in sorted(cells.items()):
+        rs.sort(key=lambda r: label_key(r["label"]))
+        png = os.path.join(top, "plots", f"cdf-{uset}-{op}-{size}.png")
+        panel = {"title": f"{op} {size}, uplinks {uset} {rs[0].get('rates') or ''}",
+                 "ylabel": "fraction of steps", "yrange": (0, 1), "steps": True,
+                 "series": [(r["label"], plot.cdf(r["step_ms"])) for r in rs]}
+        if plot.lines(png, [panel], "step time (ms)"):
+            pngs.append(png)
+    return pngs
 
 
 if __name__ == "__main__":

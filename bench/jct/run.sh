@@ -61,7 +61,7 @@ usage: $0 [--fabrics LIST] [--uplinks LIST] [--ops LIST] [--sizes LIST]
   --warmup N      unmeasured ones (default $WARMUP)
   --ecmp-labs N   fresh kernel-ECMP labs per uplink set (default $ECMP_LABS):
                   each draws its own hash placement
-  --out DIR       raw data, results.json, table.txt
+  --out DIR       raw data, results.json, table.txt, plots/
                   (default build/bench-jct/<date>)
   --prefix P      lab prefix stem (default xlj<pid>); labs are P<fabric><e|u>
   --quiet-wait N  before each cell wait up to N s (default $QUIET_WAIT) until the

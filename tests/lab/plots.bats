@@ -1,0 +1,67 @@
+#!/usr/bin/env bats
+# The benchmarks' reports draw their plots (bench/plot.py through gnuplot)
+# from raw data: small extracts of real runs in tests/fixtures/plots/ (two
+# jct cells, hash and flowlet through workload 4's uplink failure, a DCQCN
+# run's queue and rate samples). No lab: each report runs on a copy and
+# must write a PNG (its magic bytes, more than a header's size) named in
+# its docstring.
+
+load helpers
+
+FIX=$ROOT/tests/fixtures/plots
+PY=/usr/bin/python3
+
+setup() {
+	command -v gnuplot >/dev/null || skip "gnuplot not installed (make deps)"
+	WORK=$BATS_TEST_TMPDIR/data
+}
+
+# A PNG file: the 8-byte signature, then at least an IHDR and an IEND.
+is_png() { # file
+	[[ -s $1 ]] || { echo "$1: missing or empty"; return 1; }
+	local magic size
+	magic=$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')
+	size=$(stat -c %s "$1")
+	[[ $magic == 89504e470d0a1a0a ]] || { echo "$1: not a PNG (starts $magic)"; return 1; }
+	((size > 1000)) || { echo "$1: only $size bytes"; return 1; }
+	note "$(basename "$1"): PNG, $size bytes"
+}
+
+report() { # bench
+	cp -r "$FIX/$1" "$WORK"
+	run "$PY" "$ROOT/bench/$1/report.py" "$WORK"
+	echo "$output"
+	[[ $status -eq 0 ]]
+}
+
+@test "bench-jct report: a step-time CDF per fabric" {
+	report jct
+	[[ $output == *"step-time CDFs per fabric: 1 plots"* ]]
+	is_png "$WORK/plots/cdf-equal-allreduce-1M.png"
+}
+
+@test "bench-balance report: uplink shares and queue lengths over time" {
+	report balance
+	[[ $output == *"2 plots in"* ]]
+	is_png "$WORK/plots/shares-w4.png"
+	is_png "$WORK/plots/queue-w4.png"
+}
+
+@test "bench-dcqcn report: every QP's published rate over time" {
+	report dcqcn
+	[[ $output == *"per-QP rates over time: $WORK/qp_rates.png"* ]]
+	is_png "$WORK/qp_rates.png"
+}
+
+@test "plot.py without data points still writes a PNG; a bad path fails cleanly" {
+	run "$PY" -c "import sys; sys.path.insert(0, '$ROOT/bench'); import plot
+ok = plot.lines('$BATS_TEST_TMPDIR/empty.png', [{'title': 't', 'series': [('a', [])]}], 'x')
+bad = plot.lines('$BATS_TEST_TMPDIR/no/such/dir/x.png', [{'series': [('a', [(1, 2)])]}], 'x')
+print(ok, bad)"
+	echo "$output"
+	[[ $status -eq 0 ]]
+	[[ ${lines[-1]} == "True False" ]]
+	[[ $output == *"gnuplot failed on"* ]]
+	is_png "$BATS_TEST_TMPDIR/empty.png"
+	[[ ! -e $BATS_TEST_TMPDIR/no/such/dir/x.png.tmp ]]
+}
