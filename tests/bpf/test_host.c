@@ -1203,7 +1203,7 @@ static void gen_rate_map_paces_and_accounts(void **state)
 	struct bpf_map *maps[3] = { E.skel->maps.rp_rates, E.skel->maps.rp_flows,
 				    E.skel->maps.host_cfg };
 	struct stat st;
-	double secs, frame_gap;
+	double secs, secs_paced, frame_gap;
 	int i;
 
 	(void)state;
@@ -1228,7 +1228,7 @@ static void gen_rate_map_paces_and_accounts(void **state)
 	snprintf(arg, sizeof(arg), " --rate-map %s/rp_rates", dir);
 	frame_gap = 1082.0 * 8 / 10e6; /* s, at 10 Mbit/s */
 	/* --rate 1G: the published 10M is lower and wins */
-	secs = gen_run("--rate 1G", arg, json, sizeof(json));
+	secs = secs_paced = gen_run("--rate 1G", arg, json, sizeof(json));
 	assert_int_equal(json_num(json, "rate_map_bps"), 10000000);
 	assert_true(secs >= 9 * frame_gap * 0.95);
 	assert_int_equal(rp_flow(&k, &f), 0);
@@ -1243,9 +1243,11 @@ static void gen_rate_map_paces_and_accounts(void **state)
 	assert_true(secs >= 9 * frame_gap * 0.95);
 	assert_int_equal(rp_flow(&k, &f), 0);
 	assert_int_equal(f.bytes, 30 * 1082);
-	/* without --rate-map: unpaced, nothing accounted */
+	/* without --rate-map: unpaced, nothing accounted; faster than the
+	 * same ten frames paced at 10M in this run (a relation, not a time:
+	 * a busy machine may take milliseconds for ten frames) */
 	secs = gen_run("", "", json, sizeof(json));
-	assert_true(secs < 9 * frame_gap);
+	assert_true(secs < secs_paced);
 	assert_null(strstr(json, "rate_map_bps"));
 	assert_int_equal(rp_flow(&k, &f), 0);
 	assert_int_equal(f.bytes, 30 * 1082);
