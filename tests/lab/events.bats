@@ -164,3 +164,28 @@ send() { # from s1: send_frames.py arguments after the interface
 	run --separate-stderr "$XDPLEAF" events --instance "$P" --pcap /nonexistent/dir/x.pcap
 	[[ $status -eq 1 && $stderr == *"/nonexistent/dir/x.pcap"* ]]
 }
+
+@test "bpftool reads the maps by name: counters as named fields, enums by name, entries labelled with their port" {
+	local d=/sys/fs/bpf/xdpleaf/$P j
+	# bpftool -j puts the BTF view of each entry under .formatted
+	# ports: roles and overflow by enum name, not number
+	j=$(bpftool -j map dump pinned "$d/ports" | jq "[.[].formatted]")
+	[[ $(jq -r '[.[] | select(.value.name == "u1") | .value.role] | first' <<<"$j") == XL_ROLE_UPLINK ]]
+	[[ $(jq -r '[.[] | select(.value.name == "s1") | .value.role] | first' <<<"$j") == XL_ROLE_DOWNLINK ]]
+	[[ $(jq -r '[.[].value.overflow] | unique | .[0]' <<<"$j") == XL_OVERFLOW_DROP ]]
+	j=$(bpftool -j map dump pinned "$d/groups" | jq "[.[].formatted]")
+	[[ $(jq -r '[.[] | select(.value.name == "spine") | .value.lb_mode] | first' <<<"$j") == XL_LB_FLOWLET ]]
+	# port_stats: each CPU's entry names its port; verdicts and reasons
+	# are structs with named fields, and they agree with xdpleaf stats
+	j=$(bpftool -j map dump pinned "$d/port_stats" | jq "[.[].formatted]")
+	[[ $(jq -r '[.[].values[0].value.port | select(. != "")] | sort | join(",")' <<<"$j") == "s1,s2,s3,s4,u1,u2,u3,u4" ]]
+	# s1's counters by name, summed over CPUs, are what stats says a
+	# moment later (at most that: the watcher's probes may add packets)
+	local fwd
+	fwd=$(jq '[.[] | select(.values[0].value.port == "s1") | .values[].value.reason.forwarded] | add' <<<"$j")
+	[[ $fwd -gt 0 && $fwd -le $(jqv "$(stats_json "$P")" '.ports[] | select(.name == "s1") | .reasons.forwarded') ]]
+	jq -e '.[0].values[0].value.verdict | has("redirect") and has("pass") and has("drop")' <<<"$j" >/dev/null
+	# queue_stats: (port, class) labels
+	j=$(bpftool -j map dump pinned "$d/queue_stats" | jq "[.[].formatted]")
+	[[ $(jq -r '[.[].values[0].value | select(.port == "s1") | .class_name] | sort | join(",")' <<<"$j") == "cnp,default" ]]
+}
