@@ -384,7 +384,7 @@ __noinline int xl_choose_uplink(struct xl_flow *flow, __u32 gid, __u64 now,
 		if (fs->flowlet_bytes)
 			fs->flowlet_rate_bps = xl_flowlet_rate(
 				fs->flowlet_bytes, fs->last_ns - fs->flowlet_start_ns,
-				now - fs->flowlet_start_ns, fs->flowlet_rate_bps);
+				fs->flowlet_rate_bps);
 		fs->flowlet_start_ns = now;
 		fs->flowlet_bytes = 0;
 		fs->flowlets++;

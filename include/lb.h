@@ -293,20 +293,12 @@ static inline __u32 xl_member_util(__u64 rate_bps, __u64 queue_bytes,
 }
 
 /* The rate a flow sent at in its flowlet that just ended: its bytes over
- * the time from its first to its last packet (n packets over n - 1
- * spacings: short flowlets read a little high). A one-packet flowlet has
- * no duration: its bytes over span_ns, the time from it to the packet
- * that ends it, that is the flow's own pace. Keeping the previous figure
- * instead let one fast pair (two packets of a paced QP sent back to back,
- * 17 Gbit/s) stick: the floor of flowlet_timeout = auto then stayed at
- * 50 us, every packet of the 20 Mbit/s QP, 433 us apart, became a flowlet
- * of its own, and no one-packet flowlet could correct the rate (the lab:
- * 2233 flowlets in 2475 packets). No time at all: the previous figure. */
+ * the time from its first to its last packet. A one-packet flowlet has no
+ * duration and keeps the flow's previous figure. (n packets over n - 1
+ * spacings: short flowlets read a little high.) */
 static inline __u64 xl_flowlet_rate(__u64 bytes, __u64 duration_ns,
-				    __u64 span_ns, __u64 prev_bps)
+				    __u64 prev_bps)
 {
-	if (!duration_ns)
-		duration_ns = span_ns;
 	if (!duration_ns)
 		return prev_bps;
 	if (bytes < (1ULL << 31))

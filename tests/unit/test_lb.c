@@ -805,25 +805,6 @@ static void window_rate(void **state)
 
 /* The floor: a gap up to it (inclusive, as xl_flowlet_expired) never
  * moves, however empty the queues. */
-/* A flowlet's rate: bytes over first-to-last packet; a one-packet flowlet
- * over the time to the packet that ends it. A paced QP (1082-byte frames,
- * 433 us apart: 19.99 Mbit/s) that once read 17 Gbit/s from a pair sent
- * back to back reads its own pace again after one one-packet flowlet, and
- * the auto floor (4 spacings, 1.73 ms) then holds its packets together. */
-static void flowlet_rate_one_packet(void **state)
-{
-	__u64 r;
-
-	(void)state;
-	assert_int_equal(xl_flowlet_rate(2164, 1000, 433000, 0), 17312000000ULL);
-	r = xl_flowlet_rate(1082, 0, 433000, 17312000000ULL);
-	assert_int_equal(r, 1082ULL * 8 * 1000000000ULL / 433000); /* 19,990,762 */
-	assert_int_equal(xl_flowlet_floor_ns(50000, 1082, 17312000000ULL), 50000);
-	assert_int_equal(xl_flowlet_floor_ns(50000, 1082, r), 4 * 433000ULL);
-	/* no time at all: the previous figure */
-	assert_int_equal(xl_flowlet_rate(1082, 0, 0, 123), 123);
-}
-
 static void move_floor(void **state)
 {
 	const __u64 floor = XL_DEFAULT_FLOWLET_TIMEOUT_NS;
@@ -1258,7 +1239,6 @@ static void simulate(const __u64 *caps, int stagger, int safe, struct sim_result
 				flow[f].flowlet_rate = xl_flowlet_rate(
 					flow[f].flowlet_bytes,
 					flow[f].last_ns - flow[f].flowlet_start_ns,
-					now - flow[f].flowlet_start_ns,
 					flow[f].flowlet_rate);
 			flow[f].flowlet_start_ns = now;
 			flow[f].flowlet_bytes = 0;
@@ -1417,7 +1397,6 @@ static void sim_with_rule(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(flowlet_rate_one_packet),
 		cmocka_unit_test(util_capacity_weighting),
 		cmocka_unit_test(util_unknown_capacity),
 		cmocka_unit_test(util_queue_term),

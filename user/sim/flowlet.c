@@ -153,8 +153,7 @@ int xl_lb_sim_run(struct xl_lb_sim *s)
 
 					if (f->flowlet_bytes)
 						f->rate_bps = xl_flowlet_rate(f->flowlet_bytes,
-									      f->flowlet_ns, f->flowlet_ns,
-									      f->rate_bps);
+									      f->flowlet_ns, f->rate_bps);
 					f->flowlet_bytes = f->flowlet_ns = 0;
 					m = place(s, f, mb, queue, &rr, t);
 					if (s->mode != XL_LB_HASH) { /* as the dataplane counts */
