@@ -189,3 +189,16 @@ send() { # from s1: send_frames.py arguments after the interface
 	j=$(bpftool -j map dump pinned "$d/queue_stats" | jq "[.[].formatted]")
 	[[ $(jq -r '[.[].values[0].value | select(.port == "s1") | .class_name] | sort | join(",")' <<<"$j") == "cnp,default" ]]
 }
+
+# Last: it unloads leaf1's instance.
+@test "events: the reader stops, saying so, when the instance is unloaded" {
+	start_events --duration 60s
+	in_ns "$P-leaf1" "$XDPLEAF" unload --instance "$P"
+	local tries=100
+	while kill -0 "$EV_PID" 2>/dev/null; do
+		((tries-- > 0)) || { echo "events still running 5 s after the unload"; return 1; }
+		sleep 0.05
+	done
+	wait_events
+	grep -q "instance '$P' was unloaded" "$EV_ERR"
+}

@@ -441,8 +441,17 @@ int xl_events_main(int argc, char **argv)
 	fprintf(stderr, PFX "reading instance '%s' (%s mode)\n", o.instance,
 		mode == XL_INST_LEAF ? "leaf" : "host");
 	t_end = o.duration_ns ? xl_monotonic_ns() + o.duration_ns : 0;
-	while (!stop && !r.write_error && !(o.count && r.shown >= o.count)) {
+	for (unsigned polls = 1; !stop && !r.write_error && !(o.count && r.shown >= o.count);
+	     polls++) {
 		int n = ring_buffer__poll(rb, 100);
+
+		/* an unloaded instance writes no more events: say so and stop
+		 * (its ring lives on only as long as this reader holds it) */
+		if (polls % 10 == 0 && !xl_instance_exists(o.instance)) {
+			ring_buffer__consume(rb);
+			fprintf(stderr, PFX "instance '%s' was unloaded\n", o.instance);
+			break;
+		}
 
 		if (n < 0 && n != -EINTR && !(o.count && r.shown >= o.count)) {
 			fprintf(stderr, PFX "reading the ring: %s\n", strerror(-n));
