@@ -146,15 +146,27 @@ static __always_inline int next_hop(struct xdp_md *ctx, struct xl_flow *f,
 	return XL_R_FORWARDED;
 }
 
+static __always_inline int is_port_mac(const __u8 *m, const struct xl_port *in)
+{
+	return m[0] == in->mac[0] && m[1] == in->mac[1] && m[2] == in->mac[2] &&
+	       m[3] == in->mac[3] && m[4] == in->mac[4] && m[5] == in->mac[5];
+}
+
 /* Packets a router must not forward on its fast path. */
 static __always_inline int not_for_fast_path(const struct xl_pkt *p,
 					     const struct xl_port *in)
 {
-	const __u8 *d = p->eth->h_dest;
-
-	if (d[0] != in->mac[0] || d[1] != in->mac[1] || d[2] != in->mac[2] ||
-	    d[3] != in->mac[3] || d[4] != in->mac[4] || d[5] != in->mac[5])
+	if (!is_port_mac(p->eth->h_dest, in))
 		return XL_R_NOT_OUR_MAC;
+	/* our own frame come back (a loop), or a station spoofing us */
+	if (is_port_mac(p->eth->h_source, in))
+		return XL_R_BAD_SRC_MAC;
+	if (p->has_vlan && p->vid) {
+		struct xl_vlan_key vk = { .ifindex = in->ifindex, .vid = p->vid };
+
+		if (!bpf_map_lookup_elem(&port_vlans, &vk))
+			return XL_R_VLAN_UNKNOWN;
+	}
 	if (p->flow.family == 6) {
 		/* ff00::/8 multicast, fe80::/10 link-local */
 		if (p->flow.daddr[0] == 0xff ||
@@ -325,7 +337,7 @@ int xdpleaf_leaf(struct xdp_md *ctx)
 		st->rx_bytes += len;
 	}
 
-	reason = xl_parse(&p, data, end);
+	reason = xl_parse(&p, data, end, len);
 	if (reason >= XL_FIRST_MALFORMED)
 		return dropped(ctx, st, reason, malformed_action(), NULL, in_ifindex);
 	if (reason == XL_R_MAC_CONTROL)
@@ -334,6 +346,8 @@ int xdpleaf_leaf(struct xdp_md *ctx)
 		return verdict(st, reason, XDP_PASS);
 
 	reason = not_for_fast_path(&p, in);
+	if (reason >= XL_FIRST_MALFORMED)
+		return dropped(ctx, st, reason, malformed_action(), &p.flow, in_ifindex);
 	if (reason != XL_R_FORWARDED)
 		return verdict(st, reason, XDP_PASS);
 	if (p.is_roce)

@@ -117,6 +117,14 @@ struct {
 	__type(value, struct xl_flow_state);
 } XL_MAP_FLOWS SEC(".maps");
 
+/* Whole-leaf counters (struct xl_leaf_counters), per CPU. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct xl_leaf_counters);
+} XL_MAP_LEAF_COUNTERS SEC(".maps");
+
 /* Measured transmit rate per port slot (uplinks). */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -133,6 +141,16 @@ struct {
 	__type(key, __u32);
 	__type(value, struct xl_group_down);
 } XL_MAP_GROUP_DOWN SEC(".maps");
+
+/* VLANs each port forwards tagged frames of; any other VID but 0 goes to
+ * the kernel (vlan_unknown). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, XL_MAX_PORT_VLANS);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct xl_vlan_key);
+	__type(value, __u8);
+} XL_MAP_PORT_VLANS SEC(".maps");
 
 /* Rotating start for tie-breaking among equally good members. */
 struct {

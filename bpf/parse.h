@@ -25,6 +25,7 @@ struct xl_pkt {
 	void *l3;            /* struct iphdr or struct ipv6hdr */
 	__u16 l3_proto;      /* XL_ETH_P_IP or XL_ETH_P_IPV6, host order */
 	__u8 has_vlan;
+	__u16 vid;           /* the tag's VLAN ID (0: priority-tagged) */
 	__u8 ttl;            /* TTL or hop limit as received */
 	__u8 dscp;           /* DSCP, 0..63 */
 	__u8 ecn;            /* ECN field: XL_ECN_* */
@@ -37,21 +38,28 @@ struct xl_pkt {
 	struct xl_flow flow;
 };
 
+/* L4 within the IP payload of ip_len bytes (headers sit in the first
+ * buffer, bounded by end; lengths are the datagram's own): ports never
+ * come from Ethernet padding past the IP length. */
 static __always_inline int parse_l4(struct xl_pkt *p, void *l4, void *end,
-				    __u8 proto)
+				    __u8 proto, __u32 ip_len)
 {
 	p->flow.proto = proto;
 	if (proto == IPPROTO_UDP) {
 		struct udphdr *udp = l4;
 		struct xl_bth *bth = (void *)(udp + 1);
+		__u32 ulen;
 
-		if ((void *)(udp + 1) > end)
+		if ((void *)(udp + 1) > end || ip_len < sizeof(*udp))
 			return XL_R_TRUNC_L4;
+		ulen = bpf_ntohs(udp->len);
+		if (ulen < sizeof(*udp) || ulen > ip_len)
+			return XL_R_BAD_L4;
 		p->flow.sport = bpf_ntohs(udp->source);
 		p->flow.dport = bpf_ntohs(udp->dest);
 		if (p->flow.dport != XL_ROCEV2_PORT)
 			return XL_R_FORWARDED;
-		if ((void *)(bth + 1) > end)
+		if ((void *)(bth + 1) > end || ulen < sizeof(*udp) + sizeof(*bth))
 			return XL_R_TRUNC_BTH;
 		p->is_roce = 1;
 		p->bth_opcode = bth->opcode;
@@ -60,29 +68,63 @@ static __always_inline int parse_l4(struct xl_pkt *p, void *l4, void *end,
 		p->psn = bpf_ntohl(bth->apsn) & 0xffffff;
 		p->aeth_kind = -1;
 		/* an ACK's AETH: its syndrome says ACK, NAK or RNR NAK */
-		if (bth->opcode == XL_BTH_ACK && (void *)(bth + 1) + 1 <= end)
+		if (bth->opcode == XL_BTH_ACK && (void *)(bth + 1) + 1 <= end &&
+		    ulen >= sizeof(*udp) + sizeof(*bth) + 1)
 			p->aeth_kind = XL_AETH_KIND(*(__u8 *)(bth + 1));
 	} else if (proto == IPPROTO_TCP) {
 		struct tcphdr *tcp = l4;
 
-		if ((void *)(tcp + 1) > end)
+		if ((void *)(tcp + 1) > end || ip_len < sizeof(*tcp))
 			return XL_R_TRUNC_L4;
+		if (tcp->doff < 5 || tcp->doff * 4U > ip_len)
+			return XL_R_BAD_L4;
 		p->flow.sport = bpf_ntohs(tcp->source);
 		p->flow.dport = bpf_ntohs(tcp->dest);
 	} else if (proto == XL_IPPROTO_ICMPV6) {
 		__u8 *type = l4;
 
-		if ((void *)(type + 4) > end)
+		if ((void *)(type + 4) > end || ip_len < 4)
 			return XL_R_TRUNC_L4;
 		p->icmp6_type = *type;
 	}
 	return XL_R_FORWARDED;
 }
 
-static __always_inline int parse_ipv4(struct xl_pkt *p, void *end)
+/* Addresses a router never forwards (RFC 1812 5.3.7): a source in
+ * 0.0.0.0/8, 127/8 or 224/3 (multicast, reserved, broadcast), a
+ * destination in 0/8 or 127/8. (A multicast or broadcast destination
+ * comes with a group MAC, not_our_mac's; with ours it has no route.) */
+static __always_inline int martian4(const __u8 *s, const __u8 *d)
+{
+	return s[0] == 0 || s[0] == 127 || s[0] >= 224 || d[0] == 0 || d[0] == 127;
+}
+
+/* IPv6: the unspecified and loopback addresses either way, a multicast
+ * source (RFC 4291 2.7; multicast destinations are link_local's). */
+static __always_inline int martian6(const __u8 *s, const __u8 *d)
+{
+	__u64 s_hi, s_lo, d_hi, d_lo;
+
+	__builtin_memcpy(&s_hi, s, 8);
+	__builtin_memcpy(&s_lo, s + 8, 8);
+	__builtin_memcpy(&d_hi, d, 8);
+	__builtin_memcpy(&d_lo, d + 8, 8);
+	/* ::/127 (:: and ::1): the first 15 bytes zero, the last <= 1 */
+	if (!s_hi && (s_lo & ~bpf_cpu_to_be64(1)) == 0)
+		return 1;
+	if (!d_hi && (d_lo & ~bpf_cpu_to_be64(1)) == 0)
+		return 1;
+	return s[0] == 0xff;
+}
+
+/* l3_off: the IP header's offset in the frame of frame_len bytes (all
+ * buffers): lengths are checked against the whole frame, headers against
+ * the first buffer (end). */
+static __always_inline int parse_ipv4(struct xl_pkt *p, void *end, __u32 l3_off,
+				      __u64 frame_len)
 {
 	struct iphdr *iph = p->l3;
-	__u32 hlen;
+	__u32 hlen, tot;
 	void *l4;
 
 	if ((void *)(iph + 1) > end)
@@ -95,8 +137,8 @@ static __always_inline int parse_ipv4(struct xl_pkt *p, void *end)
 		return XL_R_TRUNC_IP4;
 	/* Ethernet may pad a short frame, so the frame can be longer than
 	 * tot_len, never shorter. */
-	if (bpf_ntohs(iph->tot_len) < hlen ||
-	    (void *)iph + bpf_ntohs(iph->tot_len) > end)
+	tot = bpf_ntohs(iph->tot_len);
+	if (tot < hlen || l3_off + tot > frame_len)
 		return XL_R_BAD_IP4;
 	p->ttl = iph->ttl;
 	p->dscp = iph->tos >> 2;
@@ -104,23 +146,31 @@ static __always_inline int parse_ipv4(struct xl_pkt *p, void *end)
 	p->flow.family = 4;
 	__builtin_memcpy(p->flow.saddr, &iph->saddr, 4);
 	__builtin_memcpy(p->flow.daddr, &iph->daddr, 4);
+	if (martian4(p->flow.saddr, p->flow.daddr))
+		return XL_R_MARTIAN;
+	/* Options (source routes among them) are the kernel's to honour
+	 * or refuse (accept_source_route): not the fast path's. */
+	if (hlen > sizeof(*iph))
+		return XL_R_IP_OPTIONS;
 	/* Fragments hash on addresses only, so every fragment of a datagram
 	 * takes the same uplink as its first. */
 	if (iph->frag_off & bpf_htons(XL_IP_MF_OFFSET)) {
 		p->flow.proto = iph->protocol;
 		return XL_R_FORWARDED;
 	}
-	return parse_l4(p, l4, end, iph->protocol);
+	return parse_l4(p, l4, end, iph->protocol, tot - hlen);
 }
 
-static __always_inline int parse_ipv6(struct xl_pkt *p, void *end)
+static __always_inline int parse_ipv6(struct xl_pkt *p, void *end, __u32 l3_off,
+				      __u64 frame_len)
 {
 	struct ipv6hdr *ip6 = p->l3;
+	__u32 plen;
 
 	if ((void *)(ip6 + 1) > end)
 		return XL_R_TRUNC_IP6;
-	if (ip6->version != 6 ||
-	    (void *)(ip6 + 1) + bpf_ntohs(ip6->payload_len) > end)
+	plen = bpf_ntohs(ip6->payload_len);
+	if (ip6->version != 6 || l3_off + sizeof(*ip6) + plen > frame_len)
 		return XL_R_BAD_IP6;
 	p->ttl = ip6->hop_limit;
 	/* Traffic class straddles the first two bytes: priority holds its
@@ -130,6 +180,8 @@ static __always_inline int parse_ipv6(struct xl_pkt *p, void *end)
 	p->flow.family = 6;
 	__builtin_memcpy(p->flow.saddr, &ip6->saddr, 16);
 	__builtin_memcpy(p->flow.daddr, &ip6->daddr, 16);
+	if (martian6(p->flow.saddr, p->flow.daddr))
+		return XL_R_MARTIAN;
 	/* Extension headers are not walked: such packets hash on addresses
 	 * and next header only, which keeps them on one path. */
 	if (ip6->nexthdr != IPPROTO_UDP && ip6->nexthdr != IPPROTO_TCP &&
@@ -137,12 +189,15 @@ static __always_inline int parse_ipv6(struct xl_pkt *p, void *end)
 		p->flow.proto = ip6->nexthdr;
 		return XL_R_FORWARDED;
 	}
-	return parse_l4(p, ip6 + 1, end, ip6->nexthdr);
+	return parse_l4(p, ip6 + 1, end, ip6->nexthdr, plen);
 }
 
-/* Fill p from the frame. Returns XL_R_FORWARDED when the packet is IP and
- * may be forwarded, else the reason it may not. */
-static __always_inline int xl_parse(struct xl_pkt *p, void *data, void *end)
+/* Fill p from the frame, whose first buffer is data..end and whose whole
+ * length (all buffers: a jumbo frame may come in several) is frame_len.
+ * Returns XL_R_FORWARDED when the packet is IP and may be forwarded, else
+ * the reason it may not. */
+static __always_inline int xl_parse(struct xl_pkt *p, void *data, void *end,
+				    __u64 frame_len)
 {
 	struct ethhdr *eth = data;
 	__u16 proto;
@@ -151,6 +206,9 @@ static __always_inline int xl_parse(struct xl_pkt *p, void *data, void *end)
 	if ((void *)(eth + 1) > end)
 		return XL_R_TRUNC_ETH;
 	p->eth = eth;
+	/* a group address is never a station's source */
+	if (eth->h_source[0] & 1)
+		return XL_R_BAD_SRC_MAC;
 	proto = bpf_ntohs(eth->h_proto);
 	l3 = eth + 1;
 	if (proto == XL_ETH_P_8021Q || proto == XL_ETH_P_8021AD) {
@@ -161,15 +219,18 @@ static __always_inline int xl_parse(struct xl_pkt *p, void *data, void *end)
 		proto = bpf_ntohs(vh->h_vlan_encapsulated_proto);
 		if (proto == XL_ETH_P_8021Q || proto == XL_ETH_P_8021AD)
 			return XL_R_VLAN_STACK;
+		p->vid = bpf_ntohs(vh->h_vlan_TCI) & 0xfff;
+		if (p->vid == 0xfff) /* reserved (802.1Q) */
+			return XL_R_BAD_VLAN;
 		p->has_vlan = 1;
 		l3 = vh + 1;
 	}
 	p->l3 = l3;
 	p->l3_proto = proto;
 	if (proto == XL_ETH_P_IP)
-		return parse_ipv4(p, end);
+		return parse_ipv4(p, end, (__u32)(l3 - data), frame_len);
 	if (proto == XL_ETH_P_IPV6)
-		return parse_ipv6(p, end);
+		return parse_ipv6(p, end, (__u32)(l3 - data), frame_len);
 	if (proto == XL_ETH_P_ARP)
 		return XL_R_ARP;
 	if (proto == XL_ETH_P_LLDP)

@@ -161,7 +161,7 @@ int xdpleaf_sink(struct xdp_md *ctx)
 
 	if (!st)
 		return XDP_PASS;
-	r = xl_parse(&p, data, end);
+	r = xl_parse(&p, data, end, bpf_xdp_get_buff_len(ctx));
 	if (r == XL_R_TRUNC_BTH) {
 		st->trunc_bth++;
 		return XDP_PASS;

@@ -371,6 +371,14 @@ __noinline int xl_choose_uplink(struct xl_flow *flow, __u32 gid, __u64 now,
 	if (!fs || fs->group != gid) {
 		if (bpf_map_update_elem(&flows, flow, &zero_flow, BPF_ANY))
 			return m;
+		if (!fs) { /* a new entry: the LRU may have evicted one for it */
+			__u32 zero = 0;
+			struct xl_leaf_counters *lc =
+				bpf_map_lookup_elem(&leaf_counters, &zero);
+
+			if (lc)
+				lc->flows_created++;
+		}
 		fs = bpf_map_lookup_elem(&flows, flow);
 		if (!fs)
 			return m;

@@ -47,6 +47,8 @@
 #define XL_MAP_UPLINK_RATES uplink_rates
 #define XL_MAP_GROUP_DOWN   group_down
 #define XL_MAP_GROUP_RR     group_rr
+#define XL_MAP_PORT_VLANS   port_vlans
+#define XL_MAP_LEAF_COUNTERS leaf_counters
 
 /* host mode (bpf/host_maps.h) */
 #define XL_MAP_HOST_CFG     host_cfg

@@ -221,6 +221,13 @@ struct xl_flow_state {
 	__u32 pad;
 };
 
+/* Per-CPU counters of the whole leaf (entry 0 of `leaf_counters`): what
+ * the flow table took in, against which its entries now tell how many
+ * the LRU evicted (stats: flow_table.evicted = created - entries). */
+struct xl_leaf_counters {
+	__u64 flows_created;
+};
+
 /* Members of a group not to be chosen (bit i = member i), per address
  * family: its link is down, or its next hop of that family has no MAC yet.
  * Written by the loader's link watcher; all zero = every member usable. */
@@ -238,6 +245,16 @@ struct xl_uplink_rate {
 	/* flowlets placed here whose bytes the average has not taken in
 	 * yet (xl_pending_taken); added and taken atomically */
 	__u64 pending_bps;
+};
+
+/* Key of the `port_vlans` map: a VLAN a port forwards tagged frames of
+ * (config `vlans`); the value is 1. */
+#ifndef XL_MAX_PORT_VLANS
+#define XL_MAX_PORT_VLANS 16384
+#endif
+struct xl_vlan_key {
+	__u32 ifindex;
+	__u32 vid;
 };
 
 /* Key of the `neigh` map: a next hop on one port. IPv4 addresses use the
@@ -282,6 +299,8 @@ struct xl_settings {
 	X(ND, nd)                     /* IPv6 neighbour discovery */          \
 	X(LINK_LOCAL, link_local)     /* IPv6 link-local or multicast dst */  \
 	X(TTL_EXPIRED, ttl_expired)   /* TTL/hop limit <= 1: kernel's ICMP */ \
+	X(IP_OPTIONS, ip_options)     /* IPv4 options: the kernel's path */   \
+	X(VLAN_UNKNOWN, vlan_unknown) /* a VID not in the port's `vlans` */   \
 	X(NO_ROUTE, no_route)                                                 \
 	X(NO_NEIGH, no_neigh)         /* kernel resolves; watcher learns */   \
 	X(NO_MEMBER, no_member)       /* group without a usable member */     \
@@ -296,7 +315,11 @@ struct xl_settings {
 	X(TRUNC_IP6, trunc_ip6)                                               \
 	X(BAD_IP6, bad_ip6)           /* version or payload length */         \
 	X(TRUNC_L4, trunc_l4)         /* UDP or TCP header cut short */       \
-	X(TRUNC_BTH, trunc_bth)       /* RoCEv2 BTH cut short */
+	X(TRUNC_BTH, trunc_bth)       /* RoCEv2 BTH cut short */              \
+	X(BAD_L4, bad_l4)             /* TCP offset < 5, UDP length wrong */  \
+	X(BAD_SRC_MAC, bad_src_mac)   /* multicast source, or our own MAC */  \
+	X(BAD_VLAN, bad_vlan)         /* VID 4095 (reserved) */               \
+	X(MARTIAN, martian)           /* loopback, 0/8, multicast source */
 
 enum xl_reason {
 #define XL_REASON_ENUM(U, l) XL_R_##U,

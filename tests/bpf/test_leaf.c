@@ -622,6 +622,36 @@ static void m_icmp6_short(__u8 *b, size_t *len, const struct pkt_off *o)
 	pkt_put16(b + o->l3 + 4, 2);
 }
 
+/* TCP data offset 4: a header shorter than its own fixed part. */
+static void m_tcp_doff4(__u8 *b, size_t *len, const struct pkt_off *o)
+{
+	(void)len;
+	b[o->l4 + 12] = (__u8)(4 << 4 | (b[o->l4 + 12] & 0x0f));
+}
+
+/* UDP length 7 (below its own header), or one past the IP payload. */
+static void m_udp_len7(__u8 *b, size_t *len, const struct pkt_off *o)
+{
+	(void)len;
+	pkt_put16(b + o->l4 + 4, 7);
+}
+
+static void m_udp_len_past_ip(__u8 *b, size_t *len, const struct pkt_off *o)
+{
+	(void)len;
+	pkt_put16(b + o->l4 + 4, (__u16)(o->ip_end - o->l4 + 1));
+}
+
+/* An IPv4 header alone (total length 20, protocol TCP) in a frame padded
+ * to 60 bytes with what would read as a TCP header: the ports must not
+ * come from the padding. */
+static void m_ip4_tcp_in_padding(__u8 *b, size_t *len, const struct pkt_off *o)
+{
+	(void)len;
+	pkt_put16(b + o->l3 + 2, (__u16)(o->l4 - o->l3));
+	pkt_ip4_csum(b + o->l3);
+}
+
 /* An IPv4 datagram that honestly ends inside the UDP header. */
 static void m_ip4_udp_short(__u8 *b, size_t *len, const struct pkt_off *o)
 {
@@ -690,11 +720,11 @@ static const struct fixture fixtures[] = {
 	{ "ip4_udp_group", { FROM_HOST(P_D1), IPV4(A_H1, A_REM2),
 	  UDP(33333, 53) }, P_D1, FWD(EG_GROUP) },
 	{ "ip4_options_ihl6", { FROM_HOST(P_D1), IPV4(A_H1, A_H0),
-	  UDP(40000, 5000), .ip_opt_len = 4 }, P_D1, FWD(P_D0) },
+	  UDP(40000, 5000), .ip_opt_len = 4 }, P_D1, PASS(XL_R_IP_OPTIONS) },
 	{ "ip4_options_ihl15", { FROM_HOST(P_D1), IPV4(A_H1, A_H0),
-	  UDP(40000, 5000), .ip_opt_len = 40 }, P_D1, FWD(P_D0) },
+	  UDP(40000, 5000), .ip_opt_len = 40 }, P_D1, PASS(XL_R_IP_OPTIONS) },
 	{ "ip4_options_tcp_group", { FROM_HOST(P_D0), IPV4(A_H0, A_REM),
-	  TCP(51001, 80), .ip_opt_len = 8 }, P_D0, FWD(EG_GROUP) },
+	  TCP(51001, 80), .ip_opt_len = 8 }, P_D0, PASS(XL_R_IP_OPTIONS) },
 	{ "ip4_tos_no_df", { FROM_HOST(P_D1), IPV4(A_H1, A_H0),
 	  UDP(1, 2), .tos = 0xb9, .frag_off = 0, .ip_id = 0xffff },
 	  P_D1, FWD(P_D0) },
@@ -709,9 +739,11 @@ static const struct fixture fixtures[] = {
 	  .mangle = m_ip4_csum_ffff },
 	{ "ip4_csum_out_0000", { FROM_HOST(P_D1), IPV4(A_H1, A_H0),
 	  UDP(40000, 5000) }, P_D1, FWD(P_D0), .tune = tune_csum_out_zero },
-	{ "ip4_csum_out_0000_options_group", { FROM_HOST(P_D0),
+	/* IPv4 options (a source route among them) are the kernel's: even
+	 * with malformed = drop they pass */
+	{ "ip4_options_group_malformed_drop", { FROM_HOST(P_D0),
 	  IPV4(A_H0, A_REM), TCP(51000, 443), .ip_opt_len = 12, .ttl = 2 },
-	  P_D0, FWD(EG_GROUP), .tune = tune_csum_out_zero },
+	  P_D0, PASS(XL_R_IP_OPTIONS), .drop = 1 },
 	{ "ip4_padded_frame", { FROM_HOST(P_D1), IPV4(A_H1, A_H0),
 	  UDP(40000, 5000), .payload_len = 2, .pad_to = 60 }, P_D1,
 	  FWD(P_D0) },
@@ -869,6 +901,56 @@ static const struct fixture fixtures[] = {
 	  .reason = -1, .egress = EG_NONE },
 
 	/* -- malformed -------------------------------------------------- */
+	/* sources and lengths a router refuses (issue 13): martians,
+	 * group or own MAC as source, VLAN 4095, L4 lengths */
+	{ "martian_src_loopback", { FROM_HOST(P_D1), IPV4(IP4(127, 0, 0, 1), A_H0),
+	  UDP(40000, 5000) }, P_D1, PASS(XL_R_MARTIAN) },
+	{ "martian_src_loopback_drop", { FROM_HOST(P_D1), IPV4(IP4(127, 0, 0, 1), A_H0),
+	  UDP(40000, 5000) }, P_D1, DROP(XL_R_MARTIAN) },
+	{ "martian_src_zero", { FROM_HOST(P_D1), IPV4(IP4(0, 0, 0, 0), A_H0),
+	  UDP(68, 67) }, P_D1, PASS(XL_R_MARTIAN) },
+	{ "martian_src_multicast", { FROM_HOST(P_D1), IPV4(IP4(224, 1, 2, 3), A_H0),
+	  UDP(40000, 5000) }, P_D1, PASS(XL_R_MARTIAN) },
+	{ "martian_src_broadcast", { FROM_HOST(P_D1), IPV4(IP4(255, 255, 255, 255), A_H0),
+	  UDP(40000, 5000) }, P_D1, PASS(XL_R_MARTIAN) },
+	{ "martian_dst_loopback", { FROM_HOST(P_D1), IPV4(A_H1, IP4(127, 0, 0, 9)),
+	  UDP(40000, 5000) }, P_D1, PASS(XL_R_MARTIAN) },
+	{ "martian6_src_loopback", { FROM_HOST(P_D1),
+	  IPV6(IP6(0, 0, 0, 0, 0, 0, 0, 1), A6_H0), UDP(40000, 5000) }, P_D1,
+	  PASS(XL_R_MARTIAN) },
+	{ "martian6_dst_unspecified", { FROM_HOST(P_D1),
+	  IPV6(A6_H1, IP6(0, 0, 0, 0, 0, 0, 0, 0)), UDP(40000, 5000) }, P_D1,
+	  PASS(XL_R_MARTIAN) },
+	{ "martian6_src_multicast", { FROM_HOST(P_D1),
+	  IPV6(IP6(0xff02, 0, 0, 0, 0, 0, 0, 1), A6_H0), UDP(40000, 5000) }, P_D1,
+	  DROP(XL_R_MARTIAN) },
+	{ "bad_src_mac_broadcast", { .dst = MAC_PORT(P_D1), .src = MAC_BCAST,
+	  IPV4(A_H1, A_H0), UDP(40000, 5000) }, P_D1, PASS(XL_R_BAD_SRC_MAC) },
+	{ "bad_src_mac_multicast_drop", { .dst = MAC_PORT(P_D1), .src = MAC_MCAST4,
+	  IPV4(A_H1, A_H0), UDP(40000, 5000) }, P_D1, DROP(XL_R_BAD_SRC_MAC) },
+	{ "bad_src_mac_our_own", { .dst = MAC_PORT(P_D1), .src = MAC_PORT(P_D1),
+	  IPV4(A_H1, A_H0), UDP(40000, 5000) }, P_D1, PASS(XL_R_BAD_SRC_MAC) },
+	{ "bad_vlan_4095", { FROM_HOST(P_D0), VLAN(4095), IPV4(A_H0, A_H1),
+	  UDP(40000, 5000) }, P_D0, PASS(XL_R_BAD_VLAN) },
+	/* VID 0: priority-tagged (PCP 3, as RoCE with PFC is), untagged for
+	 * the VLAN check */
+	{ "vlan_priority_tag_vid0", { FROM_HOST(P_D2), VLAN(0x6000),
+	  IPV4(A_H2, A_H0), UDP(40000, 5000) }, P_D2, FWD(P_D0) },
+	{ "vlan_not_configured", { FROM_HOST(P_D0), VLAN(9), IPV4(A_H0, A_H1),
+	  UDP(40000, 5000) }, P_D0, PASS(XL_R_VLAN_UNKNOWN) },
+	{ "vlan_not_configured_pass_even_with_drop", { FROM_HOST(P_D0), VLAN(9),
+	  IPV4(A_H0, A_H1), UDP(40000, 5000) }, P_D0, PASS(XL_R_VLAN_UNKNOWN),
+	  .drop = 1 },
+	{ "bad_l4_tcp_doff4", { FROM_HOST(P_D0), IPV4(A_H0, A_H1),
+	  TCP(40000, 80) }, P_D0, PASS(XL_R_BAD_L4), .mangle = m_tcp_doff4 },
+	{ "bad_l4_udp_len7_drop", { FROM_HOST(P_D0), IPV4(A_H0, A_H1),
+	  UDP(40000, 5000) }, P_D0, DROP(XL_R_BAD_L4), .mangle = m_udp_len7 },
+	{ "bad_l4_udp_len_past_ip", { FROM_HOST(P_D0), IPV6(A6_H0, A6_REM),
+	  UDP(40000, 5000), .pad_to = 90 }, P_D0, PASS(XL_R_BAD_L4),
+	  .mangle = m_udp_len_past_ip },
+	{ "trunc_l4_tcp_only_in_padding", { FROM_HOST(P_D0), IPV4(A_H0, A_H1),
+	  TCP(40000, 80), .pad_to = 60 }, P_D0, PASS(XL_R_TRUNC_L4),
+	  .mangle = m_ip4_tcp_in_padding },
 	{ "bad_ip4_version", { FROM_HOST(P_D1), IPV4(A_H1, A_H0),
 	  UDP(40000, 5000) }, P_D1, PASS(XL_R_BAD_IP4),
 	  .mangle = m_ip4_version6 },
@@ -984,8 +1066,14 @@ static int trunc_reason(const struct pkt_spec *s, const struct pkt_off *o,
 	/* A cut frame still carries the original IP length: inconsistent. */
 	if (!fixed && L < o->ip_end)
 		return s->family == 4 ? XL_R_BAD_IP4 : XL_R_BAD_IP6;
+	/* options go to the kernel whatever follows them */
+	if (s->family == 4 && s->ip_opt_len)
+		return XL_R_IP_OPTIONS;
 	if (L < o->l4_end)
 		return XL_R_TRUNC_L4;
+	/* fixed: the IP length was cut to the frame, the UDP length not */
+	if (fixed && s->proto == PKT_UDP && L < o->hdr_end)
+		return XL_R_BAD_L4;
 	if (L < o->hdr_end)
 		return XL_R_TRUNC_BTH;
 	return XL_R_FORWARDED;
@@ -1037,7 +1125,8 @@ static void run_trunc(void **state)
 			x.verdict = XDP_REDIRECT;
 			x.egress = egress;
 		} else {
-			x.verdict = t->drop ? XDP_DROP : XDP_PASS;
+			x.verdict = t->drop && reason >= XL_FIRST_MALFORMED ?
+					    XDP_DROP : XDP_PASS;
 		}
 		rc = run_check(&x, in, L, err, sizeof(err), NULL);
 		if (rc)
@@ -1120,8 +1209,9 @@ static void test_run_rejects_runts(void **state)
 	}
 }
 
-/* Every TTL from 2 to 255, with several headers each (IDs, TOS, options):
- * the incrementally updated checksum equals a full recomputation. */
+/* Every TTL from 2 to 255, with several headers each (IDs, TOS): the
+ * incrementally updated checksum equals a full recomputation. (Headers
+ * with options go to the kernel: ip4_options_*.) */
 static void ip4_every_ttl(void **state)
 {
 	static __u8 in[PKT_MAX], exp[PKT_MAX];
@@ -1138,8 +1228,7 @@ static void ip4_every_ttl(void **state)
 			struct pkt_spec s = { FROM_HOST(P_D1),
 				IPV4(A_H1, A_H0), UDP(40000, 5000),
 				.ttl = (__u8)ttl, .ip_id = ids[i],
-				.tos = (__u8)(i * 0x35),
-				.ip_opt_len = (int)(i % 3) * 4 };
+				.tos = (__u8)(i * 0x35) };
 #pragma GCC diagnostic pop
 			struct run_expect x = {
 				.in = P_D1,
@@ -1156,6 +1245,54 @@ static void ip4_every_ttl(void **state)
 					 ids[i], err);
 		}
 	}
+}
+
+/* A jumbo frame that the kernel hands over in several buffers (the test
+ * run puts what passes a page in fragments, as drivers do at MTU 9000):
+ * its lengths are the whole frame's, so it is forwarded, not bad_ip4,
+ * and counted in full. */
+static void jumbo_frame_in_several_buffers(void **state)
+{
+	static __u8 in[PKT_MAX], out[PKT_MAX];
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Woverride-init"
+	struct pkt_spec s = { FROM_HOST(P_D1), IPV4(A_H1, A_H0), UDP(40000, 5000),
+			      .payload_len = 4000 - 42 };
+#pragma GCC diagnostic pop
+	struct xl_port_stats b_in, a_in, b_out, a_out;
+	struct xdp_md ctx = { 0 };
+	size_t len = pkt_build(&s, in, NULL);
+
+	LIBBPF_OPTS(bpf_test_run_opts, opts);
+	(void)state;
+	assert_int_equal(len, 4000);
+	/* the linear part: what the kernel's test run keeps in the first
+	 * page (4096 - XDP_PACKET_HEADROOM - skb_shared_info), the rest in
+	 * fragments; data_end names the linear part */
+	ctx.data_end = 4096 - 256 - 320;
+	ctx.ingress_ifindex = E.ifindex[P_D1];
+	opts.data_in = in;
+	opts.data_size_in = (__u32)len;
+	opts.data_out = out;
+	opts.data_size_out = sizeof(out);
+	opts.ctx_in = &ctx;
+	opts.ctx_size_in = sizeof(ctx);
+	assert_int_equal(stats_read(P_D1, &b_in), 0);
+	assert_int_equal(stats_read(P_D0, &b_out), 0);
+	if (bpf_prog_test_run_opts(E.prog_fd, &opts)) {
+		print_message("# test run of a %zu-byte frame in fragments: %s\n", len,
+			      strerror(errno));
+		fail();
+	}
+	assert_int_equal(stats_read(P_D1, &a_in), 0);
+	assert_int_equal(stats_read(P_D0, &a_out), 0);
+	print_message("# %zu-byte frame, first buffer %u bytes: verdict %u\n", len,
+		      ctx.data_end, opts.retval);
+	assert_int_equal(opts.retval, XDP_REDIRECT);
+	assert_int_equal(a_in.reason.forwarded - b_in.reason.forwarded, 1);
+	assert_int_equal(a_in.reason.bad_ip4 - b_in.reason.bad_ip4, 0);
+	assert_int_equal(a_in.rx_bytes - b_in.rx_bytes, len);
+	assert_int_equal(a_out.tx_bytes - b_out.tx_bytes, len);
 }
 
 /* ---- uplink choice ----------------------------------------------------- */
@@ -1325,6 +1462,7 @@ int main(void)
 			.initial_state = (void *)&truncs[i],
 		};
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(ip4_every_ttl);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(jumbo_frame_in_several_buffers);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_run_rejects_runts);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(lb_matches_user_space);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(lb_spread_ip4_sport);

@@ -20,7 +20,7 @@ setup_file() {
 	ensure_bpffs
 	export P="xlt$$e"
 	export EVCONF=$BATS_FILE_TMPDIR/leaf1-events.conf
-	sed -e 's/^malformed = pass$/malformed = drop\npfc_watchdog = 10ms/' \
+	sed -e 's/^malformed = pass$/malformed = drop\npfc_watchdog = 10ms\nflow_table_size = 1K/' \
 		-e 's/^\[port s1\]$/[port s1]\nrate = 100M/' "$CONF" >"$EVCONF"
 	grep -q '^pfc_watchdog = 10ms$' "$EVCONF"
 	"$LAB" up --prefix "$P" --config "$EVCONF" 3>&-
@@ -188,6 +188,22 @@ send() { # from s1: send_frames.py arguments after the interface
 	# queue_stats: (port, class) labels
 	j=$(bpftool -j map dump pinned "$d/queue_stats" | jq "[.[].formatted]")
 	[[ $(jq -r '[.[].values[0].value | select(.port == "s1") | .class_name] | sort | join(",")' <<<"$j") == "cnp,default" ]]
+}
+
+@test "flow table: flows past its size are evicted, and counted" {
+	local before j created evicted
+	before=$(stats_json "$P")
+	[[ $(jqv "$before" '.flow_table.capacity') -eq 1024 ]]
+	send "$S1MAC" udp-flows 10.1.1.2 10.2.1.2 3000
+	j=$(stats_json "$P")
+	created=$(($(jqv "$j" '.flow_table.created') - $(jqv "$before" '.flow_table.created')))
+	evicted=$(($(jqv "$j" '.flow_table.evicted') - $(jqv "$before" '.flow_table.evicted')))
+	note "3000 new flows into a 1024-entry table: created +$created, evicted +$evicted, entries $(jqv "$j" '.flow_table.entries')"
+	((created >= 3000))
+	[[ $(jqv "$j" '.flow_table.entries') -le 1024 ]]
+	# what is not in the table was evicted: all but the table's worth
+	((evicted >= 3000 - 1024))
+	[[ $(jqv "$j" '.flow_table.evicted') -eq $(($(jqv "$j" '.flow_table.created') - $(jqv "$j" '.flow_table.entries'))) ]]
 }
 
 # Last: it unloads leaf1's instance.

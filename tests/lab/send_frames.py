@@ -8,6 +8,8 @@
 #       one RoCEv2 RC SEND ONLY per PSN, in that order, UDP sport 49152
 #   send_frames.py IFACE DMAC nak SRC DST QP
 #       one RoCEv2 ACKNOWLEDGE with an AETH NAK syndrome (0x60)
+#   send_frames.py IFACE DMAC udp-flows SRC DST N
+#       one UDP datagram on each of N flows (source ports 10000..)
 #   send_frames.py IFACE - pfc PRIORITY QUANTA N INTERVAL
 #       N PFC frames (01:80:c2:00:00:01, 0x8808, opcode 0x0101) pausing
 #       PRIORITY for QUANTA, INTERVAL seconds apart
@@ -38,6 +40,10 @@ def main(argv):
         src, dst, n = argv[4], argv[5], int(argv[6])
         p = Ether(dst=dmac, src=smac) / IP(src=src, dst=dst, len=1400) / UDP(sport=1, dport=2)
         frames = [p] * n
+    elif kind == "udp-flows":
+        src, dst, n = argv[4], argv[5], int(argv[6])
+        frames = [Ether(dst=dmac, src=smac) / IP(src=src, dst=dst) /
+                  UDP(sport=10000 + i, dport=9) / Raw(b"f") for i in range(n)]
     elif kind == "roce":
         src, dst, qp = argv[4], argv[5], int(argv[6], 0)
         frames = [roce(dmac, smac, src, dst, 0x04, qp, int(psn), Raw(b"x" * 32))

@@ -751,6 +751,7 @@ static void test_bad_fixture(void **state)
 
 #define BAD_FILES(X) \
 	X(unknown-section) X(unknown-key-port) X(unknown-key-xdpleaf) \
+	X(vlans-4095) X(vlans-invalid) X(vlans-range-reversed) \
 	X(key-outside-section) X(duplicate-key) X(duplicate-port) X(duplicate-group) \
 	X(duplicate-route) X(duplicate-xdpleaf) X(xdpleaf-with-name) \
 	X(port-name-missing) X(port-name-too-long) X(port-name-invalid) \

@@ -503,6 +503,50 @@ static void *section_obj(struct ctx *c)
 	}
 }
 
+/* vlans: VLAN IDs 1-4094 and ranges A-B, separated by spaces and/or
+ * commas. */
+static bool parse_vlans(struct ctx *c, struct xl_cfg_port *p, const char *v)
+{
+	const char *s = v;
+	int any = 0;
+
+	while (*s) {
+		unsigned long lo, hi;
+		char *end;
+		size_t n = strcspn(s, " \t,");
+
+		if (!n) {
+			s++;
+			continue;
+		}
+		if (!isdigit((unsigned char)*s))
+			goto bad;
+		lo = strtoul(s, &end, 10);
+		hi = lo;
+		if (*end == '-') {
+			if (!isdigit((unsigned char)end[1]))
+				goto bad;
+			hi = strtoul(end + 1, &end, 10);
+		}
+		if (end != s + n)
+			goto bad;
+		if (lo < 1 || hi > 4094 || lo > hi)
+			return cfg_fail(c, c->line, "VLAN '%.*s' out of range (1-4094, "
+					"a range low-high)", (int)n, s);
+		for (unsigned long vid = lo; vid <= hi; vid++)
+			p->vlans[vid / 8] |= 1U << (vid % 8);
+		any = 1;
+		s += n;
+		continue;
+bad:
+		return cfg_fail(c, c->line, "invalid VLAN '%.*s' (VLAN IDs 1-4094 or "
+				"ranges like 200-203, separated by spaces or commas)", (int)n, s);
+	}
+	if (!any)
+		return cfg_fail(c, c->line, "vlans needs at least one VLAN ID (1-4094)");
+	return true;
+}
+
 /* The keys whose value is not just a field: names, routes, DSCP lists,
  * and what a value means beyond itself. */
 static bool special_key(struct ctx *c, enum xl_key_id k, const char *value)
@@ -541,6 +585,8 @@ static bool special_key(struct ctx *c, enum xl_key_id k, const char *value)
 		return true;
 	case K_DSCP:
 		return parse_dscp(c, value);
+	case K_VLANS:
+		return parse_vlans(c, p, value);
 	default:
 		return true;
 	}

@@ -110,6 +110,11 @@ const struct xl_key_def xl_keys[K_COUNT] = {
 	[K_OVERFLOW] = { S_PORT, "overflow", T_CHOICE, CHOICES(overflows), PORT(overflow),
 			 .flags = KF_LEAF_ONLY, .doc_default = "`drop`",
 			 .doc_values = "`drop`, `mark`" },
+	[K_VLANS] = { S_PORT, "vlans", T_SPECIAL, .flags = KF_LEAF_ONLY,
+		      .doc_default = "none (tagged frames go to the kernel; VID 0, "
+				     "priority-tagged, is untagged)",
+		      .doc_values = "VLAN IDs 1-4094 and ranges, separated by spaces "
+				    "and/or commas (`100 200-203`)" },
 	/* [group] */
 	[K_LB_MODE] = { S_GROUP, "lb_mode", T_CHOICE, .choices = xl_lb_mode_names,
 			.n_choices = XL_LB_MODES, GROUP(lb_mode), .doc_default = "`hash`",

@@ -10,6 +10,7 @@
 #include "pin_names.h"
 #include "leaf/flows.h"
 #include "common/output.h"
+#include "common/percpu.h"
 #include "common/pins.h"
 #include "xdpleaf.h"
 #include "telemetry.h"
@@ -253,4 +254,46 @@ int xl_leaf_flows(const char *instance, int top, unsigned interval_ms, bool json
 		return -1;
 	xl_print_json("flows", o);
 	return 0;
+}
+
+json_object *xl_flow_table_json(const char *instance)
+{
+	int fd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_FLOWS));
+	struct bpf_map_info info = {};
+	__u32 info_len = sizeof(info), zero = 0;
+	struct xl_leaf_counters lc = {};
+	struct xl_flow key, next;
+	void *prev = NULL;
+	__u64 entries = 0;
+	char path[256];
+	json_object *o;
+	int cfd;
+
+	if (fd < 0)
+		return NULL;
+	bpf_obj_get_info_by_fd(fd, &info, &info_len);
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		entries++;
+	}
+	close(fd);
+	/* quietly absent in an instance pinned before the counter */
+	xl_pin_path(path, sizeof(path), instance, XL_MAP_NAME(XL_MAP_LEAF_COUNTERS));
+	cfd = bpf_obj_get(path);
+	if (cfd >= 0) {
+		xl_percpu_sum_u64(cfd, &zero, sizeof(lc), &lc);
+		close(cfd);
+	}
+	o = json_object_new_object();
+	json_object_object_add(o, "capacity", json_object_new_uint64(info.max_entries));
+	json_object_object_add(o, "entries", json_object_new_uint64(entries));
+	if (cfd >= 0) {
+		json_object_object_add(o, "created", json_object_new_uint64(lc.flows_created));
+		/* every entry but a few racing CPUs' is one created and not
+		 * yet evicted */
+		json_object_object_add(o, "evicted", json_object_new_uint64(
+			lc.flows_created > entries ? lc.flows_created - entries : 0));
+	}
+	return o;
 }

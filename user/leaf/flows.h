@@ -15,4 +15,8 @@ struct json_object;
 struct json_object *xl_leaf_flows_json(const char *instance, int top,
 				       unsigned interval_ms);
 
+/* The flow table's capacity, entries now, entries created and, from
+ * those, evicted by the LRU ({capacity, entries, created, evicted}). */
+struct json_object *xl_flow_table_json(const char *instance);
+
 #endif

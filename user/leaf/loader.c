@@ -219,6 +219,21 @@ fail:
 	return -1;
 }
 
+/* The VLANs each port forwards tagged frames of. */
+static int fill_vlans(struct leaf *skel, const struct xl_config *cfg)
+{
+	__u8 one = 1;
+
+	for (int i = 0; i < cfg->n_ports; i++)
+		for (__u32 vid = 1; vid < 4095; vid++) {
+			struct xl_vlan_key k = { .ifindex = cfg->ports[i].ifindex, .vid = vid };
+
+			if (cfg->ports[i].vlans[vid / 8] & (1U << (vid % 8)))
+				MAP_SET(skel->maps.port_vlans, &k, &one);
+		}
+	return 0;
+}
+
 int xl_leaf_fill_maps(struct leaf *skel, const struct xl_config *cfg)
 {
 	struct xl_settings s = { .malformed = cfg->malformed,
@@ -231,7 +246,7 @@ int xl_leaf_fill_maps(struct leaf *skel, const struct xl_config *cfg)
 	MAP_SET(skel->maps.event_cfg, &zero, &ev);
 	if (fill_ports(skel, cfg) || fill_groups(skel, cfg) ||
 	    fill_classes(skel, cfg) || fill_routes(skel, cfg) ||
-	    fill_labels(skel, cfg))
+	    fill_labels(skel, cfg) || fill_vlans(skel, cfg))
 		return -1;
 	return 0;
 }

@@ -19,6 +19,7 @@
 #include "lb.h"
 #include <time.h>
 #include "leaf/show.h"
+#include "leaf/flows.h"
 #include "common/output.h"
 #include "common/version.h"
 #include "leaf/watcher.h"
@@ -191,6 +192,20 @@ static json_object *port_json(const struct xl_port *p, const struct xl_port_stat
 struct stats_maps;
 static json_object *pfc_json(const struct stats_maps *m, __u32 slot);
 
+static void flow_table_print(const char *instance)
+{
+	json_object *o = xl_flow_table_json(instance);
+
+	if (!o)
+		return;
+	printf("flow table: %llu of %llu entries; %llu created, %llu evicted\n",
+	       (unsigned long long)json_object_get_uint64(json_object_object_get(o, "entries")),
+	       (unsigned long long)json_object_get_uint64(json_object_object_get(o, "capacity")),
+	       (unsigned long long)json_object_get_uint64(json_object_object_get(o, "created")),
+	       (unsigned long long)json_object_get_uint64(json_object_object_get(o, "evicted")));
+	json_object_put(o);
+}
+
 /* A port's PFC line, for the priorities that saw frames. */
 static void pfc_print(const struct stats_maps *m, __u32 slot)
 {
@@ -308,6 +323,7 @@ json_object *xl_leaf_stats_json(const char *instance)
 	}
 	json_object_object_add(root, "ports", arr);
 	json_object_object_add(root, "groups", groups_json(instance, &m.pl));
+	json_object_object_add(root, "flow_table", xl_flow_table_json(instance));
 	json_object_object_add(root, "events", xl_event_counts_json(instance));
 	json_object_object_add(root, "roce_psn", xl_psn_totals_json(instance));
 	stats_close(&m);
@@ -358,6 +374,7 @@ int xl_leaf_stats(const char *instance, bool json)
 		pfc_print(&m, p->slot);
 	}
 	stats_close(&m);
+	flow_table_print(instance);
 	xl_telemetry_print(instance);
 	return 0;
 }

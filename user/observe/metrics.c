@@ -28,6 +28,7 @@ enum scope {
 	S_EVENT,    /* stats .events.KIND (either mode) */
 	S_PSN,      /* stats .roce_psn (either mode) */
 	S_PFC,      /* leaf stats .ports[].pfc[], one per priority */
+	S_FLOW_TABLE, /* leaf stats .flow_table */
 	S_COUNT
 };
 
@@ -50,6 +51,7 @@ static const struct {
 	[S_EVENT] = { "instance, kind", 0 },
 	[S_PSN] = { "instance", 0 },
 	[S_PFC] = { "instance, port, priority", XL_INST_LEAF },
+	[S_FLOW_TABLE] = { "instance", XL_INST_LEAF },
 };
 
 /* What a row makes of its field. */
@@ -196,6 +198,15 @@ static const struct metric metrics[] = {
 	{ "xdpleaf_rp_cnps_total", C, S_RP, VALUE, "cnps", NULL, 0,
 	  "CNPs the flow received (top N by lowest Rc only)." },
 
+	{ "xdpleaf_flow_table_capacity", G, S_FLOW_TABLE, VALUE, "capacity", NULL, 0,
+	  "Entries the flow table holds at most (flow_table_size)." },
+	{ "xdpleaf_flow_table_entries", G, S_FLOW_TABLE, VALUE, "entries", NULL, 0,
+	  "Flows in the flow table now." },
+	{ "xdpleaf_flow_table_created_total", C, S_FLOW_TABLE, VALUE, "created", NULL, 0,
+	  "Flow table entries created (a flow's first packet toward an uplink group)." },
+	{ "xdpleaf_flow_table_evictions_total", C, S_FLOW_TABLE, VALUE, "evicted", NULL, 0,
+	  "Flows the full table's LRU evicted for new ones (created minus entries now): "
+	  "an evicted flow loses its uplink and flowlet state." },
 	{ "xdpleaf_events_total", C, S_EVENT, VALUE, "emitted", NULL, 0,
 	  "Events of the kind written to the event ring (xdpleaf events, "
 	  "docs/events.md)." },
@@ -466,6 +477,9 @@ static void write_instance(struct xl_prom *p, const struct metric *m,
 		break;
 	case S_PSN:
 		emit(p, m, field(s->stats, "roce_psn"), &base);
+		break;
+	case S_FLOW_TABLE:
+		emit(p, m, field(s->stats, "flow_table"), &base);
 		break;
 	case S_PFC:
 		FOR_EACH(array(s->stats, "ports"), i, e)
