@@ -161,6 +161,8 @@ static __always_inline int not_for_fast_path(const struct xl_pkt *p,
 	/* our own frame come back (a loop), or a station spoofing us */
 	if (is_port_mac(p->eth->h_source, in))
 		return XL_R_BAD_SRC_MAC;
+	if (p->martian)
+		return XL_R_MARTIAN;
 	if (p->has_vlan && p->vid) {
 		struct xl_vlan_key vk = { .ifindex = in->ifindex, .vid = p->vid };
 

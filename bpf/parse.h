@@ -24,16 +24,19 @@ struct xl_pkt {
 	struct ethhdr *eth;
 	void *l3;            /* struct iphdr or struct ipv6hdr */
 	__u16 l3_proto;      /* XL_ETH_P_IP or XL_ETH_P_IPV6, host order */
-	__u8 has_vlan;
 	__u16 vid;           /* the tag's VLAN ID (0: priority-tagged) */
+	__u8 has_vlan;
 	__u8 ttl;            /* TTL or hop limit as received */
 	__u8 dscp;           /* DSCP, 0..63 */
 	__u8 ecn;            /* ECN field: XL_ECN_* */
 	__u8 icmp6_type;     /* ICMPv6 only */
-	__u8 is_roce;
+	__u8 is_roce;        /* RoCEv2: flow.qp is the BTH's destination QP */
 	__u8 bth_opcode;     /* RoCEv2 only */
 	__s8 aeth_kind;      /* an ACK's XL_AETH_KIND, or -1 */
-	__u32 dest_qp;
+	/* addresses a router never forwards (martian4/6): refused once the
+	 * frame is known to be for us (DHCP and DAD from 0.0.0.0 or :: to a
+	 * group address are the kernel's, by not_our_mac) */
+	__u8 martian;
 	__u32 psn;
 	struct xl_flow flow;
 };
@@ -63,8 +66,7 @@ static __always_inline int parse_l4(struct xl_pkt *p, void *l4, void *end,
 			return XL_R_TRUNC_BTH;
 		p->is_roce = 1;
 		p->bth_opcode = bth->opcode;
-		p->dest_qp = bpf_ntohl(bth->qpn) & 0xffffff;
-		p->flow.qp = p->dest_qp; /* a RoCE flow is a QP */
+		p->flow.qp = bpf_ntohl(bth->qpn) & 0xffffff; /* a RoCE flow is a QP */
 		p->psn = bpf_ntohl(bth->apsn) & 0xffffff;
 		p->aeth_kind = -1;
 		/* an ACK's AETH: its syndrome says ACK, NAK or RNR NAK */
@@ -146,8 +148,7 @@ static __always_inline int parse_ipv4(struct xl_pkt *p, void *end, __u32 l3_off,
 	p->flow.family = 4;
 	__builtin_memcpy(p->flow.saddr, &iph->saddr, 4);
 	__builtin_memcpy(p->flow.daddr, &iph->daddr, 4);
-	if (martian4(p->flow.saddr, p->flow.daddr))
-		return XL_R_MARTIAN;
+	p->martian = martian4(p->flow.saddr, p->flow.daddr);
 	/* Options (source routes among them) are the kernel's to honour
 	 * or refuse (accept_source_route): not the fast path's. */
 	if (hlen > sizeof(*iph))
@@ -180,8 +181,7 @@ static __always_inline int parse_ipv6(struct xl_pkt *p, void *end, __u32 l3_off,
 	p->flow.family = 6;
 	__builtin_memcpy(p->flow.saddr, &ip6->saddr, 16);
 	__builtin_memcpy(p->flow.daddr, &ip6->daddr, 16);
-	if (martian6(p->flow.saddr, p->flow.daddr))
-		return XL_R_MARTIAN;
+	p->martian = martian6(p->flow.saddr, p->flow.daddr);
 	/* Extension headers are not walked: such packets hash on addresses
 	 * and next header only, which keeps them on one path. */
 	if (ip6->nexthdr != IPPROTO_UDP && ip6->nexthdr != IPPROTO_TCP &&

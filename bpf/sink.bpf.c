@@ -177,7 +177,7 @@ int xdpleaf_sink(struct xdp_md *ctx)
 	len = bpf_xdp_get_buff_len(ctx);
 	now = bpf_ktime_get_ns();
 	__builtin_memcpy(key.saddr, p.flow.saddr, 16);
-	key.qp = p.dest_qp;
+	key.qp = p.flow.qp;
 	key.sport = p.flow.sport;
 	key.family = p.flow.family;
 

@@ -913,6 +913,15 @@ static const struct fixture fixtures[] = {
 	  UDP(40000, 5000) }, P_D1, PASS(XL_R_MARTIAN) },
 	{ "martian_src_broadcast", { FROM_HOST(P_D1), IPV4(IP4(255, 255, 255, 255), A_H0),
 	  UDP(40000, 5000) }, P_D1, PASS(XL_R_MARTIAN) },
+	/* 0.0.0.0 or :: to a group address is a host asking (DHCP, IPv6
+	 * duplicate address detection): the kernel's, even with malformed =
+	 * drop; the martian check is for frames sent to us */
+	{ "dhcp_discover_not_martian", { .dst = MAC_BCAST, .src = MAC_HOST(1, 2),
+	  IPV4(IP4(0, 0, 0, 0), IP4(255, 255, 255, 255)), UDP(68, 67) }, P_D1,
+	  PASS(XL_R_NOT_OUR_MAC), .drop = 1 },
+	{ "ipv6_dad_not_martian", { .dst = MAC_SNMC6, .src = MAC_HOST(1, 2),
+	  IPV6(IP6(0, 0, 0, 0, 0, 0, 0, 0), IP6(0xff02, 0, 0, 0, 0, 1, 0xff00, 1)),
+	  ICMP6(135) }, P_D1, PASS(XL_R_NOT_OUR_MAC), .drop = 1 },
 	{ "martian_dst_loopback", { FROM_HOST(P_D1), IPV4(A_H1, IP4(127, 0, 0, 9)),
 	  UDP(40000, 5000) }, P_D1, PASS(XL_R_MARTIAN) },
 	{ "martian6_src_loopback", { FROM_HOST(P_D1),
