@@ -41,6 +41,7 @@
 #include "cnp.h"
 #include "instance.h"
 #include "event_ring.h"
+#include "host_trust.h"
 #include "psn.h"
 
 #define TC_ACT_OK_ 0
@@ -140,6 +141,11 @@ static __always_inline void np_ce(struct __sk_buff *skb,
 	    __sync_val_compare_and_swap(&f->last_cnp_ns, last, now) != last) {
 		__sync_fetch_and_add(&f->cnps_suppressed, 1);
 		st->cnps_suppressed++;
+		return;
+	}
+	if (!xl_np_port_cap_ok(skb, cfg, st, now)) {
+		/* not sent: let the next CE mark try again */
+		__sync_val_compare_and_swap(&f->last_cnp_ns, now, last);
 		return;
 	}
 	old_mark = skb->mark;
@@ -269,14 +275,15 @@ int xdpleaf_host_ingress(struct __sk_buff *skb)
 	if (p.opcode == XL_CNP_OPCODE) {
 		if (!cfg->rp_enabled)
 			return TC_ACT_OK_;
-		rp_cnp(skb, cfg, &p, st, now);
+		if (xl_cnp_trusted(skb, &p, st))
+			rp_cnp(skb, cfg, &p, st, now);
 		return TC_ACT_SHOT_;
 	}
 	xl_host_roce_seen(skb, &p);
 	if (p.ecn != XL_ECN_CE)
 		return TC_ACT_OK_;
 	st->ce_seen++;
-	if (cfg->np_enabled)
+	if (cfg->np_enabled && xl_np_trusted(skb, &p, st))
 		np_ce(skb, cfg, &p, st, now);
 	return TC_ACT_OK_;
 }

@@ -12,6 +12,7 @@
 
 #include "pin_names.h"
 #include "host.h"
+#include "events.h"
 
 /* Host settings, entry 0 (struct xl_host_cfg; rp.line_rate = C). */
 struct {
@@ -46,6 +47,24 @@ struct {
 	__type(key, struct xl_qp_key);
 	__type(value, struct xl_np_flow);
 } XL_MAP_NP_FLOWS SEC(".maps");
+
+/* The host's addresses per port (struct xl_host_addr_key -> 1), written
+ * by the loader. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, XL_MAX_HOST_ADDRS);
+	__type(key, struct xl_host_addr_key);
+	__type(value, __u8);
+} XL_MAP_HOST_ADDRS SEC(".maps");
+
+/* The per-port CNP cap's state (include/events.h's GCRA), per CPU, by
+ * ifindex. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 256);
+	__type(key, __u32);
+	__type(value, struct xl_event_limit);
+} XL_MAP_NP_PORT_LIMIT SEC(".maps");
 
 /* Host-wide counters (struct xl_host_stats), per CPU. */
 struct {

@@ -34,12 +34,28 @@ enum xl_cnp_scope {
 };
 
 /* Host-mode settings (one entry of the `host_cfg` array). */
+/* An address of one of the host's ports (key of `host_addrs`, written by
+ * the loader): the NP answers and the RP believes only packets sent to
+ * one. IPv4 in the first 4 bytes of addr. */
+struct xl_host_addr_key {
+	__u32 ifindex;
+	__u32 family;   /* 4 or 6 */
+	__u8 addr[16];
+};
+#define XL_MAX_HOST_ADDRS 256
+
+/* CNPs a port may send per second (per CPU), whatever the QPs: the
+ * per-QP interval alone let 20,000 QPs draw 20,000 CNPs in 0.12 s. */
+#define XL_CNP_PORT_RATE_DEFAULT 100000
+
 struct xl_host_cfg {
 	__u64 cnp_interval_ns;
 	__u32 cnp_scope;      /* enum xl_cnp_scope */
 	__u32 cnp_dscp;
 	__u32 np_enabled;
 	__u32 rp_enabled;
+	__u32 cnp_port_rate;  /* CNPs per second per port and CPU; 0: no cap */
+	__u32 pad;
 	struct xl_dcqcn_params rp; /* variant and parameters; line_rate = C */
 };
 
@@ -86,6 +102,14 @@ struct xl_host_stats {
 	__u64 cnp_clone_failed; /* bpf_clone_redirect() refused the copy */
 	__u64 cnp_build_failed; /* a marked copy could not become a CNP */
 	__u64 rp_no_room;     /* a new flow found rp_flows full */
+	/* what host mode refuses to act on (docs/dcqcn.md, "Trust") */
+	__u64 np_not_ours;    /* CE data not unicast to our MAC and address */
+	__u64 np_malformed;   /* CE "data" with lengths that do not hold, or
+			       * an opcode that is no request */
+	__u64 np_port_capped; /* CNPs the per-port cap held back */
+	__u64 rp_not_ours;    /* CNPs not unicast to our MAC and address */
+	__u64 rp_malformed;   /* CNPs of the wrong shape or length */
+	__u64 rp_bad_icrc;    /* CNPs whose ICRC is wrong */
 };
 
 #endif /* XL_HOST_H */

@@ -56,6 +56,8 @@
 #define XL_MAP_NP_FLOWS     np_flows
 #define XL_MAP_RP_FLOWS     rp_flows
 #define XL_MAP_RP_RATES     rp_rates
+#define XL_MAP_HOST_ADDRS   host_addrs
+#define XL_MAP_NP_PORT_LIMIT np_port_limit
 
 /* `xdpleaf sink` (bpf/sink.bpf.c; not pinned) */
 #define XL_MAP_SINK_FLOWS   sink_flows

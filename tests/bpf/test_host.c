@@ -36,6 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
+#include <zlib.h>
 #include <net/if.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -155,6 +156,7 @@ static struct xl_host_cfg default_cfg(void)
 	c.cnp_dscp = XL_CNP_DSCP_DEFAULT;
 	c.np_enabled = 1;
 	c.rp_enabled = 1;
+	c.cnp_port_rate = XL_CNP_PORT_RATE_DEFAULT;
 	xl_dcqcn_defaults(&c.rp, XL_DCQCN_PAPER, 100000000000ULL);
 	return c;
 }
@@ -244,6 +246,19 @@ static int group_setup(void **state)
 	E.link_fd = bpf_link_create(E.eg_fd, (int)E.ifindex, TCX_EGRESS, NULL);
 	SETUP_CHECK(E.link_fd >= 0, "tcx egress link on xl-h0: %s\n",
 		    strerror(errno));
+	/* this host's addresses on xl-h0, as the loader writes them */
+	{
+		struct xl_host_addr_key k4 = { .ifindex = E.ifindex, .family = 4 };
+		struct xl_host_addr_key k6 = { .ifindex = E.ifindex, .family = 6 };
+		__u8 one = 1;
+
+		memcpy(k4.addr, A_HOST, 16);
+		memcpy(k6.addr, A6_HOST, 16);
+		SETUP_CHECK(!bpf_map_update_elem(bpf_map__fd(E.skel->maps.host_addrs), &k4,
+						 &one, BPF_ANY) &&
+			    !bpf_map_update_elem(bpf_map__fd(E.skel->maps.host_addrs), &k6,
+						 &one, BPF_ANY), "host_addrs: %s\n", strerror(errno));
+	}
 	return 0;
 }
 
@@ -288,7 +303,38 @@ struct flow {
 	int ip_opt_len;
 };
 
-/* A RoCEv2 frame of f, P_Key PKEY (data) or 0xffff (CNP). */
+/* Write the ICRC of the frame into its last 4 bytes, by the IBTA rule
+ * (Annex A17) with zlib's CRC-32, not include/icrc.h: 8 bytes of 0xFF, the
+ * IP datagram up to the ICRC with the variant fields as ones (IPv4 TOS,
+ * TTL, checksum; IPv6 traffic class, flow label, hop limit), the UDP
+ * checksum and BTH byte 4 as ones; least significant byte first. */
+static void icrc_rule(__u8 *buf, const struct pkt_off *o, int family)
+{
+	__u8 b[PKT_MAX + 8];
+	size_t n = o->ip_end - o->l3 - 4, i;
+	uLong crc;
+
+	memset(b, 0xff, 8);
+	memcpy(b + 8, buf + o->l3, n);
+	if (family == 4) {
+		b[8 + 1] = 0xff;
+		b[8 + 8] = 0xff;
+		b[8 + 10] = b[8 + 11] = 0xff;
+	} else {
+		b[8 + 0] |= 0x0f;
+		b[8 + 1] = b[8 + 2] = b[8 + 3] = 0xff;
+		b[8 + 7] = 0xff;
+	}
+	i = 8 + (o->l4 - o->l3);
+	b[i + 6] = b[i + 7] = 0xff;
+	b[i + 8 + 4] = 0xff;
+	crc = crc32(0L, b, (uInt)(8 + n));
+	for (i = 0; i < 4; i++)
+		buf[o->ip_end - 4 + i] = (__u8)(crc >> (8 * i));
+}
+
+/* A RoCEv2 frame of f, P_Key PKEY (data) or 0xffff (CNP), its ICRC
+ * right. */
 static size_t roce(const struct flow *f, __u8 *buf)
 {
 	struct pkt_spec s = {
@@ -312,6 +358,7 @@ static size_t roce(const struct flow *f, __u8 *buf)
 	n = pkt_build(&s, buf, &o);
 	if (f->opcode != XL_BTH_CNP)
 		pkt_put16(buf + o.l4 + 8 + 2, PKEY);
+	icrc_rule(buf, &o, f->family);
 	return n;
 }
 

@@ -443,3 +443,103 @@ bpftool_tcx_links() {
 	grep -q '"host mode"\|(host mode)' "$err"
 	[[ $(xl stats --instance "$I" --json | jq '.events.cnp_sent.emitted') -eq 1 ]]
 }
+
+# scapy frames from the peer (p0) or the host (h0): tests/lab/host_frames.py
+peer_frames() {
+	in_ns "$NP" /usr/bin/python3 "$ROOT/tests/lab/host_frames.py" p0 "$@"
+}
+host_frames() {
+	in_ns "$NH" /usr/bin/python3 "$ROOT/tests/lab/host_frames.py" h0 "$@"
+}
+# host_stats counter $2 of instance $1 (in $3's namespace command: xl/xlp)
+counter() {
+	"$3" stats --instance "$1" --json | jq ".counters.$2"
+}
+
+@test "host: the NP answers only well-formed CE-marked requests unicast to its MAC and address" {
+	[[ -z $CAP_SKIP ]] || skip "$CAP_SKIP"
+	load_host
+	# not to us: broadcast MAC, another station's MAC, an address not ours
+	peer_frames ce ff:ff:ff:ff:ff:ff 10.77.0.2 10.77.0.1 0x100
+	peer_frames ce 02:00:00:00:00:99 10.77.0.2 10.77.0.1 0x100
+	peer_frames ce "$HMAC" 10.77.0.2 10.77.0.99 0x100
+	# malformed: UDP length past the datagram, an ACK (no request)
+	peer_frames ce "$HMAC" 10.77.0.2 10.77.0.1 0x100 udp-len 400
+	peer_frames ce "$HMAC" 10.77.0.2 10.77.0.1 0x100 opcode 0x11
+	local j
+	j=$(xl stats --instance "$I" --json)
+	echo "$j"
+	[[ $(jqv "$j" '.counters.cnps_sent') -eq 0 ]]
+	[[ $(jqv "$j" '.counters.np_not_ours') -eq 3 ]]
+	[[ $(jqv "$j" '.counters.np_malformed') -eq 2 ]]
+	# a good one is answered
+	peer_frames ce "$HMAC" 10.77.0.2 10.77.0.1 0x100
+	[[ $(counter "$I" cnps_sent xl) -eq 1 ]]
+}
+
+@test "host: the RP believes only CNPs to it with a right ICRC; 1000 spoofed ones change no rate" {
+	[[ -z $CAP_SKIP ]] || skip "$CAP_SKIP"
+	cat >"$BATS_TEST_TMPDIR/peer.conf" <<-EOF
+		[xdpleaf]
+		mode = host
+
+		[port p0]
+		rate = 100G
+	EOF
+	run --separate-stderr xlp load --config "$BATS_TEST_TMPDIR/peer.conf" --instance "$IP"
+	[[ $status -eq 0 ]]
+	# the peer sends to h0 on QP 0x100: its RP knows the flow at 100G
+	peer_send --ecn ect0 --qp-base 0x100 --rate-map "/sys/fs/bpf/xdpleaf/$IP/rp_rates"
+	local rate0
+	rate0=$(xlp qps --instance "$IP" --json | jq '.rp_flows[0].published_rate_bps')
+	[[ $rate0 -eq 100000000000 ]]
+	# CNPs the peer's RP must not believe, from h0
+	host_frames cnp "$PMAC" 10.77.0.1 10.77.0.2 0x100 zero-icrc
+	host_frames cnp "$PMAC" 10.77.0.1 10.77.0.2 0x100 cut
+	host_frames cnp ff:ff:ff:ff:ff:ff 10.77.0.1 10.77.0.2 0x100
+	host_frames cnp "$PMAC" 10.77.0.1 10.77.0.98 0x100
+	host_frames cnp "$PMAC" 10.77.0.1 10.77.0.2 0x100 zero-icrc count 1000
+	local j
+	j=$(xlp stats --instance "$IP" --json)
+	echo "$j"
+	[[ $(jqv "$j" '.counters.rp_bad_icrc') -eq 1001 ]]
+	[[ $(jqv "$j" '.counters.rp_malformed') -eq 1 ]]
+	[[ $(jqv "$j" '.counters.rp_not_ours') -eq 2 ]]
+	[[ $(xlp qps --instance "$IP" --json | jq '.rp_flows[0].published_rate_bps') -eq "$rate0" ]]
+	[[ $(xlp qps --instance "$IP" --json | jq '.rp_flows[0].cnps') -eq 0 ]]
+	note "RP: 1004 spoofed or broken CNPs (1001 bad ICRC, 1 cut, 2 not ours): rate stays $((rate0 / 1000000000))G"
+	# a right one cuts
+	host_frames cnp "$PMAC" 10.77.0.1 10.77.0.2 0x100
+	[[ $(xlp qps --instance "$IP" --json | jq '.rp_flows[0].published_rate_bps') -eq 50000000000 ]]
+}
+
+@test "host: the per-port CNP cap holds whatever the QPs (cnp_port_rate)" {
+	cat >"$CFG" <<-EOF
+		[xdpleaf]
+		mode = host
+
+		[port h0]
+		rate = 100G
+
+		[dcqcn]
+		cnp_port_rate = 1000
+	EOF
+	load_host
+	local t0 t1 sent capped supp ncpu secs
+	t0=$(date +%s%N)
+	# 20,000 CE-marked packets over 4096 QPs (gen's most), each QP's
+	# packets thousands of packets apart: the per-QP interval alone would
+	# answer nearly every one
+	peer_send --ecn ce --qp-base 0x1000 --qps 4096 --count 20000
+	t1=$(date +%s%N)
+	sent=$(counter "$I" cnps_sent xl)
+	capped=$(counter "$I" np_port_capped xl)
+	supp=$(counter "$I" cnps_suppressed xl)
+	ncpu=$(nproc --all)
+	secs=$(((t1 - t0) / 1000000000 + 1))
+	note "NP cap 1000/s: 20000 CE over 4096 QPs in $(((t1 - t0) / 1000000)) ms: $sent CNPs sent, $capped held back, $supp within a QP's interval"
+	((sent + capped + supp == 20000))
+	# at most the rate over the time it took, and the burst, per CPU
+	((sent <= ncpu * (1000 * secs + 64)))
+	((capped > 0))
+}

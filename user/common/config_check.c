@@ -62,6 +62,7 @@ void cfg_host_defaults(struct xl_host_cfg *h, __u32 variant)
 		.cnp_dscp = XL_CNP_DSCP_DEFAULT,
 		.np_enabled = 1,
 		.rp_enabled = 1,
+		.cnp_port_rate = XL_CNP_PORT_RATE_DEFAULT,
 	};
 	xl_dcqcn_defaults(&h->rp, variant, 0);
 }

@@ -387,6 +387,12 @@ static const struct {
 	ROW(cnp_clone_failed, "bpf_clone_redirect() refused the copy"),
 	ROW(cnp_build_failed, "a marked copy could not become a CNP"),
 	ROW(rp_no_room, "new sending flows that found rp_flows full"),
+	ROW(np_not_ours, "CE data not unicast to our MAC and address: no CNP"),
+	ROW(np_malformed, "CE \"data\" of the wrong lengths or opcode: no CNP"),
+	ROW(np_port_capped, "CNPs held back by the port's cap (cnp_port_rate)"),
+	ROW(rp_not_ours, "CNPs not unicast to our MAC and address: ignored"),
+	ROW(rp_malformed, "CNPs of the wrong shape or length: ignored"),
+	ROW(rp_bad_icrc, "CNPs whose ICRC is wrong: ignored"),
 };
 #undef ROW
 #define N_STAT_ROWS (sizeof(stat_rows) / sizeof(stat_rows[0]))
