@@ -2137,7 +2137,7 @@ static void test_host_rules(void **state)
 		{ H P "[dcqcn]\ng =\n", ":6: key 'g' has no value" },
 		{ H P "[dcqcn]\nvariant = hpcc\n", ":6: invalid variant 'hpcc' (allowed: paper, nvidia)" },
 		{ H P "[dcqcn]\nkmin = 5K\n", ":6: unknown key 'kmin' in [dcqcn] section (allowed: variant, np, rp, "
-		  "cnp_interval, cnp_scope, cnp_dscp, g, alpha_first, k, t, t_dec, b, f, clamp, r_ai, r_hai, min_rate)" },
+		  "cnp_interval, cnp_scope, cnp_dscp, cnp_port_rate, g, alpha_first, k, t, t_dec, b, f, clamp, r_ai, r_hai, min_rate)" },
 		{ H P "[dcqcn]\nrate = 100G\n", ":6: unknown key 'rate' in [dcqcn] section" },
 		/* rejected: a key of the other variant, at the first of them */
 		{ H P "[dcqcn]\nvariant = nvidia\nb = 10000000\n",
