@@ -279,7 +279,7 @@ static int run_on_instance(const struct command *c, const struct opts *o)
 	int (*fn)(const struct opts *o);
 
 	/* pinned maps are opened with the same privileges as loading */
-	if (need_privileges() || xl_ensure_bpffs())
+	if (need_privileges() || xl_ensure_bpffs() || xl_check_pin_dirs(o->instance))
 		return -1;
 	mode = xl_instance_mode(o->instance);
 	if (mode == XL_INST_ABSENT) {

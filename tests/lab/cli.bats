@@ -36,6 +36,7 @@ teardown() {
 		done <"$PIDS"
 	fi
 	rm -f "/sys/fs/bpf/$P-foreign" "/sys/fs/bpf/$P-prog"
+	rmdir "/sys/fs/bpf/xdpleaf/${P}n" 2>/dev/null || true
 	ip link del "${P}v1" 2>/dev/null || true
 	[[ -z $NS ]] || ip netns del "$NS" 2>/dev/null || true
 }
@@ -349,4 +350,28 @@ s1_conf() {
 	[[ $status -eq 0 && $output == *"'$P' unloaded"* ]]
 	run xl status --instance "$P"
 	[[ $status -eq 3 ]]
+}
+
+@test "an instance directory another user made is refused, by load, status and unload, with why" {
+	make_ns
+	cat >"$BATS_TEST_TMPDIR/leaf.conf" <<-EOF
+		[xdpleaf]
+		xdp_mode = generic
+		[port s1]
+	EOF
+	mkdir -p /sys/fs/bpf/xdpleaf
+	mkdir "/sys/fs/bpf/xdpleaf/${P}n"
+	chown 65534 "/sys/fs/bpf/xdpleaf/${P}n"
+	run --separate-stderr xl load --config "$BATS_TEST_TMPDIR/leaf.conf" --instance "${P}n"
+	echo "$stderr"
+	[[ $status -eq 1 ]]
+	[[ $stderr == *"refusing to use the pins: /sys/fs/bpf/xdpleaf/${P}n is owned by uid 65534"* ]]
+	# nothing attached, nothing pinned inside
+	[[ -z $(xdp_links "$NS") ]]
+	[[ -z $(ls -A "/sys/fs/bpf/xdpleaf/${P}n") ]]
+	run --separate-stderr xl status --instance "${P}n"
+	[[ $status -eq 1 && $stderr == *"owned by uid 65534"* ]]
+	run --separate-stderr xl unload --instance "${P}n"
+	[[ $status -eq 1 && $stderr == *"owned by uid 65534"* ]]
+	[[ -d "/sys/fs/bpf/xdpleaf/${P}n" ]]
 }

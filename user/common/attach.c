@@ -57,12 +57,13 @@ int xl_pin_object(struct bpf_object *obj, const struct xl_attach_state *st,
 	struct bpf_map *map;
 
 	xl_pin_path(dir, sizeof(dir), instance, NULL);
-	if ((mkdir(XL_PIN_ROOT, 0700) && errno != EEXIST) ||
-	    mkdir(dir, 0700)) {
-		fprintf(stderr, "xdpleaf: cannot create %s: %s\n", dir,
-			strerror(errno));
+	if (mkdir(XL_PIN_ROOT, 0700) && errno != EEXIST)
+		goto fail;
+	/* made by us now or before, or by someone else: checked either way */
+	if (xl_check_pin_dirs(instance))
 		return -1;
-	}
+	if (mkdir(dir, 0700))
+		goto fail;
 	bpf_object__for_each_map(map, obj) {
 		if (bpf_map__is_internal(map))
 			continue; /* .rodata/.bss: nothing an operator reads */
@@ -82,11 +83,14 @@ int xl_pin_object(struct bpf_object *obj, const struct xl_attach_state *st,
 		if (pin_one(st->links[i].fd, instance, st->links[i].name))
 			return -1;
 	return 0;
+fail:
+	fprintf(stderr, "xdpleaf: cannot create %s: %s\n", dir, strerror(errno));
+	return -1;
 }
 
 int xl_check_new_instance(const char *instance)
 {
-	if (xl_ensure_bpffs())
+	if (xl_ensure_bpffs() || xl_check_pin_dirs(instance))
 		return -1;
 	if (xl_instance_exists(instance)) {
 		fprintf(stderr,
@@ -124,7 +128,7 @@ int xl_unload(const char *instance)
 {
 	bool loaded;
 
-	if (xl_ensure_bpffs())
+	if (xl_ensure_bpffs() || xl_check_pin_dirs(instance))
 		return -1;
 	loaded = xl_instance_exists(instance);
 	/* Unpinning the links drops their last reference: that detaches, in

@@ -105,6 +105,46 @@ int xl_ensure_bpffs(void)
 	return -1;
 }
 
+int xl_dir_is_ours(const char *path, char *why, size_t len)
+{
+	struct stat st;
+
+	if (lstat(path, &st)) {
+		snprintf(why, len, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (S_ISLNK(st.st_mode) || !S_ISDIR(st.st_mode)) {
+		snprintf(why, len, "%s is not a directory (a symlink or a file): xdpleaf "
+			 "did not make it; remove it and load again", path);
+		return -1;
+	}
+	if (st.st_uid != 0 || (st.st_mode & 077)) {
+		snprintf(why, len, "%s is owned by uid %u with mode %04o, not by root "
+			 "with 0700: another user made it or can write it, and could "
+			 "rename or replace what xdpleaf pins there; remove it (or chown "
+			 "root and chmod 0700 if you made it) and load again", path,
+			 (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+		return -1;
+	}
+	return 0;
+}
+
+int xl_check_pin_dirs(const char *instance)
+{
+	char path[256], why[512];
+	struct stat st;
+
+	if (lstat(XL_PIN_ROOT, &st) == 0 && xl_dir_is_ours(XL_PIN_ROOT, why, sizeof(why)))
+		goto unsafe;
+	xl_pin_path(path, sizeof(path), instance, NULL);
+	if (lstat(path, &st) == 0 && xl_dir_is_ours(path, why, sizeof(why)))
+		goto unsafe;
+	return 0;
+unsafe:
+	fprintf(stderr, "xdpleaf: refusing to use the pins: %s\n", why);
+	return -1;
+}
+
 bool xl_instance_exists(const char *instance)
 {
 	char path[256];

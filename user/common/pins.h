@@ -21,6 +21,14 @@ void xl_pin_path(char *buf, size_t len, const char *instance,
  * namespace is the host's. Returns 0 or -1 after printing why. */
 int xl_ensure_bpffs(void);
 bool xl_instance_exists(const char *instance);
+/* Whether path is a directory (not a symlink) owned by root with no
+ * access for group or others, as xdpleaf makes its pin directories: one
+ * another user made or can write could be renamed or filled under us.
+ * 0, or -1 with why (path, owner, mode, what to do) in why. */
+int xl_dir_is_ours(const char *path, char *why, size_t len);
+/* xl_dir_is_ours of the pin root and, if it exists, the instance's
+ * directory; prints why not. 0 or -1. */
+int xl_check_pin_dirs(const char *instance);
 /* Open a pinned map of an instance; prints a clear error on failure. */
 int xl_open_pinned_map(const char *instance, const char *map);
 /* Remove the instance's pin directory and everything in it. */
