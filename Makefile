@@ -40,7 +40,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))
 BPFT_SRCS := $(wildcard tests/bpf/test_*.c)
 BPFT_BINS := $(patsubst tests/bpf/%.c,$(BUILD)/tests/bpf/%,$(BPFT_SRCS))
 
-.PHONY: all deps test demo clean help bench lab lab-down FORCE
+.PHONY: all deps test demo clean help bench fuzz lab lab-down FORCE
 .SECONDARY:
 all: $(BUILD)/xdpleaf
 
@@ -50,6 +50,7 @@ help:
 	@echo "make test     deps + build + every test suite; ends 'N passed, N failed'"
 	@echo "make demo     deps + build + lab up + fast path, hash vs flowlet, ECN, DCQCN (measured) + lab down"
 	@echo "make bench    the leaf program's ns/packet per path, as ratios to a baseline"
+	@echo "make fuzz     the leaf program under 10^6 random and mutated frames per seed (XL_FUZZ_SEEDS)"
 	@echo "make lab      bring the lab up (lab/lab.sh up; make lab-down removes it)"
 	@echo "make bench-balance  load-balancing modes vs kernel ECMP (docs/load-balancing-bench.md)"
 	@echo "make bench-dcqcn    DCQCN closed loop, off and on (docs/dcqcn.md)"
@@ -104,6 +105,15 @@ MPICC ?= mpicc
 $(BUILD)/bench/collective: bench/jct/collective.c
 	@mkdir -p $(@D)
 	$(MPICC) -O2 -g -Wall -Wextra -Werror -std=gnu11 $< -o $@
+
+# The leaf program under 10^6 random and mutated frames per seed (the
+# test suite runs 20000 of seed 1): XL_FUZZ_SEEDS="1 2 3" to choose.
+XL_FUZZ_SEEDS ?= 1 2 3
+fuzz: all $(BUILD)/tests/bpf/test_leaf
+	@for s in $(XL_FUZZ_SEEDS); do \
+		XL_FUZZ_ONLY=1 XL_FUZZ_PACKETS=1000000 XL_FUZZ_SEED=$$s \
+			$(BUILD)/tests/bpf/test_leaf || exit 1; \
+	done
 
 bench: all $(BUILD)/bench/bench_leaf
 	@$(BUILD)/bench/bench_leaf

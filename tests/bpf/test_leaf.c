@@ -49,6 +49,7 @@ static inline int hash_member(const struct xl_group *g, const struct xl_flow *f)
 }
 #include "common/config.h"
 #include "common/names.h"
+#include "common/rng.h"
 #include "leaf/loader.h"
 #include "leaf.skel.h"
 #include "packets.h"
@@ -1451,11 +1452,208 @@ static void lb_spread_ip6_sport(void **state)
 	lb_spread(6);
 }
 
+/* ---- fuzzing ------------------------------------------------------------ */
+
+/* Random and mutated frames, seeded and repeatable: XL_FUZZ_PACKETS of them
+ * (default 20000; `make fuzz`: 10^6), seed XL_FUZZ_SEED (default 1). Each
+ * must get a verdict the leaf gives (pass, drop, redirect), be counted
+ * exactly once on its ingress port (one verdict, one reason, one rx), and,
+ * if redirected, have been a frame a router forwards and leave as one: the
+ * checks below read the frames independently of bpf/parse.h. */
+static int is_neigh_mac(const __u8 *m)
+{
+	for (size_t i = 0; i < sizeof(nbrs) / sizeof(nbrs[0]); i++)
+		if (!memcmp(m, nbrs[i].mac, 6))
+			return 1;
+	return 0;
+}
+
+static int is_port_mac(const __u8 *m)
+{
+	for (int p = 0; p < N_PORTS; p++)
+		if (!memcmp(m, port_mac[p], 6))
+			return 1;
+	return 0;
+}
+
+/* Why a redirected frame (in -> out, len bytes, from port `in_port`)
+ * should not have been, or NULL. */
+static int ip4_sum_ok(const __u8 *h)
+{
+	__u32 sum = 0;
+
+	for (int i = 0; i < 20; i += 2)
+		sum += pkt_get16(h + i);
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return sum == 0xffff;
+}
+
+static const char *bad_redirect(const __u8 *in, const __u8 *out, size_t len,
+				__u32 out_len, int in_port)
+{
+	size_t l3 = 14;
+	__u16 type = pkt_get16(in + 12);
+
+	if (out_len != len)
+		return "redirected frame changed length";
+	if (memcmp(in, port_mac[in_port], 6))
+		return "redirected a frame not sent to the port's MAC";
+	if ((in[6] & 1) || !memcmp(in + 6, port_mac[in_port], 6))
+		return "redirected a frame from a group or our own MAC";
+	if (!is_neigh_mac(out) || !is_port_mac(out + 6))
+		return "redirected frame's MACs are not a neighbour's and a port's";
+	if (type == 0x8100 || type == 0x88a8) {
+		l3 += 4;
+		type = pkt_get16(in + 16);
+	}
+	if (type == 0x0800) {
+		__u16 tot = pkt_get16(in + l3 + 2);
+
+		if (len < l3 + 20 || in[l3] != 0x45)
+			return "redirected IPv4 with options or a bad version/IHL";
+		if (tot < 20 || l3 + tot > len)
+			return "redirected IPv4 whose length does not fit the frame";
+		if (in[l3 + 8] <= 1 || out[l3 + 8] != in[l3 + 8] - 1)
+			return "TTL not decremented by one (or expired and forwarded)";
+		/* the checksum is not verified, but a right one stays right and
+		 * a wrong one wrong (the receiver discards it: architecture.md) */
+		if (ip4_sum_ok(in + l3) != ip4_sum_ok(out + l3))
+			return "redirected IPv4 header checksum went from right to wrong or back";
+		if (in[l3 + 12] == 127 || in[l3 + 12] == 0 || in[l3 + 12] >= 224)
+			return "redirected a martian source";
+	} else if (type == 0x86dd) {
+		if (len < l3 + 40 || (in[l3] >> 4) != 6 ||
+		    l3 + 40 + pkt_get16(in + l3 + 4) > len)
+			return "redirected IPv6 whose version or length is wrong";
+		if (in[l3 + 7] <= 1 || out[l3 + 7] != in[l3 + 7] - 1)
+			return "hop limit not decremented by one";
+	} else {
+		return "redirected a frame that is not IP";
+	}
+	return NULL;
+}
+
+static __u64 env_u64(const char *name, __u64 dflt)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? strtoull(v, NULL, 0) : dflt;
+}
+
+static void fuzz_random_and_mutated(void **state)
+{
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Woverride-init"
+	static const struct pkt_spec seeds[] = {
+		{ FROM_HOST(P_D1), IPV4(A_H1, A_H0), UDP(40000, 5000) },
+		{ FROM_HOST(P_D0), IPV4(A_H0, A_REM), TCP(40001, 80) },
+		{ FROM_HOST(P_D0), IPV6(A6_H0, A6_REM), UDP(40002, 4791), .bth = 1,
+		  .bth_opcode = 0x04, .dest_qp = 0x101 },
+		{ FROM_HOST(P_D1), VLAN(100), IPV4(A_H1, A_H0), UDP(40003, 4791),
+		  .bth = 1, .bth_opcode = 0x0a, .dest_qp = 0x202 },
+		{ FROM_SPINE(0), IPV4(A_REM, A_H1), UDP(40004, 5000) },
+		{ FROM_SPINE(1), IPV6(A6_REM, A6_H1), TCP(40005, 443) },
+	};
+#pragma GCC diagnostic pop
+	static __u8 in[PKT_MAX], out[PKT_MAX];
+	const int in_ports[] = { P_D0, P_D1, P_U0, P_U1 };
+	__u64 n = env_u64("XL_FUZZ_PACKETS", 20000), seed = env_u64("XL_FUZZ_SEED", 1);
+	__u64 rng = seed * 0x9e3779b97f4a7c15ULL | 1, verdicts[XL_VERDICT_MAX] = { 0 };
+	__u64 redirected = 0;
+
+	(void)state;
+	assert_int_equal(set_malformed(XL_MALFORMED_DROP), 0);
+	for (__u64 k = 0; k < n; k++) {
+		int port = in_ports[xl_rand32(&rng) % 4];
+		struct xl_port_stats b, a;
+		struct xdp_md ctx = { 0 };
+		size_t len;
+		__u64 sum_r = 0, sum_v = 0;
+		const char *why;
+		int rc;
+
+		LIBBPF_OPTS(bpf_test_run_opts, opts);
+		if (xl_rand32(&rng) % 10 == 0) { /* garbage after a plausible header */
+			len = 14 + xl_rand32(&rng) % 200;
+			for (size_t i = 0; i < len; i++)
+				in[i] = (__u8)xl_rand32(&rng);
+			memcpy(in, port_mac[port], 6);
+		} else {
+			len = pkt_build(&seeds[xl_rand32(&rng) % (sizeof(seeds) / sizeof(seeds[0]))],
+					in, NULL);
+			for (int m = 1 + xl_rand32(&rng) % 4; m > 0; m--) {
+				__u32 r = xl_rand32(&rng), what = r % 8;
+
+				if (what < 6) /* a byte of the headers, mostly */
+					in[(r >> 8) % (len < 90 ? len : 90)] = (__u8)(r >> 20);
+				else if (what == 6) /* cut */
+					len = 14 + (r >> 8) % (len - 13);
+				else if (len < 400) { /* grow */
+					size_t more = (r >> 8) % 64;
+
+					for (size_t i = 0; i < more; i++)
+						in[len + i] = (__u8)xl_rand32(&rng);
+					len += more;
+				}
+			}
+		}
+		ctx.data_end = (__u32)len;
+		ctx.ingress_ifindex = E.ifindex[port];
+		opts.data_in = in;
+		opts.data_size_in = (__u32)len;
+		opts.data_out = out;
+		opts.data_size_out = sizeof(out);
+		opts.ctx_in = &ctx;
+		opts.ctx_size_in = sizeof(ctx);
+		assert_int_equal(stats_read((__u32)port, &b), 0);
+		rc = bpf_prog_test_run_opts(E.prog_fd, &opts);
+		assert_int_equal(stats_read((__u32)port, &a), 0);
+		if (rc)
+			fail_msg("seed %llu, packet %llu (%zu bytes): test_run %d",
+				 (unsigned long long)seed, (unsigned long long)k, len, rc);
+		if (opts.retval != XDP_PASS && opts.retval != XDP_DROP &&
+		    opts.retval != XDP_REDIRECT)
+			fail_msg("seed %llu, packet %llu: verdict %u", (unsigned long long)seed,
+				 (unsigned long long)k, opts.retval);
+		for (int r = 0; r < XL_REASON_MAX; r++)
+			sum_r += *xl_reason_counter(&a.reason, r) - *xl_reason_counter(&b.reason, r);
+		for (int v = 0; v < XL_VERDICT_MAX; v++)
+			sum_v += *xl_verdict_counter(&a.verdict, v) - *xl_verdict_counter(&b.verdict, v);
+		if (sum_r != 1 || sum_v != 1 || a.rx_packets - b.rx_packets != 1 ||
+		    a.rx_bytes - b.rx_bytes != len ||
+		    *xl_verdict_counter(&a.verdict, opts.retval) -
+			    *xl_verdict_counter(&b.verdict, opts.retval) != 1)
+			fail_msg("seed %llu, packet %llu: counted %llu reasons, %llu verdicts, "
+				 "%llu rx (want 1 each)", (unsigned long long)seed,
+				 (unsigned long long)k, (unsigned long long)sum_r,
+				 (unsigned long long)sum_v,
+				 (unsigned long long)(a.rx_packets - b.rx_packets));
+		if (opts.retval == XDP_REDIRECT) {
+			why = bad_redirect(in, out, len, opts.data_size_out, port);
+			if (why)
+				fail_msg("seed %llu, packet %llu (%zu bytes in on %s): %s",
+					 (unsigned long long)seed, (unsigned long long)k, len,
+					 port_ifname[port], why);
+			redirected++;
+		}
+		verdicts[opts.retval]++;
+	}
+	set_malformed(XL_MALFORMED_PASS);
+	print_message("# fuzz seed %llu: %llu frames: %llu redirected (each checked), "
+		      "%llu passed, %llu dropped; counters exact\n", (unsigned long long)seed,
+		      (unsigned long long)n, (unsigned long long)redirected,
+		      (unsigned long long)verdicts[XDP_PASS],
+		      (unsigned long long)verdicts[XDP_DROP]);
+	/* the mutations leave enough intact to reach every verdict */
+	assert_true(redirected > 0 && verdicts[XDP_PASS] > 0 && verdicts[XDP_DROP] > 0);
+}
+
 /* ---- main --------------------------------------------------------------- */
 
 int main(void)
 {
-	static struct CMUnitTest tests[N_FIXTURES + N_TRUNCS + 8];
+	static struct CMUnitTest tests[N_FIXTURES + N_TRUNCS + 9];
 	size_t n = 0, i;
 
 	for (i = 0; i < N_FIXTURES; i++)
@@ -1476,6 +1674,10 @@ int main(void)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(lb_matches_user_space);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(lb_spread_ip4_sport);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(lb_spread_ip6_sport);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(fuzz_random_and_mutated);
+	/* make fuzz: only the fuzzing, with its own packet count */
+	if (getenv("XL_FUZZ_ONLY"))
+		cmocka_set_test_filter("fuzz_*");
 	return _cmocka_run_group_tests("xdpleaf_leaf", tests, n, group_setup,
 				       group_teardown);
 }
