@@ -8,7 +8,7 @@ CC       ?= gcc
 ARCH     := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 
 CFLAGS   ?= -O2 -g
-CFLAGS   += -Wall -Wextra -Werror -std=gnu11 -Iinclude -Iuser -I$(BUILD)
+CFLAGS   += -Wall -Wextra -Werror -std=gnu11 -Iinclude -Iuser -I$(BUILD) $(SANITIZE)
 LDLIBS   := -lbpf -lelf -lz -linih -ljson-c -lmnl -lmicrohttpd -lncurses
 BPF_CFLAGS := -target bpf -mcpu=v3 -O2 -g -Wall -Werror -D__TARGET_ARCH_$(ARCH) \
 	      -Iinclude -Ibpf -I$(BUILD)
@@ -40,7 +40,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))
 BPFT_SRCS := $(wildcard tests/bpf/test_*.c)
 BPFT_BINS := $(patsubst tests/bpf/%.c,$(BUILD)/tests/bpf/%,$(BPFT_SRCS))
 
-.PHONY: all deps test demo clean help bench fuzz lab lab-down FORCE
+.PHONY: all deps test test-asan unit-tests demo clean help bench fuzz fuzz-config lab lab-down FORCE
 .SECONDARY:
 all: $(BUILD)/xdpleaf
 
@@ -51,6 +51,8 @@ help:
 	@echo "make demo     deps + build + lab up + fast path, hash vs flowlet, ECN, DCQCN (measured) + lab down"
 	@echo "make bench    the leaf program's ns/packet per path, as ratios to a baseline"
 	@echo "make fuzz     the leaf program under 10^6 random and mutated frames per seed (XL_FUZZ_SEEDS)"
+	@echo "make fuzz-config  libFuzzer (ASan, UBSan) over the config parser, FUZZ_SECONDS (60)"
+	@echo "make test-asan    the unit tests built with ASan and UBSan (make test runs them too)"
 	@echo "make lab      bring the lab up (lab/lab.sh up; make lab-down removes it)"
 	@echo "make bench-balance  load-balancing modes vs kernel ECMP (docs/load-balancing-bench.md)"
 	@echo "make bench-dcqcn    DCQCN closed loop, off and on (docs/dcqcn.md)"
@@ -115,6 +117,19 @@ fuzz: all $(BUILD)/tests/bpf/test_leaf
 			$(BUILD)/tests/bpf/test_leaf || exit 1; \
 	done
 
+# libFuzzer over the configuration parser, with AddressSanitizer and
+# UndefinedBehaviorSanitizer (tests/fuzz/fuzz_config.c); seeds are
+# tests/configs. FUZZ_SECONDS (default 60) of it; make test runs 10.
+FUZZ_CONFIG_SRCS := tests/fuzz/fuzz_config.c user/common/config.c user/common/config_check.c \
+		    user/common/config_keys.c user/common/units.c user/common/names.c
+$(BUILD)/fuzz/fuzz_config: $(FUZZ_CONFIG_SRCS) $(USER_HDRS)
+	@mkdir -p $(@D)
+	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+		-Iinclude -Iuser -I$(BUILD) $(FUZZ_CONFIG_SRCS) -o $@ -linih
+FUZZ_SECONDS ?= 60
+fuzz-config: $(BUILD)/fuzz/fuzz_config
+	@tests/fuzz/run_config.sh $(BUILD)/fuzz/fuzz_config $(FUZZ_SECONDS)
+
 bench: all $(BUILD)/bench/bench_leaf
 	@$(BUILD)/bench/bench_leaf
 
@@ -124,8 +139,17 @@ lab: deps all
 lab-down:
 	@lab/lab.sh down
 
-test: deps all $(UNIT_BINS) $(BPFT_BINS) $(BUILD)/bench/collective
-	@tests/run.sh
+# The user-space unit tests once more, built with AddressSanitizer and
+# UndefinedBehaviorSanitizer into build-asan/ (make test runs them too).
+ASAN := -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+unit-tests: $(UNIT_BINS)
+test-asan: deps
+	@$(MAKE) --no-print-directory BUILD=build-asan SANITIZE="$(ASAN)" unit-tests
+	@ASAN_DIRS=build-asan tests/run.sh --only-asan
+
+test: deps all $(UNIT_BINS) $(BPFT_BINS) $(BUILD)/bench/collective $(BUILD)/fuzz/fuzz_config
+	@$(MAKE) --no-print-directory BUILD=build-asan SANITIZE="$(ASAN)" unit-tests
+	@ASAN_DIRS=build-asan tests/run.sh
 
 demo: deps all
 	@lab/demo.sh

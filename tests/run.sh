@@ -57,13 +57,28 @@ fi
 
 export CMOCKA_MESSAGE_OUTPUT=TAP
 shopt -s nullglob
-for bin in "$BUILD"/tests/unit/test_* "$BUILD"/tests/bpf/test_*; do
-	[[ -x $bin ]] || continue
-	run_suite "$bin" "$bin"
+# --only-asan (make test-asan): the sanitizer builds' unit tests alone.
+only_asan=
+[[ ${1-} == --only-asan ]] && only_asan=1
+if [[ -z $only_asan ]]; then
+	for bin in "$BUILD"/tests/unit/test_* "$BUILD"/tests/bpf/test_*; do
+		[[ -x $bin ]] || continue
+		run_suite "$bin" "$bin"
+	done
+fi
+# The unit tests built with AddressSanitizer and UndefinedBehaviorSanitizer
+# (make test builds them into $ASAN_DIRS): a leak, an overflow or undefined
+# behaviour ends the suite non-zero, which counts as a failure.
+for dir in ${ASAN_DIRS-}; do
+	for bin in "$dir"/tests/unit/test_*; do
+		[[ -x $bin ]] || continue
+		ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+			UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 run_suite "$bin" "$bin"
+	done
 done
 
 lab_tests=(tests/lab/*.bats)
-if ((${#lab_tests[@]} > 0)); then
+if [[ -z $only_asan ]] && ((${#lab_tests[@]} > 0)); then
 	run_suite "bats tests/lab" bats --tap tests/lab
 fi
 

@@ -259,7 +259,7 @@ static void test_good_leaf(void **state)
 {
 	static const __u8 v6[16] = { 0xfd, 0, 0, 2 };
 	struct xl_config cfg;
-	char path[512], name[8], pfx[64], err[XL_ERR_MAX] = "";
+	char path[512], name[16], pfx[64], err[XL_ERR_MAX] = "";
 	const struct xl_cfg_route *r;
 	__u8 a[16];
 	int n, i;
