@@ -21,6 +21,8 @@
 #include "leaf/show.h"
 #include "host/show.h"
 #include "leaf/flows.h"
+#include "leaf/upgrade.h"
+#include "host/upgrade.h"
 #include "common/readers.h"
 #include "sim/sim.h"
 #include "events/events.h"
@@ -151,6 +153,9 @@ static int leaf_status(const struct opts *o) { return xl_leaf_status(o->instance
 static int leaf_stats(const struct opts *o) { return xl_leaf_stats(o->instance, o->json); }
 static int leaf_routes(const struct opts *o) { return xl_leaf_routes(o->instance, o->json); }
 static int leaf_neigh(const struct opts *o) { return xl_leaf_neigh(o->instance, o->json); }
+static int leaf_upgrade(const struct opts *o) { return xl_leaf_upgrade(o->instance); }
+static int host_upgrade(const struct opts *o) { return xl_host_upgrade(o->instance); }
+
 static int leaf_flows(const struct opts *o)
 {
 	return xl_leaf_flows(o->instance, o->top, o->interval_ms, o->json);
@@ -210,6 +215,14 @@ static const struct command commands[] = {
 	  .notes = "One markdown row per key, as docs/config.md's tables have them (a test\n"
 		   "checks the docs against it): key, default (for [dcqcn] the paper and the\n"
 		   "nvidia variant's), values." },
+	{ "upgrade", "replace the instance's programs with this build's, keeping every "
+		     "map (flows, rates, queues, counters)",
+	  .opts = instance_opts, .leaf = leaf_upgrade, .host = host_upgrade,
+	  .what = "programs",
+	  .notes = "Each link switches atomically (bpf_link_update): no packet goes "
+		   "unprocessed.\nA map whose layout this build changed is refused, by "
+		   "name, before anything\nchanges (then unload and load). The netlink "
+		   "watcher runs on." },
 	{ "status", "whether the instance is loaded, attached ports, watcher",
 	  .opts = show_opts, .netns_bound = true, .leaf = leaf_status, .host = host_status,
 	  .notes = "Exit status: 0 loaded, 3 not loaded, 1 error, including "

@@ -1,0 +1,108 @@
+#!/usr/bin/env bats
+# xdpleaf upgrade (docs/operations.md): this build's programs replace the
+# loaded ones on every link (bpf_link_update) while RoCEv2 traffic from
+# xdpleaf gen crosses leaf1; the sink at r1 (and the kernel's interface
+# counters) must see every frame, and the instance's state must survive
+# (counters and flows not reset; the programs' ids new).
+
+load helpers
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+	export LAB_SKIP
+	LAB_SKIP=$(lab_unavailable)
+	[[ -z $LAB_SKIP ]] || return 0
+	ensure_bpffs
+	export P="xlt$$u"
+	"$LAB" up --prefix "$P" 3>&-
+	warm_up "$P"
+	wait_neigh_learned "$P"
+}
+
+setup() {
+	require_lab
+	SINK_PID=
+}
+
+teardown() {
+	if [[ -n ${SINK_PID-} ]]; then
+		kill "$SINK_PID" 2>/dev/null || true
+		wait "$SINK_PID" 2>/dev/null || true
+	fi
+}
+
+teardown_file() {
+	[[ -n ${P-} ]] || return 0
+	"$LAB" down --prefix "$P" 3>&-
+}
+
+xl() {
+	in_ns "$P-leaf1" "$XDPLEAF" "$@"
+}
+
+@test "upgrade x10 under RoCEv2 traffic: no frame lost, counters and flows kept, new programs" {
+	local out=$BATS_TEST_TMPDIR/sink.json err=$BATS_TEST_TMPDIR/sink.err
+	local st0 st1 id0 id1 g s i n=0 gen_pid rx0 tries=200
+	st0=$(stats_json "$P")
+	id0=$(xl status --json --instance "$P" | jq .prog_id)
+	nsenter --net="/run/netns/$P-r1" -- "$XDPLEAF" sink --dev eth0 --json \
+		>"$out" 2>"$err" 3>&- &
+	SINK_PID=$!
+	until grep -q ready "$err"; do
+		kill -0 "$SINK_PID" 2>/dev/null || { cat "$err"; return 1; }
+		sleep 0.05
+	done
+	rx0=$(ip -n "$P-r1" -s -j link show eth0 | jq '.[0].stats64.rx.packets')
+	# 4 QPs x 10 Mbit/s for 4 s: well within what any machine forwards
+	in_ns "$P-s1" "$XDPLEAF" gen --dev eth0 --dst 10.2.1.2 --qps 4 --rate 40M \
+		--duration 4s --json >"$BATS_TEST_TMPDIR/gen.json" 2>&1 3>&- &
+	gen_pid=$!
+	for i in $(seq 10); do
+		run --separate-stderr xl upgrade --instance "$P"
+		echo "$output $stderr"
+		[[ $status -eq 0 ]] || { kill "$gen_pid"; return 1; }
+		[[ $output == *"4 XDP links switched"* || $output == *"8 XDP links switched"* ]]
+		n=$((n + 1))
+	done
+	kill -0 "$gen_pid" 2>/dev/null || echo "# warning: gen ended before the 10th upgrade" >&3
+	wait "$gen_pid"
+	# gen's JSON (its stderr, with a warning if any, went to the same file)
+	g=$(sed -n '/^{/,$p' "$BATS_TEST_TMPDIR/gen.json")
+	echo "gen: $g"
+	local sent
+	sent=$(jqv "$g" '.packets')
+	# the sink counts until r1 has received every frame (or 10 s pass)
+	while (($(ip -n "$P-r1" -s -j link show eth0 | jq '.[0].stats64.rx.packets') - rx0 < sent)) &&
+		((tries-- > 0)); do
+		sleep 0.05
+	done
+	kill -TERM "$SINK_PID"
+	wait "$SINK_PID"
+	SINK_PID=
+	s=$(<"$out")
+	st1=$(stats_json "$P")
+	id1=$(xl status --json --instance "$P" | jq .prog_id)
+	note "upgrade x$n during gen: $(jqv "$g" '.packets') frames sent (device drops $(jqv "$g" '.dev_tx_dropped')), sink $(jqv "$s" '.total | {packets, lost, reordered, duplicates} | tojson'); prog id $id0 -> $id1"
+	[[ $(jqv "$g" '.dev_tx_dropped') -eq 0 ]]
+	[[ $(jqv "$s" '.total.packets') -eq $(jqv "$g" '.packets') ]]
+	[[ $(jqv "$s" '.total.lost') -eq 0 ]]
+	[[ $(jqv "$s" '.total.duplicates') -eq 0 ]]
+	# state kept: s1's counters went on from where they were, and every
+	# QP's flow entry holds at least all of this run's packets
+	(($(jqv "$st1" '.ports[] | select(.name == "s1") | .rx_packets') >= \
+	  $(jqv "$st0" '.ports[] | select(.name == "s1") | .rx_packets') + $(jqv "$g" '.packets')))
+	[[ $(xl flows --json --interval 0 --instance "$P" |
+		jq '[.flows[] | select(.proto == 17 and .dport == 4791 and .packets >= 1)] | length') -eq 4 ]]
+	# new programs, pinned and attached; the record says who upgraded
+	[[ $id1 -ne $id0 ]]
+	[[ $(xl status --json --instance "$P" | jq '[.ports[] | select(.attached == false)] | length') -eq 0 ]]
+	[[ $(xl status --json --instance "$P" | jq -r .loaded_by.git_commit) == \
+	   $(xl status --json --instance "$P" | jq -r .git_commit) ]]
+}
+
+@test "upgrade of an instance that is not loaded says so; --help tells what it keeps" {
+	run --separate-stderr "$XDPLEAF" upgrade --instance "${P}none"
+	[[ $status -ne 0 && $stderr == *"not loaded"* ]]
+	run --separate-stderr "$XDPLEAF" upgrade --help
+	[[ $status -eq 0 && $output == *"keeping every map"* ]]
+}
