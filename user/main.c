@@ -22,6 +22,8 @@
 #include "host/show.h"
 #include "leaf/flows.h"
 #include "leaf/upgrade.h"
+#include "leaf/reload.h"
+#include "host/reload.h"
 #include "host/upgrade.h"
 #include "common/readers.h"
 #include "sim/sim.h"
@@ -117,6 +119,37 @@ static int cmd_load(const struct opts *o)
 	return ret;
 }
 
+/* reload: the file validated whole (interfaces too) before anything is
+ * written; its mode must be the instance's. */
+static int reload_with(const struct opts *o, bool host)
+{
+	char err[XL_ERR_MAX];
+	struct xl_config cfg;
+	int ret;
+
+	if (xl_config_load(o->config, true, &cfg, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		return -1;
+	}
+	if ((cfg.mode == XL_MODE_HOST) != host) {
+		fprintf(stderr, "xdpleaf reload: %s is a %s-mode file, instance '%s' is in "
+			"%s mode: unload and load to change the mode\n", o->config,
+			cfg.mode == XL_MODE_HOST ? "host" : "leaf", o->instance,
+			host ? "host" : "leaf");
+		xl_config_free(&cfg);
+		return -1;
+	}
+	ret = host ? xl_host_reload(&cfg, o->instance) : xl_leaf_reload(&cfg, o->instance);
+	if (!ret)
+		printf("xdpleaf: instance '%s' reloaded from %s (counters, flows and "
+		       "programs kept)\n", o->instance, o->config);
+	xl_config_free(&cfg);
+	return ret;
+}
+
+static int leaf_reload(const struct opts *o) { return reload_with(o, false); }
+static int host_reload(const struct opts *o) { return reload_with(o, true); }
+
 static int cmd_check(const struct opts *o)
 {
 	char err[XL_ERR_MAX];
@@ -178,6 +211,7 @@ static const struct xl_opt load_opts[] = {
 	XL_OPT_HELP, XL_OPT_END
 };
 static const struct xl_opt instance_opts[] = { O_INSTANCE, XL_OPT_HELP, XL_OPT_END };
+static const struct xl_opt load_opts_reload[] = { O_CONFIG, O_INSTANCE, XL_OPT_HELP, XL_OPT_END };
 static const struct xl_opt config_opts[] = { O_CONFIG, XL_OPT_HELP, XL_OPT_END };
 static const struct xl_opt help_only[] = { XL_OPT_HELP, XL_OPT_END };
 static const struct xl_opt show_opts[] = { O_INSTANCE, O_JSON, XL_OPT_HELP, XL_OPT_END };
@@ -223,6 +257,15 @@ static const struct command commands[] = {
 		   "unprocessed.\nA map whose layout this build changed is refused, by "
 		   "name, before anything\nchanges (then unload and load). The netlink "
 		   "watcher runs on." },
+	{ "reload", "apply a changed FILE to the running instance: routes, groups, "
+		    "rates, classes, settings; counters and flows kept",
+	  .opts = load_opts_reload, .netns_bound = true, .leaf = leaf_reload,
+	  .host = host_reload, .what = "configuration",
+	  .notes = "FILE is validated whole first: a refused file changes nothing. "
+		   "Its ports must\nbe the loaded ones (same order and roles) and "
+		   "flow_table_size the same;\nfor other changes unload and load. "
+		   "Entries are rewritten one by one: a packet\nsees each entry old "
+		   "or new; none is lost." },
 	{ "status", "whether the instance is loaded, attached ports, watcher",
 	  .opts = show_opts, .netns_bound = true, .leaf = leaf_status, .host = host_status,
 	  .notes = "Exit status: 0 loaded, 3 not loaded, 1 error, including "

@@ -106,3 +106,79 @@ xl() {
 	run --separate-stderr "$XDPLEAF" upgrade --help
 	[[ $status -eq 0 && $output == *"keeping every map"* ]]
 }
+
+# leaf1's config with lb_mode hash, u1 at 1 Gbit/s and one route more
+changed_conf() {
+	sed -e 's/^lb_mode = flowlet$/lb_mode = hash/' \
+		-e 's/^\[port u1\]$/[port u1]\nrate = 1G/' "$CONF" >"$1"
+	printf '\n[route 10.9.0.0/16]\ngroup = spine\n' >>"$1"
+}
+
+@test "reload under RoCEv2 traffic: the changed file applies and the old one back, no frame lost, counters kept" {
+	local b=$BATS_TEST_TMPDIR/changed.conf out=$BATS_TEST_TMPDIR/sink.json
+	local err=$BATS_TEST_TMPDIR/sink.err g s st0 st1 j gen_pid rx0 sent tries=200
+	changed_conf "$b"
+	st0=$(stats_json "$P")
+	nsenter --net="/run/netns/$P-r1" -- "$XDPLEAF" sink --dev eth0 --json \
+		>"$out" 2>"$err" 3>&- &
+	SINK_PID=$!
+	until grep -q ready "$err"; do
+		kill -0 "$SINK_PID" 2>/dev/null || { cat "$err"; return 1; }
+		sleep 0.05
+	done
+	rx0=$(ip -n "$P-r1" -s -j link show eth0 | jq '.[0].stats64.rx.packets')
+	in_ns "$P-s1" "$XDPLEAF" gen --dev eth0 --dst 10.2.1.2 --qps 4 --rate 40M \
+		--duration 3s --json >"$BATS_TEST_TMPDIR/gen.json" 2>&1 3>&- &
+	gen_pid=$!
+	run --separate-stderr xl reload --config "$b" --instance "$P"
+	echo "$output $stderr"
+	[[ $status -eq 0 ]] || { kill "$gen_pid"; return 1; }
+	j=$(stats_json "$P")
+	[[ $(jqv "$j" '.groups[0].lb_mode') == hash ]]
+	[[ $(jqv "$j" '.ports[] | select(.name == "u1") | .queue.line_rate_bps') -eq 1000000000 ]]
+	xl routes --json --instance "$P" | jq -e '.routes[] | select(.prefix == "10.9.0.0/16" and .target == "spine")' >/dev/null
+	run --separate-stderr xl reload --config "$CONF" --instance "$P"
+	[[ $status -eq 0 ]] || { kill "$gen_pid"; return 1; }
+	wait "$gen_pid"
+	g=$(sed -n '/^{/,$p' "$BATS_TEST_TMPDIR/gen.json")
+	sent=$(jqv "$g" '.packets')
+	while (($(ip -n "$P-r1" -s -j link show eth0 | jq '.[0].stats64.rx.packets') - rx0 < sent)) &&
+		((tries-- > 0)); do
+		sleep 0.05
+	done
+	kill -TERM "$SINK_PID"
+	wait "$SINK_PID"
+	SINK_PID=
+	s=$(<"$out")
+	st1=$(stats_json "$P")
+	note "reload x2 during gen: $sent frames sent, sink $(jqv "$s" '.total | {packets, lost} | tojson')"
+	[[ $(jqv "$s" '.total.packets') -eq $sent && $(jqv "$s" '.total.lost') -eq 0 ]]
+	# back as loaded: flowlet, no rate on u1, the extra route gone
+	[[ $(jqv "$st1" '.groups[0].lb_mode') == flowlet ]]
+	[[ $(jqv "$st1" '.ports[] | select(.name == "u1") | .queue') == null ]]
+	! xl routes --json --instance "$P" | jq -e '.routes[] | select(.prefix == "10.9.0.0/16")' >/dev/null
+	# counters went on
+	(($(jqv "$st1" '.ports[] | select(.name == "s1") | .rx_packets') >= \
+	  $(jqv "$st0" '.ports[] | select(.name == "s1") | .rx_packets') + sent))
+}
+
+@test "reload of a refused file changes nothing: bad keys, other ports, another mode" {
+	local before after f bad=$BATS_TEST_TMPDIR/bad.conf
+	before=$(xl routes --json --instance "$P" | jq -c '.routes'; stats_json "$P" | jq -c '.groups, [.ports[] | {name, queue}]')
+	for f in unknown-key-port.conf prefix-host-bits.conf dcqcn-unknown-key.conf; do
+		run --separate-stderr xl reload --config "$ROOT/tests/configs/bad/$f" --instance "$P"
+		echo "$f: $stderr"
+		[[ $status -eq 1 && $stderr == *"$f:"* ]]
+	done
+	# valid, but without port s4: not the loaded ports
+	sed '/^\[port s4\]/,/^$/d; /port = s4/d' "$CONF" | sed '/^\[route 10.1.4.0\/24\]$/d; /^\[route fd00:1:4::\/64\]$/d' >"$bad"
+	run --separate-stderr xl reload --config "$bad" --instance "$P"
+	echo "$stderr"
+	[[ $status -eq 1 && $stderr == *"the ports differ from the loaded ones"* ]]
+	# a host-mode file for a leaf instance
+	printf '[xdpleaf]\nmode = host\n[port s1]\nrate = 100G\n' >"$bad"
+	run --separate-stderr xl reload --config "$bad" --instance "$P"
+	[[ $status -eq 1 && $stderr == *"host-mode file"* ]]
+	after=$(xl routes --json --instance "$P" | jq -c '.routes'; stats_json "$P" | jq -c '.groups, [.ports[] | {name, queue}]')
+	[[ $before == "$after" ]]
+}

@@ -96,15 +96,36 @@ fail:
 	return 0;
 }
 
-int xl_host_load(const struct xl_config *cfg, const char *instance)
+int xl_host_fill_maps(struct host *skel, const struct xl_config *cfg)
 {
-	struct xl_attach_state st = { .n_links = 0 };
 	struct xl_host_cfg hc = cfg->host;
 	struct xl_event_cfg ev = { .rate = cfg->event_rate,
 				   .mark_sample = cfg->mark_event_sample };
+	__u32 zero = 0;
+
+	/* DCQCN's C: the ports' line rate (the config gives each port one;
+	 * with several ports the RP uses the first's). */
+	hc.rp.line_rate = cfg->n_ports ? cfg->ports[0].rate_bps : 0;
+	if (bpf_map__update_elem(skel->maps.host_cfg, &zero, sizeof(zero), &hc,
+				 sizeof(hc), BPF_ANY)) {
+		fprintf(stderr, "xdpleaf: cannot write host_cfg: %s\n",
+			strerror(errno));
+		return -1;
+	}
+	if (bpf_map__update_elem(skel->maps.event_cfg, &zero, sizeof(zero), &ev,
+				 sizeof(ev), BPF_ANY)) {
+		fprintf(stderr, "xdpleaf: cannot write event_cfg: %s\n",
+			strerror(errno));
+		return -1;
+	}
+	return fill_addrs(skel, cfg);
+}
+
+int xl_host_load(const struct xl_config *cfg, const char *instance)
+{
+	struct xl_attach_state st = { .n_links = 0 };
 	struct host *skel;
 	bool pinned = false;
-	__u32 zero = 0;
 	int err = -1;
 
 	if (xl_check_new_instance(instance))
@@ -115,22 +136,7 @@ int xl_host_load(const struct xl_config *cfg, const char *instance)
 			strerror(errno));
 		return -1;
 	}
-	/* DCQCN's C: the ports' line rate (the config gives each port one;
-	 * with several ports the RP uses the first's). */
-	hc.rp.line_rate = cfg->n_ports ? cfg->ports[0].rate_bps : 0;
-	if (bpf_map__update_elem(skel->maps.host_cfg, &zero, sizeof(zero), &hc,
-				 sizeof(hc), BPF_ANY)) {
-		fprintf(stderr, "xdpleaf: cannot write host_cfg: %s\n",
-			strerror(errno));
-		goto out;
-	}
-	if (bpf_map__update_elem(skel->maps.event_cfg, &zero, sizeof(zero), &ev,
-				 sizeof(ev), BPF_ANY)) {
-		fprintf(stderr, "xdpleaf: cannot write event_cfg: %s\n",
-			strerror(errno));
-		goto out;
-	}
-	if (xl_record_instance(skel->maps.instance) || fill_addrs(skel, cfg))
+	if (xl_record_instance(skel->maps.instance) || xl_host_fill_maps(skel, cfg))
 		goto out;
 	if (attach_tcx(skel, cfg, &st))
 		goto out;
