@@ -182,3 +182,63 @@ changed_conf() {
 	after=$(xl routes --json --instance "$P" | jq -c '.routes'; stats_json "$P" | jq -c '.groups, [.ports[] | {name, queue}]')
 	[[ $before == "$after" ]]
 }
+
+# ---- failover (docs/operations.md) --------------------------------------
+
+uplink_tx() { # leaf1's tx packets on uplink $1
+	stats_json "$P" | jq ".ports[] | select(.name == \"$1\") | .tx_packets"
+}
+
+@test "failover: a dead uplink's flows move at their next packet, nothing more goes into it, and it is used again once up" {
+	local ev=$BATS_TEST_TMPDIR/ev.json everr=$BATS_TEST_TMPDIR/ev.err ev_pid gen_pid
+	local up n ifx t0 tdown tmove a b dead0 dead1 tries=100
+	in_ns "$P-leaf1" "$XDPLEAF" events --instance "$P" --json --kind link_down,link_up,move \
+		--duration 30s >"$ev" 2>"$everr" 3>&- &
+	ev_pid=$!
+	until grep -q "reading instance" "$everr"; do
+		((tries-- > 0)) || { cat "$everr"; return 1; }
+		sleep 0.05
+	done
+	in_ns "$P-s1" "$XDPLEAF" gen --dev eth0 --dst 10.2.1.2 --qps 4 --qp-base 0x700 \
+		--rate 40M --duration 4s >/dev/null 2>&1 3>&- &
+	gen_pid=$!
+	# the uplink the first of gen's QPs runs on
+	tries=100
+	until up=$(xl flows --json --interval 0 --instance "$P" |
+		jq -r '[.flows[] | select(.qp == 1792)][0].uplink // empty') && [[ -n $up ]]; do
+		((tries-- > 0)) || { kill "$gen_pid" "$ev_pid"; return 1; }
+		sleep 0.05
+	done
+	n=${up#u}
+	ifx=$(ip -n "$P-leaf1" -j link show "$up" | jq '.[0].ifindex')
+	t0=$(date +%s%N)
+	ip -n "$P-sp$n" link set dev down down
+	# polled: the dead link's tx count stops growing
+	tries=100
+	a=$(uplink_tx "$up")
+	while sleep 0.2; b=$(uplink_tx "$up"); ((b != a)); do
+		a=$b
+		((tries-- > 0)) || break
+	done
+	dead0=$(uplink_tx "$up")
+	sleep 0.5 # a window in which nothing may go into it, gen still sending
+	dead1=$(uplink_tx "$up")
+	ip -n "$P-sp$n" link set dev down up
+	wait "$gen_pid"
+	# after it is back, new flows (other QPs) are placed on it again
+	a=$(uplink_tx "$up")
+	in_ns "$P-s1" "$XDPLEAF" gen --dev eth0 --dst 10.2.1.2 --qps 8 --qp-base 0x800 \
+		--rate 40M --duration 1s >/dev/null 2>&1 3>&-
+	kill "$ev_pid"
+	wait "$ev_pid" || true
+	tdown=$(jq -s --arg p "$up" '[.[] | select(.event == "link_down" and .port == $p) | .time_ns][0]' "$ev")
+	tmove=$(jq -s --argjson f "$ifx" --argjson t "$tdown" \
+		'[.[] | select(.event == "move" and .aux == $f and .time_ns >= $t) | .time_ns] | min' "$ev")
+	note "failover off $up: link_down event $(((tdown - t0) / 1000)) us after 'ip link set down' began, first flow moved off $(((tmove - tdown) / 1000)) us after that; $up tx +$((dead1 - dead0)) in 0.5 s down under traffic; after up: +$(($(uplink_tx "$up") - a)) packets"
+	[[ $tdown != null && $tmove != null ]]
+	# the dataplane's part: the next packet of an affected flow moves
+	# (gen paces each QP's frames 0.87 ms apart)
+	((tmove - tdown <= 10000000))
+	((dead1 == dead0))
+	(($(uplink_tx "$up") > a))
+}
