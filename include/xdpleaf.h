@@ -267,7 +267,9 @@ struct xl_neigh_key {
 
 struct xl_neigh {
 	__u8 mac[XL_ETH_ALEN];
-	__u16 pad;
+	/* the kernel's entry is static (PERMANENT, NOARP): the watcher does
+	 * not re-probe it; the programs never read this */
+	__u16 is_static;
 };
 
 enum xl_malformed_action {

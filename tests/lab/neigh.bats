@@ -143,3 +143,21 @@ u2_usable() {
 	# and it forwards again: a ping over every spine's path works
 	in_ns "$P-s1" ping -q -c3 -i 0.2 -W2 10.2.1.2 >/dev/null
 }
+
+# Last: it changes s1's MAC for good.
+@test "a host that changes its MAC without telling anyone is reached again through the fast path within 10 s" {
+	local new=02:de:ad:00:00:01 t0 ms tries=300
+	in_ns "$P-r1" ping -q -c3 -i 0.2 -W1 10.1.1.2 >/dev/null
+	wait_neigh 10.1.1.2 s1
+	# the kernel's entry REACHABLE with the old MAC, as after traffic
+	ip -n "$P-s1" link set dev eth0 address "$new"
+	t0=$(date +%s%N)
+	until in_ns "$P-r1" ping -q -c1 -W0.2 10.1.1.2 >/dev/null 2>&1; do
+		((tries-- > 0)) || { echo "s1 not reachable 60 s after its MAC changed"; return 1; }
+	done
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	note "s1 changed its MAC (no gratuitous ARP): r1 -> s1 again after $ms ms"
+	((ms <= 10000))
+	# and the fast path has the new MAC
+	[[ $(neigh_json | jq -r '.[] | select(.address == "10.1.1.2" and .port == "s1") | .mac') == "$new" ]]
+}

@@ -82,6 +82,7 @@ static int on_neigh(const struct nlmsghdr *nlh, void *data)
 	if (nlh->nlmsg_type == RTM_NEWNEIGH && (nd->ndm_state & USABLE_STATES) &&
 	    lladdr && ll_len == XL_ETH_ALEN) {
 		memcpy(val.mac, lladdr, XL_ETH_ALEN);
+		val.is_static = !!(nd->ndm_state & (NUD_PERMANENT | NUD_NOARP));
 		bpf_map_update_elem(ctx->neigh_fd, &key, &val, BPF_ANY);
 	} else {
 		/* Gone or failed: the dataplane hands such packets to the
@@ -214,9 +215,9 @@ static int dump_neighbours(struct mnl_socket *nl, struct watch_ctx *ctx)
 }
 
 /* One request about the kernel's neighbour entry for addr on ifindex. */
-static void neigh_request(struct mnl_socket *nl, __u16 type, __u16 flags,
-			  __u8 ndm_flags, __u32 ifindex, int family,
-			  const void *addr)
+static void neigh_request_state(struct mnl_socket *nl, __u16 type, __u16 flags,
+				__u8 ndm_flags, __u16 state, __u32 ifindex, int family,
+				const void *addr)
 {
 	char buf[256];
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
@@ -228,9 +229,44 @@ static void neigh_request(struct mnl_socket *nl, __u16 type, __u16 flags,
 	nd->ndm_family = family;
 	nd->ndm_ifindex = ifindex;
 	nd->ndm_flags = ndm_flags;
-	nd->ndm_state = NUD_NONE;
+	nd->ndm_state = state;
 	mnl_attr_put(nlh, NDA_DST, family == AF_INET ? 4 : 16, addr);
 	mnl_socket_sendto(nl, nlh, nlh->nlmsg_len);
+}
+
+static void neigh_request(struct mnl_socket *nl, __u16 type, __u16 flags,
+			  __u8 ndm_flags, __u32 ifindex, int family,
+			  const void *addr)
+{
+	neigh_request_state(nl, type, flags, ndm_flags, NUD_NONE, ifindex, family, addr);
+}
+
+/* Every XL_NEIGH_REVALIDATE_S, each neighbour the dataplane forwards to is
+ * put to the kernel's PROBE state: the kernel then checks it with unicast
+ * ARP/ND probes, as it does for entries its own forwarding uses. Without
+ * this, an entry only the fast path uses is never re-checked: a host that
+ * changed its MAC (no gratuitous ARP) stayed unreachable for good while
+ * the kernel's entry sat STALE with the old MAC. A host that answers is
+ * REACHABLE again at its first probe; one that does not (a new MAC) fails
+ * after ucast_probes (3 s), leaves the map, and the kernel resolves its
+ * address anew for the next packet: healed within about 3 + 3 + 1 s. */
+#define XL_NEIGH_REVALIDATE_S 3
+static void revalidate_neighbours(struct mnl_socket *nl, struct watch_ctx *ctx)
+{
+	struct xl_neigh_key key, next;
+	void *prev = NULL;
+
+	while (bpf_map_get_next_key(ctx->neigh_fd, prev, &next) == 0) {
+		struct xl_neigh val;
+
+		key = next;
+		prev = &key;
+		/* a static entry is the operator's: never turned into a probe */
+		if (bpf_map_lookup_elem(ctx->neigh_fd, &key, &val) || val.is_static)
+			continue;
+		neigh_request_state(nl, RTM_NEWNEIGH, NLM_F_REPLACE, 0, NUD_PROBE,
+				    key.ifindex, key.family, key.addr);
+	}
 }
 
 /* NTF_USE makes the kernel start resolution (ARP/ND) for an address as if a
@@ -365,7 +401,7 @@ int xl_watch(const char *instance)
 	char path[256];
 	struct mnl_socket *events, *req;
 	char buf[MNL_SOCKET_BUFFER_SIZE];
-	time_t last_solicit = 0;
+	time_t last_solicit = 0, last_revalidate = time(NULL);
 	int err = 0;
 
 	ctx.neigh_fd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_NEIGH));
@@ -396,6 +432,10 @@ int xl_watch(const char *instance)
 		if (now != last_solicit) {
 			solicit_next_hops(req, &ctx, false);
 			last_solicit = now;
+		}
+		if (now - last_revalidate >= XL_NEIGH_REVALIDATE_S) {
+			revalidate_neighbours(req, &ctx);
+			last_revalidate = now;
 		}
 		if (poll(&pfd, 1, 1000) <= 0)
 			continue;
