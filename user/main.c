@@ -182,7 +182,13 @@ static int cmd_unload(const struct opts *o)
 
 /* The commands about a loaded instance: each mode's own code (user/leaf/,
  * user/host/), picked here and nowhere else by the instance's pins. */
-static int leaf_status(const struct opts *o) { return xl_leaf_status(o->instance, o->json); }
+/* status runs in the instance's namespace: the place to bring back a
+ * watcher that died (systemd's Restart= does it for one it runs). */
+static int leaf_status(const struct opts *o)
+{
+	xl_watcher_revive(o->instance);
+	return xl_leaf_status(o->instance, o->json);
+}
 static int leaf_stats(const struct opts *o) { return xl_leaf_stats(o->instance, o->json); }
 static int leaf_routes(const struct opts *o) { return xl_leaf_routes(o->instance, o->json); }
 static int leaf_neigh(const struct opts *o) { return xl_leaf_neigh(o->instance, o->json); }

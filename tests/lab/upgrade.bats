@@ -242,3 +242,55 @@ uplink_tx() { # leaf1's tx packets on uplink $1
 	((dead1 == dead0))
 	(($(uplink_tx "$up") > a))
 }
+
+# ---- the watcher as a process -------------------------------------------
+
+watcher_pid() {
+	xl status --json --instance "$P" 2>/dev/null | jq .watcher_pid
+}
+
+@test "watcher: kill -9 under traffic loses no packet; the next status starts a new one, which works" {
+	local old new ping_out=$BATS_TEST_TMPDIR/ping.out
+	old=$(watcher_pid)
+	((old > 0))
+	[[ $(cat "/proc/$old/comm") == xdpleaf-watch ]]
+	in_ns "$P-s1" ping -q -c 400 -i 0.005 10.2.1.2 >"$ping_out" 2>&1 3>&- &
+	local ping_pid=$!
+	sleep 0.5 # mid-way through the pings
+	kill -9 "$old"
+	wait "$ping_pid"
+	cat "$ping_out"
+	grep -q ' 0% packet loss' "$ping_out"
+	# the next status notices and starts a new watcher
+	run --separate-stderr xl status --instance "$P"
+	echo "$stderr"
+	[[ $status -eq 0 && $stderr == *"its watcher (pid $old) was gone; started a new one"* ]]
+	new=$(watcher_pid)
+	((new > 0 && new != old))
+	[[ $output == *"neighbour watcher running, pid $new"* ]]
+	# and it does its work: a neighbour the kernel forgets leaves the map
+	ip -n "$P-leaf1" neigh del 10.1.1.2 dev s1
+	local tries=100
+	while xl neigh --json --instance "$P" | jq -e '.neigh[] | select(.address == "10.1.1.2")' >/dev/null; do
+		((tries-- > 0)) || { echo "the new watcher did not follow the kernel"; return 1; }
+		sleep 0.05
+	done
+}
+
+# Last: it unloads leaf1's instance.
+@test "watcher: a pid on file that is not the watcher is never signalled" {
+	local pidfile=/run/xdpleaf/$P.pid decoy w tries=100
+	sleep 60 3>&- &
+	decoy=$!
+	w=$(watcher_pid)
+	kill "$w"
+	while kill -0 "$w" 2>/dev/null; do ((tries-- > 0)) || return 1; sleep 0.05; done
+	echo "$decoy" >"$pidfile"
+	# status: not our watcher, so none; it starts one (the file said one ran)
+	run --separate-stderr xl status --json --instance "$P"
+	[[ $(jq .watcher_pid <<<"$output") -ne $decoy ]]
+	run --separate-stderr xl unload --instance "$P"
+	[[ $status -eq 0 ]]
+	kill -0 "$decoy" # the decoy lives
+	kill "$decoy"
+}

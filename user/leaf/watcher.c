@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "leaf/netlink_watch.h"
@@ -14,6 +15,27 @@ static void run_file(char *buf, size_t len, const char *instance,
 		     const char *ext)
 {
 	snprintf(buf, len, "%s/%s.%s", XL_RUN_DIR, instance, ext);
+}
+
+/* The watcher's process name (/proc/PID/comm): what tells a pid on file
+ * that is our watcher from one the system has since given to another
+ * process (which must never get our SIGTERM). */
+#define WATCHER_COMM "xdpleaf-watch"
+
+static bool is_watcher(int pid)
+{
+	char path[64], comm[32] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	if (!fgets(comm, sizeof(comm), f))
+		comm[0] = 0;
+	fclose(f);
+	comm[strcspn(comm, "\n")] = 0;
+	return !strcmp(comm, WATCHER_COMM);
 }
 
 /* A dead process can linger as a zombie until its parent reaps it; that
@@ -43,7 +65,8 @@ int xl_watcher_pid(const char *instance)
 	f = fopen(path, "r");
 	if (!f)
 		return 0;
-	if (fscanf(f, "%d", &pid) != 1 || pid <= 1 || !process_alive(pid))
+	if (fscanf(f, "%d", &pid) != 1 || pid <= 1 || !process_alive(pid) ||
+	    !is_watcher(pid))
 		pid = 0;
 	fclose(f);
 	return pid;
@@ -97,6 +120,29 @@ void xl_watcher_stop(const char *instance)
 	unlink(path);
 }
 
+int xl_watcher_revive(const char *instance)
+{
+	char path[256];
+	int old = 0;
+	FILE *f;
+
+	if (xl_watcher_pid(instance))
+		return 0;
+	run_file(path, sizeof(path), instance, "pid");
+	f = fopen(path, "r");
+	if (!f)
+		return 0; /* none was started (load --no-watch): not ours to start */
+	if (fscanf(f, "%d", &old) != 1)
+		old = 0;
+	fclose(f);
+	if (xl_watcher_start(instance))
+		return -1;
+	fprintf(stderr, "xdpleaf: instance '%s': its watcher (pid %d) was gone; "
+		"started a new one, pid %d (log %s/%s.log)\n", instance, old,
+		xl_watcher_pid(instance), XL_RUN_DIR, instance);
+	return 0;
+}
+
 int xl_watcher_start(const char *instance)
 {
 	pid_t pid;
@@ -118,6 +164,7 @@ int xl_watcher_start(const char *instance)
 
 		closefrom(3);
 		setsid();
+		prctl(PR_SET_NAME, WATCHER_COMM);
 		run_file(log, sizeof(log), instance, "log");
 		null = open("/dev/null", O_RDONLY);
 		out = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
@@ -159,6 +206,7 @@ int xl_watcher_run(const char *instance, bool replace)
 	}
 	if (write_pid(instance, getpid()))
 		return -1;
+	prctl(PR_SET_NAME, WATCHER_COMM);
 	if (old)
 		fprintf(stderr, "xdpleaf watch: replaced the watcher pid %d of "
 			"instance '%s'; watching in the foreground as pid %d\n",

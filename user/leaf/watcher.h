@@ -10,6 +10,11 @@
 
 /* Pid of the instance's running watcher, 0 if none. */
 int xl_watcher_pid(const char *instance);
+/* A watcher that was started (its pid file is there) but is gone (killed,
+ * crashed; or the pid on file is now another process's): start a new one
+ * in the background. The caller runs in the instance's network namespace.
+ * 0, or -1 after saying why. */
+int xl_watcher_revive(const char *instance);
 /* Fork it into the background (log in /run/xdpleaf/INSTANCE.log). */
 int xl_watcher_start(const char *instance);
 /* Stop it, if running, and remove its pid and log files. */
