@@ -248,7 +248,7 @@ bpftool_tcx_links() {
 	[[ -z $output ]]
 	grep -q "instance '$IL' is in leaf mode (mode = leaf), which keeps no DCQCN state per QP" <<<"$stderr"
 	grep -q "qps is for host-mode instances (mode = host)" <<<"$stderr"
-	grep -q "Commands for this instance: status stats routes neigh flows watch$" <<<"$stderr"
+	grep -q "Commands for this instance: upgrade reload status stats routes neigh flows watch$" <<<"$stderr"
 	run --separate-stderr xl qps --instance "$IL" --json
 	[[ $status -eq 1 && -z $output ]]
 	# the leaf's own commands are unchanged
@@ -279,7 +279,7 @@ bpftool_tcx_links() {
 		flows) what="flow table" ;;
 		watch) what="neighbours or uplinks to watch" ;;
 		esac
-		grep -q "^xdpleaf $cmd: instance '$I' is in host mode (mode = host), which keeps no $what: $cmd is for leaf-mode instances (mode = leaf). Commands for this instance: status stats qps$" <<<"$stderr"
+		grep -q "^xdpleaf $cmd: instance '$I' is in host mode (mode = host), which keeps no $what: $cmd is for leaf-mode instances (mode = leaf). Commands for this instance: upgrade reload status stats qps$" <<<"$stderr"
 	done
 	run --separate-stderr xl qps --instance "$I" --config x
 	[[ $status -eq 2 ]]

@@ -145,6 +145,7 @@ int xl_watcher_revive(const char *instance)
 
 int xl_watcher_start(const char *instance)
 {
+	char own_name[17] = "";
 	pid_t pid;
 
 	if (mkdir(XL_RUN_DIR, 0755) && errno != EEXIST) {
@@ -153,7 +154,13 @@ int xl_watcher_start(const char *instance)
 		return -1;
 	}
 	fflush(NULL);
+	/* named before the fork, so the child is a verifiable watcher from
+	 * its first instant (a status right after sees it) */
+	prctl(PR_GET_NAME, own_name);
+	prctl(PR_SET_NAME, WATCHER_COMM);
 	pid = fork();
+	if (pid)
+		prctl(PR_SET_NAME, own_name);
 	if (pid < 0) {
 		fprintf(stderr, "xdpleaf: fork: %s\n", strerror(errno));
 		return -1;
@@ -164,7 +171,6 @@ int xl_watcher_start(const char *instance)
 
 		closefrom(3);
 		setsid();
-		prctl(PR_SET_NAME, WATCHER_COMM);
 		run_file(log, sizeof(log), instance, "log");
 		null = open("/dev/null", O_RDONLY);
 		out = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
