@@ -110,3 +110,25 @@ stop_iperf_servers() {
 xdp_links() {
 	ip -n "$1" -j link show | jq -r '.[] | select(.xdp != null) | .ifname'
 }
+
+# Take spine $2's link toward leaf1 (its interface `down`) down in lab $1,
+# and up again: the spine loses its routes through that interface with the
+# link (routes back to leaf1's hosts), so they are saved first and put
+# back once it is up (as neigh.bats does by hand).
+spine_link_down() {
+	ip -n "$1-sp$2" route show dev down proto boot >"$BATS_TEST_TMPDIR/sp$2.routes4"
+	ip -n "$1-sp$2" -6 route show dev down proto boot >"$BATS_TEST_TMPDIR/sp$2.routes6"
+	in_ns "$1-sp$2" sysctl -qw net.ipv6.conf.down.keep_addr_on_down=1
+	ip -n "$1-sp$2" link set dev down down
+}
+
+spine_link_up() {
+	local rt
+	ip -n "$1-sp$2" link set dev down up
+	while read -r -a rt; do
+		((${#rt[@]} == 0)) || ip -n "$1-sp$2" route replace "${rt[@]}" dev down
+	done <"$BATS_TEST_TMPDIR/sp$2.routes4"
+	while read -r -a rt; do
+		((${#rt[@]} == 0)) || ip -n "$1-sp$2" -6 route replace "${rt[@]}" dev down
+	done <"$BATS_TEST_TMPDIR/sp$2.routes6"
+}

@@ -219,7 +219,7 @@ uplink_tx() { # leaf1's tx packets on uplink $1
 	n=${up#u}
 	ifx=$(ip -n "$P-leaf1" -j link show "$up" | jq '.[0].ifindex')
 	t0=$(date +%s%N)
-	ip -n "$P-sp$n" link set dev down down
+	spine_link_down "$P" "$n"
 	# polled: the dead link's tx count stops growing
 	tries=100
 	a=$(uplink_tx "$up")
@@ -230,7 +230,7 @@ uplink_tx() { # leaf1's tx packets on uplink $1
 	dead0=$(uplink_tx "$up")
 	sleep 0.5 # a window in which nothing may go into it, gen still sending
 	dead1=$(uplink_tx "$up")
-	ip -n "$P-sp$n" link set dev down up
+	spine_link_up "$P" "$n"
 	wait "$gen_pid"
 	# after it is back, new flows (other QPs) are placed on it again
 	a=$(uplink_tx "$up")
@@ -243,7 +243,7 @@ uplink_tx() { # leaf1's tx packets on uplink $1
 	tdown=$(jq -s --arg p "$up" '[.[] | select(.event == "link_down" and .port == $p) | .time_ns][0]' "$ev")
 	tmove=$(jq -s --argjson f "$ifx" --argjson t "$tdown" \
 		'[.[] | select(.event == "move" and .aux == $f and .time_ns >= $t) | .time_ns] | min' "$ev")
-	note "failover off $up: link_down event $(((tdown - t0) / 1000)) us after 'ip link set down' began, first flow moved off $(((tmove - tdown) / 1000)) us after that; $up tx +$((dead1 - dead0)) in 0.5 s down under traffic; after up: +$(($(uplink_tx "$up") - a)) packets"
+	note "failover off $up: link_down event $(((tdown - t0) / 1000)) us after the test began taking the link down (routes saved, ip link set), first flow moved off $(((tmove - tdown) / 1000)) us after that; $up tx +$((dead1 - dead0)) in 0.5 s down under traffic; after up: +$(($(uplink_tx "$up") - a)) packets"
 	[[ $tdown != null && $tmove != null ]]
 	# the dataplane's part: the next packet of an affected flow moves
 	# (gen paces each QP's frames 0.87 ms apart)
@@ -267,8 +267,9 @@ watcher_pid() {
 	local ping_pid=$!
 	sleep 0.5 # mid-way through the pings
 	kill -9 "$old"
-	wait "$ping_pid"
+	wait "$ping_pid" || true
 	cat "$ping_out"
+	note "watcher killed -9 during 400 pings s1 -> r1: $(grep -o '[0-9]* received, [0-9.]*% packet loss' "$ping_out")"
 	grep -q ' 0% packet loss' "$ping_out"
 	# the next status notices and starts a new watcher
 	run --separate-stderr xl status --instance "$P"
