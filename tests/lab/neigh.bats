@@ -90,22 +90,13 @@ u2_usable() {
 
 @test "an uplink that loses its link leaves its group, and returns per family once that next hop resolves" {
 	# (down for 1.5 s: long enough for a once-a-second solicitation)
-	local routes4 routes6 st tries rt t_up last=
+	local st tries t_up last=
 	[[ $(u2_usable) == "1 1" ]]
-	# The spine's end goes down: leaf1's u2 loses carrier. The spine
-	# loses its routes through that interface with it; kept to restore.
-	routes4=$(ip -n "$P-sp2" route show dev down proto boot)
-	routes6=$(ip -n "$P-sp2" -6 route show dev down proto boot)
-	in_ns "$P-sp2" sysctl -qw net.ipv6.conf.down.keep_addr_on_down=1
-	ip -n "$P-sp2" link set dev down down
+	# The spine's end goes down: leaf1's u2 loses carrier (the spine's
+	# routes through that interface are saved and put back: helpers.bash)
+	spine_link_down "$P" 2
 	restore() {
-		ip -n "$P-sp2" link set dev down up
-		while read -r -a rt; do
-			((${#rt[@]} == 0)) || ip -n "$P-sp2" route replace "${rt[@]}" dev down
-		done <<<"$routes4"
-		while read -r -a rt; do
-			((${#rt[@]} == 0)) || ip -n "$P-sp2" -6 route replace "${rt[@]}" dev down
-		done <<<"$routes6"
+		spine_link_up "$P" 2
 	}
 	tries=100
 	until [[ $(u2_usable) == "0 0" ]]; do
