@@ -365,9 +365,9 @@ static void usage(FILE *f)
 		   "default instance is 'default'.\nRun it in the network "
 		   "namespace of the ports: nsenter --net=/run/netns/NS xdpleaf "
 		   "... (not 'ip netns exec', which hides /sys/fs/bpf).\nstatus, "
-		   "qps and watch run in another one refuse and print that line.\n"
+		   "qps, watch and reload run in another one refuse and print that line.\n"
 		   "Exit status: 0 done, 1 error, 2 bad usage, 3 not loaded "
-		   "(status).\n'xdpleaf --version': the version and git commit "
+		   "(status, events, top --once).\n'xdpleaf --version': the version and git commit "
 		   "it was built from.\n");
 }
 

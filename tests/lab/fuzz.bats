@@ -13,6 +13,7 @@ ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd -P)
 	echo "$output"
 	[[ $status -eq 0 ]]
 	echo "# $(grep '^fuzz_config:' <<<"$output")" >&3
-	# it ran: thousands of inputs, not a start-up failure
-	[[ $(sed -n 's/^fuzz_config: \([0-9]*\) inputs.*/\1/p' <<<"$output") -gt 1000 ]]
+	# it ran inputs, not only its start-up (here ~40,000 in the 10 s; a
+	# slow machine runs fewer, never under a hundred)
+	[[ $(sed -n 's/^fuzz_config: \([0-9]*\) inputs.*/\1/p' <<<"$output") -gt 100 ]]
 }

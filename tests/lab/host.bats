@@ -89,6 +89,20 @@ load_host() {
 	[[ $status -eq 0 ]]
 }
 
+# The peer (p0) in host mode too, as instance $IP.
+load_peer() {
+	cat >"$BATS_TEST_TMPDIR/peer.conf" <<-EOF
+		[xdpleaf]
+		mode = host
+
+		[port p0]
+		rate = 100G
+	EOF
+	run --separate-stderr xlp load --config "$BATS_TEST_TMPDIR/peer.conf" --instance "$IP"
+	echo "$output$stderr"
+	[[ $status -eq 0 ]]
+}
+
 # One RoCEv2 SEND_ONLY from the peer to h0: gen-args...
 peer_send() {
 	xlp gen --dev p0 --dst 10.77.0.1 --gw-mac "$HMAC" --count 1 --afpacket "$@" >/dev/null
@@ -379,15 +393,7 @@ bpftool_tcx_links() {
 
 @test "host: both ends in host mode: the peer's RP cuts its flow's rate on the CNP (qps shows it)" {
 	load_host
-	cat >"$BATS_TEST_TMPDIR/peer.conf" <<-EOF
-		[xdpleaf]
-		mode = host
-
-		[port p0]
-		rate = 100G
-	EOF
-	run --separate-stderr xlp load --config "$BATS_TEST_TMPDIR/peer.conf" --instance "$IP"
-	[[ $status -eq 0 ]]
+	load_peer
 	# gen feeds its sends to the peer's RP (--rate-map): the first packet
 	# (not marked) makes the flow known, the second (CE) draws the CNP.
 	# The second is sent without the rate map: gen accounts its sends to
@@ -485,15 +491,7 @@ counter() {
 
 @test "host: the RP believes only CNPs to it with a right ICRC; 1000 spoofed ones change no rate" {
 	[[ -z $CAP_SKIP ]] || skip "$CAP_SKIP"
-	cat >"$BATS_TEST_TMPDIR/peer.conf" <<-EOF
-		[xdpleaf]
-		mode = host
-
-		[port p0]
-		rate = 100G
-	EOF
-	run --separate-stderr xlp load --config "$BATS_TEST_TMPDIR/peer.conf" --instance "$IP"
-	[[ $status -eq 0 ]]
+	load_peer
 	# the peer sends to h0 on QP 0x100: its RP knows the flow at 100G
 	peer_send --ecn ect0 --qp-base 0x100 --rate-map "/sys/fs/bpf/xdpleaf/$IP/rp_rates"
 	local rate0

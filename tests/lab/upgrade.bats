@@ -40,19 +40,42 @@ xl() {
 	in_ns "$P-leaf1" "$XDPLEAF" "$@"
 }
 
-@test "upgrade x10 under RoCEv2 traffic: no frame lost, counters and flows kept, new programs" {
-	local out=$BATS_TEST_TMPDIR/sink.json err=$BATS_TEST_TMPDIR/sink.err
-	local st0 st1 id0 id1 g s i n=0 gen_pid rx0 tries=200
-	st0=$(stats_json "$P")
-	id0=$(xl status --json --instance "$P" | jq .prog_id)
+r1_rx() {
+	ip -n "$P-r1" -s -j link show eth0 | jq '.[0].stats64.rx.packets'
+}
+
+# xdpleaf sink on r1, in the background until sink_finish; returns once it
+# counts. RX0: r1's received packets then.
+sink_start() {
 	nsenter --net="/run/netns/$P-r1" -- "$XDPLEAF" sink --dev eth0 --json \
-		>"$out" 2>"$err" 3>&- &
+		>"$BATS_TEST_TMPDIR/sink.json" 2>"$BATS_TEST_TMPDIR/sink.err" 3>&- &
 	SINK_PID=$!
-	until grep -q ready "$err"; do
-		kill -0 "$SINK_PID" 2>/dev/null || { cat "$err"; return 1; }
+	until grep -q ready "$BATS_TEST_TMPDIR/sink.err"; do
+		kill -0 "$SINK_PID" 2>/dev/null || { cat "$BATS_TEST_TMPDIR/sink.err"; return 1; }
 		sleep 0.05
 	done
-	rx0=$(ip -n "$P-r1" -s -j link show eth0 | jq '.[0].stats64.rx.packets')
+	RX0=$(r1_rx)
+}
+
+# Once r1 has received $1 packets since sink_start (or 10 s passed), stop
+# the sink; its JSON into SINK_JSON. (Not in a subshell: the sink is this
+# shell's child.)
+sink_finish() {
+	local tries=200
+	while (($(r1_rx) - RX0 < $1)) && ((tries-- > 0)); do
+		sleep 0.05
+	done
+	kill -TERM "$SINK_PID"
+	wait "$SINK_PID"
+	SINK_PID=
+	SINK_JSON=$(<"$BATS_TEST_TMPDIR/sink.json")
+}
+
+@test "upgrade x10 under RoCEv2 traffic: no frame lost, counters and flows kept, new programs" {
+	local st0 st1 id0 id1 g s i n=0 gen_pid
+	st0=$(stats_json "$P")
+	id0=$(xl status --json --instance "$P" | jq .prog_id)
+	sink_start
 	# 4 QPs x 10 Mbit/s for 4 s: well within what any machine forwards
 	in_ns "$P-s1" "$XDPLEAF" gen --dev eth0 --dst 10.2.1.2 --qps 4 --rate 40M \
 		--duration 4s --json >"$BATS_TEST_TMPDIR/gen.json" 2>&1 3>&- &
@@ -72,14 +95,8 @@ xl() {
 	local sent
 	sent=$(jqv "$g" '.packets')
 	# the sink counts until r1 has received every frame (or 10 s pass)
-	while (($(ip -n "$P-r1" -s -j link show eth0 | jq '.[0].stats64.rx.packets') - rx0 < sent)) &&
-		((tries-- > 0)); do
-		sleep 0.05
-	done
-	kill -TERM "$SINK_PID"
-	wait "$SINK_PID"
-	SINK_PID=
-	s=$(<"$out")
+	sink_finish "$sent"
+	s=$SINK_JSON
 	st1=$(stats_json "$P")
 	id1=$(xl status --json --instance "$P" | jq .prog_id)
 	note "upgrade x$n during gen: $(jqv "$g" '.packets') frames sent (device drops $(jqv "$g" '.dev_tx_dropped')), sink $(jqv "$s" '.total | {packets, lost, reordered, duplicates} | tojson'); prog id $id0 -> $id1"
@@ -115,18 +132,10 @@ changed_conf() {
 }
 
 @test "reload under RoCEv2 traffic: the changed file applies and the old one back, no frame lost, counters kept" {
-	local b=$BATS_TEST_TMPDIR/changed.conf out=$BATS_TEST_TMPDIR/sink.json
-	local err=$BATS_TEST_TMPDIR/sink.err g s st0 st1 j gen_pid rx0 sent tries=200
+	local b=$BATS_TEST_TMPDIR/changed.conf g s st0 st1 j gen_pid sent
 	changed_conf "$b"
 	st0=$(stats_json "$P")
-	nsenter --net="/run/netns/$P-r1" -- "$XDPLEAF" sink --dev eth0 --json \
-		>"$out" 2>"$err" 3>&- &
-	SINK_PID=$!
-	until grep -q ready "$err"; do
-		kill -0 "$SINK_PID" 2>/dev/null || { cat "$err"; return 1; }
-		sleep 0.05
-	done
-	rx0=$(ip -n "$P-r1" -s -j link show eth0 | jq '.[0].stats64.rx.packets')
+	sink_start
 	in_ns "$P-s1" "$XDPLEAF" gen --dev eth0 --dst 10.2.1.2 --qps 4 --rate 40M \
 		--duration 3s --json >"$BATS_TEST_TMPDIR/gen.json" 2>&1 3>&- &
 	gen_pid=$!
@@ -142,14 +151,8 @@ changed_conf() {
 	wait "$gen_pid"
 	g=$(sed -n '/^{/,$p' "$BATS_TEST_TMPDIR/gen.json")
 	sent=$(jqv "$g" '.packets')
-	while (($(ip -n "$P-r1" -s -j link show eth0 | jq '.[0].stats64.rx.packets') - rx0 < sent)) &&
-		((tries-- > 0)); do
-		sleep 0.05
-	done
-	kill -TERM "$SINK_PID"
-	wait "$SINK_PID"
-	SINK_PID=
-	s=$(<"$out")
+	sink_finish "$sent"
+	s=$SINK_JSON
 	st1=$(stats_json "$P")
 	note "reload x2 during gen: $sent frames sent, sink $(jqv "$s" '.total | {packets, lost} | tojson')"
 	[[ $(jqv "$s" '.total.packets') -eq $sent && $(jqv "$s" '.total.lost') -eq 0 ]]
