@@ -37,6 +37,13 @@ bats_require_minimum_version 1.5.0 # run --separate-stderr
 	run --separate-stderr "$XDPLEAF" sim queue --rate 1G --trace "$trace"
 	[[ $status -ne 0 ]]
 	[[ $stderr == *"$trace:3:"* ]]
+	# numbers are plain decimals (a negative time used to wrap to 2^64 - N)
+	local bad
+	for bad in -5,1500 10,-1500 10,1500,-1 10,1500,2 10,1500,1,0 10,1500x; do
+		printf 'time_ns,bytes\n0,1500\n%s\n' "$bad" >"$trace"
+		run --separate-stderr "$XDPLEAF" sim queue --rate 1G --trace "$trace"
+		[[ $status -eq 1 && $stderr == *"$trace:3:"* ]] || { echo "$bad: $status $stderr"; return 1; }
+	done
 }
 
 @test "sim queue: a duration without its unit and a bad seed exit 2 with the reason" {

@@ -200,6 +200,19 @@ first_row_where() {
 	run --separate-stderr "$XDPLEAF" sim dcqcn --trace "$t" --variant paper
 	[[ $status -ne 0 ]]
 	[[ $stderr == *"$t:2:"* ]] || { echo "$stderr"; return 1; }
+	# numbers are plain decimals: a sign, hex, trailing text or a value
+	# past 2^64 - 1 is refused (a negative time used to wrap to 2^64 - N:
+	# found by make fuzz-sim)
+	local bad
+	for bad in -311853,pace,10 0x10,cnp 10ms,cnp 10,send,-5 18446744073709551616,cnp \
+		10,send,12x 10,cnp,1,2; do
+		t=$(trace strict 0,cnp "$bad")
+		run --separate-stderr "$XDPLEAF" sim dcqcn --trace "$t" --variant paper
+		[[ $status -eq 1 && $stderr == *"$t:3:"* ]] || { echo "$bad: $status $stderr"; return 1; }
+	done
+	# blanks around fields are fine
+	t=$(trace blanks "0, cnp" " 10 ,send, 1000 ")
+	dcqcn "$t" --variant paper
 }
 
 @test "sim dcqcn: bad options exit 2, --help exits 0" {

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sim/sim.h"
+#include "sim/csv.h"
 #include "common/cli.h"
 #include "common/config_keys.h"
 #include "common/units.h"
@@ -71,17 +72,19 @@ static int read_trace(const char *path, struct event **out, int *n_out)
 		return -1;
 	}
 	while (fgets(buf, sizeof(buf), f)) {
-		char name[16] = "";
 		unsigned long long t, arg = 0;
+		char *field[3], *name;
 		int fields;
 
 		line++;
 		buf[strcspn(buf, "\r\n")] = 0;
 		if (!buf[0] || (line == 1 && !strncmp(buf, "time_ns", 7)))
 			continue;
-		fields = sscanf(buf, "%llu,%15[a-z],%llu", &t, name, &arg);
-		if (fields < 2 || (n && t < ev[n - 1].t))
+		fields = xl_csv_split(buf, field, 3);
+		if (fields < 2 || xl_csv_u64(field[0], &t) ||
+		    (fields == 3 && xl_csv_u64(field[2], &arg)) || (n && t < ev[n - 1].t))
 			goto bad;
+		name = field[1];
 		if (n == cap) {
 			struct event *more;
 

@@ -11,6 +11,7 @@
 #include "common/config.h"
 #include "common/rng.h"
 #include "sim/sim.h"
+#include "sim/csv.h"
 #include "common/units.h"
 #include "xdpleaf.h"
 
@@ -71,22 +72,25 @@ static int run_trace(struct queue_sim *s, const char *path, int ect)
 		return -1;
 	}
 	while (fgets(line, sizeof(line), f)) {
-		unsigned long long t, len;
-		int e = ect, fields;
+		unsigned long long t, len, e = (unsigned long long)ect;
+		char *field[3];
+		int fields;
 
 		n++;
+		line[strcspn(line, "\r\n")] = 0;
 		if (n == 1 && !strncmp(line, "time_ns", 7))
 			continue;
-		fields = sscanf(line, "%llu,%llu,%d", &t, &len, &e);
-		if (fields < 2 || len == 0 || len > 65535 || (e != 0 && e != 1) ||
-		    (s->packets && t < s->last_ns)) {
+		fields = xl_csv_split(line, field, 3);
+		if (fields < 2 || xl_csv_u64(field[0], &t) || xl_csv_u64(field[1], &len) ||
+		    (fields == 3 && xl_csv_u64(field[2], &e)) ||
+		    len == 0 || len > 65535 || e > 1 || (s->packets && t < s->last_ns)) {
 			fprintf(stderr, "%s:%d: expected time_ns,bytes[,ect] with time "
 					"not decreasing, 1..65535 bytes, ect 0 or 1\n",
 				path, n);
 			fclose(f);
 			return -1;
 		}
-		offer(s, t, len, e);
+		offer(s, t, len, (int)e);
 	}
 	fclose(f);
 	return 0;
