@@ -108,7 +108,7 @@ __noinline int xl_host_roce_seen(struct __sk_buff *skb, const struct xl_tc_pkt *
 
 static __always_inline void np_ce(struct __sk_buff *skb,
 				  const struct xl_host_cfg *cfg,
-				  const struct xl_tc_pkt *p,
+				  const struct xl_tc_pkt *p, __u32 udp_len,
 				  struct xl_host_stats *st, __u64 now)
 {
 	struct xl_qp_key k;
@@ -141,6 +141,15 @@ static __always_inline void np_ce(struct __sk_buff *skb,
 	    __sync_val_compare_and_swap(&f->last_cnp_ns, last, now) != last) {
 		__sync_fetch_and_add(&f->cnps_suppressed, 1);
 		st->cnps_suppressed++;
+		return;
+	}
+	/* The ICRC last, as a NIC would have checked it: only for a packet
+	 * that would get a CNP (one per interval and QP), so a flood of CE
+	 * marks costs one check per interval. A bad one leaves the interval
+	 * to the next mark: forged packets cannot silence a QP's CNPs. */
+	if (!xl_data_icrc_ok(skb, p->l2_len, p->l3_len + udp_len, p->family == 6)) {
+		__sync_val_compare_and_swap(&f->last_cnp_ns, now, last);
+		st->np_bad_icrc++;
 		return;
 	}
 	if (!xl_np_port_cap_ok(skb, cfg, st, now)) {
@@ -262,7 +271,7 @@ int xdpleaf_host_ingress(struct __sk_buff *skb)
 	struct xl_host_cfg *cfg;
 	struct xl_host_stats *st;
 	struct xl_tc_pkt p;
-	__u32 zero = 0;
+	__u32 zero = 0, udp_len;
 	__u64 now;
 
 	cfg = bpf_map_lookup_elem(&host_cfg, &zero);
@@ -283,8 +292,8 @@ int xdpleaf_host_ingress(struct __sk_buff *skb)
 	if (p.ecn != XL_ECN_CE)
 		return TC_ACT_OK_;
 	st->ce_seen++;
-	if (cfg->np_enabled && xl_np_trusted(skb, &p, st))
-		np_ce(skb, cfg, &p, st, now);
+	if (cfg->np_enabled && (udp_len = xl_np_trusted(skb, &p, st)))
+		np_ce(skb, cfg, &p, udp_len, st, now);
 	return TC_ACT_OK_;
 }
 

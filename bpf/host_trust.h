@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /* Host mode trusts nothing (docs/dcqcn.md, "Trust"): the NP answers only
  * well-formed RoCEv2 requests sent to this host (its MAC, unicast; one of
- * its port's addresses), at most cnp_port_rate CNPs per second per port
- * and CPU beside the per-QP interval; the RP believes only well-formed
+ * its port's addresses; its ICRC right), at most cnp_port_rate CNPs per
+ * second per port and CPU beside the per-QP interval; the RP believes only well-formed
  * CNPs sent to it whose ICRC is right (and, in rp_cnp, that match a flow
  * it sends). Each refusal is counted by its reason. */
 #ifndef XL_HOST_TRUST_H
@@ -54,10 +54,11 @@ static __always_inline __u32 xl_udp_len_ok(struct __sk_buff *skb,
 }
 
 /* A CE-marked data packet the NP may answer: to us, a request opcode,
- * its lengths whole (UDP, BTH and ICRC at least). Counts the refusal
- * otherwise. */
-static __always_inline int xl_np_trusted(struct __sk_buff *skb, const struct xl_tc_pkt *p,
-					 struct xl_host_stats *st)
+ * its lengths whole (UDP, BTH and ICRC at least), IPv4 without options
+ * (RoCEv2 never has them). Returns the UDP length (the ICRC check needs
+ * it), or 0 after counting the refusal. */
+static __always_inline __u32 xl_np_trusted(struct __sk_buff *skb, const struct xl_tc_pkt *p,
+					   struct xl_host_stats *st)
 {
 	__u32 ulen;
 
@@ -67,11 +68,74 @@ static __always_inline int xl_np_trusted(struct __sk_buff *skb, const struct xl_
 	}
 	ulen = xl_udp_len_ok(skb, p);
 	if (ulen < 8 + XL_BTH_LEN + XL_ICRC_LEN || p->opcode >= 0x80 ||
-	    !xl_psn_sequenced(p->opcode)) {
+	    !xl_psn_sequenced(p->opcode) || (p->family == 4 && p->l3_len != 20)) {
 		st->np_malformed++;
 		return 0;
 	}
-	return 1;
+	return ulen;
+}
+
+/* The ICRC over a whole data packet: the header part (with its variant
+ * fields) from a copy, the rest 64 bytes at a time through bpf_loop, so
+ * that a 9 KB frame costs the verifier one chunk's work. */
+#define XL_ICRC_CHUNK 64
+#define XL_DATA_ICRC_MAX 9216U /* a jumbo frame's datagram (XL_ICRC_MAX_LEN
+				* is cnp.h's, sized for a CNP) */
+struct xl_icrc_walk {
+	struct __sk_buff *skb;
+	__u32 off, end; /* bytes still to feed: [off, end) of the skb */
+	__u32 crc;      /* running, not complemented */
+	__u32 err;
+};
+
+static long xl_icrc_chunk(__u32 i, void *data)
+{
+	struct xl_icrc_walk *w = data;
+	__u8 buf[XL_ICRC_CHUNK];
+	__u32 n, j;
+
+	(void)i;
+	if (w->off >= w->end)
+		return 1;
+	n = w->end - w->off;
+	if (n > XL_ICRC_CHUNK)
+		n = XL_ICRC_CHUNK;
+	if (n < 1 || bpf_skb_load_bytes(w->skb, w->off, buf, n)) {
+		w->err = 1;
+		return 1;
+	}
+	for (j = 0; j < XL_ICRC_CHUNK && j < n; j++)
+		w->crc = xl_crc32_byte(w->crc, buf[j]);
+	w->off += n;
+	return 0;
+}
+
+/* Whether the ICRC of the RoCEv2 packet at l3 (ip_total bytes of IP
+ * datagram, IPv4 without options or IPv6) is right. */
+static __always_inline int xl_data_icrc_ok(struct __sk_buff *skb, __u32 l3,
+					   __u32 ip_total, int ipv6)
+{
+	__u8 hdr[40 + 8 + XL_BTH_LEN];
+	struct xl_icrc_walk w = { .skb = skb };
+	__u8 tail[XL_ICRC_LEN];
+	__u32 l4 = ipv6 ? 40 : 20, head = l4 + 13; /* through BTH byte 4 */
+
+	if (ip_total < l4 + 8 + XL_BTH_LEN + XL_ICRC_LEN || ip_total > XL_DATA_ICRC_MAX ||
+	    bpf_skb_load_bytes(skb, l3 + ip_total - XL_ICRC_LEN, tail, XL_ICRC_LEN))
+		return 0;
+	if (ipv6) {
+		if (bpf_skb_load_bytes(skb, l3, hdr, 40 + 13))
+			return 0;
+		w.crc = ~xl_icrc(hdr, 40 + 13, 40, 1);
+	} else {
+		if (bpf_skb_load_bytes(skb, l3, hdr, 20 + 13))
+			return 0;
+		w.crc = ~xl_icrc(hdr, 20 + 13, 20, 0);
+	}
+	w.off = l3 + head;
+	w.end = l3 + ip_total - XL_ICRC_LEN;
+	bpf_loop(XL_DATA_ICRC_MAX / XL_ICRC_CHUNK + 1, xl_icrc_chunk, &w, 0);
+	return !w.err && w.off == w.end && ~w.crc == xl_icrc_get(tail);
 }
 
 /* Whether the port may send one more CNP now (cnp_port_rate per second

@@ -110,6 +110,7 @@ struct xl_host_stats {
 	__u64 rp_not_ours;    /* CNPs not unicast to our MAC and address */
 	__u64 rp_malformed;   /* CNPs of the wrong shape or length */
 	__u64 rp_bad_icrc;    /* CNPs whose ICRC is wrong */
+	__u64 np_bad_icrc;    /* CE data whose ICRC is wrong: no CNP */
 };
 
 #endif /* XL_HOST_H */

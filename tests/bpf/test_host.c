@@ -615,6 +615,61 @@ static void np_ce_vlan_sends_cnp(void **state)
 	ce_cnp(&f);
 }
 
+/* A CE-marked frame whose ICRC is wrong (one payload byte changed after
+ * the ICRC was written) gets no CNP and does not use up the QP's
+ * interval: the right frame right after is answered. */
+static void np_bad_icrc_no_cnp(void **state)
+{
+	struct xl_host_cfg cfg = default_cfg();
+	__u8 pkt[PKT_MAX], cnp[PKT_MAX];
+	struct xl_host_stats s0, s1;
+	size_t len = roce(&DATA4, pkt);
+
+	(void)state;
+	cfg.cnp_interval_ns = 1000000000ULL; /* a used-up interval would show */
+	set_cfg(&cfg);
+	s0 = stats();
+	pkt[len - 10] ^= 0x40;
+	ingress_passes(pkt, len);
+	s1 = stats();
+	assert_int_equal(s1.np_bad_icrc - s0.np_bad_icrc, 1);
+	assert_int_equal(s1.cnps_sent - s0.cnps_sent, 0);
+	assert_int_equal(read_cnp(cnp, 20), 0);
+	pkt[len - 10] ^= 0x40;
+	ingress_passes(pkt, len);
+	s0 = stats();
+	assert_int_equal(s0.cnps_sent - s1.cnps_sent, 1);
+	assert_int_equal(s0.np_bad_icrc, s1.np_bad_icrc);
+	assert_true(read_cnp(cnp, 1000) > 0);
+}
+
+/* The ICRC is checked over the whole frame, chunk by chunk: a 3000-byte
+ * IPv6 frame (test_run's skbs stay within a page) with a right one is
+ * answered, with its last payload byte changed it is not. */
+static void np_icrc_checked_over_a_large_frame(void **state)
+{
+	struct flow f = DATA6;
+	__u8 pkt[PKT_MAX], cnp[PKT_MAX];
+	struct xl_host_stats s0, s1;
+	size_t len;
+
+	(void)state;
+	f.payload = 3000 - 14 - 40 - 8 - 12 - 4;
+	len = roce(&f, pkt);
+	assert_int_equal(len, 3000);
+	pkt[len - 5] ^= 1;
+	s0 = stats();
+	ingress_passes(pkt, len);
+	s1 = stats();
+	assert_int_equal(s1.np_bad_icrc - s0.np_bad_icrc, 1);
+	assert_int_equal(read_cnp(cnp, 20), 0);
+	pkt[len - 5] ^= 1;
+	ingress_passes(pkt, len);
+	s0 = stats();
+	assert_int_equal(s0.cnps_sent - s1.cnps_sent, 1);
+	assert_true(read_cnp(cnp, 1000) > 0);
+}
+
 static void np_second_ce_within_interval_suppressed(void **state)
 {
 	struct xl_host_cfg cfg = default_cfg();
@@ -1312,6 +1367,8 @@ int main(void)
 		cmocka_unit_test_setup(np_ce_ipv4_sends_cnp, test_setup),
 		cmocka_unit_test_setup(np_ce_ipv6_sends_cnp, test_setup),
 		cmocka_unit_test_setup(np_ce_vlan_sends_cnp, test_setup),
+		cmocka_unit_test_setup(np_bad_icrc_no_cnp, test_setup),
+		cmocka_unit_test_setup(np_icrc_checked_over_a_large_frame, test_setup),
 		cmocka_unit_test_setup(np_second_ce_within_interval_suppressed, test_setup),
 		cmocka_unit_test_setup(np_ce_after_interval_sends_again, test_setup),
 		cmocka_unit_test_setup(np_scope_per_port_and_per_qp, test_setup),

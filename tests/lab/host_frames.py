@@ -2,9 +2,9 @@
 # Frames host mode must not trust, crafted with scapy (independent of
 # xdpleaf's own builders), sent on one interface of the namespace it runs in.
 #
-#   host_frames.py IFACE ce DMAC SRC DST QP [udp-len N] [opcode N] [count N]
+#   host_frames.py IFACE ce DMAC SRC DST QP [udp-len N] [opcode N] [zero-icrc] [count N]
 #       CE-marked RoCEv2 RC SEND ONLY (ICRC right unless the UDP length is
-#       forced), COUNT copies
+#       forced or zero-icrc zeroes it), COUNT copies
 #   host_frames.py IFACE cnp DMAC SRC DST QP [zero-icrc] [cut] [count N]
 #       a CNP (opcode 0x81, BECN, 16 reserved bytes, ICRC); zero-icrc: the
 #       ICRC field zero; cut: the frame ends after the BTH
@@ -48,10 +48,10 @@ def main(argv):
             pkt[IP].len = 20 + 8 + 12
             pkt[UDP].len = 8 + 12
             del pkt[IP].chksum
-        elif "zero-icrc" in o:
-            b = bytearray(raw(pkt))
-            b[-4:] = b"\0\0\0\0"
-            pkt = Ether(bytes(b))
+    if "zero-icrc" in o and "cut" not in o:
+        b = bytearray(raw(pkt))
+        b[-4:] = b"\0\0\0\0"
+        pkt = Ether(bytes(b))
     sendp([pkt] * o.get("count", 1), iface=iface, verbose=False)
     return 0
 

@@ -192,6 +192,8 @@ static const struct metric metrics[] = {
 	  "CNPs of the wrong shape or length: ignored." },
 	{ "xdpleaf_host_rp_bad_icrc_total", C, S_HOST, VALUE, "rp_bad_icrc", NULL, 0,
 	  "CNPs whose ICRC is wrong: ignored." },
+	{ "xdpleaf_host_np_bad_icrc_total", C, S_HOST, VALUE, "np_bad_icrc", NULL, 0,
+	  "CE-marked packets whose ICRC is wrong: the NP sent no CNP for them." },
 	{ "xdpleaf_np_flows", G, S_QPS, VALUE, "np_total", NULL, 0,
 	  "Flows (QPs, or ports with per-port CNP scope) the NP keeps state for." },
 	{ "xdpleaf_rp_flows", G, S_QPS, VALUE, "rp_total", NULL, 0,
