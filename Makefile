@@ -40,7 +40,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))
 BPFT_SRCS := $(wildcard tests/bpf/test_*.c)
 BPFT_BINS := $(patsubst tests/bpf/%.c,$(BUILD)/tests/bpf/%,$(BPFT_SRCS))
 
-.PHONY: all deps test test-asan unit-tests demo clean help bench fuzz fuzz-config lab lab-down FORCE
+.PHONY: all deps test test-asan unit-tests demo clean help bench fuzz fuzz-config fuzz-sim lab lab-down FORCE
 .SECONDARY:
 all: $(BUILD)/xdpleaf
 
@@ -52,6 +52,7 @@ help:
 	@echo "make bench    the leaf program's ns/packet per path, as ratios to a baseline"
 	@echo "make fuzz     the leaf program under 10^6 random and mutated frames per seed (XL_FUZZ_SEEDS)"
 	@echo "make fuzz-config  libFuzzer (ASan, UBSan) over the config parser, FUZZ_SECONDS (60)"
+	@echo "make fuzz-sim     the same over sim's trace readers (dcqcn, queue)"
 	@echo "make test-asan    the unit tests built with ASan and UBSan (make test runs them too)"
 	@echo "make lab      bring the lab up (lab/lab.sh up; make lab-down removes it)"
 	@echo "make bench-balance  load-balancing modes vs kernel ECMP (docs/load-balancing-bench.md)"
@@ -128,7 +129,19 @@ $(BUILD)/fuzz/fuzz_config: $(FUZZ_CONFIG_SRCS) $(USER_HDRS)
 		-Iinclude -Iuser -I$(BUILD) $(FUZZ_CONFIG_SRCS) -o $@ -linih
 FUZZ_SECONDS ?= 60
 fuzz-config: $(BUILD)/fuzz/fuzz_config
-	@tests/fuzz/run_config.sh $(BUILD)/fuzz/fuzz_config $(FUZZ_SECONDS)
+	@tests/fuzz/run_libfuzzer.sh $(BUILD)/fuzz/fuzz_config $(FUZZ_SECONDS) tests/configs/good tests/configs/bad
+
+# The same for the trace readers of `xdpleaf sim` (tests/fuzz/fuzz_sim.c);
+# seeds in tests/fuzz/sim_seeds.
+FUZZ_SIM_SRCS := tests/fuzz/fuzz_sim.c $(wildcard user/sim/*.c) user/common/cli.c user/common/output.c \
+		 user/common/version.c user/common/pins.c \
+		 user/common/config_keys.c user/common/units.c user/common/names.c
+$(BUILD)/fuzz/fuzz_sim: $(FUZZ_SIM_SRCS) $(USER_HDRS)
+	@mkdir -p $(@D)
+	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+		-Iinclude -Iuser -I$(BUILD) $(FUZZ_SIM_SRCS) -o $@ -lm -ljson-c -lbpf
+fuzz-sim: $(BUILD)/fuzz/fuzz_sim
+	@tests/fuzz/run_libfuzzer.sh $(BUILD)/fuzz/fuzz_sim $(FUZZ_SECONDS) tests/fuzz/sim_seeds
 
 bench: all $(BUILD)/bench/bench_leaf
 	@$(BUILD)/bench/bench_leaf
@@ -147,7 +160,7 @@ test-asan: deps
 	@$(MAKE) --no-print-directory BUILD=build-asan SANITIZE="$(ASAN)" unit-tests
 	@ASAN_DIRS=build-asan tests/run.sh --only-asan
 
-test: deps all $(UNIT_BINS) $(BPFT_BINS) $(BUILD)/bench/collective $(BUILD)/fuzz/fuzz_config
+test: deps all $(UNIT_BINS) $(BPFT_BINS) $(BUILD)/bench/collective $(BUILD)/fuzz/fuzz_config $(BUILD)/fuzz/fuzz_sim
 	@$(MAKE) --no-print-directory BUILD=build-asan SANITIZE="$(ASAN)" unit-tests
 	@ASAN_DIRS=build-asan tests/run.sh
 

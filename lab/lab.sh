@@ -274,7 +274,7 @@ cmd_up() {
 	[[ -z $RECV_RATE ]] || shape_receivers
 	if [[ $MODE == xdp ]]; then
 		ensure_bpffs
-		# stdin from /dev/null: the watcher xdpleaf leaves running
+		# stdin from /dev/null: the daemon xdpleaf leaves running
 		# must not hold our terminal.
 		in_ns "$PREFIX-leaf1" "$XDPLEAF" load --config "$CONFIG" \
 			--instance "$PREFIX" </dev/null
@@ -289,7 +289,7 @@ cmd_up() {
 }
 
 cmd_down() {
-	# Unload before the namespace goes away so pins and the watcher are
+	# Unload before the namespace goes away so pins and the daemon are
 	# removed by xdpleaf itself; ignore failures, the namespaces go anyway.
 	if ns_exists "$PREFIX-leaf1" && [[ -x $XDPLEAF ]] &&
 		[[ ${STATE_MODE:-xdp} == xdp || -d /sys/fs/bpf/xdpleaf/$PREFIX ]]; then

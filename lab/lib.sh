@@ -14,7 +14,7 @@ in_ns() {
 
 # wait_neigh_listed NS INSTANCE ADDR...: wait (up to ~5 s) until the xdpleaf
 # instance in namespace NS lists every ADDR in `xdpleaf neigh` (its
-# watcher has learned them). 1 if not, with what it lists on stderr.
+# daemon has learned them). 1 if not, with what it lists on stderr.
 wait_neigh_listed() {
 	local ns=$1 inst=$2 tries=50 out a missing
 	shift 2

@@ -30,7 +30,10 @@
 #include "events/events.h"
 #include "traffic/traffic.h"
 #include "common/version.h"
-#include "leaf/watcher.h"
+#include "common/daemon.h"
+#include "common/log.h"
+#include "leaf/netlink_watch.h"
+#include "host/addr_watch.h"
 #include "observe/exporter.h"
 #include "views/top.h"
 
@@ -47,14 +50,15 @@ struct opts {
 	const char *instance;
 	const char *config;
 	bool json;
-	bool no_watch;
-	bool replace; /* watch: stop a running watcher and take over */
+	bool no_daemon;
+	bool replace; /* daemon: stop a running daemon and take over */
+	enum xl_log_level log_level; /* daemon */
 	int top;      /* flows: show the N busiest, 0 = all */
 	unsigned interval_ms; /* flows: rates over this long */
 };
 
 /* Options several commands take, written once. */
-enum { OPT_NO_WATCH = 256, OPT_REPLACE, OPT_INTERVAL };
+enum { OPT_NO_DAEMON = 256, OPT_REPLACE, OPT_INTERVAL, OPT_LOG_LEVEL };
 #define O_CONFIG XL_OPT_REQUIRED("config", 'c', "FILE", "configuration file (docs/config.md)")
 #define O_INSTANCE XL_OPT("instance", 'i', "NAME", "instance name, [A-Za-z0-9_-] (default: default)")
 #define O_JSON XL_OPT("json", 'j', NULL, "print JSON")
@@ -111,7 +115,15 @@ static int cmd_load(const struct opts *o)
 	if (cfg.mode == XL_MODE_HOST)
 		ret = xl_host_load(&cfg, o->instance);
 	else
-		ret = xl_leaf_load(&cfg, o->instance, !o->no_watch);
+		ret = xl_leaf_load(&cfg, o->instance);
+	/* Started once the loader's fds are closed, so the daemon never holds
+	 * a link that unload must be able to drop. All or nothing: without
+	 * the daemon it asked for, the instance is not left loaded. */
+	if (!ret && !o->no_daemon &&
+	    xl_daemon_start(o->instance, cfg.mode == XL_MODE_HOST ? xl_host_watch : xl_watch)) {
+		xl_unload(o->instance);
+		ret = -1;
+	}
 	if (!ret)
 		printf("xdpleaf: instance '%s' loaded on %d ports\n",
 		       o->instance, cfg.n_ports);
@@ -176,17 +188,17 @@ static int cmd_unload(const struct opts *o)
 {
 	if (need_privileges())
 		return -1;
-	xl_watcher_stop(o->instance); /* a leaf's; none for a host */
+	xl_daemon_stop(o->instance);
 	return xl_unload(o->instance);
 }
 
 /* The commands about a loaded instance: each mode's own code (user/leaf/,
  * user/host/), picked here and nowhere else by the instance's pins. */
 /* status runs in the instance's namespace: the place to bring back a
- * watcher that died (systemd's Restart= does it for one it runs). */
+ * daemon that died (systemd's Restart= does it for one it runs). */
 static int leaf_status(const struct opts *o)
 {
-	xl_watcher_revive(o->instance);
+	xl_daemon_revive(o->instance, xl_watch);
 	return xl_leaf_status(o->instance, o->json);
 }
 static int leaf_stats(const struct opts *o) { return xl_leaf_stats(o->instance, o->json); }
@@ -199,8 +211,19 @@ static int leaf_flows(const struct opts *o)
 {
 	return xl_leaf_flows(o->instance, o->top, o->interval_ms, o->json);
 }
-static int leaf_watch(const struct opts *o) { return xl_watcher_run(o->instance, o->replace); }
-static int host_status(const struct opts *o) { return xl_host_status(o->instance, o->json); }
+static int leaf_daemon(const struct opts *o)
+{
+	return xl_daemon_run(o->instance, o->replace, o->log_level, xl_watch);
+}
+static int host_daemon(const struct opts *o)
+{
+	return xl_daemon_run(o->instance, o->replace, o->log_level, xl_host_watch);
+}
+static int host_status(const struct opts *o)
+{
+	xl_daemon_revive(o->instance, xl_host_watch);
+	return xl_host_status(o->instance, o->json);
+}
 static int host_stats(const struct opts *o) { return xl_host_stats(o->instance, o->json); }
 static int host_qps(const struct opts *o) { return xl_host_qps(o->instance, o->top, o->json); }
 
@@ -213,7 +236,8 @@ static int cmd_top(int argc, char **argv)
 
 static const struct xl_opt load_opts[] = {
 	O_CONFIG, O_INSTANCE,
-	XL_OPT("no-watch", OPT_NO_WATCH, NULL, "do not start the neighbour watcher"),
+	XL_OPT("no-daemon", OPT_NO_DAEMON, NULL, "do not start the instance's daemon "
+	       "(run 'xdpleaf daemon' under a service manager instead)"),
 	XL_OPT_HELP, XL_OPT_END
 };
 static const struct xl_opt instance_opts[] = { O_INSTANCE, XL_OPT_HELP, XL_OPT_END };
@@ -231,15 +255,16 @@ static const struct xl_opt qps_opts[] = {
 	O_INSTANCE, XL_OPT("top", 'n', "N", "only the first N flows of each table (NP, RP)"),
 	O_JSON, XL_OPT_HELP, XL_OPT_END
 };
-static const struct xl_opt watch_opts[] = {
+static const struct xl_opt daemon_opts[] = {
 	O_INSTANCE,
-	XL_OPT("replace", OPT_REPLACE, NULL, "stop the running watcher (e.g. load's) and take its place"),
+	XL_OPT("replace", OPT_REPLACE, NULL, "stop the running daemon (e.g. load's) and take its place"),
+	XL_OPT("log-level", OPT_LOG_LEVEL, "LEVEL", "err, warn, info (default) or debug"),
 	XL_OPT_HELP, XL_OPT_END
 };
 
 static const struct command commands[] = {
-	{ "load", "validate FILE, attach (leaf: XDP on its ports and the netlink "
-		  "watcher; host: the DCQCN tc programs), pin state",
+	{ "load", "validate FILE, attach (leaf: XDP on its ports; host: the DCQCN "
+		  "tc programs), pin state, start the instance's daemon",
 	  .opts = load_opts, .run = cmd_load,
 	  .notes = "A port another program holds is refused with its holder: "
 		   "an xdpleaf instance\n(and its unload line), or another "
@@ -261,8 +286,8 @@ static const struct command commands[] = {
 	  .what = "programs",
 	  .notes = "Each link switches atomically (bpf_link_update): no packet goes "
 		   "unprocessed.\nA map whose layout this build changed is refused, by "
-		   "name, before anything\nchanges (then unload and load). The netlink "
-		   "watcher runs on." },
+		   "name, before anything\nchanges (then unload and load). The daemon "
+		   "runs on." },
 	{ "reload", "apply a changed FILE to the running instance: routes, groups, "
 		    "rates, classes, settings; counters and flows kept",
 	  .opts = load_opts_reload, .netns_bound = true, .leaf = leaf_reload,
@@ -272,7 +297,8 @@ static const struct command commands[] = {
 		   "flow_table_size the same;\nfor other changes unload and load. "
 		   "Entries are rewritten one by one: a packet\nsees each entry old "
 		   "or new; none is lost." },
-	{ "status", "whether the instance is loaded, attached ports, watcher",
+	{ "status", "whether the instance is loaded, attached ports, its daemon "
+		    "(started again if it died)",
 	  .opts = show_opts, .netns_bound = true, .leaf = leaf_status, .host = host_status,
 	  .notes = "Exit status: 0 loaded, 3 not loaded, 1 error, including "
 		   "running it in another\nnetwork namespace than the one the "
@@ -294,14 +320,18 @@ static const struct command commands[] = {
 		 "rate first)",
 	  .opts = qps_opts, .netns_bound = true, .host = host_qps,
 	  .what = "DCQCN state per QP" },
-	{ "watch", "run the netlink watcher (neighbours, uplink links) in the "
-		   "foreground (load starts one)",
-	  .opts = watch_opts, .netns_bound = true, .leaf = leaf_watch,
-	  .what = "neighbours or uplinks to watch",
-	  .notes = "For a service manager, after load --no-watch. While "
-		   "another watcher of the\ninstance runs (e.g. the one load "
-		   "started), watch refuses and names its pid;\n--replace stops "
-		   "it and takes its place. Runs until the instance is unloaded." },
+	{ "daemon", "run the instance's daemon in the foreground (load starts one "
+		    "in the background)",
+	  .opts = daemon_opts, .netns_bound = true, .leaf = leaf_daemon,
+	  .host = host_daemon,
+	  .notes = "Leaf: mirrors neighbours and uplinks' links, re-validates the "
+		   "neighbours the\nfast path uses. Host: keeps the ports' addresses "
+		   "(host_addrs) current. The\ndataplane forwards without it; a new "
+		   "one adopts the pinned state. For a\nservice manager, after load "
+		   "--no-daemon (scripts/xdpleaf-daemon@.service).\nWhile another "
+		   "daemon of the instance runs, it refuses and names its pid;\n"
+		   "--replace stops it and takes its place. Logs to stderr, with the "
+		   "syslog\npriority under systemd. Runs until the instance is unloaded." },
 	{ "events", "stream drop, mark, CNP, PSN, move, link and PFC events "
 		    "('xdpleaf events --help')", .own_argv = xl_events_main },
 	{ "exporter", "serve Prometheus metrics of the loaded instances over HTTP "
@@ -365,7 +395,7 @@ static void usage(FILE *f)
 		   "default instance is 'default'.\nRun it in the network "
 		   "namespace of the ports: nsenter --net=/run/netns/NS xdpleaf "
 		   "... (not 'ip netns exec', which hides /sys/fs/bpf).\nstatus, "
-		   "qps, watch and reload run in another one refuse and print that line.\n"
+		   "qps, daemon and reload run in another one refuse and print that line.\n"
 		   "Exit status: 0 done, 1 error, 2 bad usage, 3 not loaded "
 		   "(status, events, top --once).\n'xdpleaf --version': the version and git commit "
 		   "it was built from.\n");
@@ -391,7 +421,14 @@ static int parse_opts(const struct command *c, int argc, char **argv,
 		case 'c': o->config = optarg; break;
 		case 'i': o->instance = optarg; break;
 		case 'j': o->json = true; break;
-		case OPT_NO_WATCH: o->no_watch = true; break;
+		case OPT_NO_DAEMON: o->no_daemon = true; break;
+		case OPT_LOG_LEVEL:
+			if (!xl_log_level_parse(optarg, &o->log_level)) {
+				fprintf(stderr, "xdpleaf %s: --log-level wants err, warn, info "
+					"or debug, not '%s'\n", c->name, optarg);
+				err = -1;
+			}
+			break;
 		case OPT_REPLACE: o->replace = true; break;
 		case OPT_INTERVAL: {
 			char *end;
@@ -457,7 +494,7 @@ static int quiet_libbpf(enum libbpf_print_level level, const char *fmt,
 int main(int argc, char **argv)
 {
 	char prog[64];
-	struct opts o = { .interval_ms = XL_FLOWS_DEFAULT_INTERVAL_MS };
+	struct opts o = { .interval_ms = XL_FLOWS_DEFAULT_INTERVAL_MS, .log_level = XL_LOG_INFO };
 	int ret;
 
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # The command line around one instance: the network namespace it belongs
-# to, who holds a port a load wants, routes by group name, one watcher per
+# to, who holds a port a load wants, routes by group name, one daemon per
 # instance, --version, and the exit codes of status and unload.
 #
 # Tests that load get a throwaway namespace P-a holding leaf1's port names
@@ -58,15 +58,6 @@ xl() {
 	in_ns "$NS" "$XDPLEAF" "$@"
 }
 
-# poll CMD...: true once CMD succeeds, tried for up to 10 s.
-poll() {
-	local tries=100
-	until "$@"; do
-		((--tries > 0)) || return 1
-		sleep 0.1
-	done
-}
-
 # Running, and not a zombie waiting to be reaped.
 alive() {
 	local st
@@ -94,7 +85,7 @@ s1_conf() {
 	echo "$f"
 }
 
-@test "status, qps and watch from another netns refuse and print the nsenter line, which works" {
+@test "status, qps and daemon from another netns refuse and print the nsenter line, which works" {
 	make_ns
 	run xl load --config "$CONF" --instance "$P"
 	[[ $status -eq 0 ]] || { echo "$output"; return 1; }
@@ -114,14 +105,14 @@ s1_conf() {
 	[[ $status -eq 0 && $(grep -c ' attached$' <<<"$output") -eq 8 ]]
 
 	local cmd
-	for cmd in qps watch; do
-		# (a watch that is not refused would run until killed)
+	for cmd in qps daemon; do
+		# (a daemon that is not refused would run until killed)
 		run --separate-stderr timeout 10 "$XDPLEAF" "$cmd" --instance "$P"
 		echo "$cmd here: $status, stderr: $stderr"
 		[[ $status -eq 1 ]]
 		[[ $stderr == *"nsenter --net=/run/netns/$NS $XDPLEAF $cmd --instance $P"* ]]
 	done
-	# the refused watch started nothing: load's watcher is still the one
+	# the refused daemon started nothing: load's daemon is still the one
 	[[ $(<"/run/xdpleaf/$P.pid") == "$pid" ]]
 	alive "$pid"
 
@@ -148,7 +139,7 @@ s1_conf() {
 	local conf=$BATS_TEST_TMPDIR/unnamed.conf
 	printf '[port %s]\n[route 10.9.0.0/24]\nport = %s\n' "${P}v1" "${P}v1" >"$conf"
 	run nsenter --net="/proc/$holder/ns/net" "$XDPLEAF" load --config "$conf" \
-		--instance "$P" --no-watch
+		--instance "$P" --no-daemon
 	[[ $status -eq 0 ]] || { echo "$output"; return 1; }
 
 	local ino
@@ -186,7 +177,7 @@ s1_conf() {
 
 @test "load on a port another xdpleaf instance holds names it, and its unload line frees the port" {
 	make_ns
-	run xl load --config "$(s1_conf)" --instance "${P}b" --no-watch
+	run xl load --config "$(s1_conf)" --instance "${P}b" --no-daemon
 	[[ $status -eq 0 ]] || { echo "$output"; return 1; }
 	run --separate-stderr xl load --config "$CONF" --instance "$P"
 	echo "status $status, stderr: $stderr"
@@ -204,7 +195,7 @@ s1_conf() {
 	make_ns
 	# A BPF link nobody's instance owns: an instance's link, pinned
 	# elsewhere too, outlives the instance.
-	run xl load --config "$(s1_conf)" --instance "${P}b" --no-watch
+	run xl load --config "$(s1_conf)" --instance "${P}b" --no-daemon
 	[[ $status -eq 0 ]] || { echo "$output"; return 1; }
 	bpftool link pin pinned "/sys/fs/bpf/xdpleaf/${P}b/link_xdp_s1" "/sys/fs/bpf/$P-foreign"
 	run xl unload --instance "${P}b"
@@ -237,7 +228,7 @@ s1_conf() {
 
 @test "routes name the uplink group, in the table and the JSON" {
 	make_ns
-	run xl load --config "$CONF" --instance "$P" --no-watch
+	run xl load --config "$CONF" --instance "$P" --no-daemon
 	[[ $status -eq 0 ]] || { echo "$output"; return 1; }
 	run xl routes --instance "$P"
 	echo "$output"
@@ -254,7 +245,7 @@ s1_conf() {
 	[[ $(jq -r '.routes[] | select(.prefix == "10.1.1.0/24") | .target' <<<"$output") == s1 ]]
 }
 
-@test "watch refuses beside load's watcher, naming its pid; --replace takes over and says so" {
+@test "daemon refuses beside load's daemon, naming its pid; --replace takes over and says so" {
 	make_ns
 	run xl load --config "$CONF" --instance "$P"
 	[[ $status -eq 0 ]] || { echo "$output"; return 1; }
@@ -262,27 +253,27 @@ s1_conf() {
 	old=$(<"/run/xdpleaf/$P.pid")
 	alive "$old"
 
-	# (a watch that is not refused would run until killed)
+	# (a daemon that is not refused would run until killed)
 	run --separate-stderr timeout 10 nsenter --net="/run/netns/$NS" -- \
-		"$XDPLEAF" watch --instance "$P"
+		"$XDPLEAF" daemon --instance "$P"
 	echo "status $status, stderr: $stderr"
 	[[ $status -eq 1 && $stderr == *"pid $old"* && $stderr == *"--replace"* ]]
 	alive "$old"
 	[[ $(<"/run/xdpleaf/$P.pid") == "$old" ]]
 
-	local log=$BATS_TEST_TMPDIR/watch.log new
-	# nsenter execs xdpleaf: $! is the watcher's pid
-	nsenter --net="/run/netns/$NS" -- "$XDPLEAF" watch --replace --instance "$P" \
+	local log=$BATS_TEST_TMPDIR/daemon.log new
+	# nsenter execs xdpleaf: $! is the daemon's pid
+	nsenter --net="/run/netns/$NS" -- "$XDPLEAF" daemon --replace --instance "$P" \
 		</dev/null >"$log" 2>&1 3>&- &
 	new=$!
 	echo "$new" >>"$PIDS"
 	# shellcheck disable=SC2016
 	poll bash -c '[[ $(cat "$1") == "$2" ]]' _ "/run/xdpleaf/$P.pid" "$new"
-	poll grep -q "replaced the watcher pid $old" "$log"
+	poll grep -q "replaced the daemon pid $old" "$log"
 	gone "$old"
 	run xl status --instance "$P"
-	[[ $output == *"watcher running, pid $new"* ]] || { echo "$output"; return 1; }
-	# unload stops the foreground watcher too
+	[[ $output == *"daemon running, pid $new"* ]] || { echo "$output"; return 1; }
+	# unload stops the foreground daemon too
 	run xl unload --instance "$P"
 	[[ $status -eq 0 ]]
 	wait "$new" || true
@@ -301,7 +292,7 @@ s1_conf() {
 	if [[ -e $ROOT/.git ]]; then
 		git -c safe.directory="$ROOT" -C "$ROOT" cat-file -e "${commit%-dirty}^{commit}"
 	fi
-	run xl load --config "$CONF" --instance "$P" --no-watch
+	run xl load --config "$CONF" --instance "$P" --no-daemon
 	[[ $status -eq 0 ]] || { echo "$output"; return 1; }
 	run xl status --instance "$P" --json
 	[[ $(jq -r '.version, .git_commit, .loaded_by.version, .loaded_by.git_commit, .netns.name' <<<"$output" | tr '\n' ' ') == \
@@ -342,7 +333,7 @@ s1_conf() {
 	[[ $status -eq 3 && $(jq .loaded <<<"$output") == false ]]
 	run xl unload --instance "$P"
 	[[ $status -eq 0 && $output == *"nothing to unload"* ]]
-	run xl load --config "$CONF" --instance "$P" --no-watch
+	run xl load --config "$CONF" --instance "$P" --no-daemon
 	[[ $status -eq 0 ]] || { echo "$output"; return 1; }
 	run xl status --instance "$P"
 	[[ $status -eq 0 ]]

@@ -51,7 +51,7 @@ xl() {
 	in_ns "$NS" "$XDPLEAF" "$@"
 }
 
-# Nothing of instance $I may remain: pins, XDP programs, watcher.
+# Nothing of instance $I may remain: pins, XDP programs, daemon.
 # Prints what it found and fails if anything is left.
 assert_clean() {
 	local left=()
@@ -66,7 +66,7 @@ assert_clean() {
 	if [[ -e $pidfile ]]; then
 		pid=$(<"$pidfile")
 		if [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null; then
-			left+=("watcher pid $pid still running")
+			left+=("daemon pid $pid still running")
 		else
 			left+=("stale pid file $pidfile")
 		fi
@@ -77,7 +77,7 @@ assert_clean() {
 	fi
 }
 
-# Pins, attached program ids and watcher pid: equal before and after a
+# Pins, attached program ids and daemon pid: equal before and after a
 # refused load means the refused load changed nothing.
 snapshot() {
 	find "/sys/fs/bpf/xdpleaf/$I" 2>/dev/null | sort
@@ -132,11 +132,11 @@ snapshot() {
 		{ echo "XDP on: $(xdp_links "$NS")"; return 1; }
 	local pid
 	pid=$(cat "/run/xdpleaf/$I.pid")
-	kill -0 "$pid" || { echo "watcher $pid not running"; return 1; }
+	kill -0 "$pid" || { echo "daemon $pid not running"; return 1; }
 
 	run xl unload --instance "$I"
 	[[ $status -eq 0 ]] || { echo "$output"; return 1; }
-	# The watcher may take a moment to exit after its signal.
+	# The daemon may take a moment to exit after its signal.
 	local tries=50
 	while kill -0 "$pid" 2>/dev/null && ((tries-- > 0)); do sleep 0.1; done
 	assert_clean

@@ -180,7 +180,7 @@ send() { # from s1: send_frames.py arguments after the interface
 	j=$(bpftool -j map dump pinned "$d/port_stats" | jq "[.[].formatted]")
 	[[ $(jq -r '[.[].values[0].value.port | select(. != "")] | sort | join(",")' <<<"$j") == "s1,s2,s3,s4,u1,u2,u3,u4" ]]
 	# s1's counters by name, summed over CPUs, are what stats says a
-	# moment later (at most that: the watcher's probes may add packets)
+	# moment later (at most that: the daemon's probes may add packets)
 	local fwd
 	fwd=$(jq '[.[] | select(.values[0].value.port == "s1") | .values[].value.reason.forwarded] | add' <<<"$j")
 	[[ $fwd -gt 0 && $fwd -le $(jqv "$(stats_json "$P")" '.ports[] | select(.name == "s1") | .reasons.forwarded') ]]

@@ -73,7 +73,7 @@ warm_up() {
 	lab_warm_up "$1" 46
 }
 
-# In xdp mode, wait (up to ~5 s) until xdpleaf's watcher has learned the
+# In xdp mode, wait (up to ~5 s) until xdpleaf's daemon has learned the
 # neighbours warm_up resolved; a warning, not a failure, if it has not.
 wait_neigh_learned() {
 	lab_wait_neigh "$1" || echo "warning: xdpleaf neigh did not list all neighbours" >&2
@@ -116,9 +116,17 @@ xdp_links() {
 # link (routes back to leaf1's hosts), so they are saved first and put
 # back once it is up (as neigh.bats does by hand).
 spine_link_down() {
+	spine_save_routes "$@"
+	spine_link_set_down "$@"
+}
+
+# The two halves of spine_link_down, for a test that times the second.
+spine_save_routes() {
 	ip -n "$1-sp$2" route show dev down proto boot >"$BATS_TEST_TMPDIR/sp$2.routes4"
 	ip -n "$1-sp$2" -6 route show dev down proto boot >"$BATS_TEST_TMPDIR/sp$2.routes6"
 	in_ns "$1-sp$2" sysctl -qw net.ipv6.conf.down.keep_addr_on_down=1
+}
+spine_link_set_down() {
 	ip -n "$1-sp$2" link set dev down down
 }
 
@@ -131,4 +139,13 @@ spine_link_up() {
 	while read -r -a rt; do
 		((${#rt[@]} == 0)) || ip -n "$1-sp$2" -6 route replace "${rt[@]}" dev down
 	done <"$BATS_TEST_TMPDIR/sp$2.routes6"
+}
+
+# poll CMD...: true once CMD succeeds, tried for up to 10 s.
+poll() {
+	local tries=100
+	until "$@"; do
+		((--tries > 0)) || return 1
+		sleep 0.1
+	done
 }

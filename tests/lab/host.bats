@@ -187,10 +187,10 @@ bpftool_tcx_links() {
 	for k in ce_seen cnps_sent cnps_suppressed cnps_received cnps_unknown \
 		edt_stamped cnp_clone_failed cnp_build_failed rp_no_room \
 		np_not_ours np_malformed np_port_capped rp_not_ours rp_malformed \
-		rp_bad_icrc; do
+		rp_bad_icrc np_bad_icrc; do
 		[[ $(jqv "$j" ".counters.$k") == 0 ]]
 	done
-	[[ $(jqv "$j" '.counters | length') -eq 15 ]]
+	[[ $(jqv "$j" '.counters | length') -eq 16 ]]
 
 	run --separate-stderr xl stats --instance "$I"
 	echo "$output"
@@ -253,7 +253,7 @@ bpftool_tcx_links() {
 
 		[port h0]
 	EOF
-	run --separate-stderr xl load --config "$BATS_TEST_TMPDIR/leaf.conf" --instance "$IL" --no-watch
+	run --separate-stderr xl load --config "$BATS_TEST_TMPDIR/leaf.conf" --instance "$IL" --no-daemon
 	echo "$output$stderr"
 	[[ $status -eq 0 ]]
 	run --separate-stderr xl qps --instance "$IL"
@@ -262,7 +262,7 @@ bpftool_tcx_links() {
 	[[ -z $output ]]
 	grep -q "instance '$IL' is in leaf mode (mode = leaf), which keeps no DCQCN state per QP" <<<"$stderr"
 	grep -q "qps is for host-mode instances (mode = host)" <<<"$stderr"
-	grep -q "Commands for this instance: upgrade reload status stats routes neigh flows watch$" <<<"$stderr"
+	grep -q "Commands for this instance: upgrade reload status stats routes neigh flows daemon$" <<<"$stderr"
 	run --separate-stderr xl qps --instance "$IL" --json
 	[[ $status -eq 1 && -z $output ]]
 	# the leaf's own commands are unchanged
@@ -283,7 +283,7 @@ bpftool_tcx_links() {
 	load_host
 	# one wording for every leaf-only command, decided in one place
 	local cmd what
-	for cmd in routes neigh flows watch; do
+	for cmd in routes neigh flows; do
 		run --separate-stderr xl "$cmd" --instance "$I"
 		echo "$stderr"
 		[[ $status -eq 1 && -z $output ]]
@@ -291,9 +291,8 @@ bpftool_tcx_links() {
 		routes) what="routes" ;;
 		neigh) what="neighbour table" ;;
 		flows) what="flow table" ;;
-		watch) what="neighbours or uplinks to watch" ;;
 		esac
-		grep -q "^xdpleaf $cmd: instance '$I' is in host mode (mode = host), which keeps no $what: $cmd is for leaf-mode instances (mode = leaf). Commands for this instance: upgrade reload status stats qps$" <<<"$stderr"
+		grep -q "^xdpleaf $cmd: instance '$I' is in host mode (mode = host), which keeps no $what: $cmd is for leaf-mode instances (mode = leaf). Commands for this instance: upgrade reload status stats qps daemon$" <<<"$stderr"
 	done
 	run --separate-stderr xl qps --instance "$I" --config x
 	[[ $status -eq 2 ]]
@@ -478,12 +477,15 @@ counter() {
 	# malformed: UDP length past the datagram, an ACK (no request)
 	peer_frames ce "$HMAC" 10.77.0.2 10.77.0.1 0x100 udp-len 400
 	peer_frames ce "$HMAC" 10.77.0.2 10.77.0.1 0x100 opcode 0x11
+	# a bad ICRC, 100 times: none answered, and none used up the QP's interval
+	peer_frames ce "$HMAC" 10.77.0.2 10.77.0.1 0x100 zero-icrc count 100
 	local j
 	j=$(xl stats --instance "$I" --json)
 	echo "$j"
 	[[ $(jqv "$j" '.counters.cnps_sent') -eq 0 ]]
 	[[ $(jqv "$j" '.counters.np_not_ours') -eq 3 ]]
 	[[ $(jqv "$j" '.counters.np_malformed') -eq 2 ]]
+	[[ $(jqv "$j" '.counters.np_bad_icrc') -eq 100 ]]
 	# a good one is answered
 	peer_frames ce "$HMAC" 10.77.0.2 10.77.0.1 0x100
 	[[ $(counter "$I" cnps_sent xl) -eq 1 ]]
@@ -546,4 +548,83 @@ counter() {
 	# at most the rate over the time it took, and the burst, per CPU
 	((sent <= ncpu * (1000 * secs + 64)))
 	((capped > 0))
+}
+
+# host_addrs holds ADDR (IPv4) on h0: the daemon has caught up.
+has_addr() {
+	bpftool -j map dump pinned "/sys/fs/bpf/xdpleaf/$I/host_addrs" |
+		jq -e --argjson a "[$(tr . , <<<"$1")]" \
+			'any(.[]; .formatted.key.family == 4 and .formatted.key.addr[0:4] == $a)' >/dev/null
+}
+no_addr() {
+	! has_addr "$1"
+}
+gone_pid() {
+	! kill -0 "$1" 2>/dev/null
+}
+
+@test "host: the daemon keeps the addresses true: one added after load is answered, a removed one no longer" {
+	[[ -z $CAP_SKIP ]] || skip "$CAP_SKIP"
+	load_host
+	run xl status --instance "$I" --json
+	local pid
+	pid=$(jq .daemon_pid <<<"$output")
+	((pid > 0)) && [[ $(cat "/proc/$pid/comm") == xdpleaf-daemon ]]
+	! has_addr 10.77.1.1
+	ip -n "$NH" addr add 10.77.1.1/24 dev h0
+	poll has_addr 10.77.1.1
+	peer_frames ce "$HMAC" 10.77.0.2 10.77.1.1 0x101
+	[[ $(counter "$I" cnps_sent xl) -eq 1 ]]
+	grep -q "info: address 10.77.1.1 on h0: answered and believed from now" \
+		"/run/xdpleaf/$I.log"
+
+	ip -n "$NH" addr del 10.77.1.1/24 dev h0
+	poll no_addr 10.77.1.1
+	peer_frames ce "$HMAC" 10.77.0.2 10.77.1.1 0x102
+	[[ $(counter "$I" cnps_sent xl) -eq 1 ]]
+	[[ $(counter "$I" np_not_ours xl) -eq 1 ]]
+	grep -q "info: address 10.77.1.1 on h0 is gone" "/run/xdpleaf/$I.log"
+	# the load-time address was never dropped
+	has_addr 10.77.0.1
+	run xl unload --instance "$I"
+	poll gone_pid "$pid"
+}
+
+@test "daemon: levelled log lines; the syslog priority when stderr is the journal's stream" {
+	run --separate-stderr xl load --config "$CFG" --instance "$I" --no-daemon
+	[[ $status -eq 0 ]]
+	run xl status --instance "$I" --json
+	[[ $(jq .daemon_pid <<<"$output") -eq 0 ]]
+	run --separate-stderr xl daemon --instance "$I" --log-level loud
+	[[ $status -eq 2 && $stderr == *"--log-level wants err, warn, info or debug, not 'loud'"* ]]
+
+	# as systemd runs it: JOURNAL_STREAM names the stream stderr is
+	local log=$BATS_TEST_TMPDIR/journal.log pid
+	: >"$log"
+	JOURNAL_STREAM=$(stat -c '%d:%i' "$log") nsenter --net="/run/netns/$NH" -- \
+		"$XDPLEAF" daemon --instance "$I" --log-level debug </dev/null 2>"$log" 3>&- &
+	pid=$!
+	poll grep -q "^<6>instance '$I': daemon running in the foreground as pid $pid$" "$log"
+	ip -n "$NH" addr add 10.77.1.1/24 dev h0
+	poll grep -q "^<6>address 10.77.1.1 on h0: answered and believed from now$" "$log"
+	grep -q "^<7>address change reported" "$log"
+	xl unload --instance "$I"
+	wait "$pid"
+	grep -q "^<6>instance '$I': daemon exits (SIGTERM)$" "$log"
+	cat "$log"
+
+	# the same at level warn, into a file: time, level, nothing below warn
+	run --separate-stderr xl load --config "$CFG" --instance "$I" --no-daemon
+	log=$BATS_TEST_TMPDIR/plain.log
+	nsenter --net="/run/netns/$NH" -- "$XDPLEAF" daemon --instance "$I" \
+		--log-level warn </dev/null 2>"$log" 3>&- &
+	pid=$!
+	poll test -e "/run/xdpleaf/$I.pid"
+	ip -n "$NH" addr del 10.77.1.1/24 dev h0
+	ip -n "$NH" addr flush dev h0
+	poll grep -Eq "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]{12}Z warn: the ports have no IP address" "$log"
+	xl unload --instance "$I"
+	wait "$pid"
+	cat "$log"
+	! grep -q "info:" "$log"
 }

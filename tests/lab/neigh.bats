@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# The neighbour watcher mirrors the kernel's neighbour table into the
+# The leaf daemon mirrors the kernel's neighbour table into the
 # dataplane's `neigh` map: uplink next hops are resolved without traffic,
 # new neighbours appear, removed ones disappear (and their traffic goes to
 # the kernel until it has resolved them again).
@@ -64,7 +64,7 @@ wait_neigh() {
 
 @test "multicast neighbour entries are not mirrored" {
 	local json mcast
-	wait_neigh "fd00:254:1::2" u1 # the watcher has done its first dump
+	wait_neigh "fd00:254:1::2" u1 # the daemon has done its first dump
 	json=$(neigh_json)
 	mcast=$(jq '[.[] | select(.address | startswith("ff"))] | length' <<<"$json")
 	[[ $mcast -eq 0 ]] || { echo "$json"; return 1; }
@@ -103,7 +103,7 @@ u2_usable() {
 		((tries-- > 0)) || { restore; echo "u2 still usable: $(u2_usable)"; return 1; }
 		sleep 0.05
 	done
-	sleep 1.5 # an outage the watcher's periodic solicitation runs through
+	sleep 1.5 # an outage the daemon's periodic solicitation runs through
 	restore
 	t_up=$(date +%s%N)
 	# Back: each family returns only with its next hop in the map (read
@@ -126,7 +126,7 @@ u2_usable() {
 		((tries-- > 0)) || { echo "u2 not back after 10 s: $st"; return 1; }
 		sleep 0.05
 	done
-	# resolution starts when the link comes back (the watcher leaves no
+	# resolution starts when the link comes back (the daemon leaves no
 	# probing entry behind on a dead link): milliseconds, not a probe
 	# interval (1 s)
 	(($(date +%s%N) - t_up < 500000000)) ||

@@ -57,7 +57,7 @@ teardown() {
 
 	# With a2 freed as advised the same config loads on all three ports.
 	in_ns "$NS" ip link set dev a2 xdp off
-	run in_ns "$NS" "$XDPLEAF" load --config "$CONFIG" --instance "$INST" --no-watch
+	run in_ns "$NS" "$XDPLEAF" load --config "$CONFIG" --instance "$INST" --no-daemon
 	[ "$status" -eq 0 ]
 	[ "$(xdp_links "$NS" | sort | tr '\n' ' ')" = "a0 a1 a2 " ]
 	run in_ns "$NS" "$XDPLEAF" unload --instance "$INST"

@@ -249,7 +249,7 @@ all_ports() {
 	wait_pane 'grep -q "instance .$P. is not loaded; trying again" "$F"'
 	# still running, still drawing
 	[[ $(pane_state '#{pane_dead}') == 0 ]]
-	# stdin and fd 3 closed: the watcher load leaves running must not
+	# stdin and fd 3 closed: the daemon load leaves running must not
 	# hold them (bats waits for fd 3)
 	in_ns "$P-leaf1" "$XDPLEAF" load --config "$CONF" --instance "$P" </dev/null 3>&-
 	wait_pane 'grep -q "leaf mode" "$F"' 'grep -q "^UPLINKS" "$F"' 'all_ports "$F"'

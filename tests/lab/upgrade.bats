@@ -76,9 +76,11 @@ sink_finish() {
 	st0=$(stats_json "$P")
 	id0=$(xl status --json --instance "$P" | jq .prog_id)
 	sink_start
-	# 4 QPs x 10 Mbit/s for 4 s: well within what any machine forwards
-	in_ns "$P-s1" "$XDPLEAF" gen --dev eth0 --dst 10.2.1.2 --qps 4 --rate 40M \
-		--duration 4s --json >"$BATS_TEST_TMPDIR/gen.json" 2>&1 3>&- &
+	# 4 QPs x 10 Mbit/s, well within what any machine forwards, until the
+	# 10th upgrade is done however long they take (SIGTERM ends gen with
+	# its counts); nsenter execs gen: $! is gen itself
+	nsenter --net="/run/netns/$P-s1" -- "$XDPLEAF" gen --dev eth0 --dst 10.2.1.2 \
+		--qps 4 --rate 40M --duration 120s --json >"$BATS_TEST_TMPDIR/gen.json" 2>&1 3>&- &
 	gen_pid=$!
 	for i in $(seq 10); do
 		run --separate-stderr xl upgrade --instance "$P"
@@ -87,7 +89,8 @@ sink_finish() {
 		[[ $output == *"4 XDP links switched"* || $output == *"8 XDP links switched"* ]]
 		n=$((n + 1))
 	done
-	kill -0 "$gen_pid" 2>/dev/null || echo "# warning: gen ended before the 10th upgrade" >&3
+	kill -0 "$gen_pid" # still sending: every upgrade was under traffic
+	kill -TERM "$gen_pid"
 	wait "$gen_pid"
 	# gen's JSON (its stderr, with a warning if any, went to the same file)
 	g=$(sed -n '/^{/,$p' "$BATS_TEST_TMPDIR/gen.json")
@@ -122,6 +125,31 @@ sink_finish() {
 	[[ $status -ne 0 && $stderr == *"not loaded"* ]]
 	run --separate-stderr "$XDPLEAF" upgrade --help
 	[[ $status -eq 0 && $output == *"keeping every map"* ]]
+}
+
+# The pinned map leaf_counters swapped for one of another layout, as an
+# instance of an older build would have it: upgrade refuses by name and
+# changes nothing; with the real map back it goes through.
+@test "upgrade refuses a map whose layout changed, naming it, and changes nothing" {
+	local pin=/sys/fs/bpf/xdpleaf/$P/leaf_counters id prog0 prog1
+	id=$(bpftool -j map show pinned "$pin" | jq .id)
+	prog0=$(xl status --json --instance "$P" | jq .prog_id)
+	rm "$pin"
+	bpftool map create "$pin" type array key 4 value 4 entries 1 name leaf_counters
+	run --separate-stderr xl upgrade --instance "$P"
+	# the real map back, whatever happened
+	rm "$pin"
+	bpftool map pin id "$id" "$pin"
+	echo "status $status: $stderr"
+	[[ $status -eq 1 ]]
+	[[ $stderr == *"map leaf_counters changed layout (pinned: type 2, key 4, value 4 bytes; this build:"*"unload and load instead"* ]]
+	prog1=$(xl status --json --instance "$P" | jq .prog_id)
+	[[ $prog1 -eq $prog0 ]]
+	# nothing else was touched: forwarding goes on, and the upgrade works now
+	in_ns "$P-s1" ping -q -c 3 -i 0.2 -W 1 10.2.1.2 >/dev/null
+	run --separate-stderr xl upgrade --instance "$P"
+	[[ $status -eq 0 ]] || { echo "$stderr"; return 1; }
+	[[ $(xl status --json --instance "$P" | jq .prog_id) -ne $prog0 ]]
 }
 
 # leaf1's config with lb_mode hash, u1 at 1 Gbit/s and one route more
@@ -192,9 +220,10 @@ uplink_tx() { # leaf1's tx packets on uplink $1
 	stats_json "$P" | jq ".ports[] | select(.name == \"$1\") | .tx_packets"
 }
 
-@test "failover: a dead uplink's flows move at their next packet, nothing more goes into it, and it is used again once up" {
+@test "failover: every flow of a dead uplink moves at its next packet, nothing more goes into it, and it is used again once up" {
 	local ev=$BATS_TEST_TMPDIR/ev.json everr=$BATS_TEST_TMPDIR/ev.err ev_pid gen_pid
-	local up n ifx t0 tdown tmove a b dead0 dead1 tries=100 fast=$BATS_TEST_TMPDIR/fast.conf
+	local up n ifx t0 tdown a b dead0 dead1 tries=100 fast=$BATS_TEST_TMPDIR/fast.conf
+	local qps moves
 	# gen's paced QPs start flowlets often, and their moves would use up
 	# the default event_rate (1000/s per kind): the move measured here must
 	# not be one the limit kept out
@@ -221,8 +250,12 @@ uplink_tx() { # leaf1's tx packets on uplink $1
 	done
 	n=${up#u}
 	ifx=$(ip -n "$P-leaf1" -j link show "$up" | jq '.[0].ifindex')
+	spine_save_routes "$P" "$n"
+	# every one of gen's flows on it now is affected
+	qps=$(xl flows --json --interval 0 --instance "$P" |
+		jq -c --arg u "$up" '[.flows[] | select(.uplink == $u and .qp >= 1792 and .qp < 1796) | .qp]')
 	t0=$(date +%s%N)
-	spine_link_down "$P" "$n"
+	spine_link_set_down "$P" "$n"
 	# polled: the dead link's tx count stops growing
 	tries=100
 	a=$(uplink_tx "$up")
@@ -244,64 +277,72 @@ uplink_tx() { # leaf1's tx packets on uplink $1
 	xl reload --config "$CONF" --instance "$P"
 	grep "lost meanwhile: 0 to event_rate" "$everr"
 	tdown=$(jq -s --arg p "$up" '[.[] | select(.event == "link_down" and .port == $p) | .time_ns][0]' "$ev")
-	tmove=$(jq -s --argjson f "$ifx" --argjson t "$tdown" \
-		'[.[] | select(.event == "move" and .aux == $f and .time_ns >= $t) | .time_ns] | min' "$ev")
-	note "failover off $up: link_down event $(((tdown - t0) / 1000)) us after the test began taking the link down (routes saved, ip link set), first flow moved off $(((tmove - tdown) / 1000)) us after that; $up tx +$((dead1 - dead0)) in 0.5 s down under traffic; after up: +$(($(uplink_tx "$up") - a)) packets"
-	[[ $tdown != null && $tmove != null ]]
-	# the dataplane's part: the next packet of an affected flow moves
+	[[ $tdown != null ]]
+	# each affected flow's first move off the dead uplink, after the event
+	moves=$(jq -s -c --argjson f "$ifx" --argjson t "$tdown" --argjson q "$qps" '
+		[$q[] as $qp | [.[] | select(.event == "move" and .aux == $f and
+			.flow.qp == $qp and .time_ns >= $t) | .time_ns] | min]' "$ev")
+	note "failover off $up (flows of QPs $qps): link_down event $(((tdown - t0) / 1000)) us after 'ip link set down' began; each flow moved off after its next packet: $(jq -c --argjson t "$tdown" '[.[] | if . then ((. - $t) / 1000 | floor) else null end]' <<<"$moves") us after the event, the last $(( ($(jq 'max' <<<"$moves") - t0) / 1000 )) us after 'ip link set down'; $up tx +$((dead1 - dead0)) in 0.5 s down under traffic; after up: +$(($(uplink_tx "$up") - a)) packets"
+	(($(jq length <<<"$qps") >= 1))
+	# the dataplane's part: the next packet of every affected flow moves
 	# (gen paces each QP's frames 0.87 ms apart)
-	((tmove - tdown <= 10000000))
+	jq -e --argjson t "$tdown" 'all(.[]; . != null and . - $t <= 10000000)' <<<"$moves"
 	((dead1 == dead0))
 	(($(uplink_tx "$up") > a))
 }
 
-# ---- the watcher as a process -------------------------------------------
+# ---- the daemon as a process -------------------------------------------
 
-watcher_pid() {
-	xl status --json --instance "$P" 2>/dev/null | jq .watcher_pid
+daemon_pid() {
+	xl status --json --instance "$P" 2>/dev/null | jq .daemon_pid
 }
 
-@test "watcher: kill -9 under traffic loses no packet; the next status starts a new one, which works" {
-	local old new ping_out=$BATS_TEST_TMPDIR/ping.out
-	old=$(watcher_pid)
+@test "daemon: kill -9 under traffic loses no packet; the next status starts a new one, which works and resets nothing" {
+	local old new ping_out=$BATS_TEST_TMPDIR/ping.out rx0 rx1
+	rx0=$(stats_json "$P" | jq '[.ports[].rx_packets] | add')
+	old=$(daemon_pid)
 	((old > 0))
-	[[ $(cat "/proc/$old/comm") == xdpleaf-watch ]]
+	[[ $(cat "/proc/$old/comm") == xdpleaf-daemon ]]
 	in_ns "$P-s1" ping -q -c 400 -i 0.005 10.2.1.2 >"$ping_out" 2>&1 3>&- &
 	local ping_pid=$!
 	sleep 0.5 # mid-way through the pings
 	kill -9 "$old"
 	wait "$ping_pid" || true
 	cat "$ping_out"
-	note "watcher killed -9 during 400 pings s1 -> r1: $(grep -o '[0-9]* received, [0-9.]*% packet loss' "$ping_out")"
+	note "daemon killed -9 during 400 pings s1 -> r1: $(grep -o '[0-9]* received, [0-9.]*% packet loss' "$ping_out")"
 	grep -q ' 0% packet loss' "$ping_out"
-	# the next status notices and starts a new watcher
+	# the next status notices and starts a new daemon
 	run --separate-stderr xl status --instance "$P"
 	echo "$stderr"
-	[[ $status -eq 0 && $stderr == *"its watcher (pid $old) was gone; started a new one"* ]]
-	new=$(watcher_pid)
+	[[ $status -eq 0 && $stderr == *"its daemon (pid $old) was gone; started a new one"* ]]
+	new=$(daemon_pid)
 	((new > 0 && new != old))
-	[[ $output == *"neighbour watcher running, pid $new"* ]]
+	[[ $output == *"daemon running, pid $new"* ]]
+	# the counters went on from where they were: 400 pings and their
+	# replies crossed leaf1 since rx0
+	rx1=$(stats_json "$P" | jq '[.ports[].rx_packets] | add')
+	((rx1 >= rx0 + 800)) || { echo "rx $rx0 -> $rx1"; return 1; }
 	# and it does its work: a neighbour the kernel forgets leaves the map
 	ip -n "$P-leaf1" neigh del 10.1.1.2 dev s1
 	local tries=100
 	while xl neigh --json --instance "$P" | jq -e '.neigh[] | select(.address == "10.1.1.2")' >/dev/null; do
-		((tries-- > 0)) || { echo "the new watcher did not follow the kernel"; return 1; }
+		((tries-- > 0)) || { echo "the new daemon did not follow the kernel"; return 1; }
 		sleep 0.05
 	done
 }
 
 # Last: it unloads leaf1's instance.
-@test "watcher: a pid on file that is not the watcher is never signalled" {
+@test "daemon: a pid on file that is not the daemon is never signalled" {
 	local pidfile=/run/xdpleaf/$P.pid decoy w tries=100
 	sleep 60 3>&- &
 	decoy=$!
-	w=$(watcher_pid)
+	w=$(daemon_pid)
 	kill "$w"
 	while kill -0 "$w" 2>/dev/null; do ((tries-- > 0)) || return 1; sleep 0.05; done
 	echo "$decoy" >"$pidfile"
-	# status: not our watcher, so none; it starts one (the file said one ran)
+	# status: not our daemon, so none; it starts one (the file said one ran)
 	run --separate-stderr xl status --json --instance "$P"
-	[[ $(jq .watcher_pid <<<"$output") -ne $decoy ]]
+	[[ $(jq .daemon_pid <<<"$output") -ne $decoy ]]
 	run --separate-stderr xl unload --instance "$P"
 	[[ $status -eq 0 ]]
 	kill -0 "$decoy" # the decoy lives

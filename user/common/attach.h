@@ -33,7 +33,7 @@ int xl_pin_object(struct bpf_object *obj, const struct xl_attach_state *st,
 
 /* Idempotent: 0 when the instance's pins are gone afterwards, saying
  * whether there was anything to unload. Unpinning the links detaches.
- * (A leaf's watcher is stopped first by the caller: user/leaf/watcher.h.) */
+ * (The instance's daemon is stopped first by the caller: common/daemon.h.) */
 int xl_unload(const char *instance);
 
 #endif

@@ -7,9 +7,8 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "leaf/netlink_watch.h"
 #include "common/pins.h"
-#include "leaf/watcher.h"
+#include "common/daemon.h"
 
 static void run_file(char *buf, size_t len, const char *instance,
 		     const char *ext)
@@ -17,12 +16,43 @@ static void run_file(char *buf, size_t len, const char *instance,
 	snprintf(buf, len, "%s/%s.%s", XL_RUN_DIR, instance, ext);
 }
 
-/* The watcher's process name (/proc/PID/comm): what tells a pid on file
- * that is our watcher from one the system has since given to another
+/* The daemon's process name (/proc/PID/comm): what tells a pid on file
+ * that is our daemon from one the system has since given to another
  * process (which must never get our SIGTERM). */
-#define WATCHER_COMM "xdpleaf-watch"
+#define DAEMON_COMM "xdpleaf-daemon"
 
-static bool is_watcher(int pid)
+static volatile sig_atomic_t stop_asked;
+
+static void on_stop_signal(int sig)
+{
+	stop_asked = sig;
+}
+
+bool xl_daemon_stopping(void)
+{
+	return stop_asked != 0;
+}
+
+/* SIGTERM (unload, systemd's stop) and SIGINT end the work's loop, which
+ * then logs why it ended: no SA_RESTART, so a blocking poll returns. */
+static void catch_stop_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_stop_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+}
+
+static void log_exit(const char *instance, int err)
+{
+	xl_log(err ? XL_LOG_ERR : XL_LOG_INFO, "instance '%s': daemon exits (%s)",
+	       instance, err ? "netlink error" :
+	       stop_asked == SIGTERM ? "SIGTERM" : stop_asked == SIGINT ? "SIGINT" :
+	       "the instance was unloaded");
+}
+
+static bool is_daemon(int pid)
 {
 	char path[64], comm[32] = "";
 	FILE *f;
@@ -35,7 +65,7 @@ static bool is_watcher(int pid)
 		comm[0] = 0;
 	fclose(f);
 	comm[strcspn(comm, "\n")] = 0;
-	return !strcmp(comm, WATCHER_COMM);
+	return !strcmp(comm, DAEMON_COMM);
 }
 
 /* A dead process can linger as a zombie until its parent reaps it; that
@@ -55,7 +85,7 @@ static bool process_alive(int pid)
 	return state && state != 'Z' && state != 'X';
 }
 
-int xl_watcher_pid(const char *instance)
+int xl_daemon_pid(const char *instance)
 {
 	char path[256];
 	int pid = 0;
@@ -66,7 +96,7 @@ int xl_watcher_pid(const char *instance)
 	if (!f)
 		return 0;
 	if (fscanf(f, "%d", &pid) != 1 || pid <= 1 || !process_alive(pid) ||
-	    !is_watcher(pid))
+	    !is_daemon(pid))
 		pid = 0;
 	fclose(f);
 	return pid;
@@ -106,10 +136,10 @@ static int stop_pid(int pid, const char **why)
 	return process_alive(pid) ? -1 : 0;
 }
 
-void xl_watcher_stop(const char *instance)
+void xl_daemon_stop(const char *instance)
 {
 	char path[256];
-	int pid = xl_watcher_pid(instance);
+	int pid = xl_daemon_pid(instance);
 	const char *why;
 
 	if (pid)
@@ -120,13 +150,13 @@ void xl_watcher_stop(const char *instance)
 	unlink(path);
 }
 
-int xl_watcher_revive(const char *instance)
+int xl_daemon_revive(const char *instance, xl_daemon_work work)
 {
 	char path[256];
 	int old = 0;
 	FILE *f;
 
-	if (xl_watcher_pid(instance))
+	if (xl_daemon_pid(instance))
 		return 0;
 	run_file(path, sizeof(path), instance, "pid");
 	f = fopen(path, "r");
@@ -135,15 +165,15 @@ int xl_watcher_revive(const char *instance)
 	if (fscanf(f, "%d", &old) != 1)
 		old = 0;
 	fclose(f);
-	if (xl_watcher_start(instance))
+	if (xl_daemon_start(instance, work))
 		return -1;
-	fprintf(stderr, "xdpleaf: instance '%s': its watcher (pid %d) was gone; "
+	fprintf(stderr, "xdpleaf: instance '%s': its daemon (pid %d) was gone; "
 		"started a new one, pid %d (log %s/%s.log)\n", instance, old,
-		xl_watcher_pid(instance), XL_RUN_DIR, instance);
+		xl_daemon_pid(instance), XL_RUN_DIR, instance);
 	return 0;
 }
 
-int xl_watcher_start(const char *instance)
+int xl_daemon_start(const char *instance, xl_daemon_work work)
 {
 	char own_name[17] = "";
 	pid_t pid;
@@ -154,10 +184,10 @@ int xl_watcher_start(const char *instance)
 		return -1;
 	}
 	fflush(NULL);
-	/* named before the fork, so the child is a verifiable watcher from
+	/* named before the fork, so the child is a verifiable daemon from
 	 * its first instant (a status right after sees it) */
 	prctl(PR_GET_NAME, own_name);
-	prctl(PR_SET_NAME, WATCHER_COMM);
+	prctl(PR_SET_NAME, DAEMON_COMM);
 	pid = fork();
 	if (pid)
 		prctl(PR_SET_NAME, own_name);
@@ -167,7 +197,7 @@ int xl_watcher_start(const char *instance)
 	}
 	if (pid == 0) {
 		char log[256];
-		int null, out;
+		int null, out, err;
 
 		closefrom(3);
 		setsid();
@@ -177,7 +207,13 @@ int xl_watcher_start(const char *instance)
 		dup2(null, 0);
 		dup2(out >= 0 ? out : null, 1);
 		dup2(out >= 0 ? out : null, 2);
-		_exit(xl_watch(instance) ? 1 : 0);
+		xl_log_init(XL_LOG_INFO);
+		xl_log(XL_LOG_INFO, "instance '%s': daemon started, pid %d", instance,
+		       (int)getpid());
+		catch_stop_signals();
+		err = work(instance);
+		log_exit(instance, err);
+		_exit(err ? 1 : 0);
 	}
 	if (write_pid(instance, pid)) {
 		kill(pid, SIGTERM);
@@ -186,43 +222,46 @@ int xl_watcher_start(const char *instance)
 	return 0;
 }
 
-/* Two watchers would do the same work twice, and status and unload know
+/* Two daemons would do the same work twice, and status and unload know
  * only the one whose pid is on file. So there is one, and replacing it
  * is the operator's explicit choice. */
-int xl_watcher_run(const char *instance, bool replace)
+int xl_daemon_run(const char *instance, bool replace, enum xl_log_level level,
+		  xl_daemon_work work)
 {
-	int old = xl_watcher_pid(instance), err;
+	int old = xl_daemon_pid(instance), err;
 	const char *why;
 	char path[256];
 
 	if (old && !replace) {
 		fprintf(stderr,
-			"xdpleaf watch: instance '%s' already has a watcher, pid %d "
+			"xdpleaf daemon: instance '%s' already has a daemon, pid %d "
 			"(load starts one; log in %s/%s.log). Not starting a second.\n"
 			"To run it in the foreground instead (e.g. under a service "
-			"manager): xdpleaf watch --replace --instance %s (or load "
-			"with --no-watch)\n", instance, old, XL_RUN_DIR, instance,
+			"manager): xdpleaf daemon --replace --instance %s (or load "
+			"with --no-daemon)\n", instance, old, XL_RUN_DIR, instance,
 			instance);
 		return -1;
 	}
 	if (old && stop_pid(old, &why)) {
-		fprintf(stderr, "xdpleaf watch: cannot stop the watcher pid %d of "
+		fprintf(stderr, "xdpleaf daemon: cannot stop the daemon pid %d of "
 			"instance '%s': %s\n", old, instance, why);
 		return -1;
 	}
 	if (write_pid(instance, getpid()))
 		return -1;
-	prctl(PR_SET_NAME, WATCHER_COMM);
+	prctl(PR_SET_NAME, DAEMON_COMM);
+	xl_log_init(level);
 	if (old)
-		fprintf(stderr, "xdpleaf watch: replaced the watcher pid %d of "
-			"instance '%s'; watching in the foreground as pid %d\n",
-			old, instance, getpid());
+		xl_log(XL_LOG_INFO, "instance '%s': replaced the daemon pid %d; "
+		       "running in the foreground as pid %d", instance, old, getpid());
 	else
-		fprintf(stderr, "xdpleaf watch: watching instance '%s' in the "
-			"foreground as pid %d\n", instance, getpid());
-	err = xl_watch(instance);
-	/* Leave the pid file to a watcher that replaced us, if any. */
-	if (xl_watcher_pid(instance) == getpid()) {
+		xl_log(XL_LOG_INFO, "instance '%s': daemon running in the foreground "
+		       "as pid %d", instance, getpid());
+	catch_stop_signals();
+	err = work(instance);
+	log_exit(instance, err);
+	/* Leave the pid file to a daemon that replaced us, if any. */
+	if (xl_daemon_pid(instance) == getpid()) {
 		run_file(path, sizeof(path), instance, "pid");
 		unlink(path);
 	}

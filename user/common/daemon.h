@@ -1,26 +1,41 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
-/* The netlink watcher of a leaf instance as a process (what it does is
- * user/leaf/netlink_watch.c): at most one per instance, its pid in
- * /run/xdpleaf/INSTANCE.pid, in the background (started by load) or in
- * the foreground (`xdpleaf watch`, for a service manager). */
-#ifndef XL_WATCHER_H
-#define XL_WATCHER_H
+/* An instance's daemon as a process: at most one per instance, its pid in
+ * /run/xdpleaf/INSTANCE.pid, in the background (started by load, log in
+ * /run/xdpleaf/INSTANCE.log) or in the foreground (`xdpleaf daemon`, for a
+ * service manager: scripts/xdpleaf-daemon@.service). What it does is the
+ * mode's: a leaf's follows neighbours and uplinks (leaf/netlink_watch.c),
+ * a host's the ports' addresses (host/addr_watch.c). It holds no state of
+ * its own: a new one adopts the pinned maps as they are. */
+#ifndef XL_DAEMON_H
+#define XL_DAEMON_H
 
 #include <stdbool.h>
+#include "common/log.h"
 
-/* Pid of the instance's running watcher, 0 if none. */
-int xl_watcher_pid(const char *instance);
-/* A watcher that was started (its pid file is there) but is gone (killed,
+/* The mode's work: runs until the instance is unloaded; 0 then, or -1. */
+typedef int (*xl_daemon_work)(const char *instance);
+
+/* True once the daemon was asked to stop (SIGTERM, SIGINT): the work
+ * functions end their loop then, as when the instance is unloaded. */
+bool xl_daemon_stopping(void);
+
+/* Pid of the instance's running daemon, 0 if none: a pid on file counts
+ * only if that process is alive and is our daemon (its name). */
+int xl_daemon_pid(const char *instance);
+/* A daemon that was started (its pid file is there) but is gone (killed,
  * crashed; or the pid on file is now another process's): start a new one
  * in the background. The caller runs in the instance's network namespace.
  * 0, or -1 after saying why. */
-int xl_watcher_revive(const char *instance);
-/* Fork it into the background (log in /run/xdpleaf/INSTANCE.log). */
-int xl_watcher_start(const char *instance);
-/* Stop it, if running, and remove its pid and log files. */
-void xl_watcher_stop(const char *instance);
-/* Run it in this process until the instance is unloaded. With a watcher
- * already running: refuse (saying which), or with replace stop it first. */
-int xl_watcher_run(const char *instance, bool replace);
+int xl_daemon_revive(const char *instance, xl_daemon_work work);
+/* Fork it into the background at level info. 0, or -1 after saying why. */
+int xl_daemon_start(const char *instance, xl_daemon_work work);
+/* Stop it, if running (SIGTERM to a verified pid only), and remove its
+ * pid and log files. */
+void xl_daemon_stop(const char *instance);
+/* Run it in this process until the instance is unloaded, logging at level
+ * to stderr (the journal under systemd). With a daemon already running:
+ * refuse (saying which), or with replace stop it first. */
+int xl_daemon_run(const char *instance, bool replace, enum xl_log_level level,
+		  xl_daemon_work work);
 
 #endif

@@ -3,7 +3,6 @@
  * CNP) and reaction point (CNP -> rate, EDT) as two tc programs on every
  * host port, attached with tcx BPF links (docs/dcqcn.md). */
 #include <errno.h>
-#include <ifaddrs.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -13,6 +12,7 @@
 #include "events.h"
 #include "pin_names.h"
 #include "host/loader.h"
+#include "host/addr_watch.h"
 #include "common/attach.h"
 #include "common/pins.h"
 
@@ -20,53 +20,23 @@
 
 
 /* Every address of every configured port, now, into host_addrs: the NP
- * answers and the RP believes only packets sent to one of them. (An
- * address added later needs a reload.) */
+ * answers and the RP believes only packets sent to one of them (the
+ * daemon follows later changes). */
 static int fill_addrs(struct host *skel, const struct xl_config *cfg)
 {
-	struct ifaddrs *ifa, *a;
-	int n = 0, err = 0;
-	__u8 one = 1;
+	__u32 ifindex[XL_MAX_PORTS];
+	int total;
 
-	if (getifaddrs(&ifa)) {
-		fprintf(stderr, "xdpleaf: cannot read the ports' addresses: %s\n",
-			strerror(errno));
+	for (int i = 0; i < cfg->n_ports; i++)
+		ifindex[i] = cfg->ports[i].ifindex;
+	if (xl_host_addrs_sync(bpf_map__fd(skel->maps.host_addrs), ifindex,
+			       cfg->n_ports, NULL, NULL, &total))
 		return -1;
-	}
-	for (a = ifa; a && !err; a = a->ifa_next) {
-		struct xl_host_addr_key k = { 0 };
-		int i;
-
-		if (!a->ifa_addr || (a->ifa_addr->sa_family != AF_INET &&
-				     a->ifa_addr->sa_family != AF_INET6))
-			continue;
-		for (i = 0; i < cfg->n_ports; i++)
-			if (!strcmp(a->ifa_name, cfg->ports[i].ifname))
-				break;
-		if (i == cfg->n_ports)
-			continue;
-		k.ifindex = cfg->ports[i].ifindex;
-		if (a->ifa_addr->sa_family == AF_INET) {
-			k.family = 4;
-			memcpy(k.addr, &((struct sockaddr_in *)a->ifa_addr)->sin_addr, 4);
-		} else {
-			k.family = 6;
-			memcpy(k.addr, &((struct sockaddr_in6 *)a->ifa_addr)->sin6_addr, 16);
-		}
-		if (bpf_map__update_elem(skel->maps.host_addrs, &k, sizeof(k), &one,
-					 sizeof(one), BPF_ANY)) {
-			fprintf(stderr, "xdpleaf: cannot write host_addrs: %s\n",
-				strerror(errno));
-			err = -1;
-		}
-		n++;
-	}
-	freeifaddrs(ifa);
-	if (!err && !n)
+	if (!total)
 		fprintf(stderr, "xdpleaf: warning: the ports have no IP address: the "
 			"NP answers no CE mark and the RP believes no CNP until one is "
-			"added and the instance loaded again\n");
-	return err;
+			"added (the instance's daemon follows address changes)\n");
+	return 0;
 }
 
 static int attach_tcx(struct host *skel, const struct xl_config *cfg,

@@ -5,7 +5,6 @@
  * prog_host_ingress / prog_host_egress and one tcx link per port and
  * direction, link_tcx_in_PORT / link_tcx_out_PORT. A host instance has no
  * `ports` map: its ports are the ones it has links for. */
-#include <dirent.h>
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -21,6 +20,8 @@
 #include <bpf/libbpf.h>
 #include "pin_names.h"
 #include "host/show.h"
+#include "host/ports.h"
+#include "common/daemon.h"
 #include "common/telemetry_json.h"
 #include "common/output.h"
 #include "common/units.h"
@@ -28,27 +29,6 @@
 #include "common/pins.h"
 #include "xdpleaf.h"
 #include "host.h"
-
-#define LINK_IN XL_PIN_LINK_TCX_IN
-#define LINK_OUT XL_PIN_LINK_TCX_OUT
-
-/* The kernel's attach types and link type for tcx (Linux 6.6). The
- * system's <linux/bpf.h> and libbpf 1.1 predate them. */
-#define XL_LINK_TYPE_TCX 11
-
-/* struct bpf_link_info as the kernel fills it for a tcx link: the union
- * after type, id and prog_id (8-byte aligned) starts with the ifindex the
- * link is attached to (0 once the device is gone) and the attach type. */
-union xl_link_info {
-	struct bpf_link_info info;
-	struct {
-		__u32 type, id, prog_id, pad;
-		__u32 ifindex, attach_type;
-	} tcx;
-};
-_Static_assert(offsetof(union xl_link_info, tcx.ifindex) ==
-	       offsetof(struct bpf_link_info, xdp.ifindex),
-	       "tcx link info layout");
 
 static int read_host_cfg(const char *instance, struct xl_host_cfg *hc)
 {
@@ -98,102 +78,9 @@ static double q32(__u64 v)
 
 /* ---- status -------------------------------------------------------------- */
 
-/* One direction of one port: its pinned tcx link. */
-struct tcx_state {
-	bool pinned;      /* the pin exists and is a link */
-	__u32 link_id;
-	__u32 prog_id;
-	__u32 ifindex;    /* 0: the device is gone, the link detached */
-	__u32 attach_type;
-};
-
-struct host_port {
-	char name[XL_IFNAMSIZ + 1]; /* as in the pin names (the config's) */
-	struct tcx_state in, out;
-};
-
-static void read_link(const char *instance, const char *prefix,
-		      const char *port, struct tcx_state *t)
-{
-	union xl_link_info li;
-	__u32 len = sizeof(li);
-	char pin[64], path[256];
-	int fd;
-
-	memset(t, 0, sizeof(*t));
-	snprintf(pin, sizeof(pin), "%s%s", prefix, port);
-	xl_pin_path(path, sizeof(path), instance, pin);
-	fd = bpf_obj_get(path);
-	if (fd < 0)
-		return;
-	memset(&li, 0, sizeof(li));
-	if (bpf_obj_get_info_by_fd(fd, &li, &len) == 0 &&
-	    li.tcx.type == XL_LINK_TYPE_TCX) {
-		t->pinned = true;
-		t->link_id = li.tcx.id;
-		t->prog_id = li.tcx.prog_id;
-		t->ifindex = li.tcx.ifindex;
-		t->attach_type = li.tcx.attach_type;
-	}
-	close(fd);
-}
-
-static int by_port_name(const void *a, const void *b)
-{
-	return strcmp(((const struct host_port *)a)->name,
-		      ((const struct host_port *)b)->name);
-}
-
-/* The instance's ports: every PORT with a link_tcx_in_PORT or
- * link_tcx_out_PORT pin, sorted by name. */
-static int read_host_ports(const char *instance, struct host_port *ports,
-			   int max)
-{
-	char dir[256];
-	struct dirent *de;
-	DIR *d;
-	int n = 0;
-
-	xl_pin_path(dir, sizeof(dir), instance, NULL);
-	d = opendir(dir);
-	if (!d) {
-		fprintf(stderr, "xdpleaf: instance '%s': cannot read %s: %s\n",
-			instance, dir, strerror(errno));
-		return -1;
-	}
-	while ((de = readdir(d))) {
-		const char *port;
-		int i;
-
-		if (!strncmp(de->d_name, LINK_IN, strlen(LINK_IN)))
-			port = de->d_name + strlen(LINK_IN);
-		else if (!strncmp(de->d_name, LINK_OUT, strlen(LINK_OUT)))
-			port = de->d_name + strlen(LINK_OUT);
-		else
-			continue;
-		if (!*port || strlen(port) > XL_IFNAMSIZ)
-			continue;
-		for (i = 0; i < n; i++)
-			if (!strcmp(ports[i].name, port))
-				break;
-		if (i < n || n == max)
-			continue;
-		memset(&ports[n], 0, sizeof(ports[n]));
-		snprintf(ports[n].name, sizeof(ports[n].name), "%s", port);
-		n++;
-	}
-	closedir(d);
-	qsort(ports, n, sizeof(ports[0]), by_port_name);
-	for (int i = 0; i < n; i++) {
-		read_link(instance, LINK_IN, ports[i].name, &ports[i].in);
-		read_link(instance, LINK_OUT, ports[i].name, &ports[i].out);
-	}
-	return n;
-}
-
 /* Attached: the link is on a device, on the right side, running our
  * program. */
-static const char *link_state(const struct tcx_state *t, __u32 want_prog,
+static const char *link_state(const struct xl_tcx_state *t, __u32 want_prog,
 			      __u32 want_type)
 {
 	if (!t->pinned)
@@ -205,18 +92,7 @@ static const char *link_state(const struct tcx_state *t, __u32 want_prog,
 	return "attached";
 }
 
-/* The port's current name from the links' ifindex (this network
- * namespace's view), else the name it was loaded with. */
-static const char *port_ifname(const struct host_port *p, char *buf)
-{
-	__u32 ifindex = p->in.ifindex ? p->in.ifindex : p->out.ifindex;
-
-	if (ifindex && if_indextoname(ifindex, buf))
-		return buf;
-	return p->name;
-}
-
-static json_object *link_json(const struct tcx_state *t, __u32 want_prog,
+static json_object *link_json(const struct xl_tcx_state *t, __u32 want_prog,
 			      __u32 want_type)
 {
 	json_object *o = json_object_new_object();
@@ -289,16 +165,16 @@ static void print_dcqcn(const struct xl_host_cfg *hc)
 
 int xl_host_status(const char *instance, bool json)
 {
-	struct host_port ports[XL_MAX_PORTS];
+	struct xl_host_port ports[XL_MAX_PORTS];
 	struct xl_host_cfg hc;
 	__u32 in_id, out_id;
 	char dir[256], ifname[IF_NAMESIZE];
 	json_object *root, *arr, *progs;
-	int n;
+	int n, pid = xl_daemon_pid(instance);
 
 	if (read_host_cfg(instance, &hc))
 		return -1;
-	n = read_host_ports(instance, ports, XL_MAX_PORTS);
+	n = xl_host_read_ports(instance, ports, XL_MAX_PORTS);
 	if (n < 0)
 		return -1;
 	in_id = xl_pinned_prog_id(instance, XL_PIN_PROG_HOST_IN);
@@ -306,20 +182,24 @@ int xl_host_status(const char *instance, bool json)
 	xl_pin_path(dir, sizeof(dir), instance, NULL);
 	if (!json) {
 		printf("instance %s: loaded, host mode, pins in %s\n", instance, dir);
-		printf("programs: ingress id %u, egress id %u\n", in_id, out_id);
+		printf("programs: ingress id %u, egress id %u, daemon ", in_id, out_id);
+		if (pid)
+			printf("running, pid %d\n", pid);
+		else
+			printf("NOT running\n");
 		print_dcqcn(&hc);
 		printf("%-16s %-8s %-24s %s\n", "port", "ifindex", "tcx ingress",
 		       "tcx egress");
 		for (int i = 0; i < n; i++) {
-			const struct host_port *p = &ports[i];
+			const struct xl_host_port *p = &ports[i];
 			char in[40], out[40];
 
 			snprintf(in, sizeof(in), "%s (link %u)",
 				 link_state(&p->in, in_id, XL_TCX_INGRESS), p->in.link_id);
 			snprintf(out, sizeof(out), "%s (link %u)",
 				 link_state(&p->out, out_id, XL_TCX_EGRESS), p->out.link_id);
-			printf("%-16s %-8u %-24s %s\n", port_ifname(p, ifname),
-			       p->in.ifindex ? p->in.ifindex : p->out.ifindex, in, out);
+			printf("%-16s %-8u %-24s %s\n", xl_host_port_ifname(p, ifname),
+			       xl_host_port_ifindex(p), in, out);
 		}
 		return 0;
 	}
@@ -334,15 +214,16 @@ int xl_host_status(const char *instance, bool json)
 	json_object_object_add(progs, "ingress", json_object_new_int64(in_id));
 	json_object_object_add(progs, "egress", json_object_new_int64(out_id));
 	json_object_object_add(root, "prog_ids", progs);
+	json_object_object_add(root, "daemon_pid", json_object_new_int64(pid));
 	json_object_object_add(root, "dcqcn", dcqcn_json(&hc));
 	for (int i = 0; i < n; i++) {
-		const struct host_port *p = &ports[i];
+		const struct xl_host_port *p = &ports[i];
 		json_object *o = json_object_new_object();
 
-		json_object_object_add(o, "name", json_object_new_string(port_ifname(p, ifname)));
+		json_object_object_add(o, "name", json_object_new_string(xl_host_port_ifname(p, ifname)));
 		json_object_object_add(o, "config_name", json_object_new_string(p->name));
 		json_object_object_add(o, "ifindex", json_object_new_int64(
-			p->in.ifindex ? p->in.ifindex : p->out.ifindex));
+			xl_host_port_ifindex(p)));
 		json_object_object_add(o, "ingress", link_json(&p->in, in_id, XL_TCX_INGRESS));
 		json_object_object_add(o, "egress", link_json(&p->out, out_id, XL_TCX_EGRESS));
 		json_object_array_add(arr, o);
@@ -393,6 +274,7 @@ static const struct {
 	ROW(rp_not_ours, "CNPs not unicast to our MAC and address: ignored"),
 	ROW(rp_malformed, "CNPs of the wrong shape or length: ignored"),
 	ROW(rp_bad_icrc, "CNPs whose ICRC is wrong: ignored"),
+	ROW(np_bad_icrc, "CE data whose ICRC is wrong: no CNP"),
 };
 #undef ROW
 #define N_STAT_ROWS (sizeof(stat_rows) / sizeof(stat_rows[0]))

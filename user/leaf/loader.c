@@ -24,7 +24,6 @@
 #include "common/pins.h"
 #include "common/rtnl.h"
 #include "common/version.h"
-#include "leaf/watcher.h"
 #include "common/xdp_owner.h"
 
 
@@ -252,7 +251,7 @@ int xl_leaf_fill_maps(struct leaf *skel, const struct xl_config *cfg)
 }
 
 /* The config's maps, then what the kernel knows now: neighbours and the
- * uplinks' link state (the watcher keeps them current from here on). */
+ * uplinks' link state (the daemon keeps them current from here on). */
 static int fill_maps(struct leaf *skel, const struct xl_config *cfg)
 {
 	if (xl_record_instance(skel->maps.instance) || xl_leaf_fill_maps(skel, cfg))
@@ -305,8 +304,7 @@ static int attach_all(struct leaf *skel, const struct xl_config *cfg,
 	return 0;
 }
 
-int xl_leaf_load(const struct xl_config *cfg, const char *instance,
-		 bool start_watcher)
+int xl_leaf_load(const struct xl_config *cfg, const char *instance)
 {
 	struct xl_attach_state st = { .n_links = 0 };
 	struct leaf *skel;
@@ -344,10 +342,6 @@ int xl_leaf_load(const struct xl_config *cfg, const char *instance,
 out:
 	xl_attach_close(&st);
 	leaf__destroy(skel);
-	/* Started only after our fds are closed, so the watcher never holds
-	 * a link that unload must be able to drop. */
-	if (!err && start_watcher && xl_watcher_start(instance))
-		err = -1;
 	if (err && pinned)
 		xl_remove_pins(instance);
 	return err;

@@ -1,16 +1,14 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /* Bring a leaf-mode instance up: validate, load, fill maps, attach XDP,
- * pin, start the netlink watcher. */
+ * pin (main.c then starts the instance's daemon). */
 #ifndef XL_LEAF_LOADER_H
 #define XL_LEAF_LOADER_H
 
-#include <stdbool.h>
 #include "common/config.h"
 
 /* All or nothing: on any failure everything done so far is undone and -1
  * returned after printing the reason. */
-int xl_leaf_load(const struct xl_config *cfg, const char *instance,
-		 bool start_watcher);
+int xl_leaf_load(const struct xl_config *cfg, const char *instance);
 
 /* The configuration's part of the maps: settings, ports (their MACs read
  * from the interfaces), groups, classes and routes; not the neighbours or

@@ -16,6 +16,8 @@
 #include <bpf/bpf.h>
 #include "pin_names.h"
 #include "leaf/netlink_watch.h"
+#include "common/daemon.h"
+#include "common/log.h"
 #include "common/pins.h"
 #include "xdpleaf.h"
 #include "events.h"
@@ -38,6 +40,48 @@ static bool neigh_known(int neigh_fd, __u32 ifindex, int family,
 			const void *addr);
 static void refresh_uplink(struct watch_ctx *ctx, __u32 ifindex, bool running);
 
+/* "192.0.2.1 on eth1", for the log. */
+static const char *neigh_str(const struct xl_neigh_key *k, char *buf, size_t len)
+{
+	char a[INET6_ADDRSTRLEN] = "?", ifname[IF_NAMESIZE] = "?";
+
+	inet_ntop(k->family, k->addr, a, sizeof(a));
+	if_indextoname(k->ifindex, ifname);
+	snprintf(buf, len, "%s on %s", a, ifname);
+	return buf;
+}
+
+static const char *mac_str(const __u8 *m, char *buf, size_t len)
+{
+	snprintf(buf, len, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3],
+		 m[4], m[5]);
+	return buf;
+}
+
+/* What the map learned, at info for a change a person would want to
+ * find later (a new or changed MAC, a neighbour gone), debug otherwise. */
+static void log_neigh(const struct xl_neigh_key *k, bool had, const struct xl_neigh *old,
+		      const struct xl_neigh *now)
+{
+	char who[96], a[24], b[24];
+
+	if (!xl_log_enabled(XL_LOG_INFO))
+		return;
+	neigh_str(k, who, sizeof(who));
+	if (!now) {
+		if (had)
+			xl_log(XL_LOG_INFO, "neighbour %s: gone (the kernel lost it): "
+			       "its packets go to the kernel until it resolves again", who);
+	} else if (!had) {
+		xl_log(XL_LOG_INFO, "neighbour %s: %s", who, mac_str(now->mac, a, sizeof(a)));
+	} else if (memcmp(old->mac, now->mac, XL_ETH_ALEN)) {
+		xl_log(XL_LOG_INFO, "neighbour %s: MAC changed %s -> %s", who,
+		       mac_str(old->mac, a, sizeof(a)), mac_str(now->mac, b, sizeof(b)));
+	} else {
+		xl_log(XL_LOG_DEBUG, "neighbour %s: confirmed", who);
+	}
+}
+
 static bool is_our_port(int ports_fd, __u32 ifindex)
 {
 	struct xl_port p;
@@ -50,8 +94,9 @@ static int on_neigh(const struct nlmsghdr *nlh, void *data)
 	struct watch_ctx *ctx = data;
 	struct ndmsg *nd = mnl_nlmsg_get_payload(nlh);
 	struct xl_neigh_key key = {};
-	struct xl_neigh val = {};
+	struct xl_neigh val = {}, old;
 	const void *dst = NULL, *lladdr = NULL;
+	bool had;
 	int dst_len = 0, ll_len = 0;
 	struct nlattr *a;
 
@@ -79,15 +124,18 @@ static int on_neigh(const struct nlmsghdr *nlh, void *data)
 	 * next hops, and the dataplane never forwards to them. */
 	if (lladdr && ll_len == XL_ETH_ALEN && (((__u8 *)lladdr)[0] & 1))
 		return MNL_CB_OK;
+	had = bpf_map_lookup_elem(ctx->neigh_fd, &key, &old) == 0;
 	if (nlh->nlmsg_type == RTM_NEWNEIGH && (nd->ndm_state & USABLE_STATES) &&
 	    lladdr && ll_len == XL_ETH_ALEN) {
 		memcpy(val.mac, lladdr, XL_ETH_ALEN);
 		val.is_static = !!(nd->ndm_state & (NUD_PERMANENT | NUD_NOARP));
 		bpf_map_update_elem(ctx->neigh_fd, &key, &val, BPF_ANY);
+		log_neigh(&key, had, &old, &val);
 	} else {
 		/* Gone or failed: the dataplane hands such packets to the
 		 * kernel again, which re-resolves. */
 		bpf_map_delete_elem(ctx->neigh_fd, &key);
+		log_neigh(&key, had, &old, NULL);
 	}
 	/* an uplink's next hop appeared or went: it may change its use */
 	refresh_uplink(ctx, key.ifindex, link_running(key.ifindex));
@@ -137,7 +185,7 @@ static void set_member_bit(__u32 *mask, __u32 i, bool down)
 }
 
 /* Set or clear an uplink's bits in its group's down masks from its link
- * state and next hops. The watcher is the only writer, so a
+ * state and next hops. The daemon is the only writer, so a
  * read-modify-write is safe. */
 static void refresh_uplink(struct watch_ctx *ctx, __u32 ifindex, bool running)
 {
@@ -165,8 +213,20 @@ static void refresh_uplink(struct watch_ctx *ctx, __u32 ifindex, bool running)
 			changed = true;
 	}
 	bpf_map_update_elem(ctx->down_fd, &p.group, &mask, BPF_ANY);
-	if (changed)
+	if (changed) {
+		char ifname[IF_NAMESIZE] = "?";
+
+		if_indextoname(ifindex, ifname);
 		link_event(ctx, ifindex, p.group, down4 && down6);
+		if (down4 && down6)
+			xl_log(running ? XL_LOG_INFO : XL_LOG_WARN,
+			       "uplink %s (group %u) is out of use (%s): its "
+			       "flows move to the others", ifname, p.group,
+			       running ? "no next hop resolved" : "link down");
+		else
+			xl_log(XL_LOG_INFO, "uplink %s (group %u) is in use again", ifname,
+			       p.group);
+	}
 }
 
 static int on_link(const struct nlmsghdr *nlh, void *data)
@@ -255,6 +315,7 @@ static void revalidate_neighbours(struct mnl_socket *nl, struct watch_ctx *ctx)
 {
 	struct xl_neigh_key key, next;
 	void *prev = NULL;
+	int n = 0;
 
 	while (bpf_map_get_next_key(ctx->neigh_fd, prev, &next) == 0) {
 		struct xl_neigh val;
@@ -266,7 +327,9 @@ static void revalidate_neighbours(struct mnl_socket *nl, struct watch_ctx *ctx)
 			continue;
 		neigh_request_state(nl, RTM_NEWNEIGH, NLM_F_REPLACE, 0, NUD_PROBE,
 				    key.ifindex, key.family, key.addr);
+		n++;
 	}
+	xl_log(XL_LOG_DEBUG, "re-validating %d neighbours (kernel PROBE)", n);
 }
 
 /* NTF_USE makes the kernel start resolution (ARP/ND) for an address as if a
@@ -416,14 +479,14 @@ int xl_watch(const char *instance)
 	events = open_rtnl((1 << (RTNLGRP_NEIGH - 1)) | (1 << (RTNLGRP_LINK - 1)));
 	req = open_rtnl(0);
 	if (!events || !req) {
-		fprintf(stderr, "xdpleaf: netlink: %s\n", strerror(errno));
+		xl_log(XL_LOG_ERR, "netlink: %s", strerror(errno));
 		return -1;
 	}
 	/* Subscribe first, then read the state: a change between the two is
 	 * seen. */
 	dump_neighbours(req, &ctx);
 	xl_link_sync(ctx.neigh_fd, ctx.ports_fd, ctx.groups_fd, ctx.down_fd);
-	while (xl_instance_exists(instance)) {
+	while (xl_instance_exists(instance) && !xl_daemon_stopping()) {
 		struct pollfd pfd = { mnl_socket_get_fd(events), POLLIN, 0 };
 		time_t now = time(NULL);
 		int n;
@@ -442,11 +505,14 @@ int xl_watch(const char *instance)
 		n = mnl_socket_recvfrom(events, buf, sizeof(buf));
 		if (n < 0 && errno == ENOBUFS) {
 			/* Missed events: start again from the full state. */
+			xl_log(XL_LOG_WARN, "netlink events lost (ENOBUFS): reading "
+			       "the neighbours and links again");
 			dump_neighbours(req, &ctx);
 			xl_link_sync(ctx.neigh_fd, ctx.ports_fd, ctx.groups_fd, ctx.down_fd);
 			continue;
 		}
 		if (n < 0) {
+			xl_log(XL_LOG_ERR, "netlink: %s", strerror(errno));
 			err = -1;
 			break;
 		}

@@ -22,7 +22,7 @@
 #include "leaf/flows.h"
 #include "common/output.h"
 #include "common/version.h"
-#include "leaf/watcher.h"
+#include "common/daemon.h"
 #include "xdpleaf.h"
 #include "telemetry.h"
 #include "common/telemetry_json.h"
@@ -544,7 +544,7 @@ int xl_leaf_status(const char *instance, bool json)
 		bpf_obj_get_info_by_fd(prog_fd, &info, &info_len);
 		close(prog_fd);
 	}
-	pid = xl_watcher_pid(instance);
+	pid = xl_daemon_pid(instance);
 	root = json_object_new_object();
 	ports = json_object_new_array();
 	json_object_object_add(root, "instance", json_object_new_string(instance));
@@ -553,7 +553,7 @@ int xl_leaf_status(const char *instance, bool json)
 	json_object_object_add(root, "pin_dir", json_object_new_string(
 		(xl_pin_path(path, sizeof(path), instance, NULL), path)));
 	json_object_object_add(root, "prog_id", json_object_new_int64(info.id));
-	json_object_object_add(root, "watcher_pid", json_object_new_int64(pid));
+	json_object_object_add(root, "daemon_pid", json_object_new_int64(pid));
 	for (int i = 0; i < pl.n; i++) {
 		json_object *o = json_object_new_object();
 		__u32 cur = attached_prog(pl.p[i].ifindex);
@@ -570,7 +570,7 @@ int xl_leaf_status(const char *instance, bool json)
 		return 0;
 	}
 	printf("instance %s: loaded, pins in %s\n", instance, path);
-	printf("program id %u, neighbour watcher %s", info.id,
+	printf("program id %u, daemon %s", info.id,
 	       pid ? "running, pid " : "NOT running");
 	if (pid)
 		printf("%d", pid);
