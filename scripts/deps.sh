@@ -25,6 +25,8 @@ PACKAGES=(
 	prometheus curl
 	# the benchmarks' plots (bench/plot.py)
 	gnuplot-nox
+	# systemd-analyze verify of the shipped unit (tests/lab/cli.bats)
+	systemd
 )
 
 missing=()

@@ -366,3 +366,30 @@ s1_conf() {
 	[[ $status -eq 1 && $stderr == *"owned by uid 65534"* ]]
 	[[ -d "/sys/fs/bpf/xdpleaf/${P}n" ]]
 }
+
+@test "the shipped systemd unit passes systemd-analyze verify, and its command line takes over as the daemon" {
+	local unit=$ROOT/scripts/xdpleaf-daemon@.service dir=$BATS_TEST_TMPDIR/units cmd pid
+	make_ns
+	mkdir -p "$dir"
+	sed "s|/usr/local/sbin/xdpleaf|$XDPLEAF|" "$unit" >"$dir/xdpleaf-daemon@.service"
+	run systemd-analyze verify "$dir/xdpleaf-daemon@$P.service"
+	echo "$output"
+	[[ $status -eq 0 && -z $output ]]
+	grep -qx 'Restart=always' "$unit"
+	# ExecStart as systemd would run it (%i: the instance), after load
+	cmd=$(sed -n "s|^ExecStart=/usr/local/sbin/xdpleaf ||p" "$unit" | sed "s/%i/$P/g")
+	run xl load --config "$CONF" --instance "$P" --no-daemon
+	[[ $status -eq 0 ]]
+	# shellcheck disable=SC2086 # the unit's words
+	nsenter --net="/run/netns/$NS" -- "$XDPLEAF" $cmd </dev/null \
+		>/dev/null 2>"$BATS_TEST_TMPDIR/unit.log" 3>&- &
+	pid=$!
+	echo "$pid" >>"$PIDS"
+	# shellcheck disable=SC2016
+	poll bash -c '[[ $(cat "$1" 2>/dev/null) == "$2" ]]' _ "/run/xdpleaf/$P.pid" "$pid"
+	run xl status --instance "$P"
+	[[ $output == *"daemon running, pid $pid"* ]] || { echo "$output"; return 1; }
+	xl unload --instance "$P"
+	wait "$pid"
+	grep -q "info: instance '$P': daemon exits (SIGTERM)" "$BATS_TEST_TMPDIR/unit.log"
+}

@@ -199,6 +199,37 @@ snapshot() {
 	assert_clean
 }
 
+# unshare -m CMD...: xdpleaf run in the lab's network namespace and a mount
+# namespace of its own whose /sys/fs/bpf is not the host's bpffs: PRE (a
+# shell line) runs first there.
+in_private_mounts() {
+	local pre=$1
+	shift
+	nsenter --net="/run/netns/$NS" -- unshare -m sh -c "$pre && exec \"\$@\"" sh "$XDPLEAF" "$@"
+}
+
+@test "where /sys/fs/bpf is not the host's bpffs (unshare -m), load, status and unload refuse and say why" {
+	local pre
+	# none, and a private empty one where the host's was
+	for pre in "umount /sys/fs/bpf" "umount /sys/fs/bpf && mount -t bpf bpf /sys/fs/bpf"; do
+		run --separate-stderr in_private_mounts "$pre" load --config "$CONF" --instance "$I"
+		echo "$pre: status $status, stderr: $stderr"
+		[[ $status -eq 1 && $stderr == *"is not the host's bpffs"* ]]
+		assert_clean
+	done
+	# a live instance is neither "not loaded" there nor unloaded from there
+	xl load --config "$CONF" --instance "$I" >/dev/null
+	local cmd
+	for cmd in status unload; do
+		run --separate-stderr in_private_mounts "umount /sys/fs/bpf" "$cmd" --instance "$I"
+		echo "$cmd: status $status, stderr: $stderr"
+		[[ $status -eq 1 && $stderr == *"is not the host's bpffs"* ]]
+	done
+	[[ -d /sys/fs/bpf/xdpleaf/$I && $(xdp_links "$NS" | wc -l) -eq 8 ]]
+	xl unload --instance "$I" >/dev/null
+	assert_clean
+}
+
 # The defaults that follow from a port's rate and MTU, as the loader writes
 # them into the maps: each uplink's phantom buffer (2 ms of its rate, at
 # least two of its largest frames) and the reorder-free rule's margin for a
