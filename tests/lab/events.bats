@@ -135,12 +135,16 @@ send() { # from s1: send_frames.py arguments after the interface
 }
 
 @test "events: PFC frames counted per priority; an unbroken pause past pfc_watchdog is a pfc_storm" {
-	local j
+	local j table t_sent t_read
 	start_events --json --kind pfc_storm --count 1
 	# 65535 quanta at s1's 100 Mbit/s pause 335 ms; frames 5 ms apart (or
 	# more on a busy machine, never 335 ms) keep priority 3 paused without
 	# a break past the 10 ms watchdog
 	send - pfc 3 65535 12 0.005
+	t_sent=$(date +%s%N)
+	# the table while the last pause still runs (335 ms): the storm is now
+	table=$(in_ns "$P-leaf1" "$XDPLEAF" stats --instance "$P")
+	t_read=$(date +%s%N)
 	wait_events
 	[[ $(jq -r '"\(.event) \(.port) \(.aux) \(.aux2)"' <"$EV_OUT") == "pfc_storm s1 3 10" ]]
 	j=$(stats_json "$P")
@@ -151,7 +155,13 @@ send() { # from s1: send_frames.py arguments after the interface
 	[[ $(jqv "$j" '.events.pfc_storm.emitted') -eq 1 ]]
 	[[ $(jqv "$j" '.ports[] | select(.name == "s1") | [.pfc[] | select(.priority != 3) | .frames] | add') -eq 0 ]]
 	[[ $(jqv "$j" '.ports[] | select(.name == "s1") | .reasons.mac_control') -ge 12 ]]
-	in_ns "$P-leaf1" "$XDPLEAF" stats --instance "$P" | grep -Eq '^  pfc: priority 3 frames 12 xoff 12 storms 1 STORM NOW$'
+	# (a machine too busy to read it within 300 ms sees the storm over)
+	if ((t_read - t_sent < 300000000)); then
+		grep -Eq '^  pfc: priority 3 frames 12 xoff 12 storms 1 STORM NOW$' <<<"$table"
+	else
+		echo "# stats read $(((t_read - t_sent) / 1000000)) ms after the last pause frame: not checking STORM NOW" >&3
+		grep -Eq '^  pfc: priority 3 frames 12 xoff 12 storms 1( STORM NOW)?$' <<<"$table"
+	fi
 }
 
 @test "events: bad options are refused; a missing instance exits 3" {
