@@ -69,7 +69,7 @@ static bool is_daemon(int pid)
 }
 
 /* A dead process can linger as a zombie until its parent reaps it; that
- * is not a running watcher. */
+ * is not a running daemon. */
 static bool process_alive(int pid)
 {
 	char path[64], state = 0;

@@ -2,7 +2,7 @@
 /* The network namespace an instance was loaded in, and how to get there.
  * Interfaces, ifindexes and XDP hooks belong to one namespace, while the
  * pins are seen from all: `status` elsewhere would look at the wrong
- * interfaces, a watcher elsewhere would mirror the wrong neighbours. */
+ * interfaces, a daemon elsewhere would mirror the wrong neighbours. */
 #ifndef XL_NETNS_H
 #define XL_NETNS_H
 
