@@ -223,11 +223,15 @@ uplink_tx() { # leaf1's tx packets on uplink $1
 @test "failover: every flow of a dead uplink moves at its next packet, nothing more goes into it, and it is used again once up" {
 	local ev=$BATS_TEST_TMPDIR/ev.json everr=$BATS_TEST_TMPDIR/ev.err ev_pid gen_pid
 	local up n ifx t0 tdown a b dead0 dead1 tries=100 fast=$BATS_TEST_TMPDIR/fast.conf
-	local qps moves
+	local qps moves snap
 	# gen's paced QPs start flowlets often, and their moves would use up
 	# the default event_rate (1000/s per kind): the move measured here must
-	# not be one the limit kept out
-	sed 's/^malformed = pass$/malformed = pass\nevent_rate = 200000/' "$CONF" >"$fast"
+	# not be one the limit kept out. The uplinks get a capacity (1G, far
+	# above gen's 160M): a flow then stays on its member unless another is
+	# clearly less loaded, so which flows the failure hits is known before
+	# it (without one, paced flows changed member between two reads).
+	sed -e 's/^malformed = pass$/malformed = pass\nevent_rate = 200000/' \
+		-e 's/^\[port u\([1-4]\)\]$/[port u\1]\nrate = 1G/' "$CONF" >"$fast"
 	xl reload --config "$fast" --instance "$P"
 	# nsenter execs events: $! is events itself, which SIGTERM stops
 	nsenter --net="/run/netns/$P-leaf1" -- "$XDPLEAF" events --instance "$P" --json \
@@ -241,19 +245,20 @@ uplink_tx() { # leaf1's tx packets on uplink $1
 	in_ns "$P-s1" "$XDPLEAF" gen --dev eth0 --dst 10.2.1.2 --qps 4 --qp-base 0x700 \
 		--rate 40M --duration 4s >/dev/null 2>&1 3>&- &
 	gen_pid=$!
-	# the uplink the first of gen's QPs runs on
+	# the uplink most of gen's flows run on, and those flows (one read)
 	tries=100
-	until up=$(xl flows --json --interval 0 --instance "$P" |
-		jq -r '[.flows[] | select(.qp == 1792)][0].uplink // empty') && [[ -n $up ]]; do
+	until snap=$(xl flows --json --interval 0 --instance "$P" |
+		jq -c '[.flows[] | select(.qp >= 1792 and .qp < 1796)] |
+			select(length == 4) | group_by(.uplink) | max_by(length) |
+			{up: .[0].uplink, qps: [.[].qp]}') && [[ -n $snap ]]; do
 		((tries-- > 0)) || { kill "$gen_pid" "$ev_pid"; return 1; }
 		sleep 0.05
 	done
+	up=$(jq -r .up <<<"$snap")
+	qps=$(jq -c .qps <<<"$snap")
 	n=${up#u}
 	ifx=$(ip -n "$P-leaf1" -j link show "$up" | jq '.[0].ifindex')
 	spine_save_routes "$P" "$n"
-	# every one of gen's flows on it now is affected
-	qps=$(xl flows --json --interval 0 --instance "$P" |
-		jq -c --arg u "$up" '[.flows[] | select(.uplink == $u and .qp >= 1792 and .qp < 1796) | .qp]')
 	t0=$(date +%s%N)
 	spine_link_set_down "$P" "$n"
 	# polled: the dead link's tx count stops growing
@@ -285,7 +290,7 @@ uplink_tx() { # leaf1's tx packets on uplink $1
 	note "failover off $up (flows of QPs $qps): link_down event $(((tdown - t0) / 1000)) us after 'ip link set down' began; each flow moved off after its next packet: $(jq -c --argjson t "$tdown" '[.[] | if . then ((. - $t) / 1000 | floor) else null end]' <<<"$moves") us after the event, the last $(( ($(jq 'max' <<<"$moves") - t0) / 1000 )) us after 'ip link set down'; $up tx +$((dead1 - dead0)) in 0.5 s down under traffic; after up: +$(($(uplink_tx "$up") - a)) packets"
 	(($(jq length <<<"$qps") >= 1))
 	# the dataplane's part: the next packet of every affected flow moves
-	# (gen paces each QP's frames 0.87 ms apart)
+	# (gen paces each QP's 1082-byte frames 0.22 ms apart)
 	jq -e --argjson t "$tdown" 'all(.[]; . != null and . - $t <= 10000000)' <<<"$moves"
 	((dead1 == dead0))
 	(($(uplink_tx "$up") > a))
