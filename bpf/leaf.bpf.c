@@ -361,7 +361,7 @@ int xdpleaf_leaf(struct xdp_md *ctx)
 }
 
 /* Events the leaf's user space knows of first: an uplink that became
- * unusable or usable again (the netlink watcher). It runs this program
+ * unusable or usable again (the daemon). It runs this program
  * (BPF_PROG_RUN) with the event's head as its context, so those events
  * reach the same ring, limits and counters as the dataplane's own. */
 SEC("syscall")

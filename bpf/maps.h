@@ -50,7 +50,7 @@ struct {
 } XL_MAP_GROUPS SEC(".maps");
 
 /* Next-hop MACs, mirrored from the kernel's neighbour table by the
- * loader's netlink watcher. A miss sends the packet to the kernel, whose
+ * instance's daemon. A miss sends the packet to the kernel, whose
  * ARP/ND resolution then fills the entry. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -134,7 +134,7 @@ struct {
 } XL_MAP_UPLINK_RATES SEC(".maps");
 
 /* Members of each group not to be chosen, per family (struct
- * xl_group_down), written by the loader's link watcher. */
+ * xl_group_down), written by the instance's daemon. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, XL_MAX_GROUPS);

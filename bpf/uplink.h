@@ -21,7 +21,7 @@ const volatile __u32 nr_cpus = 1;
 static const struct xl_flow_state zero_flow;
 
 /* Members of the group that may be chosen for a packet of this family
- * (4 or 6): all but those the link watcher marked down for it (so a
+ * (4 or 6): all but those the daemon marked down for it (so a
  * zeroed map means all up). */
 static __always_inline __u32 group_up_mask(__u32 gid, __u8 family)
 {

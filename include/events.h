@@ -25,7 +25,7 @@
 	X(NAK, nak)                   /* aux AETH syndrome */                 \
 	X(MOVE, move)                 /* ifindex the new uplink, aux the old */ \
 	X(MOVE_REFUSED, move_refused) /* ifindex kept, aux the one refused */ \
-	X(LINK_DOWN, link_down)       /* uplink; aux group (from the watcher) */ \
+	X(LINK_DOWN, link_down)       /* uplink; aux group (from the daemon) */ \
 	X(LINK_UP, link_up)                                                   \
 	X(PFC_STORM, pfc_storm)       /* aux priority, aux2 paused for, ms */
 

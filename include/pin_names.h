@@ -68,7 +68,7 @@
 #define XL_PIN_PROG_LEAF    XL_PIN_PROG_PREFIX "leaf"
 #define XL_PIN_PROG_HOST_IN XL_PIN_PROG_PREFIX "host_ingress"
 #define XL_PIN_PROG_HOST_OUT XL_PIN_PROG_PREFIX "host_egress"
-/* the leaf's syscall program through which the watcher reports uplink
+/* the leaf's syscall program through which the daemon reports uplink
  * state changes as events */
 #define XL_PIN_PROG_LEAF_EVENT XL_PIN_PROG_PREFIX "leaf_event"
 

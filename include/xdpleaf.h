@@ -230,7 +230,7 @@ struct xl_leaf_counters {
 
 /* Members of a group not to be chosen (bit i = member i), per address
  * family: its link is down, or its next hop of that family has no MAC yet.
- * Written by the loader's link watcher; all zero = every member usable. */
+ * Written by the instance's daemon; all zero = every member usable. */
 struct xl_group_down {
 	__u32 v4;
 	__u32 v6;
@@ -267,7 +267,7 @@ struct xl_neigh_key {
 
 struct xl_neigh {
 	__u8 mac[XL_ETH_ALEN];
-	/* the kernel's entry is static (PERMANENT, NOARP): the watcher does
+	/* the kernel's entry is static (PERMANENT, NOARP): the daemon does
 	 * not re-probe it; the programs never read this */
 	__u16 is_static;
 };
@@ -304,7 +304,7 @@ struct xl_settings {
 	X(IP_OPTIONS, ip_options)     /* IPv4 options: the kernel's path */   \
 	X(VLAN_UNKNOWN, vlan_unknown) /* a VID not in the port's `vlans` */   \
 	X(NO_ROUTE, no_route)                                                 \
-	X(NO_NEIGH, no_neigh)         /* kernel resolves; watcher learns */   \
+	X(NO_NEIGH, no_neigh)         /* kernel resolves; daemon learns */    \
 	X(NO_MEMBER, no_member)       /* group without a usable member */     \
 	X(UNKNOWN_PORT, unknown_port) /* target is not a configured port */   \
 	X(REDIRECT_FAILED, redirect_failed)                                   \

@@ -23,10 +23,13 @@ load helpers
 JCT_STEPS=${JCT_STEPS:-8}
 MARGIN=1.15
 # Both fabrics count a few SACK artefacts of tail drops (0-11 per run of
-# kernel ECMP measured); a move that reorders a 4 MiB step's flow shows as
-# tens to hundreds (34-393 before flows stayed put). The allowance keeps
-# the test from comparing one artefact count with another.
-SACK_SLACK=5
+# kernel ECMP measured; flowlet, whose drops fall on every uplink, 9 in
+# one run where ECMP counted 0); a move that reorders a 4 MiB step's flow
+# shows as tens to hundreds (34-393 before flows stayed put). The
+# allowance covers the artefacts' measured range, so the test compares
+# reordering, not one artefact count with another (at 5 it failed once
+# in seven runs on 25 November).
+SACK_SLACK=12
 
 setup_file() {
 	export LAB_SKIP

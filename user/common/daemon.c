@@ -161,7 +161,7 @@ int xl_daemon_revive(const char *instance, xl_daemon_work work)
 	run_file(path, sizeof(path), instance, "pid");
 	f = fopen(path, "r");
 	if (!f)
-		return 0; /* none was started (load --no-watch): not ours to start */
+		return 0; /* none was started (load --no-daemon): not ours to start */
 	if (fscanf(f, "%d", &old) != 1)
 		old = 0;
 	fclose(f);
