@@ -188,12 +188,13 @@ static __always_inline int not_for_fast_path(const struct xl_pkt *p,
  * the verifier checks it once with unknown arguments, instead of once per
  * combination of header facts (family, VLAN, L4, RoCE) the parser leaves
  * behind, which kept loading slow. flow is the parsed flow, l3 the offset
- * of the IP header. Returns (XDP action << 8) | reason. */
-__noinline int xl_forward(struct xdp_md *ctx, struct xl_flow *flow, __u32 l3)
+ * of the IP header, len the frame's whole length (all fragments: the
+ * caller has it already). Returns (XDP action << 8) | reason. */
+__noinline int xl_forward(struct xdp_md *ctx, struct xl_flow *flow, __u32 l3, __u32 len)
 {
 	void *data = (void *)(long)ctx->data;
 	void *end = (void *)(long)ctx->data_end;
-	__u64 len = bpf_xdp_get_buff_len(ctx), now = bpf_ktime_get_ns();
+	__u64 now = bpf_ktime_get_ns();
 	struct ethhdr *eth = data;
 	struct xl_neigh_key nk = {};
 	struct xl_port_stats *tx_st;
@@ -356,7 +357,7 @@ int xdpleaf_leaf(struct xdp_md *ctx)
 		xl_roce_seen(ctx, &p.flow, (__u32)p.bth_opcode << 24 | p.psn,
 			     p.aeth_kind, in_ifindex);
 
-	r = xl_forward(ctx, &p.flow, (__u32)((long)p.l3 - (long)data));
+	r = xl_forward(ctx, &p.flow, (__u32)((long)p.l3 - (long)data), (__u32)len);
 	return dropped(ctx, st, r & 0xff, (r >> 8) & 0xff, &p.flow, in_ifindex);
 }
 

@@ -615,27 +615,25 @@ static void np_ce_vlan_sends_cnp(void **state)
 	ce_cnp(&f);
 }
 
-/* A CE-marked frame whose ICRC is wrong (one payload byte changed after
- * the ICRC was written) gets no CNP and does not use up the QP's
- * interval: the right frame right after is answered. */
-static void np_bad_icrc_no_cnp(void **state)
+/* The frame pkt of len bytes with the byte at `at` changed after its ICRC
+ * was written gets no CNP (np_bad_icrc), and does not use up the QP's
+ * interval (1 s here): the right frame right after is answered. */
+static void bad_icrc_refused_then_right_answered(__u8 *pkt, size_t len, size_t at)
 {
 	struct xl_host_cfg cfg = default_cfg();
-	__u8 pkt[PKT_MAX], cnp[PKT_MAX];
+	__u8 cnp[PKT_MAX];
 	struct xl_host_stats s0, s1;
-	size_t len = roce(&DATA4, pkt);
 
-	(void)state;
-	cfg.cnp_interval_ns = 1000000000ULL; /* a used-up interval would show */
+	cfg.cnp_interval_ns = 1000000000ULL;
 	set_cfg(&cfg);
 	s0 = stats();
-	pkt[len - 10] ^= 0x40;
+	pkt[at] ^= 0x40;
 	ingress_passes(pkt, len);
 	s1 = stats();
 	assert_int_equal(s1.np_bad_icrc - s0.np_bad_icrc, 1);
 	assert_int_equal(s1.cnps_sent - s0.cnps_sent, 0);
 	assert_int_equal(read_cnp(cnp, 20), 0);
-	pkt[len - 10] ^= 0x40;
+	pkt[at] ^= 0x40;
 	ingress_passes(pkt, len);
 	s0 = stats();
 	assert_int_equal(s0.cnps_sent - s1.cnps_sent, 1);
@@ -643,31 +641,29 @@ static void np_bad_icrc_no_cnp(void **state)
 	assert_true(read_cnp(cnp, 1000) > 0);
 }
 
+static void np_bad_icrc_no_cnp(void **state)
+{
+	__u8 pkt[PKT_MAX];
+	size_t len = roce(&DATA4, pkt);
+
+	(void)state;
+	bad_icrc_refused_then_right_answered(pkt, len, len - 10);
+}
+
 /* The ICRC is checked over the whole frame, chunk by chunk: a 3000-byte
- * IPv6 frame (test_run's skbs stay within a page) with a right one is
- * answered, with its last payload byte changed it is not. */
+ * IPv6 frame (test_run's skbs stay within a page) with its last payload
+ * byte changed. */
 static void np_icrc_checked_over_a_large_frame(void **state)
 {
 	struct flow f = DATA6;
-	__u8 pkt[PKT_MAX], cnp[PKT_MAX];
-	struct xl_host_stats s0, s1;
+	__u8 pkt[PKT_MAX];
 	size_t len;
 
 	(void)state;
 	f.payload = 3000 - 14 - 40 - 8 - 12 - 4;
 	len = roce(&f, pkt);
 	assert_int_equal(len, 3000);
-	pkt[len - 5] ^= 1;
-	s0 = stats();
-	ingress_passes(pkt, len);
-	s1 = stats();
-	assert_int_equal(s1.np_bad_icrc - s0.np_bad_icrc, 1);
-	assert_int_equal(read_cnp(cnp, 20), 0);
-	pkt[len - 5] ^= 1;
-	ingress_passes(pkt, len);
-	s0 = stats();
-	assert_int_equal(s0.cnps_sent - s1.cnps_sent, 1);
-	assert_true(read_cnp(cnp, 1000) > 0);
+	bad_icrc_refused_then_right_answered(pkt, len, len - 5);
 }
 
 static void np_second_ce_within_interval_suppressed(void **state)

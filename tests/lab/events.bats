@@ -23,9 +23,7 @@ setup_file() {
 	sed -e 's/^malformed = pass$/malformed = drop\npfc_watchdog = 10ms\nflow_table_size = 1K/' \
 		-e 's/^\[port s1\]$/[port s1]\nrate = 100M/' "$CONF" >"$EVCONF"
 	grep -q '^pfc_watchdog = 10ms$' "$EVCONF"
-	"$LAB" up --prefix "$P" --config "$EVCONF" 3>&-
-	warm_up "$P"
-	wait_neigh_learned "$P"
+	lab_up_ready "$P" --config "$EVCONF"
 	export S1MAC
 	S1MAC=$(ip -n "$P-leaf1" -j link show s1 | jq -r '.[0].address')
 }

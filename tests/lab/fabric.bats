@@ -24,9 +24,7 @@ setup_file() {
 	ensure_bpffs
 	# One prefix per run and per lab, so parallel runs never clash.
 	export P="xlt$$f" PK="xlt$$k"
-	"$LAB" up --prefix "$P" 3>&-
-	warm_up "$P"
-	wait_neigh_learned "$P"
+	lab_up_ready "$P"
 	local n
 	for n in 1 2 3 4; do
 		start_iperf_server "$P-r$n"

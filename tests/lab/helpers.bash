@@ -73,6 +73,14 @@ warm_up() {
 	lab_warm_up "$1" 46
 }
 
+# lab_up_ready P [lab.sh up options]: a lab of prefix P up, its hosts'
+# neighbours resolved and, in xdp mode, learned by the daemon.
+lab_up_ready() {
+	"$LAB" up --prefix "$@" 3>&-
+	warm_up "$1"
+	wait_neigh_learned "$1"
+}
+
 # In xdp mode, wait (up to ~5 s) until xdpleaf's daemon has learned the
 # neighbours warm_up resolved; a warning, not a failure, if it has not.
 wait_neigh_learned() {

@@ -46,14 +46,19 @@ setup() {
 	PMAC=$(ip -n "$NP" -j link show p0 | jq -r '.[0].address')
 	# tests/configs/good/host-paper.conf, on h0
 	CFG=$BATS_TEST_TMPDIR/host.conf
-	cat >"$CFG" <<-EOF
-		# host-paper.conf on this test's veth
-		[xdpleaf]
-		mode = host
+	host_conf "$CFG" h0
+}
 
-		[port h0]
-		rate = 100G
-	EOF
+# host_conf FILE PORT [DCQCN_LINE...]: a host-mode config of PORT at 100G,
+# with a [dcqcn] section of those lines if any.
+host_conf() {
+	local file=$1 port=$2
+	shift 2
+	printf '[xdpleaf]\nmode = host\n\n[port %s]\nrate = 100G\n' "$port" >"$file"
+	if (($#)); then
+		printf '\n[dcqcn]\n' >>"$file"
+		printf '%s\n' "$@" >>"$file"
+	fi
 }
 
 teardown() {
@@ -91,13 +96,7 @@ load_host() {
 
 # The peer (p0) in host mode too, as instance $IP.
 load_peer() {
-	cat >"$BATS_TEST_TMPDIR/peer.conf" <<-EOF
-		[xdpleaf]
-		mode = host
-
-		[port p0]
-		rate = 100G
-	EOF
+	host_conf "$BATS_TEST_TMPDIR/peer.conf" p0
 	run --separate-stderr xlp load --config "$BATS_TEST_TMPDIR/peer.conf" --instance "$IP"
 	echo "$output$stderr"
 	[[ $status -eq 0 ]]
@@ -348,19 +347,8 @@ bpftool_tcx_links() {
 }
 
 @test "host: a second CE within the interval is suppressed; per-port scope (nvidia) shows the port" {
-	cat >"$CFG" <<-EOF
-		[xdpleaf]
-		mode = host
-
-		[port h0]
-		rate = 100G
-
-		[dcqcn]
-		variant = nvidia
-		cnp_scope = port
-		cnp_interval = 1s
-		cnp_dscp = 46
-	EOF
+	host_conf "$CFG" h0 "variant = nvidia" "cnp_scope = port" "cnp_interval = 1s" \
+		"cnp_dscp = 46"
 	load_host
 	local j
 	j=$(xl status --instance "$I" --json)
@@ -520,16 +508,7 @@ counter() {
 }
 
 @test "host: the per-port CNP cap holds whatever the QPs (cnp_port_rate)" {
-	cat >"$CFG" <<-EOF
-		[xdpleaf]
-		mode = host
-
-		[port h0]
-		rate = 100G
-
-		[dcqcn]
-		cnp_port_rate = 1000
-	EOF
+	host_conf "$CFG" h0 "cnp_port_rate = 1000"
 	load_host
 	local t0 t1 sent capped supp ncpu secs
 	t0=$(date +%s%N)

@@ -21,9 +21,7 @@ setup_file() {
 	ensure_bpffs
 	# one prefix (lab and instance) and one tmux server per run
 	export P="xlt$$o" TSOCK="xdpleaf-top-$$"
-	"$LAB" up --prefix "$P" 3>&-
-	warm_up "$P"
-	wait_neigh_learned "$P"
+	lab_up_ready "$P"
 }
 
 setup() {

@@ -139,7 +139,7 @@ static int repin(int fd, const char *instance, const char *name)
 	return 0;
 }
 
-int xl_upgrade_switch(struct bpf_object *obj, const char *instance,
+static int switch_links(struct bpf_object *obj, const char *instance,
 		      const char *const *link_prefixes, const char *const *prog_pins,
 		      int n, int *n_links)
 {
@@ -197,7 +197,8 @@ int xl_upgrade_switch(struct bpf_object *obj, const char *instance,
 	return err;
 }
 
-int xl_upgrade_record(const char *instance)
+/* The instance record's version and commit become this build's. */
+static int record_version(const char *instance)
 {
 	struct xl_instance rec;
 	__u32 zero = 0;
@@ -213,4 +214,24 @@ int xl_upgrade_record(const char *instance)
 	}
 	close(fd);
 	return err;
+}
+
+int xl_upgrade(struct bpf_object *obj, const char *instance,
+	       const char *const *link_prefixes, const char *const *prog_pins,
+	       int n, const char *kind)
+{
+	int n_links = 0;
+
+	if (xl_upgrade_adopt_maps(obj, instance))
+		return -1;
+	if (bpf_object__load(obj)) {
+		fprintf(stderr, "xdpleaf: cannot load the new programs: %s\n", strerror(errno));
+		return -1;
+	}
+	if (switch_links(obj, instance, link_prefixes, prog_pins, n, &n_links) ||
+	    record_version(instance))
+		return -1;
+	printf("xdpleaf: instance '%s' upgraded to %s (%s): %d %s links switched, "
+	       "maps kept\n", instance, xl_version, xl_git_commit, n_links, kind);
+	return 0;
 }

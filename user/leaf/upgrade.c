@@ -6,7 +6,6 @@
 #include "pin_names.h"
 #include "leaf.skel.h"
 #include "common/upgrade.h"
-#include "common/version.h"
 #include "leaf/upgrade.h"
 
 int xl_leaf_upgrade(const char *instance)
@@ -14,26 +13,15 @@ int xl_leaf_upgrade(const char *instance)
 	static const char *const links[] = { XL_PIN_LINK_XDP };
 	static const char *const progs[] = { XL_PIN_PROG_LEAF };
 	struct leaf *skel = leaf__open();
-	int err = -1, n = 0;
+	int err;
 
 	if (!skel) {
 		fprintf(stderr, "xdpleaf: cannot open BPF object: %s\n", strerror(errno));
 		return -1;
 	}
+	/* the load-time knob the loader sets too (the sampler's CPU count) */
 	skel->rodata->nr_cpus = libbpf_num_possible_cpus();
-	if (xl_upgrade_adopt_maps(skel->obj, instance))
-		goto out;
-	if (leaf__load(skel)) {
-		fprintf(stderr, "xdpleaf: cannot load the new programs: %s\n", strerror(errno));
-		goto out;
-	}
-	if (xl_upgrade_switch(skel->obj, instance, links, progs, 1, &n) ||
-	    xl_upgrade_record(instance))
-		goto out;
-	printf("xdpleaf: instance '%s' upgraded to %s (%s): %d XDP links switched, "
-	       "maps kept\n", instance, xl_version, xl_git_commit, n);
-	err = 0;
-out:
+	err = xl_upgrade(skel->obj, instance, links, progs, 1, "XDP");
 	leaf__destroy(skel);
 	return err;
 }
