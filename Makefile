@@ -57,7 +57,7 @@ help:
 	@echo "make lab      bring the lab up (lab/lab.sh up; make lab-down removes it)"
 	@echo "make bench-balance  load-balancing modes vs kernel ECMP (docs/load-balancing-bench.md)"
 	@echo "make bench-dcqcn    DCQCN closed loop, off and on (docs/dcqcn.md)"
-	@echo "make bench-jct      MPI collectives' step times per fabric (docs/jct-bench.md)"
+	@echo "make bench-jct      MPI collectives' and RoCE steps' times per fabric (docs/jct-bench.md)"
 	@echo "make clean    remove $(BUILD)/"
 
 deps:
@@ -176,7 +176,7 @@ bench-balance: deps all
 bench-dcqcn: deps all
 	@bench/dcqcn/run.sh $(BENCH_DCQCN_ARGS)
 
-# MPI collectives through each fabric (docs/jct-bench.md); options via
+# MPI collectives and RoCEv2 steps through each fabric (docs/jct-bench.md); options via
 # BENCH_JCT_ARGS, e.g. "--fabrics ref,kernel,flowlet --sizes 4M --steps 5"
 .PHONY: bench-jct
 bench-jct: deps all $(BUILD)/bench/collective

@@ -8,8 +8,10 @@
 Each cell is DIR/UPLINKS/LABEL/OP-SIZE/ with steps.json (the collective's
 output: per-step, per-rank CLOCK_MONOTONIC start and end) and counter
 snapshots before (c0.json) and after (c1.json) the mpirun: nstat of every
-host, the qdiscs of every node, xdpleaf's stats. LABEL is ref, kernel-N,
-flowlet, hash or spray. Columns: docs/jct-bench.md.
+host, the qdiscs of every node, xdpleaf's stats. A roce cell's steps.json
+(bench/jct/roce_steps.py) has the same steps, the senders' (gen) and
+receivers' (sink) reports, and host-H.json each host's host-mode counters.
+LABEL is ref, kernel-N, flowlet, hash or spray. Columns: docs/jct-bench.md.
 """
 import json
 import math
@@ -120,6 +122,8 @@ def cell(path):
         r["fail_window_ms"] = (up - down) / 1e6
         r["fail_steps"] = len(hit)
         r["fail_step_max_ms"] = max(hit) if hit else None
+    if steps.get("sinks") is not None:
+        roce_figures(r, steps, path)
     att = os.path.join(path, "attempts")
     if os.path.exists(att):
         with open(att) as f:
@@ -129,6 +133,22 @@ def cell(path):
         with open(busy) as f:
             r["cpu_busy_before_pct"] = int(f.read().strip() or 0)
     return r
+
+
+def roce_figures(r, steps, path):
+    """RoCE cells: what the receivers' sinks counted over every QP (warm-up
+    included), and the CNPs host mode sent and received."""
+    qps = [q for s in steps["sinks"] if s for q in s.get("qps", [])]
+    warm = [q for s in steps.get("sinks_after_warmup") or [] if s for q in s.get("qps", [])]
+    r["roce_sent"] = sum(g.get("packets", 0) for g in steps.get("gens", []))
+    for k in ("packets", "lost", "reordered", "duplicates", "ce"):
+        r["roce_" + k] = sum(q.get(k, 0) for q in qps)
+        # the measured steps only: less what the sinks had counted by then
+        r["roce_measured_" + k] = r["roce_" + k] - sum(q.get(k, 0) for q in warm)
+    r["roce_qps"] = len(qps)
+    cnt = {h: (load(os.path.join(path, f"host-{h}.json")) or {}).get("counters", {}) for h in HOSTS}
+    r["cnps_sent"] = sum(c.get("cnps_sent", 0) for c in cnt.values())
+    r["cnps_received"] = sum(c.get("cnps_received", 0) for c in cnt.values())
 
 
 def label_key(label):
@@ -193,6 +213,11 @@ def main():
         ks = [r for r in rows if (r["uplinks"], r["op"], r["size"]) == (uset, op, size)
               and r["fabric"] == "kernel" and not r.get("failed")]
         s = {"uplinks": uset, "op": op, "size": size}
+        def lost_pct(r):
+            n = r["roce_measured_packets"] + r["roce_measured_lost"]
+            return 100 * r["roce_measured_lost"] / n if n else 0.0
+        if ks and "roce_packets" in ks[0]:
+            s["kernel_lost_pct"] = [lost_pct(r) for r in ks]
         if ks:
             p50s = [r["p50_ms"] for r in ks]
             s["kernel_labs"] = len(ks)
@@ -203,6 +228,8 @@ def main():
         if fl:
             s["flowlet_p50_ms"] = fl["p50_ms"]
             s["flowlet_reorder"] = fl["reorder_all"]
+            if "roce_packets" in fl:
+                s["flowlet_lost_pct"] = lost_pct(fl)
             if ks:
                 s["flowlet_le_ecmp_median"] = fl["p50_ms"] <= s["kernel_p50_median_ms"]
         if ref:
@@ -247,6 +274,14 @@ def main():
             notes.append(f"u2 down {r['fail_window_ms']:.0f} ms: {r['fail_steps']} steps in it, "
                          f"slowest {r['fail_step_max_ms'] or 0:.0f} ms"
                          + (f" = {r['fail_step_x']:.2f} x ref p50" if "fail_step_x" in r else ""))
+        roce = "roce_packets" in r
+        if roce:
+            sent = r["roce_sent"]
+            got, lost = r["roce_measured_packets"], r["roce_measured_lost"]
+            notes.append(f"RoCE, measured steps: {lost} packets lost "
+                         f"({100 * lost / (got + lost) if got + lost else 0:.2f} %), "
+                         f"CE {r['roce_measured_ce']}; whole job: {sent} sent, "
+                         f"{r['roce_lost']} lost, CNPs {r['cnps_sent']}")
         if r["timeouts"]:
             notes.append(f"RTOs {r['timeouts']}")
         if r.get("attempts", 1) > 1:
@@ -256,8 +291,10 @@ def main():
         if r.get("cpu_busy_before_pct", 0) > 20:
             notes.append(f"CPUs {r['cpu_busy_before_pct']}% busy before")
         print(f"{up:<24} {r['op']:<9} {r['size']:>4}  {r['label']:<9} {r['p50_ms']:>8.1f} "
-              f"{r['p99_ms']:>8.1f} {x50:>6} {x99:>6} {r['reorder_all']:>6} "
-              f"{r['ofo_receivers']:>7} {r['retrans']:>6} {r['drops']:>6}  {'; '.join(notes)}")
+              f"{r['p99_ms']:>8.1f} {x50:>6} {x99:>6} "
+              f"{r['roce_measured_reordered'] if roce else r['reorder_all']:>6} "
+              f"{'-' if roce else r['ofo_receivers']:>7} {'-' if roce else r['retrans']:>6} "
+              f"{r['drops']:>6}  {'; '.join(notes)}")
     if any("kernel_labs" in s for s in summary):
         print("\nkernel ECMP over its labs (one hash draw each) and flowlet against their median:")
         for s in summary:
@@ -271,6 +308,10 @@ def main():
             if "flowlet_p50_ms" in s:
                 line += (f"; flowlet {s['flowlet_p50_ms']:.0f} ms: "
                          f"{'<=' if s['flowlet_le_ecmp_median'] else '>'} median")
+            if "kernel_lost_pct" in s and "flowlet_lost_pct" in s:
+                line += (f"; packets lost in the measured steps: kernel "
+                         f"{'/'.join(f'{v:.1f}' for v in s['kernel_lost_pct'])} %, "
+                         f"flowlet {s['flowlet_lost_pct']:.1f} %")
             print(line)
     if pngs:
         print(f"\nstep-time CDFs per fabric: {len(pngs)} plots in {os.path.join(top, 'plots')}/")

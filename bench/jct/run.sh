@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Job-completion-time benchmark: steps of real MPI collectives (Open MPI,
-# one rank in each of the lab's 8 hosts) through each fabric, and one table
-# of their step times as ratios to a non-blocking reference measured in the
-# same run. docs/jct-bench.md.
+# one rank in each of the lab's 8 hosts) and of RoCEv2 messages (xdpleaf
+# gen under host mode's DCQCN) through each fabric, and one table of their
+# step times as ratios to a non-blocking reference measured in the same
+# run. docs/jct-bench.md.
 #
 #   bench/jct/run.sh [--fabrics LIST] [--uplinks LIST] [--ops LIST]
 #                        [--sizes LIST] [--steps N] [--warmup N]
@@ -27,7 +28,7 @@ PY=/usr/bin/python3 # Debian's; the pyenv python3 on PATH may lack modules
 
 FABRICS="ref kernel flowlet hash spray"
 UPLINKS="equal unequal fail"
-OPS="allreduce alltoall"
+OPS="allreduce alltoall roce"
 SIZES="1M 4M 16M"
 STEPS=20
 WARMUP=2
@@ -55,7 +56,9 @@ usage: $0 [--fabrics LIST] [--uplinks LIST] [--ops LIST] [--sizes LIST]
   --uplinks LIST  of equal ($RATES_equal), unequal ($RATES_unequal) and
                   fail (equal, spine 2 down for ${FAIL_S} s in the middle of
                   every cell; its reference is equal's) (default: all three)
-  --ops LIST      of allreduce alltoall (default: both)
+  --ops LIST      of allreduce alltoall (MPI over TCP) and roce (RoCEv2
+                  steps: every sN sends to rN on one QP at the NIC rate, paced by host
+                  mode's DCQCN) (default: all three)
   --sizes LIST    bytes per rank, K/M = 2^10/2^20 (default: 1M 4M 16M)
   --steps N       measured steps per cell (default $STEPS), after
   --warmup N      unmeasured ones (default $WARMUP)
@@ -104,7 +107,7 @@ for u in $UPLINKS; do
 	[[ $u =~ ^(equal|unequal|fail)$ ]] || die "unknown uplink set '$u'"
 done
 for o in $OPS; do
-	[[ $o =~ ^(allreduce|alltoall)$ ]] || die "unknown op '$o'"
+	[[ $o =~ ^(allreduce|alltoall|roce)$ ]] || die "unknown op '$o'"
 done
 for s in $SIZES; do
 	[[ $s =~ ^[1-9][0-9]*[KM]?$ ]] || die "bad size '$s' (e.g. 4M)"
@@ -117,7 +120,7 @@ done
 [[ $HOST_TCP =~ ^(dc|as-is)$ ]] || die "--host-tcp: dc or as-is"
 [[ $PREFIX =~ ^[A-Za-z0-9_]{1,14}$ ]] || die "--prefix: letters, digits, _; at most 14"
 [[ -x $COLLECTIVE ]] || die "$COLLECTIVE not built (make build/bench/collective)"
-if [[ " $FABRICS " =~ \ (flowlet|hash|spray)\  ]]; then
+if [[ " $FABRICS " =~ \ (flowlet|hash|spray)\  || " $OPS " =~ \ roce\  ]]; then
 	[[ -x $XDPLEAF ]] || die "$XDPLEAF not built (run make)"
 fi
 for tool in mpirun ip tc nstat jq nsenter ping awk "$PY"; do
@@ -148,6 +151,7 @@ kill_lab_procs() { # prefix
 }
 lab_down() { # prefix
 	kill_lab_procs "$1"
+	hosts_unload "$1" # roce cells' host mode (its pins outlive the namespaces)
 	# the MPI daemons' temporary files (mpi_netns_agent.sh, run_cell)
 	rm -rf /tmp/xl-mpi-"$1"-*
 	"$LAB" down --prefix "$1" >/dev/null 2>&1 || log "warning: lab $1: down failed"
@@ -406,7 +410,7 @@ link_up() { # dir
 }
 declare -A FAIL_ROUTES4 FAIL_ROUTES6
 
-# Called from mpi_once's watch loop (every 0.2 s): down at T_STARTED +
+# Called from job_once's watch loop (every 0.2 s): down at T_STARTED +
 # FAIL_DELAY, up FAIL_S later.
 fail_tick() { # dir
 	local now
@@ -420,27 +424,74 @@ fail_tick() { # dir
 	fi
 }
 
-# One mpirun of STEPS + WARMUP steps, watched: if the 8 ranks are not all
-# running within START_LIMIT s (a daemon that never came up: mpirun waits
-# for it forever), or the job is not done within its time limit, every
-# host's TCP sockets are saved (hang-ss.txt) and the job is stopped.
-START_LIMIT=60
-mpi_once() { # op size dir limit-seconds
-	local op=$1 size=$2 dir=$3 limit=$4 pid t0 h started=0 why rc=0
+# ---- RoCEv2 steps (--ops roce) -------------------------------------------
+
+# Host mode on every host for the roce cells, with its defaults (DCQCN's
+# paper variant; NP and RP both on) and one fact of the fabric: the hosts'
+# NIC rate, which is what the reference gives each receiver (the aggregate
+# uplink capacity / 4). Each sender's gen sends one QP at that rate, or at
+# the lower rate its RP publishes after CNPs.
+PINS=/sys/fs/bpf/xdpleaf
+host_rate() { # uplink set -> bit/s
+	local rates=RATES_$1
+	echo $(($(sum_bps "${!rates}") / 4))
+}
+hosts_load() { # dir
+	local h
+	printf '[xdpleaf]\nmode = host\n\n[port eth0]\nrate = %s\n' "$(host_rate "$SET")" >"$1/host.conf"
+	for h in s1 s2 s3 s4 r1 r2 r3 r4; do
+		in_ns "$P-$h" "$XDPLEAF" load --config "$1/host.conf" --instance "${P}_$h" \
+			</dev/null >/dev/null || return 1
+	done
+}
+# Unloads what hosts_load loaded in lab $1 (any that is there), after
+# saving every host's counters (CNPs sent and received) in $2/host-H.json
+# if given.
+hosts_unload() { # prefix [dir]
+	local h
+	for h in s1 s2 s3 s4 r1 r2 r3 r4; do
+		[[ -e $PINS/${1}_$h ]] || continue
+		[[ -z ${2-} ]] || in_ns "$1-$h" "$XDPLEAF" stats --json --instance "${1}_$h" \
+			>"$2/host-$h.json" 2>/dev/null || true
+		in_ns "$1-$h" "$XDPLEAF" unload --instance "${1}_$h" >/dev/null 2>&1 ||
+			log "warning: host mode in $1-$h: unload failed"
+	done
+}
+
+# One job of STEPS + WARMUP steps: an mpirun of the collective, or for
+# roce bench/jct/roce_steps.py (4 senders, a barrier between steps).
+job_start() { # op size dir limit-seconds
+	if [[ $1 == roce ]]; then
+		"$PY" "$BENCH/roce_steps.py" --xdpleaf "$XDPLEAF" --prefix "$P" --pins "$PINS" \
+			--bytes "$(numfmt --from=iec "$2")" --qps 1 --rate "$(host_rate "$SET")" \
+			--steps "$STEPS" --warmup "$WARMUP" --timeout "$4" \
+			>"$3/steps.json" 2>"$3/mpirun.err" </dev/null &
+		return
+	fi
 	mkdir -p "/tmp/xl-mpi-$P-s1"
 	TMPDIR=/tmp/xl-mpi-$P-s1 XL_MPI_NETNS_PREFIX=$P nsenter --net="/run/netns/$P-s1" -- \
-		mpirun --allow-run-as-root -np 8 --hostfile "$dir/hostfile" \
+		mpirun --allow-run-as-root -np 8 --hostfile "$3/hostfile" \
 		--map-by node --bind-to none "${MPI_PARAMS[@]}" \
-		"$COLLECTIVE" --op "$op" --bytes "$size" --steps "$STEPS" --warmup "$WARMUP" \
-		>"$dir/steps.json" 2>"$dir/mpirun.err" </dev/null &
-	pid=$! # nsenter execs mpirun: this is mpirun
+		"$COLLECTIVE" --op "$1" --bytes "$2" --steps "$STEPS" --warmup "$WARMUP" \
+		>"$3/steps.json" 2>"$3/mpirun.err" </dev/null &
+}
+
+# One job, watched: if the 8 ranks are not all running within START_LIMIT
+# s (a daemon that never came up: mpirun waits for it forever), or the job
+# is not done within its time limit, every host's TCP sockets are saved
+# (hang-ss.txt) and the job is stopped.
+START_LIMIT=60
+job_once() { # op size dir limit-seconds
+	local op=$1 size=$2 dir=$3 limit=$4 pid t0 h started=0 why rc=0
+	job_start "$@"
+	pid=$! # nsenter execs mpirun: this is mpirun (or roce_steps.py)
 	t0=$(date +%s%N)
 	FAIL_STATE=0
 	while kill -0 "$pid" 2>/dev/null; do
 		why=
 		[[ $SET != fail ]] || fail_tick "$dir"
 		if ((!started)); then
-			if (($(hosts_with_rank) == 8)); then
+			if [[ $op == roce ]] || (($(hosts_with_rank) == 8)); then
 				started=1
 				T_STARTED=$(date +%s%N)
 			elif (($(date +%s%N) - t0 > START_LIMIT * 1000000000)); then
@@ -482,7 +533,13 @@ run_cell() { # op size
 	for try in 1 2; do
 		quiet_gate "$dir" "$QUIET_WAIT"
 		counters "$dir/c0.json"
-		if mpi_once "$op" "$size" "$dir" "$limit"; then
+		if [[ $op == roce ]] && ! hosts_load "$dir"; then
+			hosts_unload "$P"
+			log "  roce $size: host mode did not load"
+			return 1
+		fi
+		if job_once "$op" "$size" "$dir" "$limit"; then
+			[[ $op != roce ]] || hosts_unload "$P" "$dir"
 			counters "$dir/c1.json"
 			# which flows moved, and how often (xdp fabrics)
 			[[ $FABRIC =~ ^(ref|kernel)$ ]] ||
@@ -493,6 +550,7 @@ run_cell() { # op size
 			return 0
 		fi
 		kill_lab_procs "$P"
+		[[ $op != roce ]] || hosts_unload "$P"
 		log "  $op $size failed (attempt $try): $(tail -3 "$dir/mpirun.err")"
 		[[ -e $dir/hang-ss.txt ]] && mv "$dir/hang-ss.txt" "$dir/hang-ss-$try.txt"
 		cp "$dir/mpirun.err" "$dir/mpirun-$try.err" 2>/dev/null || true

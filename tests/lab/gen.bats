@@ -289,6 +289,31 @@ capture() { # file N gen-args...
 	[[ $(jqv "$g" '.qps[0].first_psn') -eq $(jqv "$s" '.qps[0].first_psn') ]]
 }
 
+@test "gen: steps pattern sends a message per QP per line read, reports each step, ends at EOF" {
+	start_sink --duration 5s
+	local out steps
+	# 64K messages: 64 packets per QP per step, at 100 Mbit/s per QP
+	out=$(printf '\n\n\n' | gen --dst 10.9.0.2 --qps 2 --pattern steps --message 64K \
+		--rate 100M --json)
+	wait_sink
+	steps=$(jq -c 'select(has("step"))' <<<"$out")
+	echo "$steps"
+	[[ $(jq -s 'length' <<<"$steps") -eq 3 ]]
+	jq -se '[.[].step] == [1, 2, 3]' <<<"$steps"
+	jq -se 'all(.packets == 128 and .bytes == 128 * '"$FRAME"')' <<<"$steps"
+	# paced: a QP's 64 packets are 63 spacings of 1082 bytes at 100 Mbit/s
+	# after its first (a lower bound: no machine is too fast for it)
+	jq -se 'all(.end_ns - .start_ns >= 63 * '"$FRAME"' * 8 * 10)' <<<"$steps"
+	# a step starts after the previous one ended: one at a time
+	jq -se '.[1].start_ns >= .[0].end_ns and .[2].start_ns >= .[1].end_ns' <<<"$steps"
+	# the summary after EOF: three steps and nothing more
+	jq -se 'map(select(.kind == "gen")) | .[0] | .steps == 3 and .packets == 384' <<<"$out"
+	jq -e '.total.packets == 384 and .total.lost == 0' "$SINK_OUT"
+	# no line at all: no step, nothing sent
+	out=$(gen --dst 10.9.0.2 --pattern steps --json </dev/null)
+	jq -e '.steps == 0 and .packets == 0' <<<"$out"
+}
+
 @test "sink: detaches on SIGTERM (prints its counts) and when killed with SIGKILL" {
 	start_sink
 	rx_has_xdp

@@ -16,7 +16,13 @@
 # uplinks in only 4!/4^4 = 9 % of its hash draws; otherwise two share an
 # uplink and the ring runs at half rate (~2 x). 1.15 covers the noise of
 # this 2-core VM (p50 of the same fabric moves by up to ~10 % from run to
-# run) when ECMP's draw was the lucky one. About 1.5 min.
+# run) when ECMP's draw was the lucky one.
+#
+# The same run also takes RoCEv2 steps through both fabrics (--ops roce:
+# xdpleaf gen from s1..s4 to r1..r4 under host mode's DCQCN, counted by
+# xdpleaf sink): every step complete, and flowlet's moves put no packet
+# out of order at the receivers (PSNs: exact, no artefacts to allow for).
+# About 2 min.
 
 load helpers
 
@@ -50,7 +56,7 @@ setup_file() {
 	export JP="xlt$$j" OUT=$BATS_FILE_TMPDIR/bench
 	# fd 3 closed: the daemons the lab starts must not hold bats' pipe
 	"$ROOT/bench/jct/run.sh" --fabrics kernel,flowlet --uplinks equal \
-		--ops allreduce --sizes 4M --steps "$JCT_STEPS" --warmup 2 --ecmp-labs 1 \
+		--ops allreduce,roce --sizes 4M --steps "$JCT_STEPS" --warmup 2 --ecmp-labs 1 \
 		--quiet-wait 20 --cell-timeout 240 --prefix "$JP" --out "$OUT" \
 		>"$BATS_FILE_TMPDIR/bench.log" 2>&1 3>&- || true
 }
@@ -67,6 +73,9 @@ teardown_file() {
 			pids=$(ip netns pids "$p-$h" 2>/dev/null || true)
 			# shellcheck disable=SC2086 # one pid per word
 			[[ -z $pids ]] || kill -KILL $pids 2>/dev/null || true
+			# a roce cell's host mode (its pins outlive the namespace)
+			[[ ! -e /sys/fs/bpf/xdpleaf/${p}_$h ]] ||
+				in_ns "$p-$h" "$XDPLEAF" unload --instance "${p}_$h" 3>&- >/dev/null 2>&1 || true
 		done
 		"$LAB" down --prefix "$p" 3>&- >/dev/null 2>&1 || true
 	done
@@ -104,6 +113,39 @@ row() { # label -> its all-reduce row of results.json
 		[[ $(jq .steps <<<"$r") == "$JCT_STEPS" ]]
 		[[ $(jq .wrong_results <<<"$r") == 0 ]]
 	done
+}
+
+roce_row() { # label -> its roce row of results.json
+	jq -c --arg l "$1" '.rows[] | select(.label == $l and .op == "roce" and .size == "4M")' \
+		"$OUT/results.json"
+}
+
+@test "RoCEv2 steps: every step through both fabrics, no PSN out of order through flowlet, host mode removed" {
+	local l r
+	for l in kernel-1 flowlet; do
+		r=$(roce_row "$l")
+		[[ -n $r ]] && ! jq -e '.failed' <<<"$r" >/dev/null || {
+			echo "$l: no roce result:"
+			tail -5 "$OUT"/equal/"$l"/roce-4M/mpirun.err 2>/dev/null || true
+			return 1
+		}
+		note "roce $l: step p50 $(jq '.p50_ms | round' <<<"$r") ms; measured steps:" \
+			"$(jq .roce_measured_packets <<<"$r") packets arrived, $(jq .roce_measured_lost <<<"$r")" \
+			"lost, $(jq .roce_measured_reordered <<<"$r") out of order, CE $(jq .roce_measured_ce <<<"$r");" \
+			"CNPs $(jq .cnps_sent <<<"$r")"
+		[[ $(jq .steps <<<"$r") == "$JCT_STEPS" ]]
+		# 4 senders, 4 MiB each per step, 1024-byte payloads: every one sent
+		[[ $(jq .roce_sent <<<"$r") == $((4 * 4096 * (JCT_STEPS + 2))) ]]
+		# what arrived, and the gaps the sinks saw, cannot exceed it
+		jq -e '.roce_packets > 0 and .roce_packets + .roce_lost <= .roce_sent' <<<"$r" >/dev/null
+		# host mode's pins went with the cell
+		! compgen -G "/sys/fs/bpf/xdpleaf/$(jq -r .lab <<<"$r")_*" >/dev/null
+	done
+	r=$(roce_row flowlet)
+	[[ $(jq .roce_reordered <<<"$r") == 0 ]] || {
+		echo "flowlet put $(jq .roce_reordered <<<"$r") RoCE packets out of order"
+		return 1
+	}
 }
 
 @test "flowlet p50 <= kernel ECMP p50 x $MARGIN (4 MiB ring all-reduce, 4 x 100M)" {

@@ -3,7 +3,8 @@
  *
  * User space decides what to send and when: per QP a PSN sequence,
  * messages cut into FIRST/MIDDLE/LAST packets, a token bucket per QP
- * (--rate) and, for --pattern nccl, idle gaps between messages. It writes
+ * (--rate) and, for --pattern nccl, idle gaps between messages (for
+ * --pattern steps, a message per QP per line read on stdin). It writes
  * one descriptor per packet (UDP source port and checksum, BTH words,
  * ICRC; user/traffic/gen_pkt.c) into the gen program's .bss and transmits the
  * batch with one BPF_PROG_RUN in live-frames mode: the kernel runs
@@ -23,6 +24,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
 #include <fcntl.h>
 #include <ifaddrs.h>
 #include <sched.h>
@@ -73,7 +75,7 @@
 #define RP_REFRESH_NS 100000.0
 #define RP_SWEEP 256
 
-enum pattern { P_ELEPHANT, P_NCCL };
+enum pattern { P_ELEPHANT, P_NCCL, P_STEPS };
 enum gap_kind { GAP_FIXED, GAP_EXP, GAP_UNIFORM };
 enum method { M_LIVE, M_AFPACKET };
 
@@ -144,6 +146,11 @@ struct gen_state {
 	 * again, how often gen stepped back */
 	__u64 drops_seen, backoffs;
 	double drop_check_at;
+	/* --pattern steps: steps released so far, and the current one's
+	 * start and totals at its start */
+	__u64 steps;
+	double step_start;
+	__u64 step_packets0, step_bytes0;
 	/* totals */
 	__u64 packets, bytes, runs;
 	struct timespec t0;
@@ -256,10 +263,14 @@ static const struct xl_opt opts[] = {
 				       "fast as possible). With the elephant pattern gen\n"
 				       "warns (stderr; asked_bps, rate_shortfall in --json)\n"
 				       "when it reaches less than 95 % of QPS x RATE"),
-	XL_OPT("pattern", O_PATTERN, "elephant|nccl", "elephant: back-to-back messages (default);\n"
-						      "nccl: each message then an idle gap, per QP"),
+	XL_OPT("pattern", O_PATTERN, "elephant|nccl|steps", "elephant: back-to-back messages (default);\n"
+						      "nccl: each message then an idle gap, per QP;\n"
+						      "steps: every line read on stdin releases one\n"
+						      "message on every QP; when all are sent gen\n"
+						      "prints a line of JSON (step, start_ns, end_ns:\n"
+						      "CLOCK_MONOTONIC) to stdout; EOF ends the run"),
 	XL_OPT("message", O_MESSAGE, "BYTES", "message size (default: --size for elephant, 1M for\n"
-					      "nccl)"),
+					      "nccl and steps)"),
 	XL_OPT("gap", O_GAP, "fixed:T|exp:T|uniform:T1-T2", "nccl's idle gap: fixed, exponential with\n"
 							    "mean T, or uniform (default fixed:1ms)"),
 	XL_OPT("duration", O_DURATION, "T", "run time, e.g. 5s, 200ms (default: until --count or\n"
@@ -396,8 +407,11 @@ static int parse_opts(int argc, char **argv, struct gen_opts *o)
 				o->pattern = P_ELEPHANT;
 			else if (!strcmp(optarg, "nccl"))
 				o->pattern = P_NCCL;
+			else if (!strcmp(optarg, "steps"))
+				o->pattern = P_STEPS;
 			else
-				snprintf(err, sizeof(err), "--pattern '%s': elephant or nccl", optarg);
+				snprintf(err, sizeof(err), "--pattern '%s': elephant, nccl or steps",
+					 optarg);
 			break;
 		case O_GAP:
 			parse_gap(o, optarg, err, sizeof(err));
@@ -468,7 +482,7 @@ static int parse_opts(int argc, char **argv, struct gen_opts *o)
 		return -1;
 	}
 	if (!o->message_set)
-		o->message = o->pattern == P_NCCL ? 1U << 20 : o->size;
+		o->message = o->pattern == P_ELEPHANT ? o->size : 1U << 20;
 	if (o->size == 0 && o->message > 0) {
 		if (o->message_set) {
 			fprintf(stderr, PFX "--size 0 allows no --message (zero-length "
@@ -1100,7 +1114,54 @@ static int emit(struct gen_state *g, __u32 qi, double now)
 		if (g->o.pattern == P_NCCL)
 			q->t_on = (rate ? (q->t_next > now ? q->t_next : now) : now) +
 				  draw_gap(&g->o, &q->rng);
+		if (g->o.pattern == P_STEPS)
+			q->t_on = HUGE_VAL; /* until the next step is released */
 	}
+	return 0;
+}
+
+/* --pattern steps: whether every QP has sent the current step's message
+ * (also before the first step). */
+static bool step_done(const struct gen_state *g)
+{
+	__u32 i;
+
+	for (i = 0; i < g->o.qps; i++)
+		if (g->qp[i].t_on != HUGE_VAL)
+			return false;
+	return true;
+}
+
+/* --pattern steps: report the step just sent (its last batch has been
+ * transmitted) as one line of JSON on stdout, then wait for the line on
+ * stdin that releases the next. The caller (a barrier across senders, as
+ * a collective's steps have) decides when that is. Returns 1 at EOF or
+ * on a signal: the run ends. */
+static int next_step(struct gen_state *g)
+{
+	char line[256];
+	size_t len;
+	__u32 i;
+
+	if (g->steps) {
+		printf("{\"step\": %llu, \"start_ns\": %.0f, \"end_ns\": %.0f, "
+		       "\"packets\": %llu, \"bytes\": %llu}\n",
+		       (unsigned long long)g->steps, g->step_start, now_ns(),
+		       (unsigned long long)(g->packets - g->step_packets0),
+		       (unsigned long long)(g->bytes - g->step_bytes0));
+		fflush(stdout);
+	}
+	do { /* one line, however long */
+		if (!fgets(line, sizeof(line), stdin))
+			return 1;
+		len = strlen(line);
+	} while (len && line[len - 1] != '\n' && !feof(stdin));
+	g->steps++;
+	g->step_start = now_ns();
+	g->step_packets0 = g->packets;
+	g->step_bytes0 = g->bytes;
+	for (i = 0; i < g->o.qps; i++)
+		g->qp[i].t_on = g->step_start;
 	return 0;
 }
 
@@ -1110,7 +1171,7 @@ static double ready_at(const struct gen_state *g, __u32 qi, double now)
 	const struct gen_qp *q = &g->qp[qi];
 	double t = now;
 
-	if (g->o.pattern == P_NCCL && q->pkt == 0 && q->t_on > t)
+	if (g->o.pattern != P_ELEPHANT && q->pkt == 0 && q->t_on > t)
 		t = q->t_on;
 	if (qp_rate_bps(g, qi) && q->t_next > t)
 		t = q->t_next;
@@ -1125,7 +1186,7 @@ static int send_loop(struct gen_state *g)
 
 	for (i = 0; i < o->qps; i++) {
 		g->qp[i].t_next = start;
-		g->qp[i].t_on = start;
+		g->qp[i].t_on = o->pattern == P_STEPS ? HUGE_VAL : start;
 	}
 	/* --rate-map: every QP's rate before the first packet */
 	if (g->rp && rp_account(g, 0, XL_GEN_MAX_BATCH))
@@ -1142,6 +1203,11 @@ static int send_loop(struct gen_state *g)
 			return -1;
 		if (o->count && g->packets >= o->count)
 			break;
+		if (o->pattern == P_STEPS && step_done(g)) {
+			if (next_step(g))
+				break;
+			continue;
+		}
 		/* Strict round robin over the ready QPs, continuing where the
 		 * last batch stopped, until a batch is built or none is ready. */
 		for (idle = 0, emitted = 0; idle < o->qps && emitted < o->batch &&
@@ -1154,7 +1220,7 @@ static int send_loop(struct gen_state *g)
 				idle++;
 				continue;
 			}
-			if (o->pattern == P_NCCL && q->pkt == 0 && q->t_next < q->t_on)
+			if (o->pattern != P_ELEPHANT && q->pkt == 0 && q->t_next < q->t_on)
 				q->t_next = q->t_on; /* message starts now */
 			if (q->t_next < now - PACING_SLACK_NS)
 				q->t_next = now - PACING_SLACK_NS;
@@ -1253,6 +1319,8 @@ static void report(struct gen_state *g, double secs, const struct xl_link_info *
 		json_object_object_add(j, "opcode", json_object_new_string(opcode_name(g)));
 		json_object_object_add(j, "payload", json_object_new_int64(o->size));
 		json_object_object_add(j, "message", json_object_new_int64(o->message));
+		if (o->pattern == P_STEPS)
+			json_object_object_add(j, "steps", json_object_new_int64((int64_t)g->steps));
 		json_object_object_add(j, "seconds", json_object_new_double(secs));
 		json_object_object_add(j, "packets", json_object_new_int64((int64_t)g->packets));
 		json_object_object_add(j, "bytes", json_object_new_int64((int64_t)g->bytes));

@@ -1,0 +1,220 @@
+#!/usr/bin/python3
+"""RoCEv2 steps through a lab, for bench/jct/run.sh (docs/jct-bench.md).
+
+Every sender sN sends one message per QP to its receiver rN in each step,
+as the ring's cross-fabric hops of a collective do; a step starts when
+every sender has finished the previous one (a barrier), so the slowest
+sender decides each step, as in a collective.
+
+The senders are `xdpleaf gen --pattern steps` (a line on its stdin releases
+a step; it answers with a line of JSON once the step's last packet is
+sent) paced by host mode's DCQCN reaction point (--rate-map); the
+receivers run `xdpleaf sink --pass` (counting every QP's packets, losses,
+out-of-order PSNs and CE marks, then handing the packets on to host mode's
+notification point, which answers CE with CNPs). gen is not an RDMA NIC:
+it retransmits nothing, so a step ends when its last packet is sent, and
+the packets the fabric lost are reported beside the times, not recovered.
+
+    roce_steps.py --xdpleaf BIN --prefix P --pins DIR --bytes N --qps N
+                  --rate BPS --steps N --warmup N --timeout S --seed N
+                  > steps.json
+
+Writes the collective's steps.json layout (bench/jct/collective.c: per
+step start, end, time and each sender's stamps) plus "gens" and "sinks":
+their final reports, and "sinks_after_warmup": each sink's counts once the
+warm-up steps had arrived.
+"""
+import argparse
+import json
+import os
+import random
+import select
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+PAIRS = [(f"s{n}", f"r{n}", f"10.1.{n}.2", f"10.2.{n}.2") for n in range(1, 5)]
+
+
+def in_ns(prefix, host, argv):
+    return ["nsenter", f"--net=/run/netns/{prefix}-{host}", "--"] + argv
+
+
+def json_docs(text):
+    """Every JSON value in text, in order (one-line samples and a pretty report)."""
+    dec, i, out = json.JSONDecoder(), 0, []
+    while True:
+        while i < len(text) and text[i].isspace():
+            i += 1
+        if i >= len(text):
+            return out
+        v, i = dec.raw_decode(text, i)
+        out.append(v)
+
+
+class Sink:
+    """xdpleaf sink on a receiver, its stdout read as it comes (the pipe
+    must not fill) and its latest cumulative packet count kept."""
+
+    def __init__(self, a, host):
+        self.host, self.lines, self.packets, self.latest = host, [], -1, None
+        self.proc = subprocess.Popen(
+            in_ns(a.prefix, host, [a.xdpleaf, "sink", "--dev", "eth0", "--pass", "--json",
+                                   "--interval", "20ms"]),
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.cond = threading.Condition()
+        self.ready, self.err = False, []
+        self.threads = [threading.Thread(target=t, daemon=True) for t in (self._out, self._err)]
+        for t in self.threads:
+            t.start()
+
+    def _out(self):
+        for line in self.proc.stdout:
+            with self.cond:
+                self.lines.append(line)
+                if line.startswith("{") and line.rstrip().endswith("}"):
+                    try:
+                        d = json.loads(line)
+                        self.packets = sum(f.get("packets", 0) for f in d.get("qps", []))
+                        self.latest = d
+                    except ValueError:
+                        pass
+                self.cond.notify_all()
+
+    def _err(self):
+        for line in self.proc.stderr:
+            self.err.append(line)
+            if "ready" in line:
+                with self.cond:
+                    self.ready = True
+                    self.cond.notify_all()
+
+    def wait(self, pred, timeout):
+        end = time.monotonic() + timeout
+        with self.cond:
+            while not pred():
+                left = end - time.monotonic()
+                if left <= 0 or self.proc.poll() is not None:
+                    return pred()
+                self.cond.wait(left)
+            return True
+
+    def settled(self, timeout):
+        """Wait until two samples in a row count the same packets: what the
+        fabric still held has arrived (or is lost)."""
+        end = time.monotonic() + timeout
+        last = None
+        while time.monotonic() < end:
+            with self.cond:
+                n = len(self.lines)
+                self.cond.wait_for(lambda: len(self.lines) > n, timeout=1)
+                cur = self.packets
+            if cur == last:
+                return True
+            last = cur
+        return False
+
+    def stop(self):
+        self.proc.send_signal(signal.SIGTERM)
+        self.proc.wait(timeout=10)
+        for t in self.threads:  # the last lines, up to EOF
+            t.join(timeout=5)
+        docs = json_docs("".join(self.lines))
+        return docs[-1] if docs else None
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--xdpleaf", required=True)
+    ap.add_argument("--prefix", required=True)
+    ap.add_argument("--pins", required=True, help="host mode's pin directory per host: PINS/<prefix>_<host>")
+    ap.add_argument("--bytes", type=int, required=True, help="per sender per step")
+    ap.add_argument("--qps", type=int, default=2)
+    ap.add_argument("--rate", required=True, help="per QP, gen's --rate")
+    ap.add_argument("--steps", type=int, required=True)
+    ap.add_argument("--warmup", type=int, default=2)
+    ap.add_argument("--timeout", type=float, required=True, help="seconds for the whole run")
+    ap.add_argument("--seed", type=int, default=None)
+    a = ap.parse_args()
+    if a.bytes % a.qps or (a.bytes // a.qps) % 4:
+        sys.exit("roce_steps: --bytes must split into --qps messages of a multiple of 4 bytes")
+    rng = random.Random(a.seed)
+    deadline = time.monotonic() + a.timeout
+    sinks = [Sink(a, r) for _, r, _, _ in PAIRS]
+    gens = []
+    try:
+        for s in sinks:
+            if not s.wait(lambda s=s: s.ready, 20):
+                sys.exit(f"roce_steps: sink in {s.host} did not start: {''.join(s.err)}")
+        for s, _, _, dst in PAIRS:
+            # a real NIC derives each QP's UDP source port from its QP
+            # numbers: a new draw per run, as new TCP connections get
+            sport = rng.randrange(49152, 65536 - a.qps)
+            # --afpacket: paced, gen sends a frame or two per call, and a
+            # live-frames BPF_PROG_RUN sets up a page pool per call: four
+            # such senders kept this 2-CPU machine busy and ran 4 MiB steps
+            # at 1.6-2.7 x their paced time; AF_PACKET (qdisc bypassed, so
+            # host mode's tc egress does not see the frames twice) at 1.00-1.03 x
+            gens.append(subprocess.Popen(
+                in_ns(a.prefix, s, [a.xdpleaf, "gen", "--dev", "eth0", "--dst", dst,
+                                    "--qps", str(a.qps), "--message", str(a.bytes // a.qps),
+                                    "--rate", a.rate, "--pattern", "steps", "--json", "--afpacket",
+                                    "--sport-base", str(sport), "--rate-map",
+                                    os.path.join(a.pins, f"{a.prefix}_{s}", "rp_rates")]),
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                text=True, bufsize=1))
+        steps, warm = [], [None] * len(sinks)
+        for k in range(a.warmup + a.steps):
+            for g in gens:
+                g.stdin.write("\n")
+                g.stdin.flush()
+            got = []
+            for g in gens:
+                left = deadline - time.monotonic()
+                r, _, _ = select.select([g.stdout], [], [], max(left, 0))
+                line = g.stdout.readline() if r else ""
+                if not line:
+                    err = g.stderr.read() if g.poll() is not None else ""
+                    sys.exit(f"roce_steps: step {k + 1}: a sender did not finish "
+                             f"({'timeout' if not r else 'exited'}) {err}")
+                got.append(json.loads(line))
+            if k + 1 == a.warmup:
+                # the sinks' counts after the warm-up: the measured steps'
+                # losses are the final counts less these
+                for s in sinks:
+                    s.settled(5)
+                warm = [s.latest for s in sinks]
+            if k >= a.warmup:
+                st = [x["start_ns"] for x in got]
+                en = [x["end_ns"] for x in got]
+                steps.append({"start_ns": int(min(st)), "end_ns": int(max(en)),
+                              "time_ns": int(max(en) - min(st)),
+                              "rank_start_ns": [int(x) for x in st],
+                              "rank_end_ns": [int(x) for x in en]})
+        reports = []
+        for g in gens:
+            out, err = g.communicate(input="", timeout=30)
+            docs = json_docs(out)
+            if g.returncode != 0 or not docs:
+                sys.exit(f"roce_steps: a sender failed: {err}")
+            reports.append(docs[-1])
+        for s in sinks:
+            s.settled(5)
+        sink_reports = [s.stop() for s in sinks]
+    finally:
+        for p in gens + [s.proc for s in sinks]:
+            if p.poll() is None:
+                p.kill()
+    json.dump({"op": "roce", "bytes": a.bytes, "ranks": len(PAIRS), "warmup": a.warmup,
+               "library": f"xdpleaf gen --pattern steps, {a.qps} QPs per sender at {a.rate} "
+                          "(DCQCN host mode), xdpleaf sink --pass",
+               "wrong_results": 0, "hosts": [s for _, _, s, _ in PAIRS],
+               "steps": steps, "gens": reports, "sinks": sink_reports,
+               "sinks_after_warmup": warm}, sys.stdout, indent=1)
+    print()
+
+
+if __name__ == "__main__":
+    main()
