@@ -71,6 +71,8 @@ __noinline int xl_take_rate_sample(__u32 slot, __u64 now)
 	if (last) {
 		r->rate_bps = xl_rate_update(r->rate_bps, bytes - r->sample_bytes,
 					     now - last, XL_RATE_TAU_NS);
+		r->rate_slow_bps = xl_rate_update(r->rate_slow_bps, bytes - r->sample_bytes,
+						  now - last, XL_RATE_SLOW_TAU_NS);
 		/* subtracted atomically: a flowlet placed meanwhile stays */
 		__sync_fetch_and_sub(&r->pending_bps,
 				     xl_pending_taken(r->pending_bps, now - last,
@@ -102,6 +104,19 @@ static __always_inline __u64 member_rate_now(__u32 slot, __u64 now)
 	return xl_rate_now(r->rate_bps + r->pending_bps,
 			   (__s64)(now - r->sample_ns) > 0 ? now - r->sample_ns : 0,
 			   XL_RATE_TAU_NS);
+}
+
+/* The slow average of the uplink in `slot` right now (fading once it
+ * goes quiet, as member_rate_now). */
+static __always_inline __u64 member_slow_rate_now(__u32 slot, __u64 now)
+{
+	struct xl_uplink_rate *r = bpf_map_lookup_elem(&uplink_rates, &slot);
+
+	if (!r || !r->sample_ns)
+		return 0;
+	return xl_rate_now(r->rate_slow_bps,
+			   (__s64)(now - r->sample_ns) > 0 ? now - r->sample_ns : 0,
+			   XL_RATE_SLOW_TAU_NS);
 }
 
 /* Utilization of member i of group gid right now (member_rate_now plus
@@ -140,7 +155,8 @@ __noinline int xl_move_worth_g(__u32 gid, __u32 members, __u64 now,
 	if (!g)
 		return 0;
 	return xl_move_worth(flow_bps, xl_rate_still_counted(flow_bps, gap_ns),
-			     member_rate_now(g->member_slot[c], now), g->capacity_bps[c],
+			     member_rate_now(g->member_slot[c], now),
+			     member_slow_rate_now(g->member_slot[c], now), g->capacity_bps[c],
 			     member_rate_now(g->member_slot[n], now), g->capacity_bps[n]);
 }
 

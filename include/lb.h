@@ -467,11 +467,18 @@ static inline __u64 xl_rate_still_counted(__u64 flow_bps, __u64 gap_ns)
  * (0: unknown, as xl_member_util). Utilizations, not spare bit/s: equal
  * spare room would load a big member past its share.
  *
- * The own member counts as at most 1 + 1/16 utilized: over a short
- * average a member reads far above its capacity when a sender behind a
- * faster link sends its window back to back, though over time it carries
- * only what it can; a member that much over is all a flow can leave,
- * however far over it reads.
+ * The own member counts as at most 1 + 1/16 utilized, or as utilized as
+ * its slow average (cur_slow, over XL_RATE_SLOW_TAU_NS) says if that is
+ * more: over a short average a member reads far above its capacity when a
+ * sender behind a faster link sends its window back to back, though over
+ * time it carries only what it can, and such a reading must not move a
+ * flow; but senders paced above what the member carries (RoCE QPs at
+ * their NIC's rate, the excess lost or marked) keep it over capacity on
+ * the slow average too, and their flows must be able to leave it for a
+ * member that is over by less. (Capped at 1 + 1/16 alone, four RoCE QPs
+ * of 112.5 Mbit/s on members of 200/100/100/50 Mbit/s, one on each, never
+ * moved the one on the 50 Mbit/s member, 2.25 x over: 1.125 on the big
+ * member did not look better than 1 + 1/16.)
  *
  * Without this a flow moved whenever another member merely tied with its
  * own: four equal TCP flows on four equal members swapped places at
@@ -484,10 +491,11 @@ static inline __u64 xl_rate_still_counted(__u64 flow_bps, __u64 gap_ns)
 #define XL_LB_RATE_MAX (1ULL << 46) /* past any link; sums cannot wrap */
 
 static inline int xl_move_worth(__u64 flow_bps, __u64 still_bps, __u64 cur_rate,
-				__u64 cur_cap, __u64 new_rate, __u64 new_cap)
+				__u64 cur_slow, __u64 cur_cap, __u64 new_rate,
+				__u64 new_cap)
 {
 	__u64 others = cur_rate > still_bps ? cur_rate - still_bps : 0;
-	__u32 here, there;
+	__u32 here, there, here_max;
 
 	if (flow_bps > XL_LB_RATE_MAX)
 		flow_bps = XL_LB_RATE_MAX;
@@ -495,10 +503,15 @@ static inline int xl_move_worth(__u64 flow_bps, __u64 still_bps, __u64 cur_rate,
 		others = XL_LB_RATE_MAX;
 	if (new_rate > XL_LB_RATE_MAX)
 		new_rate = XL_LB_RATE_MAX;
+	if (cur_slow > XL_LB_RATE_MAX)
+		cur_slow = XL_LB_RATE_MAX;
 	here = xl_member_util(others + flow_bps, 0, cur_cap, XL_RATE_TAU_NS);
 	there = xl_member_util(new_rate + flow_bps, 0, new_cap, XL_RATE_TAU_NS);
-	if (here > XL_LB_CUR_UTIL_MAX)
-		here = XL_LB_CUR_UTIL_MAX;
+	here_max = xl_member_util(cur_slow, 0, cur_cap, XL_RATE_TAU_NS);
+	if (here_max < XL_LB_CUR_UTIL_MAX)
+		here_max = XL_LB_CUR_UTIL_MAX;
+	if (here > here_max)
+		here = here_max;
 	return (__u64)there + XL_LB_MOVE_MARGIN < here;
 }
 

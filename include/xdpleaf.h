@@ -154,6 +154,12 @@ enum xl_spray_reorder {
 #ifndef XL_RATE_TAU_NS
 #define XL_RATE_TAU_NS 500000ULL     /* 500 us */
 #endif
+/* ... and also over this, for sustained load (xl_move_worth): a TCP
+ * window sent back to back lifts a 500 us average far past the member's
+ * capacity, a 10 ms one by at most the buffer the member holds. */
+#ifndef XL_RATE_SLOW_TAU_NS
+#define XL_RATE_SLOW_TAU_NS 10000000ULL /* 10 ms */
+#endif
 /* Window of the per-flow rate shown by `xdpleaf flows`. */
 #define XL_FLOW_WINDOW_NS 10000000ULL /* 10 ms */
 
@@ -245,6 +251,9 @@ struct xl_uplink_rate {
 	/* flowlets placed here whose bytes the average has not taken in
 	 * yet (xl_pending_taken); added and taken atomically */
 	__u64 pending_bps;
+	/* the same average over XL_RATE_SLOW_TAU_NS: sustained load, which
+	 * a burst does not move (xl_move_worth) */
+	__u64 rate_slow_bps;
 };
 
 /* Key of the `port_vlans` map: a VLAN a port forwards tagged frames of

@@ -700,11 +700,11 @@ static void move_from_down_member(void **state)
 static void worth_equal_flows_stay(void **state)
 {
 	(void)state;
-	assert_false(xl_move_worth(M100, M100, M100, M100, M100, M100));
-	assert_false(xl_move_worth(M100, M100, M100, M100, M100 / 5, M100));
-	assert_false(xl_move_worth(M100, M100, 5 * M100, M100, M100 / 5, M100));
+	assert_false(xl_move_worth(M100, M100, M100, 0, M100, M100, M100));
+	assert_false(xl_move_worth(M100, M100, M100, 0, M100, M100 / 5, M100));
+	assert_false(xl_move_worth(M100, M100, 5 * M100, 0, M100, M100 / 5, M100));
 	/* onto an idle member: 1.0 there is no better than 1.0 here */
-	assert_false(xl_move_worth(M100, M100, M100, M100, 0, M100));
+	assert_false(xl_move_worth(M100, M100, M100, 0, M100, 0, M100));
 }
 
 /* Two flows share a full member (50M each), another is idle: 0.5 there
@@ -717,23 +717,46 @@ static void worth_collision_moves(void **state)
 	const __u64 f = 43750000ULL;
 
 	(void)state;
-	assert_true(xl_move_worth(M100 / 2, M100 / 2, M100, M100, 0, M100));
-	assert_true(xl_move_worth(M100 / 2, M100 / 2, M100 / 2, M100 / 2, M100, 2 * M100));
-	assert_true(xl_move_worth(f, f, 3 * f, M100, f, M100));
+	assert_true(xl_move_worth(M100 / 2, M100 / 2, M100, 0, M100, 0, M100));
+	assert_true(xl_move_worth(M100 / 2, M100 / 2, M100 / 2, 0, M100 / 2, M100, 2 * M100));
+	assert_true(xl_move_worth(f, f, 3 * f, 0, M100, f, M100));
 	/* the margin: 1/16 of capacity (there 15/16 against 1 here) */
-	assert_false(xl_move_worth(M100 / 2, M100 / 2, M100, M100, 43750000ULL, M100));
-	assert_true(xl_move_worth(M100 / 2, M100 / 2, M100, M100, 43750000ULL - 200, M100));
+	assert_false(xl_move_worth(M100 / 2, M100 / 2, M100, 0, M100, 43750000ULL, M100));
+	assert_true(xl_move_worth(M100 / 2, M100 / 2, M100, 0, M100, 43750000ULL - 200, M100));
 	/* a flow back from a pause is no longer in its member's average:
 	 * its member (others at 87.5M) gets it back on top */
-	assert_true(xl_move_worth(f, 0, 2 * f, M100, f, M100));
-	assert_false(xl_move_worth(f, f, 2 * f, M100, f, M100));
+	assert_true(xl_move_worth(f, 0, 2 * f, 0, M100, f, M100));
+	assert_false(xl_move_worth(f, f, 2 * f, 0, M100, f, M100));
 	/* a small flow: only for a member less loaded by more than 1/16 */
-	assert_false(xl_move_worth(M100 / 10, M100 / 10, M100 * 3 / 20, M100, 0, M100));
-	assert_true(xl_move_worth(M100 / 10, M100 / 10, M100 / 2, M100, 0, M100));
+	assert_false(xl_move_worth(M100 / 10, M100 / 10, M100 * 3 / 20, 0, M100, 0, M100));
+	assert_true(xl_move_worth(M100 / 10, M100 / 10, M100 / 2, 0, M100, 0, M100));
 	/* unknown capacities count alike; huge rates saturate, never wrap */
-	assert_true(xl_move_worth(M100, M100, 2 * XL_LB_UNKNOWN_CAP, 0, 0, 0));
-	assert_false(xl_move_worth(UINT64_MAX, 0, UINT64_MAX, M100, UINT64_MAX, M100));
-	assert_true(xl_move_worth(M100, M100, UINT64_MAX, M100, 0, UINT64_MAX));
+	assert_true(xl_move_worth(M100, M100, 2 * XL_LB_UNKNOWN_CAP, 0, 0, 0, 0));
+	assert_false(xl_move_worth(UINT64_MAX, 0, UINT64_MAX, 0, M100, UINT64_MAX, M100));
+	assert_true(xl_move_worth(M100, M100, UINT64_MAX, 0, M100, 0, UINT64_MAX));
+}
+
+/* Sustained overload: the own member counts as utilized as its slow
+ * average says when that is over 1 + 1/16. Two RoCE QPs of 112.5 Mbit/s
+ * on a 100 Mbit/s member (2.25 on both averages): one leaves for an idle
+ * 100 Mbit/s member (1.0 there); capped at 1 + 1/16 it stayed. A burst
+ * that lifts only the fast average still counts as 1 + 1/16. */
+static void worth_sustained_overload_moves(void **state)
+{
+	const __u64 q = 112500000ULL;
+
+	(void)state;
+	assert_true(xl_move_worth(M100, M100, 2 * q, 2 * q, M100, 0, M100));
+	assert_false(xl_move_worth(M100, M100, 2 * q, 0, M100, 0, M100));
+	/* a slow average at 1 + 1/16 or below changes nothing */
+	assert_false(xl_move_worth(M100, M100, 2 * q, M100, M100, 0, M100));
+	/* three QPs on a 200M member (1.69) and an idle 100M one (1.125
+	 * with the QP) */
+	assert_true(xl_move_worth(q, q, 3 * q, 3 * q, 2 * M100, 0, M100));
+	/* only for clearly less: a 50M member carrying 25M would be 2.5 */
+	assert_false(xl_move_worth(M100, M100, 2 * q, 2 * q, M100, M100 / 4, M100 / 2));
+	/* huge slow averages saturate, never wrap */
+	assert_true(xl_move_worth(M100, M100, UINT64_MAX, UINT64_MAX, M100, 0, M100));
 }
 
 /* A flow's bytes stay whole in its member's average for tau after it
@@ -1418,6 +1441,7 @@ int main(void)
 		cmocka_unit_test(move_floor),
 		cmocka_unit_test(worth_equal_flows_stay),
 		cmocka_unit_test(worth_collision_moves),
+		cmocka_unit_test(worth_sustained_overload_moves),
 		cmocka_unit_test(rate_still_counted),
 		cmocka_unit_test(auto_skew),
 		cmocka_unit_test(auto_floors),

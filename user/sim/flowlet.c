@@ -40,10 +40,10 @@ static __u64 uniform_ns(__u64 *rng, __u64 lo, __u64 hi)
 	return lo + (__u64)(((double)xl_rand32(rng) / 4294967296.0) * (hi - lo));
 }
 
-/* Per member: the estimator's average and the pending rate of flowlets
- * just placed there (struct xl_uplink_rate). */
+/* Per member: the estimator's averages (over tau and the slow tau) and
+ * the pending rate of flowlets just placed there (struct xl_uplink_rate). */
 struct sim_member {
-	__u64 rate, pending;
+	__u64 rate, slow, pending;
 };
 
 /* The member a new flowlet of f would take, as bpf/uplink.h picks it. */
@@ -92,7 +92,7 @@ static int place(struct xl_lb_sim *s, struct sim_flow *f, struct sim_member *mb,
 	    !xl_move_worth(xl_expected_rate(f->rate_bps, s->cap_bps[cur]),
 			   xl_rate_still_counted(xl_expected_rate(f->rate_bps, s->cap_bps[cur]),
 						 t - f->last_ns),
-			   mb[cur].rate + mb[cur].pending, s->cap_bps[cur],
+			   mb[cur].rate + mb[cur].pending, mb[cur].slow, s->cap_bps[cur],
 			   mb[m].rate + mb[m].pending, s->cap_bps[m]))
 		m = cur;
 	if (s->mode != XL_LB_HASH && f->member >= 0 && m != f->member &&
@@ -184,6 +184,8 @@ int xl_lb_sim_run(struct xl_lb_sim *s)
 
 			mb[i].rate = xl_rate_update(mb[i].rate, (__u64)sent[i], STEP_NS,
 						    XL_RATE_TAU_NS);
+			mb[i].slow = xl_rate_update(mb[i].slow, (__u64)sent[i], STEP_NS,
+						    XL_RATE_SLOW_TAU_NS);
 			mb[i].pending -= xl_pending_taken(mb[i].pending, STEP_NS,
 							  XL_RATE_TAU_NS);
 			/* each member's phantom queue holds the shipped default
