@@ -90,21 +90,28 @@ setup() {
 	fi
 }
 
-row() { # label -> its all-reduce row of results.json
-	jq -c --arg l "$1" '.rows[] | select(.label == $l and .op == "allreduce" and .size == "4M")' \
-		"$OUT/results.json"
+row() { # label [op] -> its 4 MiB row of results.json (op: allreduce)
+	jq -c --arg l "$1" --arg o "${2:-allreduce}" \
+		'.rows[] | select(.label == $l and .op == $o and .size == "4M")' "$OUT/results.json"
+}
+
+# The row of a cell that ran, or a failure that shows why there is none.
+row_ok() { # label op
+	local r
+	r=$(row "$1" "$2")
+	if [[ -z $r ]] || jq -e '.failed' <<<"$r" >/dev/null; then
+		echo "$1 $2: no result:"
+		tail -5 "$OUT/equal/$1/$2-4M/mpirun.err" 2>/dev/null || true
+		tail -20 "$BATS_FILE_TMPDIR/bench.log"
+		return 1
+	fi >&2
+	echo "$r"
 }
 
 @test "MPI all-reduce: one rank in each lab host, every step right, in both fabrics" {
 	local l r
 	for l in kernel-1 flowlet; do
-		r=$(row "$l")
-		if [[ -z $r ]] || jq -e '.failed' <<<"$r" >/dev/null; then
-			echo "$l: no result:"
-			tail -5 "$OUT"/equal/"$l"/allreduce-4M/mpirun.err 2>/dev/null || true
-			tail -20 "$BATS_FILE_TMPDIR/bench.log"
-			return 1
-		fi
+		r=$(row_ok "$l" allreduce)
 		# rank order s1, r1, s2, r2, ...: each rank saw its host's eth0
 		[[ $(jq -c .hosts <<<"$r") == '["10.1.1.2","10.2.1.2","10.1.2.2","10.2.2.2","10.1.3.2","10.2.3.2","10.1.4.2","10.2.4.2"]' ]] || {
 			echo "$l: ranks ran in $(jq -c .hosts <<<"$r")"
@@ -115,20 +122,10 @@ row() { # label -> its all-reduce row of results.json
 	done
 }
 
-roce_row() { # label -> its roce row of results.json
-	jq -c --arg l "$1" '.rows[] | select(.label == $l and .op == "roce" and .size == "4M")' \
-		"$OUT/results.json"
-}
-
 @test "RoCEv2 steps: every step through both fabrics, no PSN out of order through flowlet, host mode removed" {
 	local l r
 	for l in kernel-1 flowlet; do
-		r=$(roce_row "$l")
-		[[ -n $r ]] && ! jq -e '.failed' <<<"$r" >/dev/null || {
-			echo "$l: no roce result:"
-			tail -5 "$OUT"/equal/"$l"/roce-4M/mpirun.err 2>/dev/null || true
-			return 1
-		}
+		r=$(row_ok "$l" roce)
 		note "roce $l: step p50 $(jq '.p50_ms | round' <<<"$r") ms; measured steps:" \
 			"$(jq .roce_measured_packets <<<"$r") packets arrived, $(jq .roce_measured_lost <<<"$r")" \
 			"lost, $(jq .roce_measured_reordered <<<"$r") out of order, CE $(jq .roce_measured_ce <<<"$r");" \
@@ -141,7 +138,7 @@ roce_row() { # label -> its roce row of results.json
 		# host mode's pins went with the cell
 		! compgen -G "/sys/fs/bpf/xdpleaf/$(jq -r .lab <<<"$r")_*" >/dev/null
 	done
-	r=$(roce_row flowlet)
+	r=$(row flowlet roce)
 	[[ $(jq .roce_reordered <<<"$r") == 0 ]] || {
 		echo "flowlet put $(jq .roce_reordered <<<"$r") RoCE packets out of order"
 		return 1
