@@ -281,14 +281,12 @@ static __always_inline void flow_count(struct xl_flow_state *fs, __u64 now,
 	fs->last_ns = now;
 }
 
-/* A flow's rate now, on its member cur: what it sent in its last window
- * (however it bursts), or before it had a whole window its last flowlet's
- * rate, at most cur's capacity. */
+/* A flow's rate now, on its member cur (xl_flow_demand of its last
+ * window's and flowlet's), at most cur's capacity. */
 static __always_inline __u64 flow_rate(const struct xl_group *g,
 				       const struct xl_flow_state *fs, int cur)
 {
-	__u64 r = fs->prev_win_bytes ? xl_window_rate(fs->prev_win_bytes) :
-				       fs->flowlet_rate_bps;
+	__u64 r = xl_flow_demand(xl_window_rate(fs->prev_win_bytes), fs->flowlet_rate_bps);
 
 	return xl_expected_rate(r, g->capacity_bps[cur & (XL_MAX_GROUP_MEMBERS - 1)]);
 }

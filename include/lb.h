@@ -448,6 +448,18 @@ static inline __u64 xl_window_rate(__u64 prev_win_bytes)
 	return prev_win_bytes * 8 * 1000000000ULL / XL_FLOW_WINDOW_NS;
 }
 
+/* What a flow is taken to send at when it decides whether to move: the
+ * higher of its last window's rate and its last flowlet's. A collective's
+ * flow sends in phases with pauses between them, so its 10 ms window may
+ * read a fraction of what it sends at while it sends; judged by that, a
+ * member too small for it looked good enough (on 200/100/100/50 Mbit/s,
+ * ring flows moved onto the 50 Mbit/s member and the whole ring ran at
+ * its rate). */
+static inline __u64 xl_flow_demand(__u64 window_bps, __u64 flowlet_bps)
+{
+	return window_bps > flowlet_bps ? window_bps : flowlet_bps;
+}
+
 /* The part of a flow's rate its member's average still holds when the
  * flow was quiet for gap ns: all of it within tau, then less as the
  * average fades (xl_rate_now). A flow resuming after a pause has already

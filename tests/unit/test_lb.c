@@ -759,6 +759,23 @@ static void worth_sustained_overload_moves(void **state)
 	assert_true(xl_move_worth(M100, M100, UINT64_MAX, UINT64_MAX, M100, 0, M100));
 }
 
+/* A flow that sends in phases: its window reads 20M, its flowlets 100M.
+ * Judged by the window, an idle 50M member looked better than the 200M
+ * member it shares with another 100M flow (0.4 + 1/16 < 0.6); judged by
+ * what it sends at, it stays (2.0 there against 1.0 here). */
+static void flow_demand_is_the_higher(void **state)
+{
+	(void)state;
+	assert_int_equal(xl_flow_demand(30000000ULL, M100), M100);
+	assert_int_equal(xl_flow_demand(M100, 30000000ULL), M100);
+	assert_int_equal(xl_flow_demand(0, 0), 0);
+	assert_true(xl_move_worth(20000000ULL, 20000000ULL, M100 + 20000000ULL, 0,
+				  2 * M100, 0, M100 / 2));
+	assert_false(xl_move_worth(xl_flow_demand(20000000ULL, M100),
+				   xl_flow_demand(20000000ULL, M100), 2 * M100, 0,
+				   2 * M100, 0, M100 / 2));
+}
+
 /* A flow's bytes stay whole in its member's average for tau after it
  * pauses, then fade as the average does (xl_rate_now). */
 static void rate_still_counted(void **state)
@@ -1442,6 +1459,7 @@ int main(void)
 		cmocka_unit_test(worth_equal_flows_stay),
 		cmocka_unit_test(worth_collision_moves),
 		cmocka_unit_test(worth_sustained_overload_moves),
+		cmocka_unit_test(flow_demand_is_the_higher),
 		cmocka_unit_test(rate_still_counted),
 		cmocka_unit_test(auto_skew),
 		cmocka_unit_test(auto_floors),
