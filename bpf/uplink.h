@@ -90,6 +90,13 @@ static __always_inline void xl_sample_uplink_rate(__u32 slot, __u64 now)
 		xl_take_rate_sample(slot, now);
 }
 
+/* ns since an uplink's last rate sample (0 if another CPU's clock is
+ * behind it), by which its averages have faded (xl_rate_now). */
+static __always_inline __u64 since_sample(const struct xl_uplink_rate *r, __u64 now)
+{
+	return (__s64)(now - r->sample_ns) > 0 ? now - r->sample_ns : 0;
+}
+
 /* The rate of the uplink in `slot` right now: measured and pending
  * (flowlets placed, not yet measured), which fade alike once it goes
  * quiet. */
@@ -101,9 +108,7 @@ static __always_inline __u64 member_rate_now(__u32 slot, __u64 now)
 		return 0;
 	if (!r->sample_ns)
 		return r->pending_bps;
-	return xl_rate_now(r->rate_bps + r->pending_bps,
-			   (__s64)(now - r->sample_ns) > 0 ? now - r->sample_ns : 0,
-			   XL_RATE_TAU_NS);
+	return xl_rate_now(r->rate_bps + r->pending_bps, since_sample(r, now), XL_RATE_TAU_NS);
 }
 
 /* The slow average of the uplink in `slot` right now (fading once it
@@ -114,9 +119,7 @@ static __always_inline __u64 member_slow_rate_now(__u32 slot, __u64 now)
 
 	if (!r || !r->sample_ns)
 		return 0;
-	return xl_rate_now(r->rate_slow_bps,
-			   (__s64)(now - r->sample_ns) > 0 ? now - r->sample_ns : 0,
-			   XL_RATE_SLOW_TAU_NS);
+	return xl_rate_now(r->rate_slow_bps, since_sample(r, now), XL_RATE_SLOW_TAU_NS);
 }
 
 /* Utilization of member i of group gid right now (member_rate_now plus

@@ -151,6 +151,12 @@ def roce_figures(r, steps, path):
     r["cnps_received"] = sum(c.get("cnps_received", 0) for c in cnt.values())
 
 
+def lost_pct(r):
+    """A roce row's packets lost in the measured steps, % of those due."""
+    n = r["roce_measured_packets"] + r["roce_measured_lost"]
+    return 100 * r["roce_measured_lost"] / n if n else 0.0
+
+
 def label_key(label):
     base, _, n = label.partition("-")
     return (LABEL_ORDER.index(base) if base in LABEL_ORDER else 99, int(n or 0))
@@ -213,9 +219,6 @@ def main():
         ks = [r for r in rows if (r["uplinks"], r["op"], r["size"]) == (uset, op, size)
               and r["fabric"] == "kernel" and not r.get("failed")]
         s = {"uplinks": uset, "op": op, "size": size}
-        def lost_pct(r):
-            n = r["roce_measured_packets"] + r["roce_measured_lost"]
-            return 100 * r["roce_measured_lost"] / n if n else 0.0
         if ks and "roce_packets" in ks[0]:
             s["kernel_lost_pct"] = [lost_pct(r) for r in ks]
         if ks:
@@ -277,9 +280,8 @@ def main():
         roce = "roce_packets" in r
         if roce:
             sent = r["roce_sent"]
-            got, lost = r["roce_measured_packets"], r["roce_measured_lost"]
-            notes.append(f"RoCE, measured steps: {lost} packets lost "
-                         f"({100 * lost / (got + lost) if got + lost else 0:.2f} %), "
+            notes.append(f"RoCE, measured steps: {r['roce_measured_lost']} packets lost "
+                         f"({lost_pct(r):.2f} %), "
                          f"CE {r['roce_measured_ce']}; whole job: {sent} sent, "
                          f"{r['roce_lost']} lost, CNPs {r['cnps_sent']}")
         if r["timeouts"]:

@@ -131,7 +131,7 @@ def main():
     ap.add_argument("--prefix", required=True)
     ap.add_argument("--pins", required=True, help="host mode's pin directory per host: PINS/<prefix>_<host>")
     ap.add_argument("--bytes", type=int, required=True, help="per sender per step")
-    ap.add_argument("--qps", type=int, default=2)
+    ap.add_argument("--qps", type=int, default=1)
     ap.add_argument("--rate", required=True, help="per QP, gen's --rate")
     ap.add_argument("--steps", type=int, required=True)
     ap.add_argument("--warmup", type=int, default=2)
