@@ -105,11 +105,12 @@ static __always_inline int next_hop(struct xdp_md *ctx, struct xl_flow *f,
 	if (rt->kind == XL_ROUTE_GROUP) {
 		__u32 gid = rt->target;
 		struct xl_group *g = bpf_map_lookup_elem(&groups, &gid);
+		__u32 detail = 0;
 		int m;
 
 		if (!g)
 			return XL_R_NO_MEMBER;
-		m = xl_choose_uplink(f, gid, now, len);
+		m = xl_choose_uplink(f, gid, now, len, &detail);
 		if (m < 0)
 			return XL_R_NO_MEMBER;
 		if (m & (XL_CHOSE_MOVED | XL_CHOSE_REFUSED))
@@ -117,7 +118,7 @@ static __always_inline int next_hop(struct xdp_md *ctx, struct xl_flow *f,
 							XL_EV_MOVE_REFUSED, 0,
 							g->members[m & (XL_MAX_GROUP_MEMBERS - 1)]),
 				     g->members[XL_CHOSE_OTHER(m) & (XL_MAX_GROUP_MEMBERS - 1)],
-				     0, f);
+				     detail, f);
 		m &= 0xff;
 		if (m >= XL_MAX_GROUP_MEMBERS)
 			return XL_R_NO_MEMBER;

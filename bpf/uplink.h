@@ -302,12 +302,13 @@ static __always_inline __u64 flow_rate(const struct xl_group *g,
 #define XL_CHOSE_OTHER(r) (((r) >> 16) & 0xff)
 
 /* The member of group gid (index into its members) for a packet of this
- * flow, with XL_CHOSE_* flags, or -1 when none is up. Keeps the flow table in every mode, so
+ * flow, with XL_CHOSE_* flags, or -1 when none is up; for a move or a
+ * refused one, *detail is what the rule weighed (xl_move_detail). Keeps the flow table in every mode, so
  * `xdpleaf flows` works for the baseline too. A global function: the
  * verifier checks it once, on its own, which keeps the per-member loops
  * from multiplying the main program's paths. */
 __noinline int xl_choose_uplink(struct xl_flow *flow, __u32 gid, __u64 now,
-				__u64 len)
+				__u64 len, __u32 *detail)
 {
 	struct xl_group *g = bpf_map_lookup_elem(&groups, &gid);
 	struct xl_flow_state *fs;
@@ -366,6 +367,8 @@ __noinline int xl_choose_uplink(struct xl_flow *flow, __u32 gid, __u64 now,
 	}
 	if (m < 0 || m >= XL_MAX_GROUP_MEMBERS)
 		return -1;
+	if (detail && cur >= 0 && m != cur)
+		*detail = xl_move_detail((__s64)(now - fs->last_ns), fs->qdelay_ns);
 	/* A move that could overtake the flow's previous packet is refused:
 	 * the packet (a new flowlet's first) stays on the flow's member. */
 	if (safe && cur >= 0 && m != cur &&

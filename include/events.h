@@ -23,8 +23,10 @@
 	X(PSN_OLD, psn_old)           /* behind the expected PSN (aux):      \
 				       * reordered or retransmitted */        \
 	X(NAK, nak)                   /* aux AETH syndrome */                 \
-	X(MOVE, move)                 /* ifindex the new uplink, aux the old */ \
-	X(MOVE_REFUSED, move_refused) /* ifindex kept, aux the one refused */ \
+	X(MOVE, move)                 /* ifindex the new uplink, aux the old, \
+				       * aux2 xl_move_detail */               \
+	X(MOVE_REFUSED, move_refused) /* ifindex kept, aux the one refused, \
+				       * aux2 xl_move_detail */               \
 	X(LINK_DOWN, link_down)       /* uplink; aux group (from the daemon) */ \
 	X(LINK_UP, link_up)                                                   \
 	X(PFC_STORM, pfc_storm)       /* aux priority, aux2 paused for, ms */

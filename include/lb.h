@@ -248,6 +248,28 @@ static inline int xl_move_safe(__s64 gap_ns, __u64 floor_ns, __u32 skew_ns,
 	       gap + new_qd_ns >= (__u64)old_qd_ns + skew_ns;
 }
 
+/* What a move's event (or a refused move's) says the rule weighed, in its
+ * aux2: the flow's gap before the new flowlet in us (bits 0-15) and the
+ * delay its previous packet had on the old member's queue in us (bits
+ * 16-31), each saturated at 65535 (65 ms: past any buffer the rule is
+ * for). A move whose packets were overtaken all the same shows in them
+ * whether the leaf's queue read short or the path behind it was slower. */
+#define XL_MOVE_US_MAX 0xffffU
+#define XL_MOVE_GAP_US(aux2) ((aux2) & XL_MOVE_US_MAX)
+#define XL_MOVE_OLD_QUEUE_US(aux2) ((aux2) >> 16)
+
+static inline __u32 xl_move_detail(__s64 gap_ns, __u32 old_qd_ns)
+{
+	__u64 gap_us = gap_ns > 0 ? (__u64)gap_ns / 1000 : 0;
+	__u32 qd_us = old_qd_ns / 1000;
+
+	if (gap_us > XL_MOVE_US_MAX)
+		gap_us = XL_MOVE_US_MAX;
+	if (qd_us > XL_MOVE_US_MAX)
+		qd_us = XL_MOVE_US_MAX;
+	return (__u32)gap_us | qd_us << 16;
+}
+
 /* path_skew = auto: the margin for a move onto a member of cap_bps whose
  * frames are up to frame_bytes long. The leaf's phantom queue says when a
  * packet has been sent whole (its own transmission included); a shaper

@@ -149,6 +149,62 @@ def roce_figures(r, steps, path):
     cnt = {h: (load(os.path.join(path, f"host-{h}.json")) or {}).get("counters", {}) for h in HOSTS}
     r["cnps_sent"] = sum(c.get("cnps_sent", 0) for c in cnt.values())
     r["cnps_received"] = sum(c.get("cnps_received", 0) for c in cnt.values())
+    move_attribution(r, steps, path, load(os.path.join(path, "c1.json")))
+
+
+# An out-of-order PSN counts as after a move if leaf1 moved its flow at
+# most this long before: the old uplink's queue holds at most its buffer
+# (2 ms in the lab), so a move's overtaking is over well within it.
+MOVE_WINDOW_NS = 10_000_000
+
+
+def move_attribution(r, steps, path, c1):
+    """roce cells: the out-of-order PSNs host mode saw at the receivers over
+    the whole job (warm-up included: a move then reorders as much), and how
+    many of them followed a move of their flow in leaf1 (roce_steps.py
+    records both, with their times)."""
+    ev = (steps.get("events") or {}).get("events")
+    if ev is None:
+        return
+    t0 = steps["steps"][0]["start_ns"]
+    moves = {}
+    for e in ev:
+        if e["event"] == "move" and e["t"] is not None:
+            moves.setdefault((e["dst"], e["sport"]), []).append(e)
+    old = [e for e in ev if e["event"] == "psn_old" and e["t"] is not None]
+    after, culprits = 0, {}
+    for e in old:
+        near = [m for m in moves.get((e["dst"], e["sport"]), [])
+                if 0 <= e["t"] - m["t"] <= MOVE_WINDOW_NS]
+        if near:
+            after += 1
+            m = max(near, key=lambda m: m["t"])
+            culprits[(m["t"], m["dst"])] = m
+    r["roce_psn_old_events"] = len(old)
+    r["roce_measured_psn_old_events"] = sum(1 for e in old if e["t"] >= t0)
+    r["roce_psn_old_after_move"] = after
+    # what the rule weighed for each move that was followed by reordering
+    # (include/lb.h xl_move_detail: gap and old queue, us)
+    r["roce_reordering_moves"] = [
+        {"t_ns": m["t"], "dst": m["dst"], "sport": m["sport"], "detail": m["detail"],
+         "gap_us": (m["aux2"] or 0) & 0xffff, "old_queue_us": (m["aux2"] or 0) >> 16}
+        for m in sorted(culprits.values(), key=lambda m: m["t"])]
+    r["roce_moves_events"] = sum(len(v) for v in moves.values())
+    r["roce_moves_measured"] = sum(1 for v in moves.values() for m in v if m["t"] >= t0)
+    # events of these kinds the dataplane counted but did not write (over
+    # event_rate, or a full ring): the receivers' host mode and leaf1
+    counts = [(h, "psn_old", (load(os.path.join(path, f"host-{h}.json")) or {}).get("events"))
+              for h in RECEIVERS]
+    counts.append(("leaf1", "move", ((c1 or {}).get("map") or {}).get("events")))
+    unwritten = []
+    for h, kind, ev_counts in counts:
+        c = (ev_counts or {}).get(kind, {})
+        n = c.get("limited", 0) + c.get("ring_full", 0)
+        if n:
+            unwritten.append(f"{h}: {n}")
+    r["events_unwritten"] = unwritten
+    r["events_readers_failed"] = [x["host"] for x in steps["events"].get("readers", [])
+                                  if x.get("exit") not in (0, None)]
 
 
 def lost_pct(r):
@@ -233,6 +289,8 @@ def main():
             s["flowlet_reorder"] = fl["reorder_all"]
             if "roce_packets" in fl:
                 s["flowlet_lost_pct"] = lost_pct(fl)
+                if "roce_psn_old_after_move" in fl:
+                    s["flowlet_psn_old_after_move"] = fl["roce_psn_old_after_move"]
             if ks:
                 s["flowlet_le_ecmp_median"] = fl["p50_ms"] <= s["kernel_p50_median_ms"]
         if ref:
@@ -283,7 +341,19 @@ def main():
             notes.append(f"RoCE, measured steps: {r['roce_measured_lost']} packets lost "
                          f"({lost_pct(r):.2f} %), "
                          f"CE {r['roce_measured_ce']}; whole job: {sent} sent, "
-                         f"{r['roce_lost']} lost, CNPs {r['cnps_sent']}")
+                         f"{r['roce_lost']} lost, {r['roce_reordered']} out of order, "
+                         f"CNPs {r['cnps_sent']}")
+            if "roce_psn_old_events" in r:
+                notes.append(f"host mode saw {r['roce_psn_old_events']} PSNs out of "
+                             f"order, {r['roce_psn_old_after_move']} of them within "
+                             f"{MOVE_WINDOW_NS // 1000000} ms after a move of their flow "
+                             f"({r['roce_moves_events']} moves)"
+                             + "".join(f"; a move {m['detail']}" for m in r["roce_reordering_moves"]))
+            if r.get("events_unwritten"):
+                notes.append("events not written (so not in that count): "
+                             + ", ".join(r["events_unwritten"]))
+            if r.get("events_readers_failed"):
+                notes.append("events readers failed: " + ", ".join(r["events_readers_failed"]))
         if r["timeouts"]:
             notes.append(f"RTOs {r['timeouts']}")
         if r.get("attempts", 1) > 1:

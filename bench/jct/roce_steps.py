@@ -21,8 +21,12 @@ the packets the fabric lost are reported beside the times, not recovered.
 
 Writes the collective's steps.json layout (bench/jct/collective.c: per
 step start, end, time and each sender's stamps) plus "gens" and "sinks":
-their final reports, and "sinks_after_warmup": each sink's counts once the
-warm-up steps had arrived.
+their final reports, "sinks_after_warmup": each sink's counts once the
+warm-up steps had arrived, and "events": every out-of-order PSN host mode
+saw at a receiver (psn_old) and, with --leaf1-instance, every move of a
+flow to another uplink in leaf1, each with its CLOCK_MONOTONIC time, so
+that the report can tell reordering that followed a move from reordering
+the lab made on its own.
 """
 import argparse
 import json
@@ -125,6 +129,50 @@ class Sink:
         return docs[-1] if docs else None
 
 
+class Events:
+    """xdpleaf events of some kinds from one instance, as JSON lines kept
+    as they come (the pipe must not fill); its stderr has the totals of
+    events the dataplane counted but could not write (over event_rate)."""
+
+    def __init__(self, a, host, instance, kinds):
+        self.host, self.events, self.err = host, [], ""
+        # the ring keeps what no one read: an earlier cell's events are
+        # left out by their time (CLOCK_MONOTONIC, as bpf_ktime_get_ns)
+        self.since_ns = time.monotonic_ns()
+        self.proc = subprocess.Popen(
+            in_ns(a.prefix, host, [a.xdpleaf, "events", "--instance", instance,
+                                   "--kind", kinds, "--json"]),
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.thread = threading.Thread(target=self._out, daemon=True)
+        self.thread.start()
+
+    def _out(self):
+        for line in self.proc.stdout:
+            try:
+                e = json.loads(line)
+            except ValueError:
+                continue
+            if (e.get("monotonic_ns") or 0) < self.since_ns:
+                continue
+            f = e.get("flow") or {}
+            self.events.append({"host": self.host, "event": e.get("event"),
+                                "t": e.get("monotonic_ns"), "port": e.get("port"),
+                                "detail": e.get("detail"), "aux": e.get("aux"),
+                                "aux2": e.get("aux2"), "src": f.get("src"), "dst": f.get("dst"),
+                                "sport": f.get("sport"), "qp": f.get("qp")})
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+        try:
+            _, self.err = self.proc.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            _, self.err = self.proc.communicate()
+        self.thread.join(timeout=5)
+        return {"host": self.host, "exit": self.proc.returncode, "stderr": self.err.strip()}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--xdpleaf", required=True)
@@ -137,11 +185,17 @@ def main():
     ap.add_argument("--warmup", type=int, default=2)
     ap.add_argument("--timeout", type=float, required=True, help="seconds for the whole run")
     ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--leaf1-instance", help="xdpleaf's instance in leaf1, whose moves to record")
     a = ap.parse_args()
     if a.bytes % a.qps or (a.bytes // a.qps) % 4:
         sys.exit("roce_steps: --bytes must split into --qps messages of a multiple of 4 bytes")
     rng = random.Random(a.seed)
     deadline = time.monotonic() + a.timeout
+    # the readers start first: the warm-up steps, which the report leaves
+    # out, give them time to attach
+    readers = [Events(a, r, f"{a.prefix}_{r}", "psn_old") for _, r, _, _ in PAIRS]
+    if a.leaf1_instance:
+        readers.append(Events(a, "leaf1", a.leaf1_instance, "move"))
     sinks = [Sink(a, r) for _, r, _, _ in PAIRS]
     gens = []
     try:
@@ -203,8 +257,9 @@ def main():
         for s in sinks:
             s.settled(5)
         sink_reports = [s.stop() for s in sinks]
+        reader_reports = [e.stop() for e in readers]
     finally:
-        for p in gens + [s.proc for s in sinks]:
+        for p in gens + [s.proc for s in sinks] + [e.proc for e in readers]:
             if p.poll() is None:
                 p.kill()
     json.dump({"op": "roce", "bytes": a.bytes, "ranks": len(PAIRS), "warmup": a.warmup,
@@ -212,7 +267,9 @@ def main():
                           "(DCQCN host mode), xdpleaf sink --pass",
                "wrong_results": 0, "hosts": [s for _, _, s, _ in PAIRS],
                "steps": steps, "gens": reports, "sinks": sink_reports,
-               "sinks_after_warmup": warm}, sys.stdout, indent=1)
+               "sinks_after_warmup": warm,
+               "events": {"events": [e for r in readers for e in r.events],
+                          "readers": reader_reports}}, sys.stdout, indent=1)
     print()
 
 

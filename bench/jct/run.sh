@@ -462,9 +462,11 @@ hosts_unload() { # prefix [dir]
 # roce bench/jct/roce_steps.py (4 senders, a barrier between steps).
 job_start() { # op size dir limit-seconds
 	if [[ $1 == roce ]]; then
+		local leaf=()
+		[[ $FABRIC =~ ^(ref|kernel)$ ]] || leaf=(--leaf1-instance "$P")
 		"$PY" "$BENCH/roce_steps.py" --xdpleaf "$XDPLEAF" --prefix "$P" --pins "$PINS" \
 			--bytes "$(numfmt --from=iec "$2")" --qps 1 --rate "$(host_rate "$SET")" \
-			--steps "$STEPS" --warmup "$WARMUP" --timeout "$4" \
+			--steps "$STEPS" --warmup "$WARMUP" --timeout "$4" "${leaf[@]}" \
 			>"$3/steps.json" 2>"$3/mpirun.err" </dev/null &
 		return
 	fi

@@ -442,6 +442,29 @@ static int send_fwd(const struct pkt_spec *s, struct sent *r)
 	return r->egress;
 }
 
+/* A packet of len bytes through an empty queue of a member: its own
+ * transmission at 100 Gb/s is all the delay the flow table keeps. */
+static __u32 own_delay(size_t len)
+{
+	return xl_queue_delay(0, 1ULL << 40, len, CAP);
+}
+
+/* A move event's gap (xl_move_detail): the program saw the first packet
+ * in [a->t0, a->t1] and the second in [b->t0, b->t1], and keeps whole us. */
+static void assert_gap_us(__u32 aux2, const struct sent *a, const struct sent *b)
+{
+	__u64 lo = (b->t0 - a->t1) / 1000, hi = (b->t1 - a->t0) / 1000;
+	__u32 got = XL_MOVE_GAP_US(aux2);
+
+	if (hi >= XL_MOVE_US_MAX)
+		hi = XL_MOVE_US_MAX;
+	if (lo > XL_MOVE_US_MAX)
+		lo = XL_MOVE_US_MAX;
+	if (got < lo || got > hi)
+		fail_msg("move event: gap %u us, not within [%llu, %llu]", got,
+			 (unsigned long long)lo, (unsigned long long)hi);
+}
+
 static int member_of_port(int port)
 {
 	return port - P_U0;
@@ -614,6 +637,10 @@ static void flowlet_after_timeout_moves(void **state)
 		assert_int_equal(e->h.aux, E.ifindex[u]);
 		assert_true(e->h.has_flow && e->h.flow.sport == 40000);
 		assert_true(e->h.pkt_len > 0 && e->h.snap_len > 0);
+		/* what the rule weighed: the gap between the two sends, and
+		 * the first packet's own transmission as its queue (< 1 us) */
+		assert_gap_us(e->h.aux2, &r1, &r2);
+		assert_int_equal(XL_MOVE_OLD_QUEUE_US(e->h.aux2), own_delay(r1.len) / 1000);
 	}
 	/* the next packet, if provably inside the timeout, stays */
 	send_fwd(&s, &r3);
@@ -1136,13 +1163,6 @@ static void flow_put(const struct pkt_spec *s, const struct xl_flow_state *fs)
 					     fs, BPF_EXIST), 0);
 }
 
-/* A packet of len bytes through an empty queue of a member: its own
- * transmission at 100 Gb/s is all the delay the flow table keeps. */
-static __u32 own_delay(size_t len)
-{
-	return xl_queue_delay(0, 1ULL << 40, len, CAP);
-}
-
 /* The flow's member u has a 1 s queue and is sending at its capacity (so
  * the choice wants another one, and moving is worth it)
  * and the flow's last packet waited `last_qdelay_ns` there; its next
@@ -1211,6 +1231,9 @@ static void flowlet_move_refused(void **state)
 		assert_int_equal(e->h.ifindex, E.ifindex[u]);
 		assert_true(e->h.aux != E.ifindex[u] && e->h.aux != 0);
 		assert_true(e->h.has_flow && e->h.flow.sport == 48000);
+		/* why: a gap far below the 1 s the last packet queued */
+		assert_gap_us(e->h.aux2, &r1, &r2);
+		assert_int_equal(XL_MOVE_OLD_QUEUE_US(e->h.aux2), XL_MOVE_US_MAX);
 	}
 	/* what the next move must wait out: u's queue now, and this packet */
 	assert_true(fs.qdelay_ns > NS_PER_S - (r2.t1 - r1.t0) &&
@@ -1261,6 +1284,15 @@ static void flowlet_move_allowed(void **state)
 	assert_int_equal(fs.moves_refused, 0);
 	assert_int_equal(fs.uplink, E.ifindex[v]);
 	assert_int_equal(fs.qdelay_ns, own_delay(r2.len)); /* v was empty */
+	/* its event says what the rule weighed: 100 us queued, the gap */
+	{
+		const struct xl_event *e = NULL;
+
+		assert_int_equal(events_take(E.skel->maps.events, &ev_seen), 0);
+		assert_int_equal(events_of(&ev_seen, XL_EV_MOVE, &e), 1);
+		assert_int_equal(XL_MOVE_OLD_QUEUE_US(e->h.aux2), 100);
+		assert_gap_us(e->h.aux2, &r1, &r2);
+	}
 	for (i = P_U0; i < N_PORTS; i++) {
 		assert_int_equal(DELTA(&a, &b, i, flowlets), i == v ? 1 : 0);
 		assert_int_equal(DELTA(&a, &b, i, moves_in), i == v ? 1 : 0);

@@ -689,6 +689,29 @@ static void move_from_down_member(void **state)
 	assert_false(xl_move_safe(0, 50 * US, 25 * US, 2000 * US, 0, 1));
 }
 
+/* What a move's event carries: the gap and the old queue in whole us,
+ * each saturated at 65535 us; a negative gap (another CPU's older clock)
+ * reads 0. */
+static void move_detail_packs(void **state)
+{
+	__u32 d;
+
+	(void)state;
+	d = xl_move_detail(75 * US + 999, 1900 * US);
+	assert_int_equal(XL_MOVE_GAP_US(d), 75);
+	assert_int_equal(XL_MOVE_OLD_QUEUE_US(d), 1900);
+	d = xl_move_detail(-5, 0);
+	assert_int_equal(XL_MOVE_GAP_US(d), 0);
+	assert_int_equal(XL_MOVE_OLD_QUEUE_US(d), 0);
+	d = xl_move_detail(INT64_MAX, XL_QDELAY_MAX);
+	assert_int_equal(XL_MOVE_GAP_US(d), XL_MOVE_US_MAX);
+	assert_int_equal(XL_MOVE_OLD_QUEUE_US(d), XL_MOVE_US_MAX);
+	/* just under the top: exact, not saturated */
+	d = xl_move_detail(65534 * US, 65534 * US);
+	assert_int_equal(XL_MOVE_GAP_US(d), 65534);
+	assert_int_equal(XL_MOVE_OLD_QUEUE_US(d), 65534);
+}
+
 /* ---- staying put: xl_move_worth, xl_expected_rate, xl_window_rate ------ */
 
 #define M100 100000000ULL
@@ -1455,6 +1478,7 @@ int main(void)
 		cmocka_unit_test(move_old_queue_longer),
 		cmocka_unit_test(move_new_queue_longer),
 		cmocka_unit_test(move_from_down_member),
+		cmocka_unit_test(move_detail_packs),
 		cmocka_unit_test(move_floor),
 		cmocka_unit_test(worth_equal_flows_stay),
 		cmocka_unit_test(worth_collision_moves),

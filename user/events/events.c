@@ -17,6 +17,7 @@
 #include <bpf/libbpf.h>
 #include "pin_names.h"
 #include "events.h"
+#include "lb.h"
 #include "roce.h"
 #include "common/cli.h"
 #include "common/names.h"
@@ -236,6 +237,12 @@ static bool wanted(const struct events_run *r, const struct xl_event *e,
 	return true;
 }
 
+/* ">=" before a saturated xl_move_detail field */
+static const char *sat(__u32 us)
+{
+	return us >= XL_MOVE_US_MAX ? ">=" : "";
+}
+
 /* What aux and aux2 say, per kind (include/events.h). */
 static void detail(const struct events_run *r, const struct xl_event *e, char *buf,
 		   size_t len)
@@ -264,11 +271,14 @@ static void detail(const struct events_run *r, const struct xl_event *e, char *b
 		break;
 	case XL_EV_MOVE:
 		port_name(r, e->h.aux, other, sizeof(other));
-		snprintf(buf, len, "from %s", other);
+		snprintf(buf, len, "from %s, gap %s%u us, old queue %s%u us", other, sat(XL_MOVE_GAP_US(e->h.aux2)), XL_MOVE_GAP_US(e->h.aux2),
+			 sat(XL_MOVE_OLD_QUEUE_US(e->h.aux2)), XL_MOVE_OLD_QUEUE_US(e->h.aux2));
 		break;
 	case XL_EV_MOVE_REFUSED:
 		port_name(r, e->h.aux, other, sizeof(other));
-		snprintf(buf, len, "stays, not to %s (reorder-free rule)", other);
+		snprintf(buf, len, "stays, not to %s (reorder-free rule): gap %s%u us, "
+			 "queue here %s%u us", other, sat(XL_MOVE_GAP_US(e->h.aux2)), XL_MOVE_GAP_US(e->h.aux2),
+			 sat(XL_MOVE_OLD_QUEUE_US(e->h.aux2)), XL_MOVE_OLD_QUEUE_US(e->h.aux2));
 		break;
 	case XL_EV_LINK_DOWN:
 	case XL_EV_LINK_UP:
@@ -285,7 +295,7 @@ static void detail(const struct events_run *r, const struct xl_event *e, char *b
 static void print_text(const struct events_run *r, const struct xl_event *e,
 		       const struct xl_decoded *d, __u64 real_ns)
 {
-	char port[XL_IFNAMSIZ + 8], when[32], what[96], flow[160] = "";
+	char port[XL_IFNAMSIZ + 8], when[32], what[128], flow[160] = "";
 	time_t secs = (time_t)(real_ns / 1000000000ULL);
 	struct tm tm;
 
@@ -308,7 +318,7 @@ static void print_text(const struct events_run *r, const struct xl_event *e,
 static void print_json(const struct events_run *r, const struct xl_event *e,
 		       const struct xl_decoded *d, __u64 real_ns)
 {
-	char port[XL_IFNAMSIZ + 8], what[96], hex[2 * XL_EVENT_SNAP + 1];
+	char port[XL_IFNAMSIZ + 8], what[128], hex[2 * XL_EVENT_SNAP + 1];
 	json_object *o = json_object_new_object(), *doc;
 
 	port_name(r, e->h.ifindex, port, sizeof(port));
@@ -322,6 +332,12 @@ static void print_json(const struct events_run *r, const struct xl_event *e,
 			e->h.reason < XL_REASON_MAX ? xl_reason_names[e->h.reason] : "?"));
 	json_object_object_add(o, "aux", json_object_new_uint64(e->h.aux));
 	json_object_object_add(o, "aux2", json_object_new_uint64(e->h.aux2));
+	if (e->h.kind == XL_EV_MOVE || e->h.kind == XL_EV_MOVE_REFUSED) {
+		json_object_object_add(o, "gap_us",
+				       json_object_new_uint64(XL_MOVE_GAP_US(e->h.aux2)));
+		json_object_object_add(o, "old_queue_us",
+				       json_object_new_uint64(XL_MOVE_OLD_QUEUE_US(e->h.aux2)));
+	}
 	json_object_object_add(o, "detail", json_object_new_string(what));
 	if (e->h.has_flow)
 		json_object_object_add(o, "flow", xl_flow_json(&e->h.flow));

@@ -207,6 +207,10 @@ static json_object *qp_json(const struct flow *f)
 	json_object_object_add(e, "bytes", json_object_new_int64((int64_t)v->bytes));
 	json_object_object_add(e, "ce", json_object_new_int64((int64_t)v->ce));
 	json_object_object_add(e, "lost", json_object_new_int64((int64_t)flow_lost(v)));
+	/* in the samples too: a count taken after a warm-up is subtracted
+	 * from the summary's, field by field */
+	json_object_object_add(e, "reordered", json_object_new_int64((int64_t)v->reordered));
+	json_object_object_add(e, "duplicates", json_object_new_int64((int64_t)v->duplicates));
 	return e;
 }
 
@@ -245,8 +249,6 @@ static void print_json(const struct flow *fl, size_t n,
 		json_object *e = qp_json(&fl[i]);
 		double s = flow_secs(v);
 
-		json_object_object_add(e, "reordered", json_object_new_int64((int64_t)v->reordered));
-		json_object_object_add(e, "duplicates", json_object_new_int64((int64_t)v->duplicates));
 		json_object_object_add(e, "first_psn", json_object_new_int64(flow_first_psn(v)));
 		json_object_object_add(e, "last_psn", json_object_new_int64(v->highest));
 		json_object_object_add(e, "seconds", json_object_new_double(s));
