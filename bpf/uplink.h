@@ -303,8 +303,9 @@ static __always_inline __u64 flow_rate(const struct xl_group *g,
 
 /* The member of group gid (index into its members) for a packet of this
  * flow, with XL_CHOSE_* flags, or -1 when none is up; for a move or a
- * refused one, *detail is what the rule weighed (xl_move_detail). Keeps the flow table in every mode, so
- * `xdpleaf flows` works for the baseline too. A global function: the
+ * refused one, *detail is what the rule weighed (xl_move_detail). Keeps
+ * the flow table in every mode, so `xdpleaf flows` works for the baseline
+ * too. A global function: the
  * verifier checks it once, on its own, which keeps the per-member loops
  * from multiplying the main program's paths. */
 __noinline int xl_choose_uplink(struct xl_flow *flow, __u32 gid, __u64 now,

@@ -149,7 +149,8 @@ def roce_figures(r, steps, path):
     cnt = {h: (load(os.path.join(path, f"host-{h}.json")) or {}).get("counters", {}) for h in HOSTS}
     r["cnps_sent"] = sum(c.get("cnps_sent", 0) for c in cnt.values())
     r["cnps_received"] = sum(c.get("cnps_received", 0) for c in cnt.values())
-    move_attribution(r, steps, path, load(os.path.join(path, "c1.json")))
+    move_attribution(r, steps, path, load(os.path.join(path, "c0.json")),
+                     load(os.path.join(path, "c1.json")))
 
 
 # An out-of-order PSN counts as after a move if leaf1 moved its flow at
@@ -158,7 +159,7 @@ def roce_figures(r, steps, path):
 MOVE_WINDOW_NS = 10_000_000
 
 
-def move_attribution(r, steps, path, c1):
+def move_attribution(r, steps, path, c0, c1):
     """roce cells: the out-of-order PSNs host mode saw at the receivers over
     the whole job (warm-up included: a move then reorders as much), and how
     many of them followed a move of their flow in leaf1 (roce_steps.py
@@ -193,13 +194,18 @@ def move_attribution(r, steps, path, c1):
     r["roce_moves_measured"] = sum(1 for v in moves.values() for m in v if m["t"] >= t0)
     # events of these kinds the dataplane counted but did not write (over
     # event_rate, or a full ring): the receivers' host mode and leaf1
-    counts = [(h, "psn_old", (load(os.path.join(path, f"host-{h}.json")) or {}).get("events"))
-              for h in RECEIVERS]
-    counts.append(("leaf1", "move", ((c1 or {}).get("map") or {}).get("events")))
-    unwritten = []
-    for h, kind, ev_counts in counts:
+    def lost(ev_counts, kind):
         c = (ev_counts or {}).get(kind, {})
-        n = c.get("limited", 0) + c.get("ring_full", 0)
+        return c.get("limited", 0) + c.get("ring_full", 0)
+
+    # host mode is loaded for the cell; leaf1's counts span its lab's
+    # earlier cells too, so its part is the difference over the job
+    counts = [(h, lost((load(os.path.join(path, f"host-{h}.json")) or {}).get("events"), "psn_old"))
+              for h in RECEIVERS]
+    leaf = [((snap or {}).get("map") or {}).get("events") for snap in (c0, c1)]
+    counts.append(("leaf1", lost(leaf[1], "move") - lost(leaf[0], "move")))
+    unwritten = []
+    for h, n in counts:
         if n:
             unwritten.append(f"{h}: {n}")
     r["events_unwritten"] = unwritten

@@ -248,6 +248,7 @@ static void detail(const struct events_run *r, const struct xl_event *e, char *b
 		   size_t len)
 {
 	char other[XL_IFNAMSIZ + 8];
+	__u32 gap = XL_MOVE_GAP_US(e->h.aux2), queue = XL_MOVE_OLD_QUEUE_US(e->h.aux2);
 
 	switch (e->h.kind) {
 	case XL_EV_DROP:
@@ -271,14 +272,13 @@ static void detail(const struct events_run *r, const struct xl_event *e, char *b
 		break;
 	case XL_EV_MOVE:
 		port_name(r, e->h.aux, other, sizeof(other));
-		snprintf(buf, len, "from %s, gap %s%u us, old queue %s%u us", other, sat(XL_MOVE_GAP_US(e->h.aux2)), XL_MOVE_GAP_US(e->h.aux2),
-			 sat(XL_MOVE_OLD_QUEUE_US(e->h.aux2)), XL_MOVE_OLD_QUEUE_US(e->h.aux2));
+		snprintf(buf, len, "from %s, gap %s%u us, old queue %s%u us", other,
+			 sat(gap), gap, sat(queue), queue);
 		break;
 	case XL_EV_MOVE_REFUSED:
 		port_name(r, e->h.aux, other, sizeof(other));
 		snprintf(buf, len, "stays, not to %s (reorder-free rule): gap %s%u us, "
-			 "queue here %s%u us", other, sat(XL_MOVE_GAP_US(e->h.aux2)), XL_MOVE_GAP_US(e->h.aux2),
-			 sat(XL_MOVE_OLD_QUEUE_US(e->h.aux2)), XL_MOVE_OLD_QUEUE_US(e->h.aux2));
+			 "queue here %s%u us", other, sat(gap), gap, sat(queue), queue);
 		break;
 	case XL_EV_LINK_DOWN:
 	case XL_EV_LINK_UP:
