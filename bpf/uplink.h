@@ -368,7 +368,10 @@ __noinline int xl_choose_uplink(struct xl_flow *flow, __u32 gid, __u64 now,
 	}
 	if (m < 0 || m >= XL_MAX_GROUP_MEMBERS)
 		return -1;
-	if (detail && cur >= 0 && m != cur)
+	/* what an event will say, only where one can follow (a new
+	 * flowlet's move, or the rule's refusal): a packet that free spray
+	 * or a hash of a changed member sends elsewhere pays for no division */
+	if (detail && cur >= 0 && m != cur && (new_flowlet || safe))
 		*detail = xl_move_detail((__s64)(now - fs->last_ns), fs->qdelay_ns);
 	/* A move that could overtake the flow's previous packet is refused:
 	 * the packet (a new flowlet's first) stays on the flow's member. */

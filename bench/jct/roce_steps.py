@@ -191,14 +191,16 @@ def main():
         sys.exit("roce_steps: --bytes must split into --qps messages of a multiple of 4 bytes")
     rng = random.Random(a.seed)
     deadline = time.monotonic() + a.timeout
-    # the readers start first: the warm-up steps, which the report leaves
-    # out, give them time to attach
-    readers = [Events(a, r, f"{a.prefix}_{r}", "psn_old") for _, r, _, _ in PAIRS]
-    if a.leaf1_instance:
-        readers.append(Events(a, "leaf1", a.leaf1_instance, "move"))
-    sinks = [Sink(a, r) for _, r, _, _ in PAIRS]
-    gens = []
-    try:
+    readers, sinks, gens = [], [], []
+    try:  # whatever started is stopped in the end, also when a start fails
+        # the event readers first (the ring keeps what comes before they
+        # read; an earlier cell's events they leave out by time)
+        for _, r, _, _ in PAIRS:
+            readers.append(Events(a, r, f"{a.prefix}_{r}", "psn_old"))
+        if a.leaf1_instance:
+            readers.append(Events(a, "leaf1", a.leaf1_instance, "move"))
+        for _, r, _, _ in PAIRS:
+            sinks.append(Sink(a, r))
         for s in sinks:
             if not s.wait(lambda s=s: s.ready, 20):
                 sys.exit(f"roce_steps: sink in {s.host} did not start: {''.join(s.err)}")

@@ -1,6 +1,10 @@
 # Shared helpers for the lab tests. Loaded with `load helpers`.
 # shellcheck disable=SC2034 # LAB, CONF are used by the .bats files
 
+# A negated check inside a test is written `! cmd || false`: bats runs
+# tests under `set -e`, which ignores a `!` command's status, so a bare
+# `! cmd` fails the test only as its last line.
+
 ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd -P)
 LAB=$ROOT/lab/lab.sh
 XDPLEAF=$ROOT/build/xdpleaf

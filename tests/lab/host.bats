@@ -225,8 +225,8 @@ bpftool_tcx_links() {
 	[[ ! -e /sys/fs/bpf/xdpleaf/$I ]]
 	local links
 	links=$(bpftool_tcx_links)
-	! grep -qx "$in_link" <<<"$links"
-	! grep -qx "$out_link" <<<"$links"
+	! grep -qx "$in_link" <<<"$links" || false
+	! grep -qx "$out_link" <<<"$links" || false
 	# programs go with their last reference (the links), possibly a moment
 	# later (freed after an RCU grace period)
 	local tries=50
@@ -235,8 +235,8 @@ bpftool_tcx_links() {
 			bpftool prog show id "$out_prog" >/dev/null 2>&1 || break
 		sleep 0.1
 	done
-	! bpftool prog show id "$in_prog" >/dev/null 2>&1
-	! bpftool prog show id "$out_prog" >/dev/null 2>&1
+	! bpftool prog show id "$in_prog" >/dev/null 2>&1 || false
+	! bpftool prog show id "$out_prog" >/dev/null 2>&1 || false
 	[[ $(in_ns "$NH" bpftool -j net | jq '[.[].tc[]?, .[].xdp[]?] | length') -eq 0 ]]
 	run --separate-stderr xl status --instance "$I"
 	[[ $output == "instance $I: not loaded" ]]
@@ -549,7 +549,7 @@ gone_pid() {
 	local pid
 	pid=$(jq .daemon_pid <<<"$output")
 	((pid > 0)) && [[ $(cat "/proc/$pid/comm") == xdpleaf-daemon ]]
-	! has_addr 10.77.1.1
+	! has_addr 10.77.1.1 || false
 	ip -n "$NH" addr add 10.77.1.1/24 dev h0
 	poll has_addr 10.77.1.1
 	peer_frames ce "$HMAC" 10.77.0.2 10.77.1.1 0x101

@@ -136,7 +136,7 @@ row_ok() { # label op
 		# what arrived, and the gaps the sinks saw, cannot exceed it
 		jq -e '.roce_packets > 0 and .roce_packets + .roce_lost <= .roce_sent' <<<"$r" >/dev/null
 		# host mode's pins went with the cell
-		! compgen -G "/sys/fs/bpf/xdpleaf/$(jq -r .lab <<<"$r")_*" >/dev/null
+		[[ -z $(compgen -G "/sys/fs/bpf/xdpleaf/$(jq -r .lab <<<"$r")_*") ]]
 	done
 	r=$(row flowlet roce)
 	[[ $(jq .roce_reordered <<<"$r") == 0 ]] || {

@@ -27,7 +27,7 @@ bats_require_minimum_version 1.5.0 # run --separate-stderr
 	run --separate-stderr "$XDPLEAF" sim queue --rate 1G --buffer 200K \
 		--load 2G --duration 20ms --not-ect
 	[[ $status -eq 0 ]]
-	! printf '%s\n' "${lines[@]}" | grep -q ',marked$'
+	! printf '%s\n' "${lines[@]}" | grep -q ',marked$' || false
 	printf '%s\n' "${lines[@]}" | grep -q ',dropped$'
 }
 

@@ -185,7 +185,7 @@ changed_conf() {
 	# back as loaded: flowlet, no rate on u1, the extra route gone
 	[[ $(jqv "$st1" '.groups[0].lb_mode') == flowlet ]]
 	[[ $(jqv "$st1" '.ports[] | select(.name == "u1") | .queue') == null ]]
-	! xl routes --json --instance "$P" | jq -e '.routes[] | select(.prefix == "10.9.0.0/16")' >/dev/null
+	! xl routes --json --instance "$P" | jq -e '.routes[] | select(.prefix == "10.9.0.0/16")' >/dev/null || false
 	# counters went on
 	(($(jqv "$st1" '.ports[] | select(.name == "s1") | .rx_packets') >= \
 	  $(jqv "$st0" '.ports[] | select(.name == "s1") | .rx_packets') + sent))
