@@ -73,6 +73,8 @@ __noinline int xl_take_rate_sample(__u32 slot, __u64 now)
 					     now - last, XL_RATE_TAU_NS);
 		r->rate_slow_bps = xl_rate_update(r->rate_slow_bps, bytes - r->sample_bytes,
 						  now - last, XL_RATE_SLOW_TAU_NS);
+		r->held_bps = xl_rate_update(r->held_bps, bytes - r->sample_bytes,
+					     now - last, XL_HELD_LOAD_TAU_NS);
 		/* subtracted atomically: a flowlet placed meanwhile stays */
 		__sync_fetch_and_sub(&r->pending_bps,
 				     xl_pending_taken(r->pending_bps, now - last,
@@ -122,6 +124,28 @@ static __always_inline __u64 member_slow_rate_now(__u32 slot, __u64 now)
 	return xl_rate_now(r->rate_slow_bps, since_sample(r, now), XL_RATE_SLOW_TAU_NS);
 }
 
+/* The held load of the uplink in `slot` now (include/lb.h; fading once it
+ * goes quiet, as member_rate_now). */
+static __always_inline __u64 member_held_load_now(__u32 slot, __u64 now)
+{
+	struct xl_uplink_rate *r = bpf_map_lookup_elem(&uplink_rates, &slot);
+
+	if (!r || !r->sample_ns)
+		return 0;
+	return xl_rate_now(r->held_bps, since_sample(r, now), XL_HELD_LOAD_TAU_NS);
+}
+
+/* A flow of flow_bps left the uplink in `slot`: not held there any more.
+ * Read and written without a lock: a sample or another departure at the
+ * same instant may be lost, and the average's next samples make up for it. */
+static __always_inline void member_held_load_leave(__u32 slot, __u64 flow_bps)
+{
+	struct xl_uplink_rate *r = bpf_map_lookup_elem(&uplink_rates, &slot);
+
+	if (r)
+		r->held_bps = xl_held_load_leave(r->held_bps, flow_bps);
+}
+
 /* Utilization of member i of group gid right now (member_rate_now plus
  * its phantom queue if the port has one) with `extra` bit/s more sent on
  * it. Global, so the verifier checks its branches once instead of once
@@ -160,7 +184,9 @@ __noinline int xl_move_worth_g(__u32 gid, __u32 members, __u64 now,
 	return xl_move_worth(flow_bps, xl_rate_still_counted(flow_bps, gap_ns),
 			     member_rate_now(g->member_slot[c], now),
 			     member_slow_rate_now(g->member_slot[c], now), g->capacity_bps[c],
-			     member_rate_now(g->member_slot[n], now), g->capacity_bps[n]);
+			     xl_move_target_rate(member_rate_now(g->member_slot[n], now),
+						 member_held_load_now(g->member_slot[n], now)),
+			     g->capacity_bps[n]);
 }
 
 /* Each picker below loops over the members; as global functions they are
@@ -421,8 +447,11 @@ __noinline int xl_choose_uplink(struct xl_flow *flow, __u32 gid, __u64 now,
 		fs->flowlet_bytes = 0;
 		fs->flowlets++;
 		fs->moves += cur >= 0 && cur != m;
-		if (cur >= 0 && cur != m)
+		if (cur >= 0 && cur != m) {
 			other = cur;
+			member_held_load_leave(g->member_slot[cur & (XL_MAX_GROUP_MEMBERS - 1)],
+					       flow_rate(g, fs, cur));
+		}
 		count_flowlet(g->member_slot[m],
 			      g->member_slot[cur & (XL_MAX_GROUP_MEMBERS - 1)],
 			      cur >= 0 && cur != m);

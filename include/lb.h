@@ -549,4 +549,42 @@ static inline int xl_move_worth(__u64 flow_bps, __u64 still_bps, __u64 cur_rate,
 	return (__u64)there + XL_LB_MOVE_MARGIN < here;
 }
 
+/* ---- held load: what a member's flows bring back after a pause -------- */
+
+/* The flows of a collective pause together between its phases and steps
+ * (for ms up to tens of ms), and after a few tau every member's average
+ * reads nearly idle. Judged by that, the big member of unequal ones looked
+ * better than a flow's own, the flow moved onto it, and the member's own
+ * flows came back to find it there: on 200/100/100/50 Mbit/s, ring flows
+ * met three on the 200 Mbit/s member for up to 240 ms of a step, 19 % of
+ * the time (make bench-jct, 16 MiB all-reduce, one cell traced). Even the 10 ms average
+ * read 75-94 Mbit/s there after such a pause, as its flows do not stop at
+ * the same instant.
+ *
+ * So a member also keeps its held load: its average over
+ * XL_HELD_LOAD_TAU_NS (100 ms, longer than such pauses), less the rate of
+ * every flow that left it since. A move onto a member weighs the higher of
+ * its fast average (with pending) and its held load
+ * (xl_move_target_rate): a member its flows left looks free at once, one
+ * whose flows paused does not. An average, not the highest reading: flows
+ * that come and go on their own (messages of independent QPs) must still
+ * find the room their average leaves. */
+#ifndef XL_HELD_LOAD_TAU_NS
+#define XL_HELD_LOAD_TAU_NS 100000000ULL /* 100 ms */
+#endif
+
+/* A flow of flow_bps left the member: its part of the held load goes
+ * with it. */
+static inline __u64 xl_held_load_leave(__u64 held_bps, __u64 flow_bps)
+{
+	return held_bps > flow_bps ? held_bps - flow_bps : 0;
+}
+
+/* The load a move onto a member weighs: its fast average with pending,
+ * or its held load if that is higher. */
+static inline __u64 xl_move_target_rate(__u64 fast_bps, __u64 held_bps)
+{
+	return fast_bps > held_bps ? fast_bps : held_bps;
+}
+
 #endif /* XL_LB_H */

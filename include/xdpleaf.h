@@ -254,6 +254,10 @@ struct xl_uplink_rate {
 	/* the same average over XL_RATE_SLOW_TAU_NS: sustained load, which
 	 * a burst does not move (xl_move_worth) */
 	__u64 rate_slow_bps;
+	/* held load: the average over XL_HELD_LOAD_TAU_NS less the flows
+	 * that left since, what the member's flows bring back after a
+	 * pause (include/lb.h) */
+	__u64 held_bps;
 };
 
 /* Key of the `port_vlans` map: a VLAN a port forwards tagged frames of

@@ -1303,6 +1303,58 @@ static void flowlet_move_allowed(void **state)
 	}
 }
 
+/* Held load (include/lb.h): a flow alone on its 100 Gb/s member pauses;
+ * the 200 Gb/s member's average reads idle, as if its flows had gone, but
+ * they only paused too: its held load says 200 Gb/s, and the flow stays
+ * (1.5 there against 1.0 here). Once they left (held 0) it moves, and
+ * takes its rate out of its old member's held load. */
+static void flowlet_held_load_keeps_flow(void **state)
+{
+	static const __u64 caps[N_UP] = { CAP, 2 * CAP, CAP, CAP };
+	struct pkt_spec s = udp_flow(48200);
+	struct xl_flow_state fs;
+	struct xl_uplink_rate ur;
+	struct sent r;
+	int round;
+
+	(void)state;
+	reset(XL_LB_FLOWLET, TIMEOUT);
+	set_group(XL_LB_FLOWLET, TIMEOUT, caps);
+	/* four idle members tie; the rotation starts at u0 */
+	send_fwd(&s, &r);
+	assert_int_equal(r.egress, P_U0);
+	for (round = 0; round < 2; round++) {
+		assert_true(flow_get(&s, &fs));
+		fs.flowlet_rate_bps = 10 * CAP; /* taken as u0's CAP */
+		fs.flowlet_bytes = 0;
+		flow_put(&s, &fs);
+		sleep_ns(3 * TIMEOUT);
+		/* the pick is u1: u2 and u3 busy, u0 half (what is left of
+		 * the flow's own bytes in its average), u1 idle */
+		member_busy(P_U0 + 2);
+		member_busy(P_U0 + 3);
+		rate_read(P_U0, &ur);
+		ur.rate_bps = CAP / 2;
+		ur.held_bps = 3 * CAP;
+		ur.sample_ns = mono_ns();
+		rate_write(P_U0, &ur);
+		rate_read(P_U0 + 1, &ur);
+		ur.rate_bps = 0;
+		ur.pending_bps = 0;
+		ur.held_bps = round == 0 ? 2 * CAP : 0;
+		ur.sample_ns = mono_ns();
+		rate_write(P_U0 + 1, &ur);
+		send_fwd(&s, &r);
+		print_message("# u1 held %s: the flow went to %s\n",
+			      round == 0 ? "200 Gb/s" : "nothing", port_ifname[r.egress]);
+		assert_int_equal(r.egress, round == 0 ? P_U0 : P_U0 + 1);
+	}
+	rate_read(P_U0, &ur);
+	assert_int_equal(ur.held_bps, 2 * CAP);
+	assert_true(flow_get(&s, &fs));
+	assert_int_equal(fs.moves, 1);
+}
+
 /* Members without a rate have no queue: only the skew counts. A skew of
  * 1 s keeps a flow on its member past a 300 us gap (the choice wants to
  * leave it: it is the busiest), a skew of 0 lets it go. */
@@ -1414,6 +1466,7 @@ int main(void)
 		cmocka_unit_test(flowlet_saturated_members),
 		cmocka_unit_test(flowlet_move_refused),
 		cmocka_unit_test(flowlet_move_allowed),
+		cmocka_unit_test(flowlet_held_load_keeps_flow),
 		cmocka_unit_test(flowlet_skew_unlimited_members),
 		cmocka_unit_test(spray_reorder_safe_and_free),
 	};

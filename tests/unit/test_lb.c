@@ -782,6 +782,42 @@ static void worth_sustained_overload_moves(void **state)
 	assert_true(xl_move_worth(M100, M100, UINT64_MAX, UINT64_MAX, M100, 0, M100));
 }
 
+/* Held load: a flow that leaves takes its rate out of it, never below 0;
+ * a move weighs the higher of the fast average and the held load. */
+static void held_load_leave_and_target(void **state)
+{
+	(void)state;
+	assert_int_equal(xl_held_load_leave(2 * M100, M100), M100);
+	assert_int_equal(xl_held_load_leave(M100, 2 * M100), 0);
+	assert_int_equal(xl_move_target_rate(M100, 2 * M100), 2 * M100);
+	assert_int_equal(xl_move_target_rate(3 * M100, 2 * M100), 3 * M100);
+	/* the 100 ms average still holds most of a load that paused for
+	 * 10 ms (one sample over the pause) */
+	assert_true(xl_rate_update(2 * M100, 0, 10000000ULL, XL_HELD_LOAD_TAU_NS) >
+		    2 * M100 * 9 / 10);
+}
+
+/* The case it is for: a ring flow of 100M alone on its 100M member
+ * pauses with everyone else; the 200M member's two flows paused too, its
+ * fast average reads 10M. By that alone the flow moved there (0.55 + 1/16
+ * against 1.0); with the 200M held, it stays (1.5). Once those two flows
+ * left (held 0), it goes. */
+static void held_load_keeps_paused_member(void **state)
+{
+	const __u64 ms = 1000000ULL;
+	__u64 still = xl_rate_still_counted(M100, 5 * ms);
+
+	(void)state;
+	assert_true(xl_move_worth(M100, still, still, M100, M100, M100 / 10, 2 * M100));
+	assert_false(xl_move_worth(M100, still, still, M100, M100,
+				   xl_move_target_rate(M100 / 10, 2 * M100), 2 * M100));
+	assert_true(xl_move_worth(M100, still, still, M100, M100,
+				  xl_move_target_rate(M100 / 10,
+						      xl_held_load_leave(
+							      xl_held_load_leave(2 * M100, M100), M100)),
+				  2 * M100));
+}
+
 /* A flow that sends in phases: its window reads 20M, its flowlets 100M.
  * Judged by the window, an idle 50M member looked better than the 200M
  * member it shares with another 100M flow (0.4 + 1/16 < 0.6); judged by
@@ -1483,6 +1519,8 @@ int main(void)
 		cmocka_unit_test(worth_equal_flows_stay),
 		cmocka_unit_test(worth_collision_moves),
 		cmocka_unit_test(worth_sustained_overload_moves),
+		cmocka_unit_test(held_load_leave_and_target),
+		cmocka_unit_test(held_load_keeps_paused_member),
 		cmocka_unit_test(flow_demand_is_the_higher),
 		cmocka_unit_test(rate_still_counted),
 		cmocka_unit_test(auto_skew),

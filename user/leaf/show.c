@@ -73,17 +73,17 @@ static int read_port_stats(int fd, __u32 slot, struct xl_port_stats *sum)
 	return xl_percpu_sum(fd, &slot, sizeof(*sum), XL_PORT_STATS_COUNTERS, sum);
 }
 
-/* An uplink's measured rate, its slow (10 ms) average and its pending rate
- * (flowlets placed, not yet measured) as the dataplane would see them now:
- * all decay while no sample is taken (include/lb.h). */
+/* An uplink's measured rate, its slow (10 ms) average, its pending rate
+ * (flowlets placed, not yet measured) and its held load as the dataplane
+ * would see them now: all decay while no sample is taken (include/lb.h). */
 static void uplink_rate_now(int rates_fd, __u32 slot, __u64 *rate,
-			    __u64 *slow, __u64 *pending)
+			    __u64 *slow, __u64 *pending, __u64 *held)
 {
 	struct xl_uplink_rate r = {};
 	struct timespec ts;
 	__u64 now, idle;
 
-	*rate = *slow = *pending = 0;
+	*rate = *slow = *pending = *held = 0;
 	if (rates_fd < 0 || bpf_map_lookup_elem(rates_fd, &slot, &r))
 		return;
 	if (!r.sample_ns) {
@@ -96,6 +96,7 @@ static void uplink_rate_now(int rates_fd, __u32 slot, __u64 *rate,
 	*rate = xl_rate_now(r.rate_bps, idle, XL_RATE_TAU_NS);
 	*slow = xl_rate_now(r.rate_slow_bps, idle, XL_RATE_SLOW_TAU_NS);
 	*pending = xl_rate_now(r.pending_bps, idle, XL_RATE_TAU_NS);
+	*held = xl_rate_now(r.held_bps, idle, XL_HELD_LOAD_TAU_NS);
 }
 
 /* Groups: mode, timeout, members with capacity and link state. */
@@ -168,12 +169,13 @@ static json_object *port_json(const struct xl_port *p, const struct xl_port_stat
 	json_object_object_add(o, "tx_packets", json_object_new_uint64(s->tx_packets));
 	json_object_object_add(o, "tx_bytes", json_object_new_uint64(s->tx_bytes));
 	if (p->role == XL_ROLE_UPLINK) {
-		__u64 rate, slow, pending;
+		__u64 rate, slow, pending, held;
 
-		uplink_rate_now(rates_fd, p->slot, &rate, &slow, &pending);
+		uplink_rate_now(rates_fd, p->slot, &rate, &slow, &pending, &held);
 		json_object_object_add(o, "rate_bps", json_object_new_uint64(rate));
 		json_object_object_add(o, "rate_slow_bps", json_object_new_uint64(slow));
 		json_object_object_add(o, "pending_bps", json_object_new_uint64(pending));
+		json_object_object_add(o, "held_load_bps", json_object_new_uint64(held));
 		json_object_object_add(o, "flowlets", json_object_new_uint64(s->flowlets));
 		json_object_object_add(o, "moves_in", json_object_new_uint64(s->moves_in));
 		json_object_object_add(o, "moves_out", json_object_new_uint64(s->moves_out));
@@ -365,13 +367,14 @@ int xl_leaf_stats(const char *instance, bool json)
 				       *xl_reason_counter(&s.reason, k));
 		printf("\n");
 		if (p->role == XL_ROLE_UPLINK) {
-			__u64 rate, slow, pending;
+			__u64 rate, slow, pending, held;
 
-			uplink_rate_now(m.rates_fd, p->slot, &rate, &slow, &pending);
-			printf("  uplink: rate now %.1f Mbit/s (+%.1f pending; %.1f over 10 ms), "
-			       "flowlets %llu, moved in %llu, moved out %llu, moves refused %llu\n",
-			       rate / 1e6, pending / 1e6, slow / 1e6, s.flowlets, s.moves_in,
-			       s.moves_out, s.moves_refused);
+			uplink_rate_now(m.rates_fd, p->slot, &rate, &slow, &pending, &held);
+			printf("  uplink: rate now %.1f Mbit/s (+%.1f pending; %.1f over 10 ms; "
+			       "held %.1f), flowlets %llu, moved in %llu, moved out %llu, "
+			       "moves refused %llu\n",
+			       rate / 1e6, pending / 1e6, slow / 1e6, held / 1e6, s.flowlets,
+			       s.moves_in, s.moves_out, s.moves_refused);
 		}
 		xl_queue_print(m.qr, p);
 		pfc_print(&m, p->slot);

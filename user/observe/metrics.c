@@ -110,6 +110,10 @@ static const struct metric metrics[] = {
 	{ "xdpleaf_uplink_slow_rate_bytes_per_second", G, S_UPLINK, VALUE, "rate_slow_bps", NULL, 0.125,
 	  "The uplink's transmit rate averaged over 10 ms: the sustained load "
 	  "a flow's own member is judged by when a move is weighed." },
+	{ "xdpleaf_uplink_held_load_bytes_per_second", G, S_UPLINK, VALUE, "held_load_bps", NULL, 0.125,
+	  "The uplink's held load: its transmit rate averaged over 100 ms, less "
+	  "the flows that left it since; a move onto the uplink weighs it, so "
+	  "that flows which only paused keep their room." },
 	{ "xdpleaf_uplink_pending_rate_bytes_per_second", G, S_UPLINK, VALUE, "pending_bps", NULL, 0.125,
 	  "Rate of the flowlets just placed on the uplink that its measured "
 	  "rate has not taken in yet." },

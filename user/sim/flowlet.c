@@ -40,10 +40,11 @@ static __u64 uniform_ns(__u64 *rng, __u64 lo, __u64 hi)
 	return lo + (__u64)(((double)xl_rand32(rng) / 4294967296.0) * (hi - lo));
 }
 
-/* Per member: the estimator's averages (over tau and the slow tau) and
- * the pending rate of flowlets just placed there (struct xl_uplink_rate). */
+/* Per member: the estimator's averages (over tau and the slow tau), the
+ * pending rate of flowlets just placed there and its held load
+ * (struct xl_uplink_rate). */
 struct sim_member {
-	__u64 rate, slow, pending;
+	__u64 rate, slow, pending, held;
 };
 
 /* The member a new flowlet of f would take, as bpf/uplink.h picks it. */
@@ -93,7 +94,8 @@ static int place(struct xl_lb_sim *s, struct sim_flow *f, struct sim_member *mb,
 			   xl_rate_still_counted(xl_expected_rate(f->rate_bps, s->cap_bps[cur]),
 						 t - f->last_ns),
 			   mb[cur].rate + mb[cur].pending, mb[cur].slow, s->cap_bps[cur],
-			   mb[m].rate + mb[m].pending, s->cap_bps[m]))
+			   xl_move_target_rate(mb[m].rate + mb[m].pending, mb[m].held),
+			   s->cap_bps[m]))
 		m = cur;
 	if (s->mode != XL_LB_HASH && f->member >= 0 && m != f->member &&
 	    !xl_move_safe((__s64)(t - f->last_ns), s->floor_ns,
@@ -112,6 +114,10 @@ static int place(struct xl_lb_sim *s, struct sim_flow *f, struct sim_member *mb,
 	if (s->mode == XL_LB_FLOWLET && !s->no_pending &&
 	    (m != cur || t - f->last_ns > XL_RATE_TAU_NS))
 		mb[m].pending += xl_expected_rate(f->rate_bps, s->cap_bps[m]);
+	/* a flow that left is no longer held where it was */
+	if (s->mode == XL_LB_FLOWLET && cur >= 0 && m != cur)
+		mb[cur].held = xl_held_load_leave(mb[cur].held,
+						  xl_expected_rate(f->rate_bps, s->cap_bps[cur]));
 	return m;
 }
 
@@ -186,6 +192,8 @@ int xl_lb_sim_run(struct xl_lb_sim *s)
 						    XL_RATE_TAU_NS);
 			mb[i].slow = xl_rate_update(mb[i].slow, (__u64)sent[i], STEP_NS,
 						    XL_RATE_SLOW_TAU_NS);
+			mb[i].held = xl_rate_update(mb[i].held, (__u64)sent[i], STEP_NS,
+						    XL_HELD_LOAD_TAU_NS);
 			mb[i].pending -= xl_pending_taken(mb[i].pending, STEP_NS,
 							  XL_RATE_TAU_NS);
 			/* each member's phantom queue holds the shipped default
