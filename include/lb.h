@@ -557,9 +557,9 @@ static inline int xl_move_worth(__u64 flow_bps, __u64 still_bps, __u64 cur_rate,
  * better than a flow's own, the flow moved onto it, and the member's own
  * flows came back to find it there: on 200/100/100/50 Mbit/s, ring flows
  * met three on the 200 Mbit/s member for up to 240 ms of a step, 19 % of
- * the time (make bench-jct, 16 MiB all-reduce, one cell traced). Even the 10 ms average
- * read 75-94 Mbit/s there after such a pause, as its flows do not stop at
- * the same instant.
+ * the time (make bench-jct, 16 MiB all-reduce, one cell traced). Even its
+ * 10 ms average read 75-94 Mbit/s after such a pause, as its flows do not
+ * stop at the same instant.
  *
  * So a member also keeps its held load: its average over
  * XL_HELD_LOAD_TAU_NS (100 ms, longer than such pauses), less the rate of
