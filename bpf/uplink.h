@@ -99,40 +99,31 @@ static __always_inline __u64 since_sample(const struct xl_uplink_rate *r, __u64 
 	return (__s64)(now - r->sample_ns) > 0 ? now - r->sample_ns : 0;
 }
 
-/* The rate of the uplink in `slot` right now: measured and pending
+/* The rate of an uplink's entry right now: measured and pending
  * (flowlets placed, not yet measured), which fade alike once it goes
  * quiet. */
-static __always_inline __u64 member_rate_now(__u32 slot, __u64 now)
+static __always_inline __u64 entry_rate_now(const struct xl_uplink_rate *r, __u64 now)
 {
-	struct xl_uplink_rate *r = bpf_map_lookup_elem(&uplink_rates, &slot);
-
-	if (!r)
-		return 0;
 	if (!r->sample_ns)
 		return r->pending_bps;
 	return xl_rate_now(r->rate_bps + r->pending_bps, since_sample(r, now), XL_RATE_TAU_NS);
 }
 
-/* The slow average of the uplink in `slot` right now (fading once it
- * goes quiet, as member_rate_now). */
-static __always_inline __u64 member_slow_rate_now(__u32 slot, __u64 now)
+/* Another of the entry's averages (the slow one, the held load) right
+ * now, fading over its own tau once the uplink goes quiet; 0 before the
+ * first sample. */
+static __always_inline __u64 entry_avg_now(const struct xl_uplink_rate *r, __u64 avg,
+					   __u64 now, __u64 tau_ns)
 {
-	struct xl_uplink_rate *r = bpf_map_lookup_elem(&uplink_rates, &slot);
-
-	if (!r || !r->sample_ns)
-		return 0;
-	return xl_rate_now(r->rate_slow_bps, since_sample(r, now), XL_RATE_SLOW_TAU_NS);
+	return r->sample_ns ? xl_rate_now(avg, since_sample(r, now), tau_ns) : 0;
 }
 
-/* The held load of the uplink in `slot` now (include/lb.h; fading once it
- * goes quiet, as member_rate_now). */
-static __always_inline __u64 member_held_load_now(__u32 slot, __u64 now)
+/* The rate of the uplink in `slot` right now (entry_rate_now). */
+static __always_inline __u64 member_rate_now(__u32 slot, __u64 now)
 {
 	struct xl_uplink_rate *r = bpf_map_lookup_elem(&uplink_rates, &slot);
 
-	if (!r || !r->sample_ns)
-		return 0;
-	return xl_rate_now(r->held_bps, since_sample(r, now), XL_HELD_LOAD_TAU_NS);
+	return r ? entry_rate_now(r, now) : 0;
 }
 
 /* A flow of flow_bps left the uplink in `slot`: not held there any more.
@@ -178,14 +169,24 @@ __noinline int xl_move_worth_g(__u32 gid, __u32 members, __u64 now,
 	struct xl_group *g = bpf_map_lookup_elem(&groups, &gid);
 	__u32 c = members & (XL_MAX_GROUP_MEMBERS - 1);
 	__u32 n = (members >> 8) & (XL_MAX_GROUP_MEMBERS - 1);
+	struct xl_uplink_rate *here, *there;
+	__u32 slot_c, slot_n;
 
 	if (!g)
 		return 0;
+	slot_c = g->member_slot[c];
+	slot_n = g->member_slot[n];
+	here = bpf_map_lookup_elem(&uplink_rates, &slot_c);
+	there = bpf_map_lookup_elem(&uplink_rates, &slot_n);
+	if (!here || !there)
+		return 0;
 	return xl_move_worth(flow_bps, xl_rate_still_counted(flow_bps, gap_ns),
-			     member_rate_now(g->member_slot[c], now),
-			     member_slow_rate_now(g->member_slot[c], now), g->capacity_bps[c],
-			     xl_move_target_rate(member_rate_now(g->member_slot[n], now),
-						 member_held_load_now(g->member_slot[n], now)),
+			     entry_rate_now(here, now),
+			     entry_avg_now(here, here->rate_slow_bps, now, XL_RATE_SLOW_TAU_NS),
+			     g->capacity_bps[c],
+			     xl_move_target_rate(entry_rate_now(there, now),
+						 entry_avg_now(there, there->held_bps, now,
+							       XL_HELD_LOAD_TAU_NS)),
 			     g->capacity_bps[n]);
 }
 
