@@ -312,13 +312,12 @@ static __always_inline void flow_count(struct xl_flow_state *fs, __u64 now,
 }
 
 /* A flow's rate now, on its member cur (xl_flow_demand of its last
- * window's and flowlet's), at most cur's capacity. */
+ * window's and flowlet's, at most cur's capacity). */
 static __always_inline __u64 flow_rate(const struct xl_group *g,
 				       const struct xl_flow_state *fs, int cur)
 {
-	__u64 r = xl_flow_demand(xl_window_rate(fs->prev_win_bytes), fs->flowlet_rate_bps);
-
-	return xl_expected_rate(r, g->capacity_bps[cur & (XL_MAX_GROUP_MEMBERS - 1)]);
+	return xl_flow_demand(xl_window_rate(fs->prev_win_bytes), fs->flowlet_rate_bps,
+			      g->capacity_bps[cur & (XL_MAX_GROUP_MEMBERS - 1)]);
 }
 
 /* What xl_choose_uplink's result says beside the member (bits 0-7): the
@@ -417,7 +416,8 @@ __noinline int xl_choose_uplink(struct xl_flow *flow, __u32 gid, __u64 now,
 	if (new_flowlet && g->lb_mode == XL_LB_FLOWLET && fs && fs->flowlet_rate_bps &&
 	    (m != cur || (__s64)(now - fs->last_ns) > (__s64)XL_RATE_TAU_NS))
 		add_pending(g->member_slot[m], now,
-			    xl_expected_rate(fs->flowlet_rate_bps, g->capacity_bps[m]));
+			    xl_pending_rate(xl_window_rate(fs->prev_win_bytes),
+					    fs->flowlet_rate_bps, g->capacity_bps[m]));
 
 	if (!fs || fs->group != gid) {
 		if (bpf_map_update_elem(&flows, flow, &zero_flow, BPF_ANY))

@@ -470,16 +470,44 @@ static inline __u64 xl_window_rate(__u64 prev_win_bytes)
 	return prev_win_bytes * 8 * 1000000000ULL / XL_FLOW_WINDOW_NS;
 }
 
-/* What a flow is taken to send at when it decides whether to move: the
- * higher of its last window's rate and its last flowlet's. A collective's
- * flow sends in phases with pauses between them, so its 10 ms window may
- * read a fraction of what it sends at while it sends; judged by that, a
- * member too small for it looked good enough (on 200/100/100/50 Mbit/s,
- * ring flows moved onto the 50 Mbit/s member and the whole ring ran at
- * its rate). */
-static inline __u64 xl_flow_demand(__u64 window_bps, __u64 flowlet_bps)
+/* What a flow is taken to send at when it decides whether to move, on a
+ * member of capacity cap_bps: the higher of its last window's rate and its
+ * last flowlet's, at most cap_bps. A collective's flow sends in phases
+ * with pauses between them, so its 10 ms window may read a fraction of
+ * what it sends at while it sends; judged by that, a member too small for
+ * it looked good enough (on 200/100/100/50 Mbit/s, ring flows moved onto
+ * the 50 Mbit/s member and the whole ring ran at its rate).
+ *
+ * With the capacity unknown (0) nothing bounds a flowlet's reading: a TCP
+ * flowlet through unshaped links is sent back to back at the host link's
+ * rate, Gbit/s against the XL_LB_UNKNOWN_CAP members count as, so every
+ * flow looked too big to move anywhere and the first placement stayed
+ * (8 TCP flows on 4 unshaped uplinks: 3/1/1/3 for good). There the window
+ * says what the flow carries; the flowlet (capped at the stand-in
+ * capacity) only when the window read nothing. */
+static inline __u64 xl_flow_demand(__u64 window_bps, __u64 flowlet_bps,
+				   __u64 cap_bps)
 {
-	return window_bps > flowlet_bps ? window_bps : flowlet_bps;
+	__u64 r = window_bps > flowlet_bps ? window_bps : flowlet_bps;
+
+	if (!cap_bps)
+		return window_bps ? window_bps :
+		       flowlet_bps < XL_LB_UNKNOWN_CAP ? flowlet_bps : XL_LB_UNKNOWN_CAP;
+	return r > cap_bps ? cap_bps : r;
+}
+
+/* The rate a flowlet placed on a member of capacity cap_bps counts there
+ * as pending (add_pending) until its bytes are measured: its flowlet's
+ * rate, at most cap_bps (xl_expected_rate); on a member of unknown
+ * capacity, what the flow is taken to send at (xl_flow_demand: its
+ * window). Uncapped there, every TCP flowlet through unshaped links
+ * counted its back-to-back rate: 8 connections of 150 Mbit/s kept 12-30
+ * Gbit/s pending on each of 4 uplinks, the members compared by that
+ * instead of what they carried, and a placement of 4/2/1/1 stayed. */
+static inline __u64 xl_pending_rate(__u64 window_bps, __u64 flowlet_bps, __u64 cap_bps)
+{
+	return cap_bps ? xl_expected_rate(flowlet_bps, cap_bps) :
+			 xl_flow_demand(window_bps, flowlet_bps, 0);
 }
 
 /* The part of a flow's rate its member's average still holds when the

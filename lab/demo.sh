@@ -5,8 +5,8 @@
 #
 #   1. the fast path: TCP from four senders, leaf1's per-port counters, the
 #      share of packets XDP forwarded without the kernel
-#   2. load balancing: the same TCP flows through lb_mode hash (ECMP's
-#      5-tuple hash) and flowlet, each uplink's share and max/mean
+#   2. load balancing: 8 TCP flows of one rate through lb_mode flowlet and
+#      hash (ECMP's 5-tuple hash), each uplink's share and max/mean
 #   3. ECN: an incast into r1, whose port on leaf2 is a 1 Gb/s phantom
 #      queue; what it delivered, marked and dropped
 #   4. DCQCN in host mode: the same incast with r1 sending CNPs and the
@@ -33,6 +33,7 @@ else
 	SECONDS_PER_RUN=${DEMO_SECONDS:-4}
 	INCAST_S=2
 fi
+FLOW_RATE=150M    # section 2: each TCP connection's rate (8 of them)
 C=250M            # DCQCN senders' line rate: each QP's start rate
 C_BPS=250000000
 RECOVER_S=5       # bound on the wait for every QP to be back near C
@@ -128,8 +129,9 @@ lab_wait_neigh "$P"
 
 # iperf3 TCP, s1->r1 .. s4->r4 at once, 2 connections each; results in
 # $TMP/tcp-<tag>-N.json.
-tcp_run() { # tag
-	local n pid pids=()
+tcp_run() { # tag [rate per connection]
+	local n pid pids=() cap=()
+	[[ -n ${2-} ]] && cap=(-b "$2")
 	for n in 1 2 3 4; do
 		# -1: the server exits after one test; -D daemonizes it once it
 		# is set up. Poll for the listening socket rather than sleeping.
@@ -140,7 +142,7 @@ tcp_run() { # tag
 		done
 	done
 	for n in 1 2 3 4; do
-		in_ns "$P-s$n" iperf3 -c "10.2.$n.2" -P 2 -t "$SECONDS_PER_RUN" -J \
+		in_ns "$P-s$n" iperf3 -c "10.2.$n.2" -P 2 -t "$SECONDS_PER_RUN" "${cap[@]}" -J \
 			>"$TMP/tcp-$1-$n.json" </dev/null &
 		pids+=($!)
 	done
@@ -163,10 +165,7 @@ shares() { # before after
 
 echo
 echo "== 1. The fast path: iperf3 TCP, ${SECONDS_PER_RUN}s, s1->r1 .. s4->r4 (2 connections each) through leaf1 (lb_mode flowlet, the default)"
-before=$(uplink_tx)
-tcp_run flowlet
-after=$(uplink_tx)
-share_flowlet=$(shares "$before" "$after")
+tcp_run fast
 st=$(stats "$P-leaf1" "$P")
 {
 	printf 'PORT\tROLE\tRX_PKTS\tRX_BYTES\tTX_PKTS\tTX_BYTES\tREDIRECT\tPASS\tDROP\tPASSED/DROPPED BECAUSE\n'
@@ -179,9 +178,9 @@ st=$(stats "$P-leaf1" "$P")
 } | align
 for n in 1 2 3 4; do
 	printf '  s%d -> r%d  %6d Mbit/s\n' "$n" "$n" \
-		"$(jq '(.end.sum_received.bits_per_second // 0) / 1e6 | floor' "$TMP/tcp-flowlet-$n.json")"
+		"$(jq '(.end.sum_received.bits_per_second // 0) / 1e6 | floor' "$TMP/tcp-fast-$n.json")"
 done
-printf '  total     %6d Mbit/s\n' "$(tcp_total_mbps flowlet)"
+printf '  total     %6d Mbit/s\n' "$(tcp_total_mbps fast)"
 read -r rx redirect kernel < <(jq -r '[([.ports[].rx_packets] | add), ([.ports[].verdicts.redirect] | add),
 	([.ports[].verdicts.pass] | add)] | @tsv' <<<"$st")
 pct=$(awk -v r="$redirect" -v t="$rx" 'BEGIN { printf "%.3f", t ? 100 * r / t : 0 }')
@@ -193,7 +192,15 @@ else
 fi
 
 echo
-echo "== 2. Load balancing: the same TCP traffic with lb_mode = hash (5-tuple ECMP), leaf1 reloaded"
+echo "== 2. Load balancing: 8 TCP connections again, each held by its sender to $FLOW_RATE (iperf3 -b), through lb_mode flowlet, then hash (5-tuple ECMP)"
+# Held to one rate, every connection offers the same load, so the shares
+# show where each mode placed them; unheld, each runs as fast as the two
+# CPUs let it (200-500 Mbit/s in one run here) and the shares say as much
+# about that as about placement.
+before=$(uplink_tx)
+tcp_run flowlet "$FLOW_RATE"
+after=$(uplink_tx)
+share_flowlet=$(shares "$before" "$after")
 sed 's/^lb_mode = flowlet$/lb_mode = hash/' "$ROOT/lab/leaf1.conf" >"$TMP/leaf1-hash.conf"
 grep -q '^lb_mode = hash$' "$TMP/leaf1-hash.conf"
 in_ns "$P-leaf1" "$XDPLEAF" unload --instance "$P" >/dev/null
@@ -201,7 +208,7 @@ in_ns "$P-leaf1" "$XDPLEAF" load --config "$TMP/leaf1-hash.conf" --instance "$P"
 lab_warm_up "$P" 4
 lab_wait_neigh "$P"
 before=$(uplink_tx)
-tcp_run hash
+tcp_run hash "$FLOW_RATE"
 after=$(uplink_tx)
 share_hash=$(shares "$before" "$after")
 {

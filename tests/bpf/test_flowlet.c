@@ -1355,6 +1355,48 @@ static void flowlet_held_load_keeps_flow(void **state)
 	assert_int_equal(fs.moves, 1);
 }
 
+/* Members of unknown capacity (no `rate`): a flow's flowlets read 10 Gb/s
+ * (sent back to back), its window 150 Mb/s. By the flowlet's reading it
+ * could go nowhere (10 Gb/s against the 1 Gb/s such members count as);
+ * by its window it leaves u0, carrying three such flows, for u1, carrying
+ * one, and counts its window there as pending, not 10 Gb/s
+ * (xl_flow_demand, xl_pending_rate). */
+static void flowlet_unknown_capacity_window(void **state)
+{
+	static const __u64 no_caps[N_UP] = { 0 };
+	const __u64 flow_bps = 150000000ULL;
+	struct pkt_spec s = udp_flow(48200);
+	struct xl_flow_state fs;
+	struct xl_uplink_rate ur;
+	struct sent r;
+	int i;
+
+	(void)state;
+	reset(XL_LB_FLOWLET, TIMEOUT);
+	set_group(XL_LB_FLOWLET, TIMEOUT, no_caps);
+	send_fwd(&s, &r);
+	assert_int_equal(r.egress, P_U0);
+	assert_true(flow_get(&s, &fs));
+	fs.flowlet_rate_bps = 10000000000ULL;
+	fs.flowlet_bytes = 0;
+	fs.prev_win_bytes = flow_bps / 8 * XL_FLOW_WINDOW_NS / NS_PER_S;
+	flow_put(&s, &fs);
+	sleep_ns(3 * TIMEOUT);
+	for (i = 0; i < N_UP; i++) {
+		rate_read(P_U0 + i, &ur);
+		ur.rate_bps = (i == 1 ? 1 : 3) * flow_bps;
+		ur.pending_bps = 0;
+		ur.sample_ns = mono_ns();
+		rate_write(P_U0 + i, &ur);
+	}
+	send_fwd(&s, &r);
+	assert_int_equal(r.egress, P_U0 + 1);
+	rate_read(P_U0 + 1, &ur);
+	assert_int_equal(ur.pending_bps, flow_bps);
+	assert_true(flow_get(&s, &fs));
+	assert_int_equal(fs.moves, 1);
+}
+
 /* Members without a rate have no queue: only the skew counts. A skew of
  * 1 s keeps a flow on its member past a 300 us gap (the choice wants to
  * leave it: it is the busiest), a skew of 0 lets it go. */
@@ -1467,6 +1509,7 @@ int main(void)
 		cmocka_unit_test(flowlet_move_refused),
 		cmocka_unit_test(flowlet_move_allowed),
 		cmocka_unit_test(flowlet_held_load_keeps_flow),
+		cmocka_unit_test(flowlet_unknown_capacity_window),
 		cmocka_unit_test(flowlet_skew_unlimited_members),
 		cmocka_unit_test(spray_reorder_safe_and_free),
 	};

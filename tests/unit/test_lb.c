@@ -825,14 +825,47 @@ static void held_load_keeps_paused_member(void **state)
 static void flow_demand_is_the_higher(void **state)
 {
 	(void)state;
-	assert_int_equal(xl_flow_demand(30000000ULL, M100), M100);
-	assert_int_equal(xl_flow_demand(M100, 30000000ULL), M100);
-	assert_int_equal(xl_flow_demand(0, 0), 0);
+	assert_int_equal(xl_flow_demand(30000000ULL, M100, 2 * M100), M100);
+	assert_int_equal(xl_flow_demand(M100, 30000000ULL, 2 * M100), M100);
+	assert_int_equal(xl_flow_demand(0, 0, M100), 0);
+	/* at most the member's capacity: a back-to-back flowlet reads Gbit/s */
+	assert_int_equal(xl_flow_demand(30000000ULL, 14000000000ULL, M100), M100);
 	assert_true(xl_move_worth(20000000ULL, 20000000ULL, M100 + 20000000ULL, 0,
 				  2 * M100, 0, M100 / 2));
-	assert_false(xl_move_worth(xl_flow_demand(20000000ULL, M100),
-				   xl_flow_demand(20000000ULL, M100), 2 * M100, 0,
+	assert_false(xl_move_worth(xl_flow_demand(20000000ULL, M100, 2 * M100),
+				   xl_flow_demand(20000000ULL, M100, 2 * M100), 2 * M100, 0,
 				   2 * M100, 0, M100 / 2));
+}
+
+/* Members of unknown capacity (no `rate`): a TCP flowlet through unshaped
+ * links reads at the host link's rate, 14 Gbit/s here. Taken as the
+ * demand, a flow on a member carrying 3 such flows (900M) could not move
+ * to one carrying 1 (300M): 300M + 1G is not below 900M. Its window
+ * (300M) is what it carries, and it moves. Without a window (paused for
+ * a whole one), the flowlet counts, at most the stand-in capacity. A
+ * known capacity keeps the flowlet's reading, capped (staying put). */
+static void flow_demand_unknown_capacity(void **state)
+{
+	const __u64 m300 = 3 * M100, g14 = 14000000000ULL;
+
+	(void)state;
+	assert_int_equal(xl_flow_demand(m300, g14, 0), m300);
+	assert_int_equal(xl_flow_demand(0, g14, 0), XL_LB_UNKNOWN_CAP);
+	assert_int_equal(xl_flow_demand(0, M100, 0), M100);
+	assert_true(xl_move_worth(xl_flow_demand(m300, g14, 0), m300, 9 * M100, 0, 0,
+				  m300, 0));
+	/* a known 1G capacity keeps the flowlet's reading (capped): it stays */
+	assert_false(xl_move_worth(xl_flow_demand(m300, g14, XL_LB_UNKNOWN_CAP), m300,
+				   9 * M100, 0, XL_LB_UNKNOWN_CAP, m300, XL_LB_UNKNOWN_CAP));
+	/* pending: the flowlet capped at a known capacity, the window at
+	 * an unknown one */
+	assert_int_equal(xl_pending_rate(m300, g14, M100), M100);
+	assert_int_equal(xl_pending_rate(m300, 30000000ULL, M100), 30000000ULL);
+	assert_int_equal(xl_pending_rate(m300, g14, 0), m300);
+	assert_int_equal(xl_pending_rate(0, g14, 0), XL_LB_UNKNOWN_CAP);
+	/* two flows against one: no better there, it stays */
+	assert_false(xl_move_worth(xl_flow_demand(m300, g14, 0), m300, 6 * M100, 0, 0,
+				   m300, 0));
 }
 
 /* A flow's bytes stay whole in its member's average for tau after it
@@ -1522,6 +1555,7 @@ int main(void)
 		cmocka_unit_test(held_load_leave_and_target),
 		cmocka_unit_test(held_load_keeps_paused_member),
 		cmocka_unit_test(flow_demand_is_the_higher),
+		cmocka_unit_test(flow_demand_unknown_capacity),
 		cmocka_unit_test(rate_still_counted),
 		cmocka_unit_test(auto_skew),
 		cmocka_unit_test(auto_floors),
