@@ -338,11 +338,16 @@ while read -r qp r; do
 done < <(published)
 # The incast, then light load again: poll until every QP's published
 # rate is back at >= 95 % of C, or RECOVER_S has passed.
-read -r _ _ _ q0dr _ < <(r1_queue)
+read -r q0pk q0by q0mk q0dr _ < <(r1_queue)
+t0=$(date +%s%N)
 gens "$INCAST_S" "$C" dcqcn
 gens_wait
-read -r _ _ _ q1dr _ < <(r1_queue)
+t1=$(date +%s%N)
+read -r q1pk q1by q1mk q1dr _ < <(r1_queue)
 dcqcn_drops=$((q1dr - q0dr))
+# what the incast offered r1's port, and how much of it was marked
+incast_mbps=$(((q1by - q0by) * 8 / ((t1 - t0) / 1000000) / 1000))
+incast_marked=$((q1mk - q0mk)) incast_pk=$((q1pk - q0pk))
 gens $((RECOVER_S + 3)) 50M dcqcn
 t0=$(date +%s%N)
 while ((${#back[@]} < 8)); do
@@ -396,6 +401,7 @@ while read -r qp low rec; do
 done <"$TMP/qp-rates.txt"
 echo "  (BEFORE and AFTER: published rates at 50M per QP, before the incast and once back; AT THE CUT: the lowest"
 echo "   during the incast; rates sampled every 10 ms from the senders' maps)"
+echo "  the incast offered r1's port $incast_mbps Mbit/s ($incast_pk packets, $incast_marked CE-marked)"
 echo "  CNPs: r1 sent $cnps_sent, the senders received $cnps_recv; tail drops at r1's port: $dcqcn_drops (section 3, without DCQCN: $ecn_drops)"
 # the rate a cut never goes below ([dcqcn] min_rate, default 100M)
 floor=$(in_ns "$P-s1" "$XDPLEAF" status --json --instance "${P}_s1" | jq '.dcqcn.min_rate_bps')
