@@ -13,7 +13,9 @@
 # Fabrics: ref (uplinks unlimited, every receiver's link shaped to the
 # aggregate uplink capacity / 4: what crosses the fabric, spread perfectly), kernel (kernel ECMP in leaf1, --ecmp-labs fresh labs
 # per uplink set), flowlet, hash, spray (xdpleaf in leaf1 with that lb_mode
-# and otherwise only each uplink's rate and overflow = mark). Every lab it
+# and otherwise only each uplink's rate and overflow = mark), static
+# (xdpleaf with each receiver's traffic pinned to one uplink, the best
+# such placement: static_config). Every lab it
 # builds, and every process in its hosts, is removed on exit, also on
 # failure or Ctrl-C.
 set -euo pipefail
@@ -26,7 +28,7 @@ LAB=$ROOT/lab/lab.sh
 BENCH=$ROOT/bench/jct
 PY=/usr/bin/python3 # Debian's; the pyenv python3 on PATH may lack modules
 
-FABRICS="ref kernel flowlet hash spray"
+FABRICS="ref kernel flowlet hash spray static"
 UPLINKS="equal unequal fail"
 OPS="allreduce alltoall roce"
 SIZES="1M 4M 16M"
@@ -52,7 +54,7 @@ usage() {
 usage: $0 [--fabrics LIST] [--uplinks LIST] [--ops LIST] [--sizes LIST]
           [--steps N] [--warmup N] [--ecmp-labs N] [--out DIR] [--prefix P]
           [--quiet-wait N] [--cell-timeout N] [--host-tcp dc|as-is]
-  --fabrics LIST  of ref kernel flowlet hash spray (default: all)
+  --fabrics LIST  of ref kernel flowlet hash spray static (default: all)
   --uplinks LIST  of equal ($RATES_equal), unequal ($RATES_unequal) and
                   fail (equal, spine 2 down for ${FAIL_S} s in the middle of
                   every cell; its reference is equal's) (default: all three)
@@ -101,7 +103,7 @@ log() { echo "bench_jct: $*" >&2; }
 
 [[ $EUID -eq 0 ]] || die "must run as root"
 for f in $FABRICS; do
-	[[ $f =~ ^(ref|kernel|flowlet|hash|spray)$ ]] || die "unknown fabric '$f'"
+	[[ $f =~ ^(ref|kernel|flowlet|hash|spray|static)$ ]] || die "unknown fabric '$f'"
 done
 for u in $UPLINKS; do
 	[[ $u =~ ^(equal|unequal|fail)$ ]] || die "unknown uplink set '$u'"
@@ -120,7 +122,7 @@ done
 [[ $HOST_TCP =~ ^(dc|as-is)$ ]] || die "--host-tcp: dc or as-is"
 [[ $PREFIX =~ ^[A-Za-z0-9_]{1,14}$ ]] || die "--prefix: letters, digits, _; at most 14"
 [[ -x $COLLECTIVE ]] || die "$COLLECTIVE not built (make build/bench/collective)"
-if [[ " $FABRICS " =~ \ (flowlet|hash|spray)\  || " $OPS " =~ \ roce\  ]]; then
+if [[ " $FABRICS " =~ \ (flowlet|hash|spray|static)\  || " $OPS " =~ \ roce\  ]]; then
 	[[ -x $XDPLEAF ]] || die "$XDPLEAF not built (run make)"
 fi
 for tool in mpirun ip tc nstat jq nsenter ping awk "$PY"; do
@@ -189,11 +191,46 @@ sum_bps() {
 # capacity as its rate with overflow = mark (its phantom queue marks, never
 # drops: only the real link, the TBF, drops). Nothing else: the defaults.
 make_config() { # mode rates(comma) > file
+	[[ $1 == static ]] && { static_config "$2"; return; }
 	awk -v mode="$1" -v rates="$2" '
 		BEGIN { split(rates, R, ",") }
 		/^\[port u[1-4]\]/ { print; n = substr($2, 2, 1)
 			print "rate = " R[n]; print "overflow = mark"; next }
 		/^lb_mode = / { print "lb_mode = " mode; next }
+		{ print }' "$ROOT/lab/leaf1.conf"
+}
+
+# The `static` fabric: the best placement a hand could pin, as a reference
+# for the balancers. Each uplink is a group of its own (so every packet
+# still takes xdpleaf's XDP path), and the traffic to each receiver's /24
+# goes to one of them, chosen in turn where it gets the largest share:
+# capacity / (receivers there + 1), ties to the first. 200/100/100/50:
+# r1, r2 on u1, r3 on u2, r4 on u3 (2/1/1/0); equal uplinks: one each.
+# Rates and overflow as make_config; no failover but the dataplane's own.
+static_config() { # rates(comma) > file
+	local r bps=()
+	for r in ${1//,/ }; do bps+=("$(bps_of "$r")"); done
+	awk -v rates="$1" -v bps="${bps[*]}" '
+		BEGIN { split(rates, R, ","); split(bps, B, " ")
+			for (r = 1; r <= 4; r++) { best = 0
+				for (i = 1; i <= 4; i++)
+					if (!best || B[i] / (n[i] + 1) > B[best] / (n[best] + 1))
+						best = i
+				pin[r] = best; n[best]++ } }
+		/^\[port u[1-4]\]/ { print; port = substr($2, 2, 1)
+			print "rate = " R[port]; print "overflow = mark"; next }
+		/^group = spine$/ && port { print "group = u" port; port = 0; next }
+		/^\[group spine\]$/ { for (i = 1; i <= 4; i++)
+				printf "[group u%d]\nlb_mode = hash\n\n", i
+			skip = 1; next }
+		skip && /^\[/ { skip = 0 }
+		skip { next }
+		/^\[route 10\.2\.0\.0\/16\]$/ { getline
+			for (r = 1; r <= 4; r++)
+				printf "[route 10.2.%d.0/24]\ngroup = u%d\n", r, pin[r]
+			next }
+		/^\[route fd00:2::\/32\]$/ { print; getline # MPI runs over IPv4
+			print "group = u1"; next }
 		{ print }' "$ROOT/lab/leaf1.conf"
 }
 
@@ -606,6 +643,7 @@ for set in $UPLINKS; do
 				run_lab kernel "$set" "k$i" "kernel-$i" || FAILED=1
 			done
 			;;
+		static) run_lab static "$set" t static || FAILED=1 ;; # s is spray's
 		*) run_lab "$fabric" "$set" "${fabric:0:1}" "$fabric" || FAILED=1 ;;
 		esac
 	done
