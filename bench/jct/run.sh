@@ -561,7 +561,7 @@ job_once() { # op size dir limit-seconds
 }
 
 run_cell() { # op size
-	local op=$1 size=$2 dir limit mib try
+	local op=$1 size=$2 dir limit mib try mover ok
 	dir=$RUN/$op-$size
 	rm -rf "$dir"
 	mkdir -p "$dir"
@@ -577,7 +577,22 @@ run_cell() { # op size
 			log "  roce $size: host mode did not load"
 			return 1
 		fi
-		if job_once "$op" "$size" "$dir" "$limit"; then
+		# leaf1's moves during an MPI job (xdp fabrics), for
+		# bench/jct/placement.py; roce_steps.py records its own
+		mover=
+		if [[ $op != roce && ! $FABRIC =~ ^(ref|kernel)$ ]]; then
+			# the flows an earlier cell left, to tell this job's apart
+			in_ns "$P-leaf1" "$XDPLEAF" flows --json --instance "$P" >"$dir/flows0.json"
+			nsenter --net="/run/netns/$P-leaf1" -- "$XDPLEAF" events --instance "$P" \
+				--kind move --json >"$dir/moves.jsonl" 2>"$dir/moves.err" </dev/null &
+			mover=$!
+		fi
+		job_once "$op" "$size" "$dir" "$limit" && ok=1 || ok=0
+		if [[ -n $mover ]]; then
+			kill -INT "$mover" 2>/dev/null || true
+			wait "$mover" 2>/dev/null || true
+		fi
+		if ((ok)); then
 			[[ $op != roce ]] || hosts_unload "$P" "$dir"
 			counters "$dir/c1.json"
 			# which flows moved, and how often (xdp fabrics)
