@@ -288,6 +288,26 @@ cmd_up() {
 	log "lab '$PREFIX' up ($MODE mode)"
 }
 
+# Stop what still runs in a namespace (an `iperf3 -s -D` started by hand,
+# say): `ip netns del` only drops the name, and such a process would live
+# on, holding the namespace, with nothing left to reach it by. TERM, then
+# KILL whatever has not exited within about a second.
+stop_ns_procs() { # namespace
+	local pids tries=20
+	pids=$(ip netns pids "$1" 2>/dev/null) || return 0
+	[[ -n $pids ]] || return 0
+	# shellcheck disable=SC2086 # one pid per word
+	kill -TERM $pids 2>/dev/null || true
+	while ((tries-- > 0)); do
+		pids=$(ip netns pids "$1" 2>/dev/null) || return 0
+		[[ -n $pids ]] || return 0
+		sleep 0.05
+	done
+	log "warning: $1: killing what did not stop: $(tr '\n' ' ' <<<"$pids")"
+	# shellcheck disable=SC2086
+	kill -KILL $pids 2>/dev/null || true
+}
+
 cmd_down() {
 	# Unload before the namespace goes away so pins and the daemon are
 	# removed by xdpleaf itself; ignore failures, the namespaces go anyway.
@@ -303,7 +323,9 @@ cmd_down() {
 	fi
 	local ns
 	while read -r ns; do
-		[[ -n $ns ]] && ip netns del "$ns"
+		[[ -n $ns ]] || continue
+		stop_ns_procs "$ns"
+		ip netns del "$ns"
 	done < <(lab_namespaces)
 	rm -f "$STATE_FILE"
 	if [[ -d /sys/fs/bpf/xdpleaf/$PREFIX ]]; then

@@ -23,7 +23,7 @@ setup_file() {
 	fi
 	ensure_bpffs
 	# One prefix per run and per lab, so parallel runs never clash.
-	export P="xlt$$f" PK="xlt$$k"
+	export P="xlt$$f" PK="xlt$$k" PD="xlt$$d"
 	lab_up_ready "$P"
 	local n
 	for n in 1 2 3 4; do
@@ -42,6 +42,7 @@ teardown_file() {
 	stop_iperf_servers
 	"$LAB" down --prefix "$P" 3>&-
 	"$LAB" down --prefix "$PK" 3>&-
+	"$LAB" down --prefix "$PD" 3>&-
 }
 
 # sum of one counter over leaf1's uplinks
@@ -175,6 +176,27 @@ tcp_via_xdp() {
 		xdp_avg=$(awk '{s+=$1} END {printf "%d", s/NR}' "$BATS_FILE_TMPDIR/tcp-xdp")
 		note "single-flow TCP average: XDP $xdp_avg Mbit/s, kernel $((sum / cnt)) Mbit/s"
 	fi
+}
+
+@test "down: what still runs in the lab's namespaces is stopped, not left behind" {
+	local pidf=$BATS_TEST_TMPDIR/iperf.pid pid tries=50
+	"$LAB" up --prefix "$PD" --mode kernel 3>&-
+	# a server started by hand and daemonized: lab.sh never knew of it
+	in_ns "$PD-r1" iperf3 -s -D -I "$pidf" 3>&-
+	until [[ -s $pidf ]]; do
+		((tries-- > 0)) || { echo "iperf3 -D wrote no pid file"; return 1; }
+		sleep 0.05
+	done
+	pid=$(<"$pidf")
+	kill -0 "$pid"
+	"$LAB" down --prefix "$PD" 3>&-
+	# gone, or a zombie its new parent has yet to reap
+	if [[ -r /proc/$pid/status ]] && ! grep -qE '^State:[[:space:]]+Z' "/proc/$pid/status"; then
+		echo "iperf3 $pid still runs: $(grep State "/proc/$pid/status")"
+		kill "$pid"
+		return 1
+	fi
+	[[ -z $(ip netns list | awk '{print $1}' | grep "^$PD-") ]]
 }
 
 @test "flows: a sending UDP flow's rate over --interval agrees with iperf3's own (was 0 between 10 ms windows)" {
