@@ -488,12 +488,11 @@ static inline __u64 xl_window_rate(__u64 prev_win_bytes)
 static inline __u64 xl_flow_demand(__u64 window_bps, __u64 flowlet_bps,
 				   __u64 cap_bps)
 {
-	__u64 r = window_bps > flowlet_bps ? window_bps : flowlet_bps;
-
 	if (!cap_bps)
 		return window_bps ? window_bps :
-		       flowlet_bps < XL_LB_UNKNOWN_CAP ? flowlet_bps : XL_LB_UNKNOWN_CAP;
-	return r > cap_bps ? cap_bps : r;
+				    xl_expected_rate(flowlet_bps, XL_LB_UNKNOWN_CAP);
+	return xl_expected_rate(window_bps > flowlet_bps ? window_bps : flowlet_bps,
+				cap_bps);
 }
 
 /* The rate a flowlet placed on a member of capacity cap_bps counts there

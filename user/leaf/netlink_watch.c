@@ -18,6 +18,7 @@
 #include "leaf/netlink_watch.h"
 #include "common/daemon.h"
 #include "common/log.h"
+#include "common/output.h"
 #include "common/pins.h"
 #include "xdpleaf.h"
 #include "events.h"
@@ -459,23 +460,15 @@ int xl_neigh_sync(int neigh_fd, int ports_fd)
 }
 
 /* After an uplink comes back, its next hops are solicited again (from
- * scratch: solicit_next_hops' fresh) every QUICK_RETRY_MS until they
- * resolve, for QUICK_WINDOW_MS: a solicitation sent the instant the
+ * scratch: solicit_next_hops' fresh) every QUICK_RETRY_NS until they
+ * resolve, for QUICK_WINDOW_NS: a solicitation sent the instant the
  * carrier returns can reach a peer whose end is not answering yet, and
  * the kernel's own retry comes a second later (RetransTimer): IPv6 was
  * back 1.1 s after the link once in five CI runs, IPv4 in 52 ms. The
  * interval is well above what a resolution takes in the lab (50-100 ms),
  * so that a retry does not cancel one on its way. */
-#define QUICK_RETRY_MS 250
-#define QUICK_WINDOW_MS 1000
-
-static long long mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
+#define QUICK_RETRY_NS 250000000ULL
+#define QUICK_WINDOW_NS 1000000000ULL
 
 int xl_watch(const char *instance)
 {
@@ -484,7 +477,7 @@ int xl_watch(const char *instance)
 	struct mnl_socket *events, *req;
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	time_t last_solicit = 0, last_revalidate = time(NULL);
-	long long quick_until = 0, last_quick = 0;
+	__u64 quick_until = 0, last_quick = 0;
 	int err = 0;
 
 	ctx.neigh_fd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_NEIGH));
@@ -520,13 +513,13 @@ int xl_watch(const char *instance)
 			revalidate_neighbours(req, &ctx);
 			last_revalidate = now;
 		}
-		if (quick_until && mono_ms() >= quick_until)
+		if (quick_until && xl_monotonic_ns() >= quick_until)
 			quick_until = 0;
-		if (quick_until && mono_ms() - last_quick >= QUICK_RETRY_MS) {
+		if (quick_until && xl_monotonic_ns() - last_quick >= QUICK_RETRY_NS) {
 			solicit_next_hops(req, &ctx, true);
-			last_quick = mono_ms();
+			last_quick = xl_monotonic_ns();
 		}
-		if (poll(&pfd, 1, quick_until ? QUICK_RETRY_MS : 1000) <= 0)
+		if (poll(&pfd, 1, quick_until ? QUICK_RETRY_NS / 1000000 : 1000) <= 0)
 			continue;
 		n = mnl_socket_recvfrom(events, buf, sizeof(buf));
 		if (n < 0 && errno == ENOBUFS) {
@@ -546,8 +539,8 @@ int xl_watch(const char *instance)
 		if (ctx.resolicit) { /* an uplink is back: resolve it now */
 			solicit_next_hops(req, &ctx, true);
 			ctx.resolicit = false;
-			last_quick = mono_ms();
-			quick_until = last_quick + QUICK_WINDOW_MS;
+			last_quick = xl_monotonic_ns();
+			quick_until = last_quick + QUICK_WINDOW_NS;
 		}
 	}
 	mnl_socket_close(events);
