@@ -9,6 +9,7 @@
 #                        [--sizes LIST] [--steps N] [--warmup N]
 #                        [--ecmp-labs N] [--out DIR] [--prefix P]
 #                        [--quiet-wait N] [--cell-timeout N] [--host-tcp dc|as-is]
+#                        [--capture]
 #
 # Fabrics: ref (uplinks unlimited, every receiver's link shaped to the
 # aggregate uplink capacity / 4: what crosses the fabric, spread perfectly), kernel (kernel ECMP in leaf1, --ecmp-labs fresh labs
@@ -38,6 +39,7 @@ ECMP_LABS=3
 QUIET_WAIT=60
 CELL_TIMEOUT=            # default: 60 s + 1 s per MiB per step
 HOST_TCP=dc
+CAPTURE=0
 OUT=
 PREFIX=xlj$$
 RATES_equal=100M,100M,100M,100M
@@ -75,6 +77,9 @@ usage: $0 [--fabrics LIST] [--uplinks LIST] [--ops LIST] [--sizes LIST]
                   step); one that takes longer is stopped and tried once more
   --host-tcp P    the hosts' TCP: dc (default): reno, minimum RTO 5 ms, no
                   slow start after idle; as-is: what the namespaces inherit
+  --capture       record the headers of what every uplink's spine sends on
+                  toward leaf2 during each MPI job (up1..4.pcap, after the
+                  uplink's TBF), for bench/jct/uplinks.py; costs CPU
 Lists are comma or space separated.
 EOF
 	exit 2
@@ -94,6 +99,7 @@ while [[ $# -gt 0 ]]; do
 	--quiet-wait) QUIET_WAIT=$2; shift 2 ;;
 	--cell-timeout) CELL_TIMEOUT=$2; shift 2 ;;
 	--host-tcp) HOST_TCP=$2; shift 2 ;;
+	--capture) CAPTURE=1; shift ;;
 	*) usage ;;
 	esac
 done
@@ -560,6 +566,43 @@ job_once() { # op size dir limit-seconds
 	((rc == 0)) && jq -e '.steps | length > 0' "$dir/steps.json" >/dev/null 2>&1
 }
 
+# --capture: each spine's egress toward leaf2 (after its TBF), the data
+# packets from leaf1's side, headers only. clock.json pairs the capture's
+# clock (CLOCK_REALTIME) with the steps' (CLOCK_MONOTONIC).
+CAPTURERS=()
+capture_start() { # op dir
+	local n
+	CAPTURERS=()
+	((CAPTURE)) && [[ $1 != roce ]] || return 0
+	for n in 1 2 3 4; do
+		# nsenter execs dumpcap: $! is the capture itself
+		nsenter --net="/run/netns/$P-sp$n" -- dumpcap -q -P -i up -s 80 -B 64 \
+			-f 'tcp and src net 10.1.0.0/16 and greater 200' \
+			-w "$2/up$n.pcap" </dev/null >/dev/null 2>"$2/up$n.err" &
+		CAPTURERS+=($!)
+	done
+	for n in 1 2 3 4; do # capturing once its file has a header
+		poll_file "$2/up$n.pcap"
+	done
+	printf '{"realtime_ns": %s, "monotonic_ns": %s}\n' "$(date +%s%N)" "$(mono_ns)" \
+		>"$2/clock.json"
+}
+capture_stop() {
+	local pid
+	for pid in "${CAPTURERS[@]}"; do
+		kill -INT "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+	done
+	CAPTURERS=()
+}
+poll_file() { # file: wait up to 5 s until it is not empty
+	local tries=100
+	until [[ -s $1 ]]; do
+		((tries-- > 0)) || die "capture did not start: $1"
+		sleep 0.05
+	done
+}
+
 run_cell() { # op size
 	local op=$1 size=$2 dir limit mib try mover ok
 	dir=$RUN/$op-$size
@@ -587,7 +630,9 @@ run_cell() { # op size
 				--kind move --json >"$dir/moves.jsonl" 2>"$dir/moves.err" </dev/null &
 			mover=$!
 		fi
+		capture_start "$op" "$dir"
 		job_once "$op" "$size" "$dir" "$limit" && ok=1 || ok=0
+		capture_stop
 		if [[ -n $mover ]]; then
 			kill -INT "$mover" 2>/dev/null || true
 			wait "$mover" 2>/dev/null || true

@@ -146,6 +146,14 @@ s1_conf() {
 	ino=$(stat -L -c %i "/proc/$holder/ns/net")
 	run --separate-stderr "$XDPLEAF" status --instance "$P"
 	echo "status here: $status, stderr: $stderr"
+	if [[ $status -ne 1 ]]; then
+		# (seen once in CI, not understood: say what the check compared)
+		echo "this namespace: $(stat -L -c %i /proc/self/ns/net)," \
+			"the holder's: $ino"
+		nsenter --net="/proc/$holder/ns/net" "$XDPLEAF" status --json \
+			--instance "$P" | jq -c '{netns, loaded_by}' || true
+		ls -l "/sys/fs/bpf/xdpleaf/$P" || true
+	fi
 	[[ $status -eq 1 && $stderr == *"network namespace with inode $ino"* ]]
 	[[ $stderr == *"nsenter --net=/proc/$holder/ns/net $XDPLEAF status --instance $P"* ]]
 	run nsenter --net="/proc/$holder/ns/net" "$XDPLEAF" status --instance "$P"

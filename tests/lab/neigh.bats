@@ -127,10 +127,14 @@ u2_usable() {
 		sleep 0.05
 	done
 	# resolution starts when the link comes back (the daemon leaves no
-	# probing entry behind on a dead link): milliseconds, not a probe
-	# interval (1 s)
-	(($(date +%s%N) - t_up < 500000000)) ||
-		{ echo "u2 back only after $((($(date +%s%N) - t_up) / 1000000)) ms"; return 1; }
+	# probing entry behind on a dead link): sooner than the kernel's own
+	# retry of an unanswered solicitation (the port's retrans_time, 1 s
+	# by default), which is what a neighbour left probing would wait for
+	local back_ms retrans_ms
+	back_ms=$((($(date +%s%N) - t_up) / 1000000))
+	retrans_ms=$(in_ns "$P-leaf1" cat /proc/sys/net/ipv6/neigh/u2/retrans_time_ms)
+	((back_ms < retrans_ms)) ||
+		{ echo "u2 back only after $back_ms ms (retrans_time $retrans_ms ms)"; return 1; }
 	# and it forwards again: a ping over every spine's path works
 	in_ns "$P-s1" ping -q -c3 -i 0.2 -W2 10.2.1.2 >/dev/null
 }
