@@ -97,7 +97,7 @@ static __always_inline int next_hop(struct xdp_md *ctx, struct xl_flow *f,
 				    const struct xl_route *rt,
 				    struct xl_port **out,
 				    struct xl_neigh_key *nk,
-				    __u64 now, __u64 len)
+				    __u64 now, __u64 len, __u32 *detail)
 {
 	__u32 ifindex = rt->target;
 	struct xl_port *port;
@@ -105,12 +105,11 @@ static __always_inline int next_hop(struct xdp_md *ctx, struct xl_flow *f,
 	if (rt->kind == XL_ROUTE_GROUP) {
 		__u32 gid = rt->target;
 		struct xl_group *g = bpf_map_lookup_elem(&groups, &gid);
-		__u32 detail = 0;
 		int m;
 
 		if (!g)
 			return XL_R_NO_MEMBER;
-		m = xl_choose_uplink(f, gid, now, len, &detail);
+		m = xl_choose_uplink(f, gid, now, len, detail);
 		if (m < 0)
 			return XL_R_NO_MEMBER;
 		if (m & (XL_CHOSE_MOVED | XL_CHOSE_REFUSED))
@@ -118,7 +117,7 @@ static __always_inline int next_hop(struct xdp_md *ctx, struct xl_flow *f,
 							XL_EV_MOVE_REFUSED, 0,
 							g->members[m & (XL_MAX_GROUP_MEMBERS - 1)]),
 				     g->members[XL_CHOSE_OTHER(m) & (XL_MAX_GROUP_MEMBERS - 1)],
-				     detail, f);
+				     *detail, f);
 		m &= 0xff;
 		if (m >= XL_MAX_GROUP_MEMBERS)
 			return XL_R_NO_MEMBER;
@@ -189,8 +188,10 @@ static __always_inline int not_for_fast_path(const struct xl_pkt *p,
  * the verifier checks it once with unknown arguments, instead of once per
  * combination of header facts (family, VLAN, L4, RoCE) the parser leaves
  * behind, which kept loading slow. flow is the parsed flow, l3 the offset
- * of the IP header, len the frame's whole length (all fragments: the
- * caller has it already). Returns (XDP action << 8) | reason. */
+ * of the IP header with XL_PURE_ACK set in it for a pure acknowledgement
+ * (no argument more: the program's stack is at its limit), len the
+ * frame's whole length (all fragments: the caller has it already).
+ * Returns (XDP action << 8) | reason. */
 __noinline int xl_forward(struct xdp_md *ctx, struct xl_flow *flow, __u32 l3, __u32 len)
 {
 	void *data = (void *)(long)ctx->data;
@@ -198,6 +199,7 @@ __noinline int xl_forward(struct xdp_md *ctx, struct xl_flow *flow, __u32 l3, __
 	__u64 now = bpf_ktime_get_ns();
 	struct ethhdr *eth = data;
 	struct xl_neigh_key nk = {};
+	__u32 detail = l3 & XL_PURE_ACK; /* in: the packet's kind, for xl_choose_uplink */
 	struct xl_port_stats *tx_st;
 	struct xl_port *out = NULL;
 	__u16 l3_proto;
@@ -207,6 +209,7 @@ __noinline int xl_forward(struct xdp_md *ctx, struct xl_flow *flow, __u32 l3, __
 	void *l3h;
 	int reason;
 
+	l3 &= ~XL_PURE_ACK;
 	if (!flow || l3 > sizeof(struct ethhdr) + sizeof(struct vlan_hdr))
 		return XDP_PASS << 8 | XL_R_NO_ROUTE;
 	/* The parser checked these bounds; the verifier needs to see them
@@ -233,7 +236,7 @@ __noinline int xl_forward(struct xdp_md *ctx, struct xl_flow *flow, __u32 l3, __
 	rt = route_lookup(flow);
 	if (!rt)
 		return XDP_PASS << 8 | XL_R_NO_ROUTE;
-	reason = next_hop(ctx, flow, rt, &out, &nk, now, len);
+	reason = next_hop(ctx, flow, rt, &out, &nk, now, len, &detail);
 	if (reason != XL_R_FORWARDED || !out)
 		return XDP_PASS << 8 | reason;
 	nb = bpf_map_lookup_elem(&neigh, &nk);
@@ -358,7 +361,8 @@ int xdpleaf_leaf(struct xdp_md *ctx)
 		xl_roce_seen(ctx, &p.flow, (__u32)p.bth_opcode << 24 | p.psn,
 			     p.aeth_kind, in_ifindex);
 
-	r = xl_forward(ctx, &p.flow, (__u32)((long)p.l3 - (long)data), (__u32)len);
+	r = xl_forward(ctx, &p.flow, (__u32)((long)p.l3 - (long)data) |
+				       (p.pure_ack ? XL_PURE_ACK : 0), (__u32)len);
 	return dropped(ctx, st, r & 0xff, (r >> 8) & 0xff, &p.flow, in_ifindex);
 }
 

@@ -33,6 +33,7 @@ struct xl_pkt {
 	__u8 is_roce;        /* RoCEv2: flow.qp is the BTH's destination QP */
 	__u8 bth_opcode;     /* RoCEv2 only */
 	__s8 aeth_kind;      /* an ACK's XL_AETH_KIND, or -1 */
+	__u8 pure_ack;       /* TCP without data, SYN, FIN or RST (lb.h) */
 	/* addresses a router never forwards (martian4/6): refused once the
 	 * frame is known to be for us (DHCP and DAD from 0.0.0.0 or :: to a
 	 * group address are the kernel's, by not_our_mac) */
@@ -82,6 +83,8 @@ static __always_inline int parse_l4(struct xl_pkt *p, void *l4, void *end,
 			return XL_R_BAD_L4;
 		p->flow.sport = bpf_ntohs(tcp->source);
 		p->flow.dport = bpf_ntohs(tcp->dest);
+		p->pure_ack = tcp->doff * 4U == ip_len &&
+			      !(tcp->syn || tcp->fin || tcp->rst);
 	} else if (proto == XL_IPPROTO_ICMPV6) {
 		__u8 *type = l4;
 

@@ -200,20 +200,22 @@ __noinline int xl_pick_headroom_g(__u32 gid, __u32 up, __u64 now,
 				  __u64 expected)
 {
 	struct xl_group *g = bpf_map_lookup_elem(&groups, &gid);
-	__u32 *rr = bpf_map_lookup_elem(&group_rr, &gid);
-	__u32 util[XL_MAX_GROUP_MEMBERS], start;
+	__u32 util[XL_MAX_GROUP_MEMBERS], *rr;
 	int i;
 
 	if (!g)
 		return -1;
-	start = rr ? __sync_fetch_and_add(rr, 1) : 0;
 	for (i = 0; i < XL_MAX_GROUP_MEMBERS; i++)
 		util[i] = (__u32)i < g->n_members ?
 				  xl_member_util_now(gid, i, now,
 					xl_flowlet_extra(xl_expected_rate(
 						expected, g->capacity_bps[i]))) :
 				  0xffffffffU;
-	return xl_pick_least(util, g->n_members, up, start, XL_LB_TIE);
+	/* (the rotation looked up last: fewer values live across the loop,
+	 * whose frame is on the program's deepest call chain) */
+	rr = bpf_map_lookup_elem(&group_rr, &gid);
+	return xl_pick_least(util, g->n_members, up, rr ? __sync_fetch_and_add(rr, 1) : 0,
+			     XL_LB_TIE);
 }
 
 /* A flowlet placed on the member in `slot` counts there as pending
@@ -294,8 +296,8 @@ static __always_inline void count_refused(__u32 slot)
 }
 
 /* Per-flow packet, byte and windowed-rate counters. */
-static __always_inline void flow_count(struct xl_flow_state *fs, __u64 now,
-				       __u64 len)
+static __always_inline void flow_count_bytes(struct xl_flow_state *fs, __u64 now,
+					     __u64 len)
 {
 	fs->packets++;
 	fs->bytes += len;
@@ -308,6 +310,14 @@ static __always_inline void flow_count(struct xl_flow_state *fs, __u64 now,
 		fs->win_start_ns = now - (now - fs->win_start_ns) % XL_FLOW_WINDOW_NS;
 	}
 	fs->win_bytes += len;
+}
+
+/* ... and the time of the packet, from which the next flowlet's gap
+ * counts (not a pure acknowledgement's in the flowlet modes). */
+static __always_inline void flow_count(struct xl_flow_state *fs, __u64 now,
+				       __u64 len)
+{
+	flow_count_bytes(fs, now, len);
 	fs->last_ns = now;
 }
 
@@ -327,9 +337,35 @@ static __always_inline __u64 flow_rate(const struct xl_group *g,
 #define XL_CHOSE_REFUSED (1 << 9)
 #define XL_CHOSE_OTHER(r) (((r) >> 16) & 0xff)
 
-/* The member of group gid (index into its members) for a packet of this
- * flow, with XL_CHOSE_* flags, or -1 when none is up; for a move or a
- * refused one, *detail is what the rule weighed (xl_move_detail). Keeps
+/* A pure acknowledgement (XL_PURE_ACK) in the flowlet modes: the
+ * member of its flow, if it has one that is up, counted but not timed;
+ * else -1, and xl_choose_uplink decides as for any packet. Apart from
+ * xl_choose_uplink: its stack is at the program's limit. */
+__noinline int xl_follow_flow_g(struct xl_flow *flow, __u32 gid, __u64 now,
+				__u64 len)
+{
+	struct xl_group *g = bpf_map_lookup_elem(&groups, &gid);
+	struct xl_flow_state *fs;
+	int cur;
+
+	if (!flow || !g ||
+	    (g->lb_mode != XL_LB_FLOWLET && g->lb_mode != XL_LB_FLOWLET_RANDOM))
+		return -1;
+	fs = bpf_map_lookup_elem(&flows, flow);
+	if (!fs || fs->group != gid)
+		return -1;
+	cur = xl_member_index_g(gid, fs->uplink);
+	if (cur < 0 || !(group_up_mask(gid, flow->family) & (1U << (cur & 31))))
+		return -1;
+	fs->flowlet_bytes += len;
+	flow_count_bytes(fs, now, len);
+	return cur;
+}
+
+/* The member of group gid (index into its members) for a packet of len
+ * bytes of this flow (*detail: XL_PURE_ACK for a pure acknowledgement, else
+ * 0), with XL_CHOSE_* flags, or -1 when none is up; for a move or a
+ * refused one, *detail is then what the rule weighed (xl_move_detail). Keeps
  * the flow table in every mode, so `xdpleaf flows` works for the baseline
  * too. A global function: the
  * verifier checks it once, on its own, which keeps the per-member loops
@@ -345,6 +381,13 @@ __noinline int xl_choose_uplink(struct xl_flow *flow, __u32 gid, __u64 now,
 
 	if (!flow || !g)
 		return -1;
+	/* a pure acknowledgement may follow its flow (xl_follow_flow_g) */
+	if (detail && (*detail & XL_PURE_ACK)) {
+		*detail = 0;
+		m = xl_follow_flow_g(flow, gid, now, len);
+		if (m >= 0)
+			return m;
+	}
 	up = group_up_mask(gid, flow->family);
 	n = g->n_members;
 	fs = bpf_map_lookup_elem(&flows, flow);

@@ -151,6 +151,21 @@ static inline int xl_flowlet_expired(__u64 now_ns, __u64 last_ns,
 	return gap > (__s64)timeout_ns;
 }
 
+/* A TCP segment that carries no data and no SYN, FIN or RST: a pure
+ * acknowledgement. In the flowlet modes it follows its flow's member and
+ * neither starts nor extends a flowlet: the gap that ends one counts from
+ * the flow's previous other packet. A connection that carries data both
+ * ways (a collective's) sends the other side's acknowledgements in its
+ * own direction while it has no data of its own; counted, they left no
+ * gap when its own data began, so that data went, with no decision,
+ * wherever the acknowledgements had been placed (as a 2 Mbit/s flow,
+ * beside anything). An acknowledgement that arrives behind its flow's
+ * next segment is one the receiver no longer needs (the segment carries
+ * a newer one), so the reorder-free rule need not wait for it. The
+ * parser's mark travels in arguments' spare high bit (the program's stack
+ * has no room for another argument). */
+#define XL_PURE_ACK (1U << 31)
+
 /* flowlet_timeout = auto: a gap ends a flowlet only if it is longer than
  * the floor and than XL_FLOWLET_GAP_PACKETS times the flow's own packet
  * spacing (a packet of len bytes at its last flowlet's rate). A sender

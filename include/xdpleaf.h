@@ -206,7 +206,8 @@ struct xl_flow {
 /* Value of the `flows` LRU table. Written by the CPU that sees the flow's
  * packet; a flow's packets normally arrive on one CPU. */
 struct xl_flow_state {
-	__u64 last_ns;       /* previous packet */
+	__u64 last_ns;       /* previous packet (in the flowlet modes, not a
+			      * pure acknowledgement: XL_PURE_ACK) */
 	__u64 first_ns;
 	__u64 packets;
 	__u64 bytes;

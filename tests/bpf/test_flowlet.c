@@ -1397,9 +1397,58 @@ static void flowlet_unknown_capacity_window(void **state)
 	assert_int_equal(fs.moves, 1);
 }
 
-/* Members without a rate have no queue: only the skew counts. A skew of
- * 1 s keeps a flow on its member past a 300 us gap (the choice wants to
- * leave it: it is the busiest), a skew of 0 lets it go. */
+/* A TCP pure acknowledgement (XL_PURE_ACK) follows its flow's member
+ * after any gap, even off a busy member, and is counted but not timed: the
+ * flow's next data segment, right after it but past the timeout since the
+ * flow's previous data, starts a new flowlet and leaves. (Counted like
+ * any packet, the acknowledgement would itself have moved, and the data
+ * after it would have followed it with no decision.) A segment with as
+ * little data (one byte) is no acknowledgement: it starts a flowlet. */
+static void flowlet_pure_ack_follows(void **state)
+{
+	struct pkt_spec s = udp_flow(48300), ack;
+	struct xl_flow_state fs, fs1;
+	struct sent r1, r2, r3;
+	int u, v;
+
+	(void)state;
+	reset(XL_LB_FLOWLET, TIMEOUT);
+	s.proto = PKT_TCP;
+	u = send_fwd(&s, &r1);
+	assert_true(flow_get(&s, &fs1));
+	ack = s;
+	ack.payload_len = 0;
+	sleep_ns(3 * TIMEOUT);
+	member_busy(u);
+	v = send_fwd(&ack, &r2);
+	print_message("# data on %s, pure ACK %llu us later on %s\n", port_ifname[u],
+		      (unsigned long long)(r2.t0 - r1.t1) / 1000, port_ifname[v]);
+	assert_int_equal(v, u);
+	assert_true(flow_get(&s, &fs));
+	assert_int_equal(fs.flowlets, 1);
+	assert_int_equal(fs.moves, 0);
+	assert_int_equal(fs.packets, 2);
+	assert_int_equal(fs.bytes, fs1.bytes + r2.len);
+	assert_int_equal(fs.last_ns, fs1.last_ns);
+	/* data right after it: past the timeout since the flow's data */
+	member_busy(u);
+	v = send_fwd(&s, &r3);
+	assert_true(flow_get(&s, &fs));
+	assert_int_equal(fs.flowlets, 2);
+	assert_int_equal(fs.moves, 1);
+	assert_true(v != u);
+	assert_int_equal(fs.uplink, E.ifindex[v]);
+	/* one byte of data after a gap is a flowlet of its own: it moves
+	 * off v once v is the busy one */
+	ack.payload_len = 1;
+	sleep_ns(3 * TIMEOUT);
+	member_busy(v);
+	u = send_fwd(&ack, &r2);
+	assert_true(flow_get(&s, &fs));
+	assert_int_equal(fs.flowlets, 3);
+	assert_true(u != v);
+}
+
 static void flowlet_skew_unlimited_members(void **state)
 {
 	struct pkt_spec s = udp_flow(48200);
@@ -1510,6 +1559,7 @@ int main(void)
 		cmocka_unit_test(flowlet_move_allowed),
 		cmocka_unit_test(flowlet_held_load_keeps_flow),
 		cmocka_unit_test(flowlet_unknown_capacity_window),
+		cmocka_unit_test(flowlet_pure_ack_follows),
 		cmocka_unit_test(flowlet_skew_unlimited_members),
 		cmocka_unit_test(spray_reorder_safe_and_free),
 	};
