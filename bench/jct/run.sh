@@ -105,6 +105,8 @@ while [[ $# -gt 0 ]]; do
 done
 
 die() { echo "bench_jct: $*" >&2; exit 1; }
+((!CAPTURE)) || command -v dumpcap >/dev/null ||
+	die "--capture needs dumpcap (apt-get install tshark, or make deps)"
 log() { echo "bench_jct: $*" >&2; }
 
 [[ $EUID -eq 0 ]] || die "must run as root"
