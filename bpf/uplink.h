@@ -337,27 +337,22 @@ static __always_inline __u64 flow_rate(const struct xl_group *g,
 #define XL_CHOSE_REFUSED (1 << 9)
 #define XL_CHOSE_OTHER(r) (((r) >> 16) & 0xff)
 
-/* A pure acknowledgement (XL_PURE_ACK) in the flowlet modes: the
- * member of its flow, if it has one that is up, counted but not timed;
- * else -1, and xl_choose_uplink decides as for any packet. Apart from
- * xl_choose_uplink: its stack is at the program's limit. */
+/* A pure acknowledgement (XL_PURE_ACK) in a flowlet group: the member
+ * of its flow, if it has one that is up, counted (packets, bytes, window)
+ * but not timed and no part of a flowlet; else -1, and xl_choose_uplink
+ * decides as for any packet. Apart from xl_choose_uplink: its stack is
+ * at the program's limit. */
 __noinline int xl_follow_flow_g(struct xl_flow *flow, __u32 gid, __u64 now,
 				__u64 len)
 {
-	struct xl_group *g = bpf_map_lookup_elem(&groups, &gid);
-	struct xl_flow_state *fs;
+	struct xl_flow_state *fs = flow ? bpf_map_lookup_elem(&flows, flow) : NULL;
 	int cur;
 
-	if (!flow || !g ||
-	    (g->lb_mode != XL_LB_FLOWLET && g->lb_mode != XL_LB_FLOWLET_RANDOM))
-		return -1;
-	fs = bpf_map_lookup_elem(&flows, flow);
 	if (!fs || fs->group != gid)
 		return -1;
 	cur = xl_member_index_g(gid, fs->uplink);
 	if (cur < 0 || !(group_up_mask(gid, flow->family) & (1U << (cur & 31))))
 		return -1;
-	fs->flowlet_bytes += len;
 	flow_count_bytes(fs, now, len);
 	return cur;
 }
@@ -384,9 +379,11 @@ __noinline int xl_choose_uplink(struct xl_flow *flow, __u32 gid, __u64 now,
 	/* a pure acknowledgement may follow its flow (xl_follow_flow_g) */
 	if (detail && (*detail & XL_PURE_ACK)) {
 		*detail = 0;
-		m = xl_follow_flow_g(flow, gid, now, len);
-		if (m >= 0)
-			return m;
+		if (g->lb_mode == XL_LB_FLOWLET || g->lb_mode == XL_LB_FLOWLET_RANDOM) {
+			m = xl_follow_flow_g(flow, gid, now, len);
+			if (m >= 0)
+				return m;
+		}
 	}
 	up = group_up_mask(gid, flow->family);
 	n = g->n_members;

@@ -16,39 +16,20 @@ import argparse
 import collections
 import json
 import os
-import struct
-import sys
 
-PCAP_MAGIC_US = 0xA1B2C3D4
-PCAP_MAGIC_NS = 0xA1B23C4D
-ETH_HLEN = 14
+from scapy.all import IP, TCP, PcapReader  # Debian's python3-scapy
 
 
 def read_pcap(path):
-    """(realtime_ns, flow 4-tuple, ip length) of every IPv4/TCP packet."""
-    with open(path, "rb") as f:
-        data = f.read()
-    if len(data) < 24:
-        return []
-    magic = struct.unpack_from("<I", data, 0)[0]
-    if magic not in (PCAP_MAGIC_US, PCAP_MAGIC_NS):
-        sys.exit(f"{path}: not a little-endian pcap file (pcapng? run.sh passes -P)")
-    scale = 1000 if magic == PCAP_MAGIC_US else 1
-    out, off = [], 24
-    while off + 16 <= len(data):
-        sec, frac, incl, _orig = struct.unpack_from("<IIII", data, off)
-        pkt = data[off + 16:off + 16 + incl]
-        off += 16 + incl
-        if len(pkt) < ETH_HLEN + 24 or pkt[12:14] != b"\x08\x00":
-            continue
-        ip = pkt[ETH_HLEN:]
-        ihl = (ip[0] & 15) * 4
-        if ip[9] != 6 or len(ip) < ihl + 4:
-            continue
-        ip_len = struct.unpack_from(">H", ip, 2)[0]
-        sport, dport = struct.unpack_from(">HH", ip, ihl)
-        flow = (ip[12:16], ip[16:20], sport, dport)
-        out.append((sec * 1000000000 + frac * scale, flow, ip_len))
+    """(realtime_ns, flow 4-tuple, ip length) of every IPv4/TCP packet,
+    decoded by scapy."""
+    out = []
+    with PcapReader(path) as pcap:
+        for pkt in pcap:
+            if IP in pkt and TCP in pkt:
+                ip = pkt[IP]
+                out.append((int(pkt.time * 1000000000),
+                            (ip.src, ip.dst, ip[TCP].sport, ip[TCP].dport), ip.len))
     return out
 
 

@@ -1430,6 +1430,8 @@ static void flowlet_pure_ack_follows(void **state)
 	assert_int_equal(fs.packets, 2);
 	assert_int_equal(fs.bytes, fs1.bytes + r2.len);
 	assert_int_equal(fs.last_ns, fs1.last_ns);
+	/* no part of the flowlet, whose rate stays its data's */
+	assert_int_equal(fs.flowlet_bytes, fs1.flowlet_bytes);
 	/* data right after it: past the timeout since the flow's data */
 	member_busy(u);
 	v = send_fwd(&s, &r3);
