@@ -426,6 +426,13 @@ mono_ns() {
 # long as the lab has no routing protocol to withdraw it: that measures
 # the lab, not a balancer. Its static routes go with the links and come
 # back with them, as in bench/balance/run.sh's failover.
+#
+# Each transition is one `ip -batch`, so the spine changes as one unit.
+# With one `ip` per link and route (run 7: ~100 ms on this busy machine),
+# leaf1 saw u2's carrier back while the spine still had no link or route
+# toward leaf2, and what it sent there in between was lost: the lab's
+# artefact, not the balancer's. A spine that comes back is announced by
+# its routing protocol once it can forward.
 link_down() { # dir
 	local dev
 	for dev in down up; do
@@ -433,24 +440,25 @@ link_down() { # dir
 		FAIL_ROUTES6[$dev]=$(ip -n "$P-sp2" -6 route show dev "$dev" proto boot)
 		in_ns "$P-sp2" sysctl -qw "net.ipv6.conf.$dev.keep_addr_on_down=1"
 	done
-	ip -n "$P-sp2" link set dev down down
-	ip -n "$P-sp2" link set dev up down
-	mono_ns >"$1/t_down"
+	mono_ns >"$1/t_down" # before: python takes ~60 ms to start here
+	printf 'link set dev %s down\n' down up | ip -n "$P-sp2" -batch -
 	FAIL_STATE=1
 }
 
+# Both links up, then every saved route (ip infers each route's family from
+# its prefix), in one batch.
 link_up() { # dir
-	local rt dev
-	for dev in down up; do
-		ip -n "$P-sp2" link set dev "$dev" up
-		while read -r -a rt; do
-			((${#rt[@]} == 0)) || ip -n "$P-sp2" route replace "${rt[@]}" dev "$dev"
-		done <<<"${FAIL_ROUTES4[$dev]}"
-		while read -r -a rt; do
-			((${#rt[@]} == 0)) || ip -n "$P-sp2" -6 route replace "${rt[@]}" dev "$dev"
-		done <<<"${FAIL_ROUTES6[$dev]}"
-	done
+	local dev rt
 	mono_ns >"$1/t_up"
+	{
+		printf 'link set dev %s up\n' up down
+		for dev in up down; do
+			while read -r rt; do
+				[[ -z $rt ]] || echo "route replace $rt dev $dev"
+			done <<<"${FAIL_ROUTES4[$dev]}
+${FAIL_ROUTES6[$dev]}"
+		done
+	} | ip -n "$P-sp2" -batch -
 	FAIL_STATE=2
 }
 declare -A FAIL_ROUTES4 FAIL_ROUTES6
@@ -623,13 +631,14 @@ run_cell() { # op size
 			return 1
 		fi
 		# leaf1's moves during an MPI job (xdp fabrics), for
-		# bench/jct/placement.py; roce_steps.py records its own
+		# bench/jct/placement.py, with its drops and the uplinks' downs
+		# and ups as the daemon saw them; roce_steps.py records its own
 		mover=
 		if [[ $op != roce && ! $FABRIC =~ ^(ref|kernel)$ ]]; then
 			# the flows an earlier cell left, to tell this job's apart
 			in_ns "$P-leaf1" "$XDPLEAF" flows --json --instance "$P" >"$dir/flows0.json"
 			nsenter --net="/run/netns/$P-leaf1" -- "$XDPLEAF" events --instance "$P" \
-				--kind move --json >"$dir/moves.jsonl" 2>"$dir/moves.err" </dev/null &
+				--kind move,move_refused,link_down,link_up,drop --json >"$dir/moves.jsonl" 2>"$dir/moves.err" </dev/null &
 			mover=$!
 		fi
 		capture_start "$op" "$dir"
