@@ -4,6 +4,7 @@
  * benchmark (bench/jct/run.sh, docs/jct-bench.md).
  *
  *   collective --op allreduce|alltoall --bytes N[K|M] [--steps N] [--warmup N]
+ *              [--dev IF] [--progress FILE]
  *
  * Every step begins with MPI_Barrier; then each rank reads CLOCK_MONOTONIC,
  * runs the collective, and reads it again. The lab's hosts are network
@@ -44,6 +45,7 @@ struct opts {
 	int steps;
 	int warmup;
 	const char *dev;
+	const char *progress;
 };
 
 static uint64_t now_ns(void)
@@ -59,11 +61,14 @@ static void usage(int rank)
 	if (rank == 0)
 		fprintf(stderr,
 			"usage: collective --op allreduce|alltoall --bytes N[K|M] [--steps N]\n"
-			"                  [--warmup N] [--dev IF]\n"
+			"                  [--warmup N] [--dev IF] [--progress FILE]\n"
 			"  --bytes   per rank: the all-reduced vector, or all of one rank's\n"
 			"            all-to-all blocks (K, M = 2^10, 2^20)\n"
 			"  --steps   measured steps (default 20), after --warmup (default 2)\n"
-			"  --dev     the interface whose IPv4 address names a rank (eth0)\n");
+			"  --dev     the interface whose IPv4 address names a rank (eth0)\n"
+			"  --progress rank 0 writes there, before each step's barrier, how\n"
+			"            many steps were done (warm-up included): for a driver that\n"
+			"            acts at a given step\n");
 }
 
 /* "4M" -> 4194304; 0 if malformed. */
@@ -123,6 +128,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			o->warmup = parse_count(v, 0);
 		} else if (!strcmp(a, "--dev")) {
 			o->dev = v;
+		} else if (!strcmp(a, "--progress")) {
+			o->progress = v;
 		} else {
 			return -1;
 		}
@@ -131,6 +138,19 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	if ((int)o->op < 0 || o->bytes == 0 || o->steps < 0 || o->warmup < 0)
 		return -1;
 	return 0;
+}
+
+/* --progress: the number of steps done, written over the file's old
+ * content (rank 0, before each step's barrier: outside the timed part).
+ * A driver polls it; a failed write only costs the driver its cue. */
+static void write_progress(const char *path, int done)
+{
+	FILE *f;
+
+	if (!path || !(f = fopen(path, "w")))
+		return;
+	fprintf(f, "%d\n", done);
+	fclose(f);
 }
 
 /* The IPv4 address of dev, which tells which lab host a rank runs in. */
@@ -214,6 +234,8 @@ int main(int argc, char **argv)
 	memset(rbuf, 0, o.bytes); /* touch every page before the first step */
 
 	for (s = 0; s < total; s++) {
+		if (rank == 0)
+			write_progress(o.progress, s);
 		MPI_Barrier(MPI_COMM_WORLD);
 		mine[2 * s] = now_ns();
 		if (o.op == OP_ALLREDUCE)

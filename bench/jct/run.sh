@@ -415,8 +415,18 @@ fail_delay_ns() { # op size
 }
 
 # CLOCK_MONOTONIC in ns, the clock of the steps' stamps.
+# Bash cannot read CLOCK_MONOTONIC and a python start takes ~60 ms here,
+# which delayed the failure by as much; so the clock's offset from
+# CLOCK_REALTIME is read once, and mono_ns is bash's own $EPOCHREALTIME
+# (us) less it (a µs reading; NTP's slewing over a run is far below that).
+MONO_OFFSET_NS=$(/usr/bin/python3 -c 'import time
+a = time.clock_gettime_ns(time.CLOCK_REALTIME)
+m = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+b = time.clock_gettime_ns(time.CLOCK_REALTIME)
+print((a + b) // 2 - m)')
 mono_ns() {
-	/usr/bin/python3 -c 'import time; print(time.clock_gettime_ns(time.CLOCK_MONOTONIC))'
+	local t=${EPOCHREALTIME/[.,]/}
+	echo $((t * 1000 - MONO_OFFSET_NS))
 }
 
 # Spine 2 fails: both its links go down (leaf1's u2 and leaf2's link to
@@ -433,14 +443,21 @@ mono_ns() {
 # toward leaf2, and what it sent there in between was lost: the lab's
 # artefact, not the balancer's. A spine that comes back is announced by
 # its routing protocol once it can forward.
-link_down() { # dir
+#
+# What the spine loses with its links (its static routes; its IPv6
+# addresses are kept) is saved before the job, so that the failure itself
+# is two process starts, not eight.
+fail_prepare() {
 	local dev
 	for dev in down up; do
 		FAIL_ROUTES4[$dev]=$(ip -n "$P-sp2" route show dev "$dev" proto boot)
 		FAIL_ROUTES6[$dev]=$(ip -n "$P-sp2" -6 route show dev "$dev" proto boot)
 		in_ns "$P-sp2" sysctl -qw "net.ipv6.conf.$dev.keep_addr_on_down=1"
 	done
-	mono_ns >"$1/t_down" # before: python takes ~60 ms to start here
+}
+
+link_down() { # dir
+	mono_ns >"$1/t_down"
 	printf 'link set dev %s down\n' down up | ip -n "$P-sp2" -batch -
 	FAIL_STATE=1
 }
@@ -463,13 +480,20 @@ ${FAIL_ROUTES6[$dev]}"
 }
 declare -A FAIL_ROUTES4 FAIL_ROUTES6
 
-# Called from job_once's watch loop (every 0.2 s): down at T_STARTED +
-# FAIL_DELAY, up FAIL_S later.
+# Called from job_once's watch loop: down once the collective's rank 0
+# has done WARMUP + STEPS / 2 steps (its --progress file), so the outage
+# falls among the measured steps however fast the fabric runs them (timed
+# by the reference's steps instead, a fabric twice as fast had finished
+# before the link went down); RoCE steps (no progress file) at T_STARTED
+# + FAIL_DELAY. Up FAIL_S later.
 fail_tick() { # dir
-	local now
+	local now steps_done=
 	((started)) || return 0
 	now=$(date +%s%N)
-	if ((FAIL_STATE == 0 && now - T_STARTED >= FAIL_DELAY)); then
+	[[ ! -s $1/progress ]] || read -r steps_done <"$1/progress" || true
+	if ((FAIL_STATE == 0)) &&
+		{ [[ -n $steps_done ]] && ((steps_done >= WARMUP + STEPS / 2)) ||
+			{ [[ ! -e $1/progress ]] && ((now - T_STARTED >= FAIL_DELAY)); }; }; then
 		link_down "$1"
 		T_DOWN=$now
 	elif ((FAIL_STATE == 1 && now - T_DOWN >= FAIL_S * 1000000000)); then
@@ -514,6 +538,7 @@ hosts_unload() { # prefix [dir]
 # One job of STEPS + WARMUP steps: an mpirun of the collective, or for
 # roce bench/jct/roce_steps.py (4 senders, a barrier between steps).
 job_start() { # op size dir limit-seconds
+	rm -f "$3/progress" # (an earlier attempt's)
 	if [[ $1 == roce ]]; then
 		local leaf=()
 		[[ $FABRIC =~ ^(ref|kernel)$ ]] || leaf=(--leaf1-instance "$P")
@@ -523,12 +548,13 @@ job_start() { # op size dir limit-seconds
 			>"$3/steps.json" 2>"$3/mpirun.err" </dev/null &
 		return
 	fi
+	: >"$3/progress" # there and empty until rank 0's first step
 	mkdir -p "/tmp/xl-mpi-$P-s1"
 	TMPDIR=/tmp/xl-mpi-$P-s1 XL_MPI_NETNS_PREFIX=$P nsenter --net="/run/netns/$P-s1" -- \
 		mpirun --allow-run-as-root -np 8 --hostfile "$3/hostfile" \
 		--map-by node --bind-to none "${MPI_PARAMS[@]}" \
 		"$COLLECTIVE" --op "$1" --bytes "$2" --steps "$STEPS" --warmup "$WARMUP" \
-		>"$3/steps.json" 2>"$3/mpirun.err" </dev/null &
+		--progress "$3/progress" >"$3/steps.json" 2>"$3/mpirun.err" </dev/null &
 }
 
 # One job, watched: if the 8 ranks are not all running within START_LIMIT
@@ -567,7 +593,7 @@ job_once() { # op size dir limit-seconds
 			kill_lab_procs "$P"
 			break
 		fi
-		sleep 0.2
+		if [[ $SET == fail ]]; then sleep 0.05; else sleep 0.2; fi
 	done
 	wait "$pid" || rc=$?
 	# a job that ended with the link still down brings it back
@@ -621,7 +647,10 @@ run_cell() { # op size
 	mib=$(($(numfmt --from=iec "$size") >> 20))
 	limit=${CELL_TIMEOUT:-$((60 + (STEPS + WARMUP) * (mib > 0 ? mib : 1)))}
 	write_hostfile "$dir/hostfile"
-	[[ $SET != fail ]] || FAIL_DELAY=$(fail_delay_ns "$op" "$size")
+	if [[ $SET == fail ]]; then
+		FAIL_DELAY=$(fail_delay_ns "$op" "$size")
+		fail_prepare
+	fi
 	for try in 1 2; do
 		quiet_gate "$dir" "$QUIET_WAIT"
 		counters "$dir/c0.json"
