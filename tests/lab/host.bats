@@ -319,7 +319,10 @@ bpftool_tcx_links() {
 	f=$(tshark -r "$pcap" -Y 'infiniband.bth.opcode == 129' -T fields -e ip.src \
 		-e ip.dst -e infiniband.bth.destqp -e ip.dsfield.dscp -e ip.dsfield.ecn 2>/dev/null)
 	echo "$f"
-	[[ $f == $'10.77.0.1\t10.77.0.2\t0x000100\t48\t0' ]]
+	# (seen once in CI with the counters right and no such CNP in the
+	# capture, not reproduced: what the capture did hold)
+	[[ $f == $'10.77.0.1\t10.77.0.2\t0x000100\t48\t0' ]] ||
+		{ tshark -r "$pcap" 2>&1 | head -5; cat "$BATS_TEST_TMPDIR/dumpcap.err"; return 1; }
 	local c
 	c=$(tshark -r "$pcap" -Y 'infiniband.bth.opcode == 129' -w "$BATS_TEST_TMPDIR/only.pcap" 2>/dev/null &&
 		/usr/bin/python3 "$ROOT/tests/lab/cnp_check.py" "$BATS_TEST_TMPDIR/only.pcap" \
