@@ -277,6 +277,10 @@ def analyse(run, setup):
     r["ce"] = sum(s["ce"] for s in sinks)
     r["gen_packets"] = gen["packets"]
     r["sink_packets"] = pk
+    down, n = unusable_samples(os.path.join(run, "samples.json"))
+    if n:
+        r["uplink_unusable_samples"] = down
+        r["samples"] = n
     m0, m1 = load(os.path.join(run, "m0.json")), load(os.path.join(run, "m1.json"))
     if m0 and m1:  # the CPU checks: rates in the middle of the run
         dt = m1["t"] - m0["t"]
@@ -394,6 +398,35 @@ def f(v, fmt, none="-"):
     return format(v, fmt)
 
 
+def unusable_samples(path):
+    """Per uplink, in how many of the sampler's records (xdpleaf stats,
+    every 0.1 s) its group member was not usable for IPv4 (link down or
+    next hop unresolved, as the daemon marks it), and how many records
+    there were: an uplink that sat out part of a run explains a share far
+    from its capacity's."""
+    try:
+        with open(path) as fh:
+            text = fh.read()
+    except OSError:
+        return {}, 0
+    dec, i, down, n = json.JSONDecoder(), 0, {}, 0
+    while True:
+        while i < len(text) and text[i].isspace():
+            i += 1
+        try:
+            rec, i = dec.raw_decode(text, i)
+        except ValueError:
+            return down, n
+        st = rec.get("stats")
+        if not isinstance(st, dict) or not st.get("groups"):
+            continue
+        n += 1
+        for g in st["groups"]:
+            for m in g.get("members", []):
+                if not m.get("up_ipv4", True):
+                    down[m["port"]] = down.get(m["port"], 0) + 1
+
+
 def notes(r):
     wl = r["workload"]
     if wl == 4:
@@ -425,6 +458,8 @@ def notes(r):
         s += f", other drops {r['fabric_drops']}"
     if "flowlets" in r:
         s += f", flowlets {r['flowlets']}, moves {r['moves']}"
+    for u, k in sorted((r.get("uplink_unusable_samples") or {}).items()):
+        s += f", {u} unusable in {k} of {r['samples']} samples"
     return s
 
 
