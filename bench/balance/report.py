@@ -404,19 +404,8 @@ def unusable_samples(path):
     next hop unresolved, as the daemon marks it), and how many records
     there were: an uplink that sat out part of a run explains a share far
     from its capacity's."""
-    try:
-        with open(path) as fh:
-            text = fh.read()
-    except OSError:
-        return {}, 0
-    dec, i, down, n = json.JSONDecoder(), 0, {}, 0
-    while True:
-        while i < len(text) and text[i].isspace():
-            i += 1
-        try:
-            rec, i = dec.raw_decode(text, i)
-        except ValueError:
-            return down, n
+    down, n = {}, 0
+    for rec in sampler_records(path):
         st = rec.get("stats")
         if not isinstance(st, dict) or not st.get("groups"):
             continue
@@ -425,6 +414,7 @@ def unusable_samples(path):
             for m in g.get("members", []):
                 if not m.get("up_ipv4", True):
                     down[m["port"]] = down.get(m["port"], 0) + 1
+    return down, n
 
 
 def notes(r):
@@ -586,23 +576,30 @@ def main():
 
 # ---- plots over time (samples.json) -----------------------------------
 
-def read_samples(path):
-    """The sampler's records, in order: (t seconds, {uplink: (tx_bytes,
-    queue_bytes or None)}). The last record may be cut short by the
-    sampler's stop: whatever does not parse ends the list."""
+def sampler_records(path):
+    """The sampler's records (samples.json), in order. The last may be cut
+    short by the sampler's stop: whatever does not parse ends them."""
     try:
         with open(path) as fh:
             text = fh.read()
     except OSError:
-        return []
-    dec, i, out = json.JSONDecoder(), 0, []
+        return
+    dec, i = json.JSONDecoder(), 0
     while True:
         while i < len(text) and text[i].isspace():
             i += 1
         try:
             rec, i = dec.raw_decode(text, i)
         except ValueError:
-            return out
+            return
+        yield rec
+
+
+def read_samples(path):
+    """The sampler's records, in order: (t seconds, {uplink: (tx_bytes,
+    queue_bytes or None)})."""
+    out = []
+    for rec in sampler_records(path):
         st, ups = rec.get("stats"), {}
         if isinstance(st, list):  # kernel mode: ip -s -j link
             for e in st:
@@ -615,6 +612,7 @@ def read_samples(path):
                     ups[p["name"]] = (p["tx_bytes"], q.get("length_bytes"))
         if len(ups) == len(UPLINKS):
             out.append((rec["t"], ups))
+    return out
 
 
 def series_of(samples):
