@@ -4,7 +4,8 @@
 # jct cells, hash and flowlet through workload 4's uplink failure, a DCQCN
 # run's queue and rate samples). No lab: each report runs on a copy and
 # must write a PNG (its magic bytes, more than a header's size) named in
-# its docstring.
+# its docstring. And bench-balance's count of the samples in which an
+# uplink sat out a run, from a synthetic sampler file.
 
 load helpers
 
@@ -64,4 +65,19 @@ print(ok, bad)"
 	[[ $output == *"gnuplot failed on"* ]]
 	is_png "$BATS_TEST_TMPDIR/empty.png"
 	[[ ! -e $BATS_TEST_TMPDIR/no/such/dir/x.png.tmp ]]
+}
+
+@test "bench-balance report: the samples in which an uplink sat out are counted, per uplink" {
+	local f=$BATS_TEST_TMPDIR/samples.json
+	# two sampler records as xdpleaf stats --json writes them (pretty,
+	# back to back), u2 unusable for IPv4 in the second; a third cut short
+	printf '%s\n' '{"t": 1.0, "stats": {"groups": [{"members": [' \
+		'{"port": "u1", "up_ipv4": true}, {"port": "u2", "up_ipv4": true}]}]}}' \
+		'{"t": 1.1, "stats": {"groups": [{"members": [' \
+		'{"port": "u1", "up_ipv4": true}, {"port": "u2", "up_ipv4": false}]}]}}' \
+		'{"t": 1.2, "stats": {"gro' >"$f"
+	run "$PY" -c "import sys; sys.path.insert(0, '$ROOT/bench/balance'); import report
+print(report.unusable_samples('$f'))"
+	echo "$output"
+	[[ $status -eq 0 && $output == "({'u2': 1}, 2)" ]]
 }
