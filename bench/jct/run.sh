@@ -445,8 +445,8 @@ mono_ns() {
 # its routing protocol once it can forward.
 #
 # What the spine loses with its links (its static routes; its IPv6
-# addresses are kept) is saved before the job, so that the failure itself
-# is two process starts, not eight.
+# addresses are kept) is saved before the job, so that each transition
+# is one process start (the batch), not eight.
 fail_prepare() {
 	local dev
 	for dev in down up; do
