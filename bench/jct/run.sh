@@ -401,9 +401,10 @@ hosts_with_rank() {
 
 # ---- the uplink failure (--uplinks fail) ----------------------------------
 
-# When to fail, after every rank started: half-way through the measured
-# steps, by the reference's median step of the same collective and size
-# (equal uplinks, this run), or FAIL_S x 3 if there is none.
+# When to fail a job without a progress file (RoCE steps; fail_tick),
+# after every sender started: half-way through the measured steps, by the
+# reference's median step of the same op and size (equal uplinks, this
+# run), or FAIL_S x 3 if there is none.
 fail_delay_ns() { # op size
 	local f=$OUT/equal/ref/$1-$2/steps.json
 	if [[ -s $f ]]; then

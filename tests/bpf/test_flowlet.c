@@ -1451,6 +1451,9 @@ static void flowlet_pure_ack_follows(void **state)
 	assert_true(u != v);
 }
 
+/* Members without a rate have no queue: only the skew counts. A skew of
+ * 1 s keeps a flow on its member past a 300 us gap (the choice wants to
+ * leave it: it is the busiest), a skew of 0 lets it go. */
 static void flowlet_skew_unlimited_members(void **state)
 {
 	struct pkt_spec s = udp_flow(48200);

@@ -30,7 +30,7 @@
 # xdpleaf gen from s1..s4 to r1..r4 under host mode's DCQCN, counted by
 # xdpleaf sink): every step complete, and flowlet's moves put no packet
 # out of order at the receivers (PSNs: exact, no artefacts to allow for).
-# About 3 min.
+# About a minute here (8 steps per cell), more on a busy machine.
 
 load helpers
 
@@ -161,7 +161,7 @@ row_ok() { # label op
 }
 
 @test "flowlet p50 <= kernel ECMP p50 x $MARGIN (4 MiB ring all-reduce, 4 x 100M)" {
-	local k f
+	local k f r
 	k=$(row kernel-1)
 	f=$(row flowlet)
 	[[ -n $k && -n $f ]]
@@ -180,7 +180,7 @@ row_ok() { # label op
 }
 
 @test "MPI all-to-all: every step right; flowlet p50 <= kernel ECMP p50, no reordering beyond ECMP's + $SACK_SLACK" {
-	local k f
+	local k f r
 	k=$(row_ok kernel-1 alltoall)
 	f=$(row_ok flowlet alltoall)
 	for r in "$k" "$f"; do
