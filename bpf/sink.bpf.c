@@ -5,6 +5,15 @@
  * compute losses. Non-RoCE traffic passes untouched; RoCE packets are
  * consumed (XDP_DROP), like a NIC's RDMA engine would, unless pass_roce.
  *
+ * With respond, the program is also an RC responder's receive half
+ * (docs/traffic-tools.md, "Go-back-N"): per flow it expects one PSN
+ * (epsn); the packet with that PSN is accepted, and answered with an ACK
+ * when it asks for one (AckReq); one ahead of it is discarded (as a
+ * go-back-N responder discards it) and answered, once per gap, with a NAK
+ * that names epsn; one behind it is a duplicate, ACKed again if it asks.
+ * The replies go through a ring buffer to `xdpleaf sink`, which sends
+ * them: XDP cannot both hand a packet on and send another.
+ *
  * Concurrency: a flow's state is updated without atomics or locks. That is
  * correct as long as one flow's packets are processed on one CPU at a time:
  * a veth receives in its single NAPI context (one rx queue by default), and
@@ -17,6 +26,7 @@
 #include "xdpleaf.h"
 #include "pin_names.h"
 #include "roce.h"
+#include "telemetry.h"
 #include "parse.h"
 #include "csum.h"
 
@@ -24,6 +34,7 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /* Set by user space before load. */
 const volatile __u32 pass_roce = 0;
+const volatile __u32 respond = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -38,6 +49,13 @@ struct {
 	__type(key, __u32);
 	__type(value, struct xl_sink_stats);
 } XL_MAP_SINK_STATS SEC(".maps");
+
+/* respond: ACKs and NAKs for user space to send. Sized for bursts of
+ * replies while user space sleeps: a reply per 64 packets and per gap. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 256 * 1024);
+} XL_MAP_SINK_REPLIES SEC(".maps");
 
 /* A new window whose top word holds psn: room for late packets below it. */
 static __always_inline __u32 window_base_for(__u32 psn)
@@ -73,7 +91,8 @@ static __always_inline void slide_window(struct xl_sink_flow *f, __u32 psn)
 	f->base = nbase;
 }
 
-static __always_inline void count_psn(struct xl_sink_flow *f, __u32 psn)
+static __always_inline void count_psn(struct xl_sink_flow *f, __u32 psn,
+				      int resent)
 {
 	int d = xl_psn_diff(psn, f->highest);
 	__u64 bit = 1ULL << (psn & 63);
@@ -103,8 +122,106 @@ static __always_inline void count_psn(struct xl_sink_flow *f, __u32 psn)
 		}
 		*w |= bit;
 	}
-	/* Older than the window: cannot tell; counted as reordered. */
-	f->reordered++;
+	/* A resend of a lost packet arrives behind the highest too: not the
+	 * fabric's reordering. Older than the window: cannot tell; counted
+	 * as reordered. */
+	if (!resent)
+		f->reordered++;
+}
+
+/* The fields of the BTH that parse.h does not keep. */
+struct bth_extra {
+	__u16 pkey;    /* network order */
+	__u8 flags;    /* BTH word 2's top byte: AckReq, reserved */
+};
+
+static __always_inline int read_bth(const struct xl_pkt *p, void *end,
+				    struct bth_extra *x)
+{
+	__u8 *udp, *bth;
+
+	if (p->l3_proto == XL_ETH_P_IP) {
+		struct iphdr *iph = p->l3;
+
+		if ((void *)(iph + 1) > end)
+			return -1;
+		udp = (__u8 *)iph + iph->ihl * 4;
+	} else {
+		udp = (__u8 *)p->l3 + sizeof(struct ipv6hdr);
+	}
+	bth = udp + 8;
+	if ((void *)(bth + XL_BTH_LEN) > end)
+		return -1;
+	__builtin_memcpy(&x->pkey, bth + 2, 2);
+	x->flags = bth[8];
+	return 0;
+}
+
+/* Queue an ACK or NAK answering packet p. */
+static __always_inline void reply(const struct xl_pkt *p, const struct bth_extra *x,
+				  __u8 syndrome, __u32 psn, __u32 msn,
+				  struct xl_sink_stats *st)
+{
+	struct xl_sink_reply *r;
+
+	r = bpf_ringbuf_reserve(&sink_replies, sizeof(*r), 0);
+	if (!r) {
+		st->replies_lost++;
+		return;
+	}
+	__builtin_memcpy(r->data_smac, p->eth->h_source, 6);
+	__builtin_memcpy(r->data_dmac, p->eth->h_dest, 6);
+	__builtin_memcpy(r->data_saddr, p->flow.saddr, 16);
+	__builtin_memcpy(r->data_daddr, p->flow.daddr, 16);
+	r->qp = p->flow.qp;
+	r->psn = psn & XL_PSN_MASK;
+	r->msn = msn & XL_PSN_MASK;
+	r->sport = p->flow.sport;
+	r->pkey = x->pkey;
+	r->family = p->flow.family;
+	r->dscp = p->dscp;
+	r->syndrome = syndrome;
+	r->pad = 0;
+	bpf_ringbuf_submit(r, 0);
+}
+
+static __always_inline int message_end(__u8 opcode)
+{
+	return opcode == XL_BTH_SEND_LAST || opcode == XL_BTH_SEND_ONLY ||
+	       opcode == XL_BTH_WRITE_LAST || opcode == XL_BTH_WRITE_ONLY ||
+	       opcode == 0x03 || opcode == 0x05 || /* SEND_LAST/ONLY with immediate */
+	       opcode == 0x09 || opcode == 0x0B;   /* WRITE_LAST/ONLY with immediate */
+}
+
+/* respond: the RC responder's rule for one packet of flow f (see the top
+ * of the file). New flows start with epsn = their first packet's PSN. */
+static __always_inline void respond_to(struct xl_sink_flow *f, const struct xl_pkt *p,
+				       const struct bth_extra *x,
+				       struct xl_sink_stats *st)
+{
+	int d = xl_psn_diff(p->psn, f->epsn);
+
+	if (d == 0) {
+		f->epsn = (p->psn + 1) & XL_PSN_MASK;
+		f->nak_open = 0;
+		if (message_end(p->bth_opcode))
+			f->msn = (f->msn + 1) & XL_PSN_MASK;
+		if (x->flags & XL_BTH2_ACKREQ) {
+			f->acks++;
+			reply(p, x, XL_AETH_ACK, p->psn, f->msn, st);
+		}
+	} else if (d > 0) {
+		f->out_of_seq++;
+		if (!f->nak_open) {
+			f->nak_open = 1;
+			f->naks++;
+			reply(p, x, XL_AETH_NAK_PSN_SEQ, f->epsn, f->msn, st);
+		}
+	} else if (x->flags & XL_BTH2_ACKREQ) {
+		/* a duplicate: its ACK may have been lost */
+		f->acks++;
+		reply(p, x, XL_AETH_ACK, f->epsn - 1, f->msn, st);
+	}
 }
 
 /* A RoCEv2 packet whose headers do not agree with each other: an IPv4
@@ -156,6 +273,7 @@ int xdpleaf_sink(struct xdp_md *ctx)
 	struct xl_sink_key key = {};
 	struct xl_sink_flow *f;
 	struct xl_pkt p = {};
+	struct bth_extra x = {};
 	__u64 len, now;
 	int r;
 
@@ -170,7 +288,7 @@ int xdpleaf_sink(struct xdp_md *ctx)
 		st->other++;
 		return XDP_PASS;
 	}
-	if (malformed(&p, end)) {
+	if (malformed(&p, end) || read_bth(&p, end, &x)) {
 		st->malformed++;
 		return XDP_PASS;
 	}
@@ -191,14 +309,20 @@ int xdpleaf_sink(struct xdp_md *ctx)
 			.last_ns = now,
 			.highest = p.psn,
 			.base = window_base_for(p.psn),
+			.resent = !!(x.flags & XL_BTH2_RESENT),
+			.epsn = p.psn,
 		};
 
 		nf.seen[(p.psn >> 6) & (XL_SINK_WINDOW_WORDS - 1)] =
 			1ULL << (p.psn & 63);
 		/* NOEXIST: if another CPU created it meanwhile, fall back
 		 * to counting into that one. */
-		if (bpf_map_update_elem(&sink_flows, &key, &nf, BPF_NOEXIST) == 0)
+		if (bpf_map_update_elem(&sink_flows, &key, &nf, BPF_NOEXIST) == 0) {
+			f = bpf_map_lookup_elem(&sink_flows, &key);
+			if (f && respond && xl_psn_sequenced(p.bth_opcode))
+				respond_to(f, &p, &x, st);
 			goto counted;
+		}
 		f = bpf_map_lookup_elem(&sink_flows, &key);
 		if (!f) {
 			st->table_full++;
@@ -210,7 +334,11 @@ int xdpleaf_sink(struct xdp_md *ctx)
 	if (p.ecn == XL_ECN_CE)
 		f->ce++;
 	f->last_ns = now;
-	count_psn(f, p.psn);
+	if (x.flags & XL_BTH2_RESENT)
+		f->resent++;
+	count_psn(f, p.psn, x.flags & XL_BTH2_RESENT);
+	if (respond && xl_psn_sequenced(p.bth_opcode))
+		respond_to(f, &p, &x, st);
 counted:
 	st->roce++;
 verdict:

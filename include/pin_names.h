@@ -62,6 +62,7 @@
 /* `xdpleaf sink` (bpf/sink.bpf.c; not pinned) */
 #define XL_MAP_SINK_FLOWS   sink_flows
 #define XL_MAP_SINK_STATS   sink_stats
+#define XL_MAP_SINK_REPLIES sink_replies
 
 /* program pins */
 #define XL_PIN_PROG_PREFIX  "prog_"

@@ -20,6 +20,26 @@
 #define XL_RETH_LEN 16
 #define XL_ICRC_LEN 4
 #define XL_PSN_MASK 0xffffffU
+
+/* The top byte of BTH word 2: AckReq (bit 7) and 7 reserved bits. gen
+ * sets AckReq to ask the responder for an ACK (--reliable). It marks a
+ * packet it sends again (go-back-N) with the lowest reserved bit: a mark
+ * of xdpleaf's own, which a real responder ignores (the ICRC covers it),
+ * so that xdpleaf sink can tell a resent packet from a late one. */
+#define XL_BTH2_ACKREQ 0x80
+#define XL_BTH2_RESENT 0x01
+
+/* The AETH after an ACK's BTH (IBTA 9.3.5): syndrome, then the 24-bit
+ * MSN (the responder's count of completed messages). Syndrome 0x1f: an
+ * ACK without a credit count; 0x60: a NAK for a PSN sequence error, whose
+ * BTH PSN is the one the responder expects next. */
+#define XL_AETH_LEN 4
+#define XL_AETH_ACK 0x1f
+#define XL_AETH_NAK_PSN_SEQ 0x60
+/* An RC requester that reads ACKs (gen --reliable) asks for one every
+ * this many PSNs (on a PSN with these low bits all set) and on the last
+ * packet of every message. */
+#define XL_RC_ACKREQ_EVERY 64
 #define XL_QPN_MASK 0xffffffU
 
 /* PSNs are 24-bit serial numbers: how far a is ahead of b (negative:
@@ -81,6 +101,17 @@ struct xl_sink_flow {
 	__u64 last_ns;
 	__u32 highest;     /* highest PSN so far (serial order) */
 	__u32 base;        /* PSN of the window's first bit (multiple of 64) */
+	/* RC responder (respond): the PSN expected next, messages completed
+	 * (MSN), replies queued, and whether a NAK for epsn is open (sent,
+	 * epsn not arrived yet: one NAK per gap, as a responder sends) */
+	__u64 resent;      /* arrived with gen's resent mark (XL_BTH2_RESENT) */
+	__u64 acks;        /* ACKs queued for user space to send */
+	__u64 naks;        /* NAKs queued */
+	__u64 out_of_seq;  /* ahead of epsn: discarded by the responder */
+	__u32 epsn;
+	__u32 msn;
+	__u32 nak_open;
+	__u32 pad;
 	__u64 seen[XL_SINK_WINDOW_WORDS]; /* bit (psn % WINDOW): received */
 };
 
@@ -92,6 +123,25 @@ struct xl_sink_stats {
 	__u64 table_full;  /* RoCEv2 but no room for a new flow: not counted */
 	__u64 malformed;   /* RoCEv2 whose IPv4 checksum or UDP length is
 			    * wrong: passed, not counted in a flow */
+	__u64 replies_lost; /* respond: an ACK/NAK found the ring full */
+};
+
+/* respond: one ACK or NAK for user space to send (ring buffer), with what
+ * the reply's frame needs from the data packet it answers. */
+struct xl_sink_reply {
+	__u8 data_smac[6];  /* the data packet's MACs: the reply goes back */
+	__u8 data_dmac[6];
+	__u8 data_saddr[16]; /* its addresses (IPv4: first 4 bytes) */
+	__u8 data_daddr[16];
+	__u32 qp;           /* its destination QP */
+	__u32 psn;          /* the reply's BTH PSN */
+	__u32 msn;          /* the AETH's MSN */
+	__u16 sport;        /* its UDP source port (the reply's too) */
+	__u16 pkey;         /* its P_Key, network order */
+	__u8 family;        /* 4 or 6 */
+	__u8 dscp;          /* its DSCP (the reply's, with Not-ECT) */
+	__u8 syndrome;      /* XL_AETH_ACK or XL_AETH_NAK_PSN_SEQ */
+	__u8 pad;
 };
 
 #endif /* XL_ROCE_H */

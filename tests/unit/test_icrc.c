@@ -277,9 +277,12 @@ static void check_class(bool ipv6, bool reth, __u32 payload)
 		__u32 qi = rnd() % 5;
 		__u32 psn = i < 4 ? XL_PSN_MASK - 1 + (__u32)i : rnd();
 		__u8 op = ops[rnd() % sizeof(ops)];
+		/* AckReq and the resent mark, alone, together or neither */
+		__u8 flags = (__u8)((rnd() & 1 ? XL_BTH2_ACKREQ : 0) |
+				    (rnd() & 1 ? XL_BTH2_RESENT : 0));
 		struct xl_gen_desc d;
 
-		xl_gen_desc_fill(c, qi, &qps[qi], op, psn, &d);
+		xl_gen_desc_fill(c, qi, &qps[qi], op, psn, flags, &d);
 		memcpy(f, c->frame, c->len);
 		xl_gen_desc_apply(c, &d, f);
 		/* fields */
@@ -290,6 +293,7 @@ static void check_class(bool ipv6, bool reth, __u32 payload)
 					 f[c->bth_off + 7]), qps[qi].qpn);
 		assert_int_equal((__u32)(f[c->bth_off + 9] << 16 | f[c->bth_off + 10] << 8 |
 					 f[c->bth_off + 11]), psn & XL_PSN_MASK);
+		assert_int_equal(f[c->bth_off + 8], flags);
 		assert_int_equal(f[c->udp_off] << 8 | f[c->udp_off + 1], qps[qi].sport);
 		/* ICRC */
 		assert_int_equal(xl_icrc_get(f + c->icrc_off), ref_icrc(f, c->len, ipv6));

@@ -19,7 +19,14 @@
  * xdpleaf_gen_rp (bpf/gen.bpf.c) feeds each QP's packets of the batch to
  * the RP (the host's rp_flows, reused from PATH's directory: gen's frames
  * never pass tc egress, where the RP sees other senders) and returns the
- * QPs' published rates; each QP then paces at min(--rate, its rate). */
+ * QPs' published rates; each QP then paces at min(--rate, its rate).
+ *
+ * --reliable: each QP is an RC requester doing go-back-N (traffic/rc.h):
+ * packets ask for ACKs (AckReq) on every message's last packet and every
+ * 64th PSN; an AF_PACKET socket reads the responder's ACKs and NAKs
+ * (xdpleaf sink --respond); a NAK, or no ACK within --ack-timeout, sends
+ * again from the PSN not yet acknowledged; a step of --pattern steps ends
+ * when all of it is acknowledged. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
@@ -37,6 +44,7 @@
 #include <arpa/inet.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -54,6 +62,8 @@
 #include <linux/bpf.h> /* struct bpf_spin_lock, for host.h */
 #include "host.h"
 #include "traffic/gen_pkt.h"
+#include "traffic/rc.h"
+#include "telemetry.h"
 #include "common/cli.h"
 #include "common/rtnl.h"
 #include "traffic/traffic.h"
@@ -74,6 +84,11 @@
  * (QPs that sent in a batch: after every batch), RP_SWEEP QPs per call. */
 #define RP_REFRESH_NS 100000.0
 #define RP_SWEEP 256
+/* --reliable: --ack-timeout's default. Several times the largest queueing
+ * delay of the lab's paths (a 2 ms TBF queue each way and the responder's
+ * user-space turn), so that a slow ACK is not taken for a lost one; real
+ * NICs' local ACK timeouts are usually longer (docs/traffic-tools.md). */
+#define ACK_TIMEOUT_DEFAULT_NS 10000000ULL
 
 enum pattern { P_ELEPHANT, P_NCCL, P_STEPS };
 enum gap_kind { GAP_FIXED, GAP_EXP, GAP_UNIFORM };
@@ -97,12 +112,17 @@ struct gen_opts {
 	__u64 seed;
 	bool seed_set, json;
 	enum method method;
+	bool reliable;
+	__u64 ack_timeout_ns;
+	bool ack_timeout_set;
 };
 
 struct gen_qp {
 	struct xl_gen_qpid id;
-	__u32 psn, first_psn;
-	__u32 pkt;            /* index of the next packet in its message */
+	struct xl_rc_req rc;  /* PSNs: next to send (rc.nxt), acknowledged */
+	__u32 first_psn;
+	__u32 pkt;            /* index of the next packet (rc.nxt) in its message */
+	__u32 max_pkt;        /* the same for rc.max, the first PSN never sent */
 	double t_next;        /* pacing: earliest send time of the next packet */
 	double t_on;          /* nccl: when the next message may start */
 	__u64 rng;
@@ -151,6 +171,11 @@ struct gen_state {
 	__u64 steps;
 	double step_start;
 	__u64 step_packets0, step_bytes0;
+	/* --reliable: the socket ACKs and NAKs arrive on, and replies that
+	 * were not for us or did not verify */
+	int ack_fd;
+	__u64 replies_bad_icrc, replies_other;
+	__u64 step_resent0;
 	/* totals */
 	__u64 packets, bytes, runs;
 	struct timespec t0;
@@ -243,7 +268,8 @@ static __u64 qp_rate_bps(const struct gen_state *g, __u32 qi)
 
 enum { O_DST = 256, O_SRC, O_GWMAC, O_QPS, O_QPBASE, O_SPORT, O_SIZE,
        O_OPCODE, O_RATE, O_PATTERN, O_MESSAGE, O_GAP, O_DURATION,
-       O_COUNT, O_ECN, O_DSCP, O_SEED, O_RATEMAP, O_BATCH, O_AFPACKET };
+       O_COUNT, O_ECN, O_DSCP, O_SEED, O_RATEMAP, O_BATCH, O_AFPACKET,
+       O_RELIABLE, O_ACKTIMEOUT };
 #define STR_(x) #x
 #define STR(x) STR_(x)
 static const struct xl_opt opts[] = {
@@ -288,6 +314,14 @@ static const struct xl_opt opts[] = {
 	XL_OPT("batch", O_BATCH, "N", "packets per BPF_PROG_RUN, 1.." STR(XL_GEN_MAX_BATCH)
 				      " (default " STR(DEFAULT_BATCH) ")"),
 	XL_OPT("afpacket", O_AFPACKET, NULL, "send with an AF_PACKET socket instead (a baseline)"),
+	XL_OPT("reliable", O_RELIABLE, NULL, "be an RC requester doing go-back-N, as a RoCE NIC:\n"
+					    "ask for ACKs (each message's last packet, every 64th\n"
+					    "PSN), read ACKs and NAKs from DST (xdpleaf sink\n"
+					    "--respond), send again from a NAK'd PSN or, after\n"
+					    "--ack-timeout without an ACK, from the oldest one\n"
+					    "not acknowledged; steps end when acknowledged"),
+	XL_OPT("ack-timeout", O_ACKTIMEOUT, "T", "--reliable: how long an ACK asked for may take\n"
+						"(default 10ms)"),
 	XL_OPT_HELP, XL_OPT_END
 };
 
@@ -362,6 +396,7 @@ static int parse_opts(int argc, char **argv, struct gen_opts *o)
 		.qps = 1, .qp_base = 0x100, .sport_base = 49152, .size = 1024,
 		.batch = DEFAULT_BATCH, .ecn = 2, .dscp = 26, .seed = 1,
 		.gap_kind = GAP_FIXED, .gap1_ns = 1000000,
+		.ack_timeout_ns = ACK_TIMEOUT_DEFAULT_NS,
 	};
 	while ((ch = xl_opt_next(&p, argc, argv)) != -1) {
 		switch (ch) {
@@ -455,6 +490,12 @@ static int parse_opts(int argc, char **argv, struct gen_opts *o)
 			o->batch = (__u32)v;
 			break;
 		case O_AFPACKET: o->method = M_AFPACKET; break;
+		case O_RELIABLE: o->reliable = true; break;
+		case O_ACKTIMEOUT:
+			xl_parse_duration(optarg, 100000ULL, 60ULL * 1000000000ULL,
+					  &o->ack_timeout_ns, err, sizeof(err));
+			o->ack_timeout_set = true;
+			break;
 		case 'j': o->json = true; break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); return -1;
@@ -497,6 +538,10 @@ static int parse_opts(int argc, char **argv, struct gen_opts *o)
 	}
 	if (o->gap_set && o->pattern != P_NCCL) {
 		fprintf(stderr, PFX "--gap applies to --pattern nccl only\n");
+		return -1;
+	}
+	if (o->ack_timeout_set && !o->reliable) {
+		fprintf(stderr, PFX "--ack-timeout applies to --reliable only\n");
 		return -1;
 	}
 	return 0;
@@ -1091,6 +1136,9 @@ static int emit(struct gen_state *g, __u32 qi, double now)
 	struct gen_qp *q = &g->qp[qi];
 	const struct kind *k = kind_of(g, q->pkt);
 	const struct xl_gen_class *c = &g->cls[k->cls];
+	bool fresh = q->rc.nxt == q->rc.max; /* not sent before */
+	__u32 psn = q->rc.nxt;
+	__u8 flags;
 	__u64 rate;
 
 	if (g->n && (k->cls != g->cur || g->n >= g->o.batch))
@@ -1099,8 +1147,10 @@ static int emit(struct gen_state *g, __u32 qi, double now)
 	g->cur = k->cls;
 	if (g->rp && q->batch_pkts++ == 0)
 		g->rp_touched[g->rp_ntouched++] = qi;
-	xl_gen_desc_fill(c, qi, &q->id, k->opcode, q->psn, &g->descs[g->n++]);
-	q->psn = (q->psn + 1) & XL_PSN_MASK;
+	flags = xl_rc_send(&q->rc, q->pkt == g->npkts - 1, now);
+	if (!g->o.reliable)
+		flags = 0;
+	xl_gen_desc_fill(c, qi, &q->id, k->opcode, psn, flags, &g->descs[g->n++]);
 	q->packets++;
 	q->bytes += c->len;
 	g->packets++;
@@ -1108,8 +1158,11 @@ static int emit(struct gen_state *g, __u32 qi, double now)
 	rate = qp_rate_bps(g, qi);
 	if (rate)
 		q->t_next += (double)c->len * 8e9 / (double)rate;
-	if (++q->pkt == g->npkts) {
+	if (++q->pkt == g->npkts)
 		q->pkt = 0;
+	if (fresh)
+		q->max_pkt = q->pkt;
+	if (fresh && q->pkt == 0) {
 		q->messages++;
 		if (g->o.pattern == P_NCCL)
 			q->t_on = (rate ? (q->t_next > now ? q->t_next : now) : now) +
@@ -1121,15 +1174,26 @@ static int emit(struct gen_state *g, __u32 qi, double now)
 }
 
 /* --pattern steps: whether every QP has sent the current step's message
- * (also before the first step). */
+ * (also before the first step) and, with --reliable, has all of it
+ * acknowledged (without, everything sent counts as acknowledged). */
 static bool step_done(const struct gen_state *g)
 {
 	__u32 i;
 
 	for (i = 0; i < g->o.qps; i++)
-		if (g->qp[i].t_on != HUGE_VAL)
+		if (g->qp[i].t_on != HUGE_VAL || !xl_rc_idle(&g->qp[i].rc))
 			return false;
 	return true;
+}
+
+static __u64 total_resent(const struct gen_state *g)
+{
+	__u64 n = 0;
+	__u32 i;
+
+	for (i = 0; i < g->o.qps; i++)
+		n += g->qp[i].rc.resent;
+	return n;
 }
 
 /* --pattern steps: report the step just sent (its last batch has been
@@ -1145,10 +1209,11 @@ static int next_step(struct gen_state *g)
 
 	if (g->steps) {
 		printf("{\"step\": %llu, \"start_ns\": %.0f, \"end_ns\": %.0f, "
-		       "\"packets\": %llu, \"bytes\": %llu}\n",
+		       "\"packets\": %llu, \"bytes\": %llu, \"resent\": %llu}\n",
 		       (unsigned long long)g->steps, g->step_start, now_ns(),
 		       (unsigned long long)(g->packets - g->step_packets0),
-		       (unsigned long long)(g->bytes - g->step_bytes0));
+		       (unsigned long long)(g->bytes - g->step_bytes0),
+		       (unsigned long long)(total_resent(g) - g->step_resent0));
 		fflush(stdout);
 	}
 	do { /* one line, however long */
@@ -1160,9 +1225,17 @@ static int next_step(struct gen_state *g)
 	g->step_start = now_ns();
 	g->step_packets0 = g->packets;
 	g->step_bytes0 = g->bytes;
+	g->step_resent0 = total_resent(g);
 	for (i = 0; i < g->o.qps; i++)
 		g->qp[i].t_on = g->step_start;
 	return 0;
+}
+
+/* The QP's next packet starts a new message (not one sent before, which
+ * goes out again whenever pacing allows). */
+static bool starts_message(const struct gen_state *g, const struct gen_qp *q)
+{
+	return g->o.pattern != P_ELEPHANT && q->pkt == 0 && q->rc.nxt == q->rc.max;
 }
 
 /* Earliest time QP qi may send, or now if it may send now. */
@@ -1171,11 +1244,122 @@ static double ready_at(const struct gen_state *g, __u32 qi, double now)
 	const struct gen_qp *q = &g->qp[qi];
 	double t = now;
 
-	if (g->o.pattern != P_ELEPHANT && q->pkt == 0 && q->t_on > t)
+	if (starts_message(g, q) && q->t_on > t)
 		t = q->t_on;
 	if (qp_rate_bps(g, qi) && q->t_next > t)
 		t = q->t_next;
 	return t;
+}
+
+/* ---- --reliable: ACKs and NAKs ------------------------------------------ */
+
+/* The socket ACKs and NAKs arrive on: every IP packet of --dst's family
+ * that comes in on --dev (the requester's own are left out), read without
+ * blocking. */
+static int setup_acks(struct gen_state *g)
+{
+	int proto = htons(g->fs.ipv6 ? ETH_P_IPV6 : ETH_P_IP), one = 1;
+	struct sockaddr_ll sll = {
+		.sll_family = AF_PACKET,
+		.sll_protocol = (__u16)proto,
+		.sll_ifindex = (int)g->ifindex,
+	};
+
+	g->ack_fd = socket(AF_PACKET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, proto);
+	if (g->ack_fd < 0 || bind(g->ack_fd, (struct sockaddr *)&sll, sizeof(sll))) {
+		fprintf(stderr, PFX "--reliable: a socket for ACKs on %s: %s\n", g->o.dev,
+			strerror(errno));
+		return -1;
+	}
+	setsockopt(g->ack_fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one, sizeof(one));
+	return 0;
+}
+
+/* After r.nxt moved back (or forward over what was acknowledged): the
+ * position of the new r.nxt in its message, counted back from r.max's. */
+static void follow_psn(const struct gen_state *g, struct gen_qp *q)
+{
+	__u32 back = (__u32)xl_psn_diff(q->rc.max, q->rc.nxt) % g->npkts;
+
+	q->pkt = (q->max_pkt + g->npkts - back) % g->npkts;
+}
+
+/* One reply: ours if it comes from --dst to our address for one of our
+ * QPs, and its ICRC verifies (a NIC drops it otherwise). */
+static void take_reply(struct gen_state *g, const __u8 *l3, size_t len)
+{
+	struct xl_rc_reply_in in;
+	size_t alen = g->fs.ipv6 ? 16 : 4;
+	struct gen_qp *q;
+	int moved;
+
+	if (xl_rc_parse_reply(l3, len, g->fs.ipv6 ? 6 : 4, &in))
+		return; /* not an ACK: not counted, a host receives all sorts */
+	if (memcmp(in.saddr, g->fs.daddr, alen) || memcmp(in.daddr, g->fs.saddr, alen) ||
+	    in.qp < g->o.qp_base || in.qp - g->o.qp_base >= g->o.qps) {
+		g->replies_other++;
+		return;
+	}
+	if (!in.icrc_ok) {
+		g->replies_bad_icrc++;
+		return;
+	}
+	q = &g->qp[in.qp - g->o.qp_base];
+	if (XL_AETH_KIND(in.syndrome) == 0)
+		moved = xl_rc_on_ack(&q->rc, in.psn);
+	else if (in.syndrome == XL_AETH_NAK_PSN_SEQ)
+		moved = xl_rc_on_nak(&q->rc, in.psn);
+	else
+		moved = (g->replies_other++, 0);
+	if (moved)
+		follow_psn(g, q);
+}
+
+/* Everything the socket holds now. */
+static void read_replies(struct gen_state *g)
+{
+	__u8 buf[2048];
+	ssize_t n;
+
+	while ((n = recv(g->ack_fd, buf, sizeof(buf), 0)) > 0)
+		take_reply(g, buf, (size_t)n);
+}
+
+/* QPs whose ACK is overdue go back to their oldest PSN not acknowledged;
+ * returns the earliest deadline still ahead (0: none). */
+static double check_timeouts(struct gen_state *g, double now)
+{
+	double timeout = (double)g->o.ack_timeout_ns, first = 0, d;
+	__u32 i;
+
+	for (i = 0; i < g->o.qps; i++) {
+		struct gen_qp *q = &g->qp[i];
+
+		if (xl_rc_check_timeout(&q->rc, now, timeout))
+			follow_psn(g, q);
+		d = xl_rc_deadline(&q->rc, timeout);
+		if (d && (!first || d < first))
+			first = d;
+	}
+	return first;
+}
+
+/* --reliable, nothing to send: until wake (ns; HUGE_VAL: no time set) or
+ * a reply arrives, whichever is first. */
+static void wait_reply(struct gen_state *g, double now, double wake)
+{
+	struct pollfd p = { .fd = g->ack_fd, .events = POLLIN };
+	struct timespec ts, *tp = NULL;
+	double w = wake - now;
+
+	if (w < 0)
+		w = 0;
+	if (wake != HUGE_VAL) {
+		ts.tv_sec = (time_t)(w / 1e9);
+		ts.tv_nsec = (long)(w - (double)ts.tv_sec * 1e9);
+		tp = &ts;
+	}
+	ppoll(&p, 1, tp, NULL);
 }
 
 static int send_loop(struct gen_state *g)
@@ -1193,7 +1377,7 @@ static int send_loop(struct gen_state *g)
 		return -1;
 	clock_gettime(CLOCK_MONOTONIC, &g->t0);
 	while (!stop_flag) {
-		double now = now_ns(), wake = 0;
+		double now = now_ns(), wake = 0, ack_wake = 0;
 		__u32 idle, emitted;
 		bool any = false;
 
@@ -1203,6 +1387,10 @@ static int send_loop(struct gen_state *g)
 			return -1;
 		if (o->count && g->packets >= o->count)
 			break;
+		if (o->reliable) {
+			read_replies(g);
+			ack_wake = check_timeouts(g, now);
+		}
 		if (o->pattern == P_STEPS && step_done(g)) {
 			if (next_step(g))
 				break;
@@ -1220,7 +1408,7 @@ static int send_loop(struct gen_state *g)
 				idle++;
 				continue;
 			}
-			if (o->pattern != P_ELEPHANT && q->pkt == 0 && q->t_next < q->t_on)
+			if (starts_message(g, q) && q->t_next < q->t_on)
 				q->t_next = q->t_on; /* message starts now */
 			if (q->t_next < now - PACING_SLACK_NS)
 				q->t_next = now - PACING_SLACK_NS;
@@ -1245,6 +1433,12 @@ static int send_loop(struct gen_state *g)
 			wake = end;
 		if (g->rp && wake > now + RP_REFRESH_NS)
 			wake = now + RP_REFRESH_NS; /* rates may rise meanwhile */
+		if (ack_wake && ack_wake < wake)
+			wake = ack_wake;
+		if (o->reliable) {
+			wait_reply(g, now, wake);
+			continue;
+		}
 		if (wake - now > 20000) {
 			struct timespec ts;
 			double w = wake - 10000;
@@ -1264,6 +1458,21 @@ static const char *opcode_name(const struct gen_state *g)
 	if (g->npkts == 1)
 		return g->o.write ? "RDMA_WRITE_ONLY" : "SEND_ONLY";
 	return g->o.write ? "RDMA_WRITE_FIRST/MIDDLE/LAST" : "SEND_FIRST/MIDDLE/LAST";
+}
+
+/* --reliable: the QPs' go-back-N counters added up. */
+static struct xl_rc_req rc_totals(const struct gen_state *g)
+{
+	struct xl_rc_req t = { 0 };
+	__u32 i;
+
+	for (i = 0; i < g->o.qps; i++) {
+		t.resent += g->qp[i].rc.resent;
+		t.acks += g->qp[i].rc.acks;
+		t.naks += g->qp[i].rc.naks;
+		t.timeouts += g->qp[i].rc.timeouts;
+	}
+	return t;
 }
 
 /* gen warns when it reaches less than (1 - SHORTFALL) of what it was
@@ -1330,6 +1539,18 @@ static void report(struct gen_state *g, double secs, const struct xl_link_info *
 		json_object_object_add(j, "cpu", json_object_new_int(g->cpu));
 		json_object_object_add(j, "backoffs", json_object_new_int64((int64_t)g->backoffs));
 		json_object_object_add(j, "dev_tx_dropped", json_object_new_int64((int64_t)tx_drop));
+		if (o->reliable) {
+			struct xl_rc_req t = rc_totals(g);
+
+			json_object_object_add(j, "resent", json_object_new_int64((int64_t)t.resent));
+			json_object_object_add(j, "acks", json_object_new_int64((int64_t)t.acks));
+			json_object_object_add(j, "naks", json_object_new_int64((int64_t)t.naks));
+			json_object_object_add(j, "timeouts", json_object_new_int64((int64_t)t.timeouts));
+			json_object_object_add(j, "replies_bad_icrc",
+					       json_object_new_int64((int64_t)g->replies_bad_icrc));
+			json_object_object_add(j, "replies_other",
+					       json_object_new_int64((int64_t)g->replies_other));
+		}
 		if (asked) {
 			json_object_object_add(j, "asked_bps", json_object_new_double(asked));
 			json_object_object_add(j, "rate_shortfall", json_object_new_boolean(
@@ -1345,7 +1566,19 @@ static void report(struct gen_state *g, double secs, const struct xl_link_info *
 			json_object_object_add(e, "bytes", json_object_new_int64((int64_t)q->bytes));
 			json_object_object_add(e, "messages", json_object_new_int64((int64_t)q->messages));
 			json_object_object_add(e, "first_psn", json_object_new_int64(q->first_psn));
-			json_object_object_add(e, "next_psn", json_object_new_int64(q->psn));
+			json_object_object_add(e, "next_psn", json_object_new_int64(q->rc.max));
+			if (o->reliable) {
+				json_object_object_add(e, "resent", json_object_new_int64(
+					(int64_t)q->rc.resent));
+				json_object_object_add(e, "acks", json_object_new_int64(
+					(int64_t)q->rc.acks));
+				json_object_object_add(e, "naks", json_object_new_int64(
+					(int64_t)q->rc.naks));
+				json_object_object_add(e, "timeouts", json_object_new_int64(
+					(int64_t)q->rc.timeouts));
+				json_object_object_add(e, "unacked", json_object_new_int64(
+					xl_psn_diff(q->rc.max, q->rc.una)));
+			}
 			json_object_object_add(e, "pps", json_object_new_double(
 				secs > 0 ? (double)q->packets / secs : 0));
 			json_object_object_add(e, "bps", json_object_new_double(
@@ -1371,7 +1604,7 @@ static void report(struct gen_state *g, double secs, const struct xl_link_info *
 		       q->id.sport, (unsigned long long)q->packets,
 		       (unsigned long long)q->bytes,
 		       secs > 0 ? (double)q->packets / secs : 0,
-		       secs > 0 ? (double)q->bytes * 8 / secs : 0, q->first_psn, q->psn);
+		       secs > 0 ? (double)q->bytes * 8 / secs : 0, q->first_psn, q->rc.max);
 	}
 	printf("%-10s %6s %12llu %14llu %12.0f %14.0f\n", "total", "",
 	       (unsigned long long)g->packets, (unsigned long long)g->bytes, pps, bps);
@@ -1380,11 +1613,22 @@ static void report(struct gen_state *g, double secs, const struct xl_link_info *
 	if (tx_drop)
 		printf(", %s dropped %llu on transmit", o->dev, (unsigned long long)tx_drop);
 	printf("\n");
+	if (o->reliable) {
+		struct xl_rc_req t = rc_totals(g);
+
+		printf("go-back-N: %llu packets sent again, after %llu NAKs and %llu "
+		       "timeouts; %llu ACKs taken; replies with a bad ICRC %llu, not ours %llu\n",
+		       (unsigned long long)t.resent, (unsigned long long)t.naks,
+		       (unsigned long long)t.timeouts, (unsigned long long)t.acks,
+		       (unsigned long long)g->replies_bad_icrc,
+		       (unsigned long long)g->replies_other);
+	}
 }
 
 int xl_gen_main(int argc, char **argv)
 {
-	struct gen_state g = { .pkt_fd = -1, .anchor_tap = -1, .anchor_link = -1 };
+	struct gen_state g = { .pkt_fd = -1, .anchor_tap = -1, .anchor_link = -1,
+			       .ack_fd = -1 };
 	struct xl_link_info l0, l1;
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct timespec t1;
@@ -1413,6 +1657,8 @@ int xl_gen_main(int argc, char **argv)
 		goto out;
 	if (g.o.rate_map && g.o.method != M_LIVE && setup_rp_only(&g))
 		goto out;
+	if (g.o.reliable && setup_acks(&g))
+		goto out;
 	g.qp = calloc(g.o.qps, sizeof(*g.qp));
 	if (!g.qp)
 		goto out;
@@ -1430,8 +1676,8 @@ int xl_gen_main(int argc, char **argv)
 		q->id.qpn = g.o.qp_base + i;
 		q->id.sport = (__u16)(g.o.sport_base + i);
 		q->rng = splitmix64(&s);
-		q->psn = g.o.seed_set ? (__u32)splitmix64(&q->rng) & XL_PSN_MASK : 0;
-		q->first_psn = q->psn;
+		q->first_psn = g.o.seed_set ? (__u32)splitmix64(&q->rng) & XL_PSN_MASK : 0;
+		xl_rc_init(&q->rc, q->first_psn);
 	}
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -1462,6 +1708,8 @@ out:
 	free(g.rp_idx);
 	if (g.pkt_fd >= 0)
 		close(g.pkt_fd);
+	if (g.ack_fd >= 0)
+		close(g.ack_fd);
 	free(g.pkt_bufs);
 	free(g.qp);
 	return ret;

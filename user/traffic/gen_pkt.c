@@ -189,11 +189,11 @@ int xl_gen_class_init(struct xl_gen_class *c, const struct xl_gen_flowspec *fs,
 	/* L(one bit at a position) = ICRC(template ^ bit) ^ ICRC(template). */
 	l3len = c->icrc_off - c->l3_off;
 	l4off = c->udp_off - c->l3_off;
-	for (pos = 0; pos < 4; pos++) {
-		/* opcode, then the PSN's three bytes */
-		__u32 off = c->bth_off - c->l3_off + (pos == 0 ? 0 : 8 + pos);
+	for (pos = 0; pos < 5; pos++) {
+		/* opcode, the PSN's three bytes, then word 2's flags byte */
+		__u32 off = c->bth_off - c->l3_off + (pos == 0 ? 0 : pos == 4 ? 8 : 8 + pos);
 		__u32 bitv[8];
-		__u32 *t = pos == 0 ? c->t_op : c->t_psn[pos - 1];
+		__u32 *t = pos == 0 ? c->t_op : pos == 4 ? c->t_flags : c->t_psn[pos - 1];
 		__u32 ref;
 
 		memcpy(scratch, c->frame, c->len);
@@ -239,11 +239,12 @@ void xl_gen_class_free(struct xl_gen_class *c)
 
 void xl_gen_desc_fill(const struct xl_gen_class *c, __u32 qi,
 		      const struct xl_gen_qpid *qp, __u8 opcode, __u32 psn,
-		      struct xl_gen_desc *d)
+		      __u8 flags, struct xl_gen_desc *d)
 {
 	__u32 bth0 = (__u32)opcode << 24 | (__u32)bth_flags(c) << 16 | 0xffff;
-	__u32 bth2 = psn & XL_PSN_MASK;
+	__u32 bth2 = (__u32)flags << 24 | (psn & XL_PSN_MASK);
 	__u32 icrc = c->icrc_base[qi] ^ c->t_op[opcode ^ c->op_ref] ^
+		     c->t_flags[flags] ^
 		     c->t_psn[0][(psn >> 16) & 0xff] ^
 		     c->t_psn[1][(psn >> 8) & 0xff] ^ c->t_psn[2][psn & 0xff];
 

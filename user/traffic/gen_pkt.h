@@ -44,6 +44,7 @@ struct xl_gen_class {
 	__u8 op_ref;      /* opcode in the base packets */
 	__u32 t_op[256];  /* ICRC change for opcode ^ op_ref */
 	__u32 t_psn[3][256]; /* ICRC change per PSN byte (high, mid, low) */
+	__u32 t_flags[256]; /* ICRC change for BTH word 2's top byte (AckReq...) */
 	__u32 nqp;
 	__u32 *icrc_base; /* per QP: ICRC with op_ref and PSN 0 */
 	__u32 *csum_base; /* per QP, IPv6: UDP sum without BTH words 0, 2, ICRC */
@@ -62,10 +63,11 @@ int xl_gen_class_init(struct xl_gen_class *c, const struct xl_gen_flowspec *fs,
 		      const struct xl_gen_qpid *qps, __u32 nqp);
 void xl_gen_class_free(struct xl_gen_class *c);
 
-/* The descriptor of one packet of class c for QP index qi. */
+/* The descriptor of one packet of class c for QP index qi; flags is BTH
+ * word 2's top byte (XL_BTH2_ACKREQ, XL_BTH2_RESENT). */
 void xl_gen_desc_fill(const struct xl_gen_class *c, __u32 qi,
 		      const struct xl_gen_qpid *qp, __u8 opcode, __u32 psn,
-		      struct xl_gen_desc *d);
+		      __u8 flags, struct xl_gen_desc *d);
 
 /* What the BPF program does, in user space: stamp d into frame (a copy of
  * c->frame). For tests and for senders without live frames. */

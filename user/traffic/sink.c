@@ -32,6 +32,7 @@
 #include "roce.h"
 #include "sink.skel.h" /* after roce.h: the map layouts */
 #include "traffic/traffic.h"
+#include "traffic/sink_respond.h"
 #include "common/units.h"
 
 #define PFX "xdpleaf sink: "
@@ -40,7 +41,7 @@ struct sink_opts {
 	const char *dev;
 	__u64 duration_ns;
 	__u64 interval_ns;    /* --interval: 0 = no samples while running */
-	bool json, pass, generic;
+	bool json, pass, generic, respond;
 };
 
 struct flow {
@@ -48,7 +49,7 @@ struct flow {
 	struct xl_sink_flow v;
 };
 
-enum { O_DURATION = 256, O_PASS, O_GENERIC, O_INTERVAL };
+enum { O_DURATION = 256, O_PASS, O_GENERIC, O_INTERVAL, O_RESPOND };
 static const struct xl_opt opts[] = {
 	XL_OPT_REQUIRED("dev", 'd', "IF", "interface to attach to (in this network namespace)"),
 	XL_OPT("duration", O_DURATION, "T", "stop after T (e.g. 5s, 500ms; default: until a signal)"),
@@ -57,6 +58,11 @@ static const struct xl_opt opts[] = {
 					    "(before the final report)"),
 	XL_OPT("pass", O_PASS, NULL, "hand RoCEv2 packets to the kernel too (default: drop\n"
 				     "them after counting, as a NIC's RDMA engine consumes them)"),
+	XL_OPT("respond", O_RESPOND, NULL, "answer as an RC responder doing go-back-N: ACK each\n"
+					 "in-order packet that asks (AckReq), NAK the PSN\n"
+					 "expected next once when a later one arrives, ACK a\n"
+					 "duplicate again if it asks; for xdpleaf gen\n"
+					 "--reliable (docs/traffic-tools.md, \"Go-back-N\")"),
 	XL_OPT("generic", O_GENERIC, NULL, "attach in generic (skb) mode instead of native"),
 	XL_OPT("json", 'j', NULL, "print JSON"),
 	XL_OPT_HELP, XL_OPT_END
@@ -96,6 +102,7 @@ static int parse_opts(int argc, char **argv, struct sink_opts *o)
 			}
 			break;
 		case O_PASS: o->pass = true; break;
+		case O_RESPOND: o->respond = true; break;
 		case O_GENERIC: o->generic = true; break;
 		case 'j': o->json = true; break;
 		case 'h': usage(stdout); exit(0);
@@ -192,6 +199,9 @@ static void addr_str(const struct xl_sink_key *k, char *buf, size_t len)
 	inet_ntop(k->family == 6 ? AF_INET6 : AF_INET, k->saddr, buf, len);
 }
 
+/* --respond: the per-QP lines show the responder's counters too. */
+static bool respond;
+
 /* A QP's counters that both the summary and the --interval lines show. */
 static json_object *qp_json(const struct flow *f)
 {
@@ -211,12 +221,20 @@ static json_object *qp_json(const struct flow *f)
 	 * from the summary's, field by field */
 	json_object_object_add(e, "reordered", json_object_new_int64((int64_t)v->reordered));
 	json_object_object_add(e, "duplicates", json_object_new_int64((int64_t)v->duplicates));
+	json_object_object_add(e, "resent", json_object_new_int64((int64_t)v->resent));
+	if (respond) {
+		json_object_object_add(e, "acks", json_object_new_int64((int64_t)v->acks));
+		json_object_object_add(e, "naks", json_object_new_int64((int64_t)v->naks));
+		json_object_object_add(e, "out_of_seq",
+				       json_object_new_int64((int64_t)v->out_of_seq));
+		json_object_object_add(e, "next_psn", json_object_new_int64(v->epsn));
+	}
 	return e;
 }
 
 /* The QPs' counters added up, for the summary's total line. */
 struct totals {
-	__u64 packets, bytes, ce, reordered, lost, duplicates;
+	__u64 packets, bytes, ce, reordered, lost, duplicates, resent, acks, naks;
 };
 
 static struct totals add_up(const struct flow *fl, size_t n)
@@ -232,12 +250,16 @@ static struct totals add_up(const struct flow *fl, size_t n)
 		t.reordered += v->reordered;
 		t.lost += flow_lost(v);
 		t.duplicates += v->duplicates;
+		t.resent += v->resent;
+		t.acks += v->acks;
+		t.naks += v->naks;
 	}
 	return t;
 }
 
 static void print_json(const struct flow *fl, size_t n,
-		       const struct xl_sink_stats *st, double secs)
+		       const struct xl_sink_stats *st,
+		       const struct xl_sink_responder_counts *rc, double secs)
 {
 	json_object *j = json_object_new_object(), *qs = json_object_new_array();
 	json_object *t = json_object_new_object();
@@ -271,13 +293,22 @@ static void print_json(const struct flow *fl, size_t n,
 	json_object_object_add(t, "trunc_bth", json_object_new_int64((int64_t)st->trunc_bth));
 	json_object_object_add(t, "table_full", json_object_new_int64((int64_t)st->table_full));
 	json_object_object_add(t, "malformed", json_object_new_int64((int64_t)st->malformed));
+	json_object_object_add(t, "resent", json_object_new_int64((int64_t)tot.resent));
+	if (respond) {
+		json_object_object_add(t, "acks", json_object_new_int64((int64_t)tot.acks));
+		json_object_object_add(t, "naks", json_object_new_int64((int64_t)tot.naks));
+		json_object_object_add(t, "replies_sent", json_object_new_int64((int64_t)rc->sent));
+		json_object_object_add(t, "replies_lost", json_object_new_int64(
+			(int64_t)(st->replies_lost + rc->send_errors)));
+	}
 	json_object_object_add(t, "seconds", json_object_new_double(secs));
 	json_object_object_add(j, "total", t);
 	xl_print_json("sink", j);
 }
 
 static void print_table(const struct flow *fl, size_t n,
-			const struct xl_sink_stats *st, double secs)
+			const struct xl_sink_stats *st,
+			const struct xl_sink_responder_counts *rc, double secs)
 {
 	struct totals t = add_up(fl, n);
 	char src[INET6_ADDRSTRLEN];
@@ -305,6 +336,14 @@ static void print_table(const struct flow *fl, size_t n,
 	       "(passed): %llu, malformed (passed): %llu, flow table full: %llu\n",
 	       n, secs, (unsigned long long)st->other, (unsigned long long)st->trunc_bth,
 	       (unsigned long long)st->malformed, (unsigned long long)st->table_full);
+	if (t.resent)
+		printf("%llu packets arrived marked as resent by xdpleaf gen\n",
+		       (unsigned long long)t.resent);
+	if (respond)
+		printf("responder: %llu ACKs and %llu NAKs queued, %llu sent, %llu lost "
+		       "(ring full or send failed)\n", (unsigned long long)t.acks,
+		       (unsigned long long)t.naks, (unsigned long long)rc->sent,
+		       (unsigned long long)(st->replies_lost + rc->send_errors));
 }
 
 static __u64 ts_ns(const struct timespec *t)
@@ -399,6 +438,8 @@ int xl_sink_main(int argc, char **argv)
 	__u32 rxq;
 	struct sink *skel = NULL;
 	struct xl_sink_stats st;
+	struct xl_sink_responder *responder = NULL;
+	struct xl_sink_responder_counts rc = { 0 };
 	struct flow *fl = NULL;
 	struct timespec t0, t1, ts;
 	sigset_t sigs, old;
@@ -430,10 +471,21 @@ int xl_sink_main(int argc, char **argv)
 		return 1;
 	}
 	skel->rodata->pass_roce = o.pass;
+	skel->rodata->respond = o.respond;
+	respond = o.respond;
 	err = sink__load(skel);
 	if (err) {
 		fprintf(stderr, PFX "loading the BPF program: %s\n", strerror(-err));
 		goto out;
+	}
+	if (o.respond) {
+		responder = xl_sink_responder_start(bpf_map__fd(skel->maps.sink_replies),
+						    (int)ifindex);
+		if (!responder) {
+			fprintf(stderr, PFX "--respond: cannot send replies on %s: %s\n",
+				o.dev, strerror(errno));
+			goto out;
+		}
 	}
 	/* Block the signals that stop us before attaching, so none is lost
 	 * between attach and wait; sigtimedwait takes them synchronously. */
@@ -458,8 +510,9 @@ int xl_sink_main(int argc, char **argv)
 		goto out_sig;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	fprintf(stderr, PFX "ready on %s (%s mode, RoCEv2 packets %s)\n", o.dev,
-		o.generic ? "generic" : "native", o.pass ? "passed" : "dropped");
+	fprintf(stderr, PFX "ready on %s (%s mode, RoCEv2 packets %s%s)\n", o.dev,
+		o.generic ? "generic" : "native", o.pass ? "passed" : "dropped",
+		o.respond ? ", answered with ACKs and NAKs" : "");
 	fflush(stderr);
 	if (o.interval_ns) {
 		sig = wait_sampling(skel, &o, &sigs, &t0);
@@ -477,6 +530,8 @@ int xl_sink_main(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	close(link); /* detaches: the link is not pinned */
 	link = -1;
+	xl_sink_responder_stop(responder, &rc);
+	responder = NULL;
 	if (read_flows(skel, &fl, &n)) {
 		fprintf(stderr, PFX "reading the flow table: %s\n", strerror(errno));
 		goto out_sig;
@@ -487,9 +542,9 @@ int xl_sink_main(int argc, char **argv)
 			      (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 
 		if (o.json)
-			print_json(fl, n, &st, secs);
+			print_json(fl, n, &st, &rc, secs);
 		else
-			print_table(fl, n, &st, secs);
+			print_table(fl, n, &st, &rc, secs);
 	}
 	ret = 0;
 out_sig:
@@ -497,6 +552,7 @@ out_sig:
 		close(link);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 out:
+	xl_sink_responder_stop(responder, NULL);
 	free(fl);
 	sink__destroy(skel);
 	return ret;

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* Go-back-N requester state and ACK/NAK frames (traffic/rc.h). */
+#include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include "traffic/rc.h"
+#include "csum.h"
+#include "icrc.h"
+#include "telemetry.h"
+
+void xl_rc_init(struct xl_rc_req *r, __u32 first_psn)
+{
+	memset(r, 0, sizeof(*r));
+	r->una = r->nxt = r->max = first_psn & XL_PSN_MASK;
+}
+
+__u8 xl_rc_send(struct xl_rc_req *r, bool message_end, double now)
+{
+	__u32 psn = r->nxt;
+	__u8 flags = 0;
+
+	if (message_end || (psn & (XL_RC_ACKREQ_EVERY - 1)) == XL_RC_ACKREQ_EVERY - 1) {
+		flags |= XL_BTH2_ACKREQ;
+		r->req_psn = psn;
+		r->req_at = now;
+	}
+	if (xl_psn_diff(psn, r->max) < 0) {
+		flags |= XL_BTH2_RESENT;
+		r->resent++;
+	}
+	r->nxt = (psn + 1) & XL_PSN_MASK;
+	if (xl_psn_diff(r->nxt, r->max) > 0)
+		r->max = r->nxt;
+	return flags;
+}
+
+/* psn lies in una..max - 1: sent and not yet acknowledged. */
+static bool outstanding(const struct xl_rc_req *r, __u32 psn)
+{
+	return xl_psn_diff(psn, r->una) >= 0 && xl_psn_diff(r->max, psn) > 0;
+}
+
+int xl_rc_on_ack(struct xl_rc_req *r, __u32 psn)
+{
+	if (!outstanding(r, psn))
+		return 0;
+	r->acks++;
+	r->una = (psn + 1) & XL_PSN_MASK;
+	if (r->req_at && xl_psn_diff(r->una, r->req_psn) > 0)
+		r->req_at = 0; /* the PSN that asked is acknowledged */
+	if (xl_psn_diff(r->una, r->nxt) > 0) {
+		/* resending what has arrived meanwhile: skip it */
+		r->nxt = r->una;
+		return 1;
+	}
+	return 0;
+}
+
+int xl_rc_on_nak(struct xl_rc_req *r, __u32 psn)
+{
+	if (!outstanding(r, psn))
+		return 0;
+	r->naks++;
+	r->una = psn;
+	/* The timer starts again with the next AckReq'd PSN sent. */
+	r->req_at = 0;
+	if (xl_psn_diff(r->nxt, psn) > 0) {
+		r->nxt = psn;
+		return 1;
+	}
+	return 0;
+}
+
+double xl_rc_deadline(const struct xl_rc_req *r, double timeout_ns)
+{
+	return r->req_at && !xl_rc_idle(r) ? r->req_at + timeout_ns : 0;
+}
+
+int xl_rc_check_timeout(struct xl_rc_req *r, double now, double timeout_ns)
+{
+	double d = xl_rc_deadline(r, timeout_ns);
+
+	if (!d || now < d)
+		return 0;
+	r->timeouts++;
+	r->req_at = 0;
+	r->nxt = r->una;
+	return 1;
+}
+
+/* ---- frames --------------------------------------------------------------- */
+
+static void put16(__u8 *p, __u16 v)
+{
+	p[0] = v >> 8;
+	p[1] = v & 0xff;
+}
+
+static void put24(__u8 *p, __u32 v)
+{
+	p[0] = (v >> 16) & 0xff;
+	p[1] = (v >> 8) & 0xff;
+	p[2] = v & 0xff;
+}
+
+size_t xl_rc_reply_frame(const struct xl_sink_reply *r, __u8 *buf)
+{
+	bool v6 = r->family == 6;
+	__u32 l3len = (v6 ? 40 : 20) + XL_RC_REPLY_L4_LEN;
+	__u8 *l3 = buf + 14, *udp = l3 + (v6 ? 40 : 20), *bth = udp + 8;
+	__u16 sum16;
+
+	memset(buf, 0, 14 + l3len);
+	memcpy(buf, r->data_smac, 6);
+	memcpy(buf + 6, r->data_dmac, 6);
+	put16(buf + 12, v6 ? 0x86dd : 0x0800);
+	if (v6) {
+		l3[0] = 0x60 | (r->dscp >> 2);
+		l3[1] = (__u8)((r->dscp & 3) << 6); /* ECN Not-ECT, flow label 0 */
+		put16(l3 + 4, XL_RC_REPLY_L4_LEN);
+		l3[6] = IPPROTO_UDP;
+		l3[7] = 64;
+		memcpy(l3 + 8, r->data_daddr, 16);
+		memcpy(l3 + 24, r->data_saddr, 16);
+	} else {
+		l3[0] = 0x45;
+		l3[1] = (__u8)(r->dscp << 2);
+		put16(l3 + 2, (__u16)l3len);
+		l3[6] = 0x40; /* DF, id 0 */
+		l3[8] = 64;
+		l3[9] = IPPROTO_UDP;
+		memcpy(l3 + 12, r->data_daddr, 4);
+		memcpy(l3 + 16, r->data_saddr, 4);
+		sum16 = xl_csum_full(l3, 20);
+		memcpy(l3 + 10, &sum16, 2);
+	}
+	put16(udp, r->sport);
+	put16(udp + 2, XL_ROCEV2_PORT);
+	put16(udp + 4, XL_RC_REPLY_L4_LEN);
+	bth[0] = XL_BTH_ACK;
+	memcpy(bth + 2, &r->pkey, 2);
+	put24(bth + 5, r->qp);
+	put24(bth + 9, r->psn);
+	bth[12] = r->syndrome;
+	put24(bth + 13, r->msn);
+	xl_icrc_put(l3 + l3len - XL_ICRC_LEN,
+		    xl_icrc(l3, l3len - XL_ICRC_LEN, (__u32)(udp - l3), v6));
+	if (v6) {
+		/* after the ICRC, which the checksum covers (and not back) */
+		__u32 s = 0;
+		__u16 w;
+		size_t i;
+
+		for (i = 8; i < l3len; i += 2) {
+			memcpy(&w, l3 + i, 2);
+			s += w;
+		}
+		s += htons(XL_RC_REPLY_L4_LEN) + htons(IPPROTO_UDP);
+		w = (__u16)~xl_csum_fold(s);
+		if (!w)
+			w = 0xffff;
+		memcpy(udp + 6, &w, 2);
+	}
+	return 14 + l3len;
+}
+
+int xl_rc_parse_reply(const __u8 *l3, size_t len, int family,
+		      struct xl_rc_reply_in *out)
+{
+	size_t hl, ulen;
+	const __u8 *udp, *bth;
+
+	memset(out, 0, sizeof(*out));
+	if (family == 4) {
+		if (len < 20 || (l3[0] >> 4) != 4 || l3[9] != IPPROTO_UDP)
+			return -1;
+		hl = (size_t)(l3[0] & 15) * 4;
+		if (hl < 20 || (l3[6] & 0x3f) || l3[7]) /* no fragments */
+			return -1;
+		memcpy(out->saddr, l3 + 12, 4);
+		memcpy(out->daddr, l3 + 16, 4);
+	} else {
+		if (len < 40 || (l3[0] >> 4) != 6 || l3[6] != IPPROTO_UDP)
+			return -1;
+		hl = 40;
+		memcpy(out->saddr, l3 + 8, 16);
+		memcpy(out->daddr, l3 + 24, 16);
+	}
+	if (len < hl + XL_RC_REPLY_L4_LEN)
+		return -1;
+	udp = l3 + hl;
+	ulen = (size_t)udp[4] << 8 | udp[5];
+	if ((udp[2] << 8 | udp[3]) != XL_ROCEV2_PORT || ulen < XL_RC_REPLY_L4_LEN ||
+	    hl + ulen > len)
+		return -1;
+	bth = udp + 8;
+	if (bth[0] != XL_BTH_ACK)
+		return -1;
+	out->qp = (__u32)bth[5] << 16 | bth[6] << 8 | bth[7];
+	out->psn = (__u32)bth[9] << 16 | bth[10] << 8 | bth[11];
+	out->syndrome = bth[12];
+	out->msn = (__u32)bth[13] << 16 | bth[14] << 8 | bth[15];
+	out->icrc_ok = xl_icrc(l3, (__u32)(hl + ulen - XL_ICRC_LEN), (__u32)hl,
+			       family == 6) == xl_icrc_get(udp + ulen - XL_ICRC_LEN);
+	return 0;
+}
