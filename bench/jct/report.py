@@ -146,6 +146,15 @@ def roce_figures(r, steps, path):
         # the measured steps only: less what the sinks had counted by then
         r["roce_measured_" + k] = r["roce_" + k] - sum(q.get(k, 0) for q in warm)
     r["roce_qps"] = len(qps)
+    # go-back-N (gen --reliable; runs before it had no per-step counts):
+    # what the senders sent in the measured steps, resends included, and
+    # what of it never arrived
+    if steps["steps"] and "packets" in steps["steps"][0]:
+        r["roce_measured_sent"] = sum(s["packets"] for s in steps["steps"])
+        r["roce_measured_resent"] = sum(s["resent"] for s in steps["steps"])
+        r["roce_measured_dropped"] = max(r["roce_measured_sent"] - r["roce_measured_packets"], 0)
+        for k in ("naks", "timeouts"):
+            r["roce_" + k] = sum(g.get(k, 0) for g in steps.get("gens", []))
     cnt = {h: (load(os.path.join(path, f"host-{h}.json")) or {}).get("counters", {}) for h in HOSTS}
     r["cnps_sent"] = sum(c.get("cnps_sent", 0) for c in cnt.values())
     r["cnps_received"] = sum(c.get("cnps_received", 0) for c in cnt.values())
@@ -214,9 +223,20 @@ def move_attribution(r, steps, path, c0, c1):
 
 
 def lost_pct(r):
-    """A roce row's packets lost in the measured steps, % of those due."""
+    """A roce row's packets lost in the measured steps: with go-back-N, %
+    of the frames sent that never arrived; before it (no resends), % of
+    the PSNs due that never arrived."""
+    if "roce_measured_sent" in r:
+        n = r["roce_measured_sent"]
+        return 100 * r["roce_measured_dropped"] / n if n else 0.0
     n = r["roce_measured_packets"] + r["roce_measured_lost"]
     return 100 * r["roce_measured_lost"] / n if n else 0.0
+
+
+def resent_pct(r):
+    """go-back-N: % of the frames sent in the measured steps that were resends."""
+    n = r.get("roce_measured_sent")
+    return 100 * r["roce_measured_resent"] / n if n else 0.0
 
 
 def label_key(label):
@@ -283,6 +303,8 @@ def main():
         s = {"uplinks": uset, "op": op, "size": size}
         if ks and "roce_packets" in ks[0]:
             s["kernel_lost_pct"] = [lost_pct(r) for r in ks]
+            if "roce_measured_sent" in ks[0]:
+                s["kernel_resent_pct"] = [resent_pct(r) for r in ks]
         if ks:
             p50s = [r["p50_ms"] for r in ks]
             s["kernel_labs"] = len(ks)
@@ -295,6 +317,8 @@ def main():
             s["flowlet_reorder"] = fl["reorder_all"]
             if "roce_packets" in fl:
                 s["flowlet_lost_pct"] = lost_pct(fl)
+                if "roce_measured_sent" in fl:
+                    s["flowlet_resent_pct"] = resent_pct(fl)
                 if "roce_psn_old_after_move" in fl:
                     s["flowlet_psn_old_after_move"] = fl["roce_psn_old_after_move"]
             if ks:
@@ -344,11 +368,20 @@ def main():
         roce = "roce_packets" in r
         if roce:
             sent = r["roce_sent"]
-            notes.append(f"RoCE, measured steps: {r['roce_measured_lost']} packets lost "
-                         f"({lost_pct(r):.2f} %), "
-                         f"CE {r['roce_measured_ce']}; whole job: {sent} sent, "
-                         f"{r['roce_lost']} lost, {r['roce_reordered']} out of order, "
-                         f"CNPs {r['cnps_sent']}")
+            if "roce_measured_sent" in r:
+                notes.append(f"RoCE go-back-N, measured steps: {r['roce_measured_sent']} frames "
+                             f"sent, {r['roce_measured_resent']} of them resends "
+                             f"({resent_pct(r):.2f} %), {r['roce_measured_dropped']} dropped "
+                             f"({lost_pct(r):.2f} %), CE {r['roce_measured_ce']}; whole job: "
+                             f"{r['roce_naks']} NAKs, {r['roce_timeouts']} ACK timeouts, "
+                             f"{r['roce_lost']} never delivered, {r['roce_reordered']} out of "
+                             f"order, CNPs {r['cnps_sent']}")
+            else:
+                notes.append(f"RoCE, measured steps: {r['roce_measured_lost']} packets lost "
+                             f"({lost_pct(r):.2f} %), "
+                             f"CE {r['roce_measured_ce']}; whole job: {sent} sent, "
+                             f"{r['roce_lost']} lost, {r['roce_reordered']} out of order, "
+                             f"CNPs {r['cnps_sent']}")
             if "roce_psn_old_events" in r:
                 notes.append(f"host mode saw {r['roce_psn_old_events']} PSNs out of "
                              f"order, {r['roce_psn_old_after_move']} of them within "
@@ -386,7 +419,13 @@ def main():
             if "flowlet_p50_ms" in s:
                 line += (f"; flowlet {s['flowlet_p50_ms']:.0f} ms: "
                          f"{'<=' if s['flowlet_le_ecmp_median'] else '>'} median")
-            if "kernel_lost_pct" in s and "flowlet_lost_pct" in s:
+            if "kernel_resent_pct" in s and "flowlet_resent_pct" in s:
+                line += (f"; frames dropped / resent in the measured steps: kernel "
+                         + "/".join(f"{d:.1f}/{x:.1f}" for d, x in
+                                    zip(s["kernel_lost_pct"], s["kernel_resent_pct"]))
+                         + f" %, flowlet {s['flowlet_lost_pct']:.1f}/"
+                         f"{s['flowlet_resent_pct']:.1f} %")
+            elif "kernel_lost_pct" in s and "flowlet_lost_pct" in s:
                 line += (f"; packets lost in the measured steps: kernel "
                          f"{'/'.join(f'{v:.1f}' for v in s['kernel_lost_pct'])} %, "
                          f"flowlet {s['flowlet_lost_pct']:.1f} %")

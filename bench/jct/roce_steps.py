@@ -6,14 +6,18 @@ as the ring's cross-fabric hops of a collective do; a step starts when
 every sender has finished the previous one (a barrier), so the slowest
 sender decides each step, as in a collective.
 
-The senders are `xdpleaf gen --pattern steps` (a line on its stdin releases
-a step; it answers with a line of JSON once the step's last packet is
-sent) paced by host mode's DCQCN reaction point (--rate-map); the
-receivers run `xdpleaf sink --pass` (counting every QP's packets, losses,
-out-of-order PSNs and CE marks, then handing the packets on to host mode's
-notification point, which answers CE with CNPs). gen is not an RDMA NIC:
-it retransmits nothing, so a step ends when its last packet is sent, and
-the packets the fabric lost are reported beside the times, not recovered.
+The senders are `xdpleaf gen --pattern steps --reliable` (a line on its
+stdin releases a step; it answers with a line of JSON once all of the
+step is acknowledged) paced by host mode's DCQCN reaction point
+(--rate-map); the receivers run `xdpleaf sink --pass --respond` (counting
+every QP's packets, out-of-order PSNs and CE marks, handing the packets on
+to host mode's notification point, which answers CE with CNPs, and
+answering as an RC responder: ACKs, and a NAK for a PSN gap). Between them
+they do what RoCE NICs do with a lost packet, go-back-N: the sender sends
+again from the PSN the receiver NAKs (or, when an ACK it asked for does
+not come within gen's --ack-timeout, from the oldest one not
+acknowledged), so a packet the fabric drops costs the step the time it
+takes to send it and everything after it again.
 
     roce_steps.py --xdpleaf BIN --prefix P --pins DIR --bytes N --qps N
                   --rate BPS --steps N --warmup N --timeout S --seed N
@@ -66,7 +70,7 @@ class Sink:
         self.host, self.lines, self.packets, self.latest = host, [], -1, None
         self.proc = subprocess.Popen(
             in_ns(a.prefix, host, [a.xdpleaf, "sink", "--dev", "eth0", "--pass", "--json",
-                                   "--interval", "20ms"]),
+                                   "--interval", "20ms", "--respond"]),
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.cond = threading.Condition()
         self.ready, self.err = False, []
@@ -217,6 +221,7 @@ def main():
                 in_ns(a.prefix, s, [a.xdpleaf, "gen", "--dev", "eth0", "--dst", dst,
                                     "--qps", str(a.qps), "--message", str(a.bytes // a.qps),
                                     "--rate", a.rate, "--pattern", "steps", "--json", "--afpacket",
+                                    "--reliable",
                                     "--sport-base", str(sport), "--rate-map",
                                     os.path.join(a.pins, f"{a.prefix}_{s}", "rp_rates")]),
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -247,6 +252,9 @@ def main():
                 en = [x["end_ns"] for x in got]
                 steps.append({"start_ns": int(min(st)), "end_ns": int(max(en)),
                               "time_ns": int(max(en) - min(st)),
+                              # frames the senders sent in it, those sent again
+                              "packets": sum(x.get("packets", 0) for x in got),
+                              "resent": sum(x.get("resent", 0) for x in got),
                               "rank_start_ns": [int(x) for x in st],
                               "rank_end_ns": [int(x) for x in en]})
         reports = []
@@ -265,8 +273,8 @@ def main():
             if p.poll() is None:
                 p.kill()
     json.dump({"op": "roce", "bytes": a.bytes, "ranks": len(PAIRS), "warmup": a.warmup,
-               "library": f"xdpleaf gen --pattern steps, {a.qps} QPs per sender at {a.rate} "
-                          "(DCQCN host mode), xdpleaf sink --pass",
+               "library": f"xdpleaf gen --pattern steps --reliable, {a.qps} QPs per sender at "
+                          f"{a.rate} (DCQCN host mode), xdpleaf sink --pass --respond",
                "wrong_results": 0, "hosts": [s for _, _, s, _ in PAIRS],
                "steps": steps, "gens": reports, "sinks": sink_reports,
                "sinks_after_warmup": warm,

@@ -1306,7 +1306,7 @@ static void take_reply(struct gen_state *g, const __u8 *l3, size_t len)
 	}
 	q = &g->qp[in.qp - g->o.qp_base];
 	if (XL_AETH_KIND(in.syndrome) == 0)
-		moved = xl_rc_on_ack(&q->rc, in.psn);
+		moved = xl_rc_on_ack(&q->rc, in.psn, now_ns());
 	else if (in.syndrome == XL_AETH_NAK_PSN_SEQ)
 		moved = xl_rc_on_nak(&q->rc, in.psn);
 	else

@@ -22,7 +22,8 @@ __u8 xl_rc_send(struct xl_rc_req *r, bool message_end, double now)
 	if (message_end || (psn & (XL_RC_ACKREQ_EVERY - 1)) == XL_RC_ACKREQ_EVERY - 1) {
 		flags |= XL_BTH2_ACKREQ;
 		r->req_psn = psn;
-		r->req_at = now;
+		if (!r->req_at)
+			r->req_at = now; /* the first one asking since progress */
 	}
 	if (xl_psn_diff(psn, r->max) < 0) {
 		flags |= XL_BTH2_RESENT;
@@ -40,14 +41,18 @@ static bool outstanding(const struct xl_rc_req *r, __u32 psn)
 	return xl_psn_diff(psn, r->una) >= 0 && xl_psn_diff(r->max, psn) > 0;
 }
 
-int xl_rc_on_ack(struct xl_rc_req *r, __u32 psn)
+int xl_rc_on_ack(struct xl_rc_req *r, __u32 psn, double now)
 {
 	if (!outstanding(r, psn))
 		return 0;
 	r->acks++;
 	r->una = (psn + 1) & XL_PSN_MASK;
-	if (r->req_at && xl_psn_diff(r->una, r->req_psn) > 0)
-		r->req_at = 0; /* the PSN that asked is acknowledged */
+	/* Progress: the timer starts again, for the PSNs that asked and are
+	 * still not acknowledged, or stops if there are none. */
+	if (xl_psn_diff(r->una, r->req_psn) > 0)
+		r->req_at = 0;
+	else if (r->req_at)
+		r->req_at = now;
 	if (xl_psn_diff(r->una, r->nxt) > 0) {
 		/* resending what has arrived meanwhile: skip it */
 		r->nxt = r->una;

@@ -18,8 +18,12 @@ struct xl_rc_req {
 	__u32 una;      /* the oldest PSN not acknowledged */
 	__u32 nxt;      /* the PSN to send next (behind max: resending) */
 	__u32 max;      /* one past the highest PSN sent */
-	__u32 req_psn;  /* the latest PSN sent with AckReq ... */
-	double req_at;  /* ... and when (ns); 0: no such PSN unacknowledged */
+	__u32 req_psn;  /* the latest PSN sent with AckReq */
+	/* The ACK timer (ns), 0 when no PSN that asked for an ACK is waiting
+	 * for it: started by the first such PSN sent after the last progress
+	 * (or at the progress itself, while some still wait). As a requester's
+	 * transport timer, it is not pushed back by sending more. */
+	double req_at;
 	__u64 acks, naks, timeouts;
 	__u64 resent;   /* packets sent again */
 };
@@ -36,11 +40,11 @@ __u8 xl_rc_send(struct xl_rc_req *r, bool message_end, double now);
  * responder expects it: resend from there). Stale ones (outside
  * una..max) change nothing. Returns 1 when r->nxt moved: the caller's
  * position in its message must follow. */
-int xl_rc_on_ack(struct xl_rc_req *r, __u32 psn);
+int xl_rc_on_ack(struct xl_rc_req *r, __u32 psn, double now);
 int xl_rc_on_nak(struct xl_rc_req *r, __u32 psn);
 
-/* No ACK for the latest AckReq'd PSN within timeout_ns: go back to una.
- * Returns 1 when it did (r->nxt moved). */
+/* No progress within timeout_ns of the timer's start (r->req_at): go back
+ * to una. Returns 1 when it did (r->nxt moved). */
 int xl_rc_check_timeout(struct xl_rc_req *r, double now, double timeout_ns);
 
 /* When xl_rc_check_timeout would fire (ns), 0 if it cannot. */
