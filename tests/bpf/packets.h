@@ -56,6 +56,8 @@ struct pkt_spec {
 	int bth;             /* UDP only: RoCEv2 BTH after UDP, ICRC at the end */
 	__u8 bth_opcode;
 	__u32 dest_qp, psn;  /* 24 bits each */
+	int apsn_flags_set;  /* BTH word 2's top byte: apsn_flags if set, */
+	__u8 apsn_flags;     /* else 0x80 (AckReq) */
 	int payload_len;     /* bytes after the last header */
 	__u8 payload_seed;
 	int pad_to;          /* Ethernet padding: zero-fill the frame to this */
@@ -238,7 +240,9 @@ static inline size_t pkt_build(const struct pkt_spec *s, __u8 *buf,
 			b[1] = 0x40; /* MigReq, PadCnt 0, TVer 0 */
 			pkt_put16(b + 2, 0xffff); /* default P_Key */
 			pkt_put32(b + 4, s->dest_qp & 0xffffff);
-			pkt_put32(b + 8, 0x80000000u | (s->psn & 0xffffff));
+			pkt_put32(b + 8, (s->apsn_flags_set ? (__u32)s->apsn_flags << 24
+							     : 0x80000000u) |
+					 (s->psn & 0xffffff));
 		}
 		break;
 	case PKT_TCP:

@@ -3,7 +3,11 @@
  * per-flow counters for in-order, reordered, lost, duplicate and CE-marked
  * RoCEv2 packets, PSN wrap at 2^24, the duplicate window, IPv6, and the
  * verdicts (RoCE dropped or passed, everything else passed untouched),
- * and RoCE packets with inconsistent headers counted as malformed.
+ * and RoCE packets with inconsistent headers counted as malformed; with
+ * respond, the RC responder's rule: ACKs for in-order packets that ask,
+ * one NAK per gap naming the expected PSN, duplicates ACKed again, the
+ * replies in the ring buffer with what their frames need, and packets
+ * marked as resent kept out of the reorder count.
  *
  * Packets come from tests/bpf/packets.h (independent of the dataplane).
  * The program needs no interface: a plain test run (not live frames)
@@ -40,6 +44,12 @@
 
 static struct sink *skel;      /* RoCE dropped */
 static struct sink *skel_pass; /* pass_roce = 1 */
+static struct sink *skel_rc;   /* respond = 1 */
+static struct ring_buffer *replies;
+
+/* The replies the program queued, as ring_buffer__consume hands them over. */
+static struct xl_sink_reply got[64];
+static int n_got;
 
 struct sent {
 	int family;
@@ -77,6 +87,15 @@ static size_t build(const struct sent *f, __u32 psn, __u8 tos, __u8 *buf)
 	if (f->family == 6)
 		memcpy(s.daddr, d6, 16);
 	return pkt_build(&s, buf, NULL);
+}
+
+static int take_reply(void *ctx, void *data, size_t size)
+{
+	(void)ctx;
+	assert_int_equal(size, sizeof(struct xl_sink_reply));
+	assert_true(n_got < 64);
+	memcpy(&got[n_got++], data, sizeof(got[0]));
+	return 0;
 }
 
 static int run(struct sink *sk, const void *pkt, size_t len)
@@ -164,11 +183,11 @@ static struct xl_sink_stats stats(struct sink *sk)
 /* Empty the flow table and zero the counters before each test. */
 static int reset(void **state)
 {
-	struct sink *sks[2] = { skel, skel_pass };
+	struct sink *sks[3] = { skel, skel_pass, skel_rc };
 	int i;
 
 	(void)state;
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < 3; i++) {
 		int fd = bpf_map__fd(sks[i]->maps.sink_flows);
 		struct xl_sink_key k;
 		struct xl_sink_stats zero[256] = { 0 };
@@ -176,6 +195,8 @@ static int reset(void **state)
 
 		while (bpf_map_get_next_key(fd, NULL, &k) == 0)
 			bpf_map_delete_elem(fd, &k);
+		if (sks[i] == skel_rc) /* what a failed test left queued */
+			ring_buffer__consume(replies);
 		bpf_map__update_elem(sks[i]->maps.sink_stats, &z, sizeof(z), zero,
 				     sizeof(zero[0]) * libbpf_num_possible_cpus(), 0);
 	}
@@ -435,6 +456,128 @@ static void malformed_passes(void **state)
 	assert_int_equal(stats(skel).malformed, 3);
 }
 
+/* Respond: one packet of F4 with these BTH word-2 flags and opcode. */
+static void send_rc(__u32 psn, __u8 flags, __u8 opcode)
+{
+	__u8 buf[PKT_MAX];
+	struct pkt_spec s = {
+		.dst = { 2, 0, 0, 0, 0, 2 },
+		.src = { 2, 0, 0, 0, 0, 1 },
+		.family = 4, .daddr = DST4, .saddr = SRC4, .ttl = 64, .tos = 26 << 2 | 2,
+		.proto = PKT_UDP, .sport = F4.sport, .dport = PKT_ROCEV2_PORT,
+		.bth = 1, .bth_opcode = opcode, .dest_qp = F4.qp, .psn = psn,
+		.apsn_flags_set = 1, .apsn_flags = flags, .payload_len = 64,
+	};
+	size_t len = pkt_build(&s, buf, NULL);
+
+	assert_int_equal(run(skel_rc, buf, len), XDP_DROP);
+}
+
+static int replies_now(void)
+{
+	n_got = 0;
+	ring_buffer__consume(replies);
+	return n_got;
+}
+
+static void check_reply(const struct xl_sink_reply *r, __u8 syndrome, __u32 psn, __u32 msn)
+{
+	static const __u8 smac[6] = { 2, 0, 0, 0, 0, 1 }, dmac[6] = { 2, 0, 0, 0, 0, 2 };
+	static const __u8 sa[4] = SRC4, da[4] = DST4;
+
+	assert_int_equal(r->syndrome, syndrome);
+	assert_int_equal(r->psn, psn);
+	assert_int_equal(r->msn, msn);
+	assert_int_equal(r->qp, F4.qp);
+	assert_int_equal(r->sport, F4.sport);
+	assert_int_equal(r->family, 4);
+	assert_int_equal(r->dscp, 26);
+	assert_int_equal(r->pkey, 0xffff);
+	assert_memory_equal(r->data_smac, smac, 6);
+	assert_memory_equal(r->data_dmac, dmac, 6);
+	assert_memory_equal(r->data_saddr, sa, 4);
+	assert_memory_equal(r->data_daddr, da, 4);
+}
+
+/* ACKs only where asked; a gap NAKed once, naming the expected PSN; the
+ * packets after it discarded until that PSN comes; a duplicate that asks
+ * ACKed again with the last PSN in order; MSN counts messages ended. */
+static void respond_go_back_n(void **state)
+{
+	const __u8 ASK = XL_BTH2_ACKREQ, RE = XL_BTH2_RESENT;
+	struct xl_sink_flow v;
+
+	(void)state;
+	assert_int_equal(replies_now(), 0);
+	send_rc(100, 0, XL_BTH_SEND_FIRST);
+	send_rc(101, 0, XL_BTH_SEND_MIDDLE);
+	assert_int_equal(replies_now(), 0);
+	send_rc(102, ASK, XL_BTH_SEND_LAST);
+	assert_int_equal(replies_now(), 1);
+	check_reply(&got[0], XL_AETH_ACK, 102, 1);
+	/* 103 lost: 104 and 105 (asking) get one NAK for 103 */
+	send_rc(104, 0, XL_BTH_SEND_FIRST);
+	send_rc(105, ASK, XL_BTH_SEND_MIDDLE);
+	assert_int_equal(replies_now(), 1);
+	check_reply(&got[0], XL_AETH_NAK_PSN_SEQ, 103, 1);
+	/* the resend from 103: 103 accepted (not reordered: marked), 104
+	 * accepted, 105 asks: ACK */
+	send_rc(103, RE, XL_BTH_SEND_ONLY);
+	send_rc(104, RE, XL_BTH_SEND_FIRST);
+	send_rc(105, RE | ASK, XL_BTH_SEND_LAST);
+	assert_int_equal(replies_now(), 1);
+	check_reply(&got[0], XL_AETH_ACK, 105, 3);
+	/* a duplicate that asks: ACKed with the last PSN in order */
+	send_rc(104, RE | ASK, XL_BTH_SEND_MIDDLE);
+	assert_int_equal(replies_now(), 1);
+	check_reply(&got[0], XL_AETH_ACK, 105, 3);
+	/* a second gap after the first was filled: NAKed again */
+	send_rc(108, ASK, XL_BTH_SEND_ONLY);
+	assert_int_equal(replies_now(), 1);
+	check_reply(&got[0], XL_AETH_NAK_PSN_SEQ, 106, 3);
+	assert_int_equal(get_flow(skel_rc, &F4, &v), 0);
+	assert_int_equal(v.epsn, 106);
+	assert_int_equal(v.msn, 3);
+	assert_int_equal(v.naks, 2);
+	assert_int_equal(v.acks, 3);
+	assert_int_equal(v.out_of_seq, 3); /* 104, 105, 108 */
+	assert_int_equal(v.resent, 4);
+	assert_int_equal(v.reordered, 0); /* 103 came marked */
+	assert_int_equal(v.duplicates, 3); /* 104, 105 again; 104 once more */
+	assert_int_equal(stats(skel_rc).replies_lost, 0);
+}
+
+/* Without the resent mark, a PSN that fills a hole is a late packet. */
+static void respond_late_unmarked(void **state)
+{
+	struct xl_sink_flow v;
+
+	(void)state;
+	send_rc(0, 0, XL_BTH_SEND_ONLY);
+	send_rc(2, 0, XL_BTH_SEND_ONLY);
+	send_rc(1, 0, XL_BTH_SEND_ONLY);
+	assert_int_equal(replies_now(), 1); /* the NAK for 1 */
+	assert_int_equal(get_flow(skel_rc, &F4, &v), 0);
+	assert_int_equal(v.reordered, 1);
+	assert_int_equal(v.epsn, 2);
+}
+
+/* Without respond nothing is queued, whatever the packets ask. */
+static void no_replies_without_respond(void **state)
+{
+	struct ring_buffer *rb;
+
+	(void)state;
+	send_range(&F4, 0, 3); /* packets.h asks for an ACK on each */
+	send_psns(&F4, (const __u32[]){ 7 }, 1, 0);
+	n_got = 0;
+	rb = ring_buffer__new(bpf_map__fd(skel->maps.sink_replies), take_reply, NULL, NULL);
+	assert_non_null(rb);
+	ring_buffer__consume(rb);
+	ring_buffer__free(rb);
+	assert_int_equal(n_got, 0);
+}
+
 static void pass_mode(void **state)
 {
 	struct xl_sink_flow v;
@@ -467,7 +610,18 @@ static int group_setup(void **state)
 		print_error("setup: loading sink (pass): %s\n", strerror(-err));
 		return -1;
 	}
-	return 0;
+	skel_rc = sink__open();
+	if (!skel_rc)
+		return -1;
+	skel_rc->rodata->respond = 1;
+	err = sink__load(skel_rc);
+	if (err) {
+		print_error("setup: loading sink (respond): %s\n", strerror(-err));
+		return -1;
+	}
+	replies = ring_buffer__new(bpf_map__fd(skel_rc->maps.sink_replies), take_reply,
+				   NULL, NULL);
+	return replies ? 0 : -1;
 }
 
 static int group_teardown(void **state)
@@ -475,6 +629,8 @@ static int group_teardown(void **state)
 	(void)state;
 	sink__destroy(skel);
 	sink__destroy(skel_pass);
+	ring_buffer__free(replies);
+	sink__destroy(skel_rc);
 	return 0;
 }
 
@@ -494,6 +650,9 @@ int main(void)
 		cmocka_unit_test_setup(truncated_bth_passes, reset),
 		cmocka_unit_test_setup(malformed_passes, reset),
 		cmocka_unit_test_setup(pass_mode, reset),
+		cmocka_unit_test_setup(respond_go_back_n, reset),
+		cmocka_unit_test_setup(respond_late_unmarked, reset),
+		cmocka_unit_test_setup(no_replies_without_respond, reset),
 	};
 
 	return cmocka_run_group_tests_name("xdpleaf_sink", tests, group_setup,

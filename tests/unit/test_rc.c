@@ -127,6 +127,7 @@ static void test_timeout(void **state)
 	assert_int_equal(xl_rc_check_timeout(&r, 11 * MS, 10 * MS), 1);
 	assert_int_equal(r.timeouts, 1);
 	assert_int_equal(r.nxt, 0);
+	assert_int_equal(r.timeouts_in_row, 1);
 	assert_true(xl_rc_deadline(&r, 10 * MS) == 0); /* until 9 asks again */
 	for (i = 0; i < 10; i++)
 		assert_int_equal(xl_rc_send(&r, i == 9, 12 * MS) & XL_BTH2_RESENT,
@@ -134,6 +135,7 @@ static void test_timeout(void **state)
 	assert_true(xl_rc_deadline(&r, 10 * MS) == 22 * MS);
 	assert_int_equal(xl_rc_on_ack(&r, 9, 7), 0);
 	assert_true(xl_rc_deadline(&r, 10 * MS) == 0);
+	assert_int_equal(r.timeouts_in_row, 0); /* progress */
 	/* a long message: the first PSN that asks starts the timer, later
 	 * ones do not restart it; progress short of the last does */
 	for (i = 0; i < 200; i++)

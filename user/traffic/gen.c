@@ -1326,22 +1326,34 @@ static void read_replies(struct gen_state *g)
 }
 
 /* QPs whose ACK is overdue go back to their oldest PSN not acknowledged;
- * returns the earliest deadline still ahead (0: none). */
-static double check_timeouts(struct gen_state *g, double now)
+ * the earliest deadline still ahead goes to *first (0: none). -1 when a
+ * QP that never had a reply has timed out XL_RC_RETRY_MAX times in a row:
+ * nobody answers, and resending would go on for ever. */
+static int check_timeouts(struct gen_state *g, double now, double *first)
 {
-	double timeout = (double)g->o.ack_timeout_ns, first = 0, d;
+	double timeout = (double)g->o.ack_timeout_ns, d;
+	char dst[INET6_ADDRSTRLEN];
 	__u32 i;
 
+	*first = 0;
 	for (i = 0; i < g->o.qps; i++) {
 		struct gen_qp *q = &g->qp[i];
 
 		if (xl_rc_check_timeout(&q->rc, now, timeout))
 			follow_psn(g, q);
+		if (q->rc.timeouts_in_row >= XL_RC_RETRY_MAX && !q->rc.acks && !q->rc.naks) {
+			fprintf(stderr, PFX "--reliable: no ACK or NAK from %s for QP 0x%06x "
+				"after %u timeouts of %.3g ms: is the receiver answering "
+				"(xdpleaf sink --respond)?\n",
+				ip_str(g->family, g->fs.daddr, dst, sizeof(dst)), q->id.qpn,
+				q->rc.timeouts_in_row, timeout / 1e6);
+			return -1;
+		}
 		d = xl_rc_deadline(&q->rc, timeout);
-		if (d && (!first || d < first))
-			first = d;
+		if (d && (!*first || d < *first))
+			*first = d;
 	}
-	return first;
+	return 0;
 }
 
 /* --reliable, nothing to send: until wake (ns; HUGE_VAL: no time set) or
@@ -1389,7 +1401,8 @@ static int send_loop(struct gen_state *g)
 			break;
 		if (o->reliable) {
 			read_replies(g);
-			ack_wake = check_timeouts(g, now);
+			if (check_timeouts(g, now, &ack_wake))
+				return -1;
 		}
 		if (o->pattern == P_STEPS && step_done(g)) {
 			if (next_step(g))

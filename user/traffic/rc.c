@@ -46,6 +46,7 @@ int xl_rc_on_ack(struct xl_rc_req *r, __u32 psn, double now)
 	if (!outstanding(r, psn))
 		return 0;
 	r->acks++;
+	r->timeouts_in_row = 0;
 	r->una = (psn + 1) & XL_PSN_MASK;
 	/* Progress: the timer starts again, for the PSNs that asked and are
 	 * still not acknowledged, or stops if there are none. */
@@ -66,6 +67,7 @@ int xl_rc_on_nak(struct xl_rc_req *r, __u32 psn)
 	if (!outstanding(r, psn))
 		return 0;
 	r->naks++;
+	r->timeouts_in_row = 0;
 	r->una = psn;
 	/* The timer starts again with the next AckReq'd PSN sent. */
 	r->req_at = 0;
@@ -88,6 +90,7 @@ int xl_rc_check_timeout(struct xl_rc_req *r, double now, double timeout_ns)
 	if (!d || now < d)
 		return 0;
 	r->timeouts++;
+	r->timeouts_in_row++;
 	r->req_at = 0;
 	r->nxt = r->una;
 	return 1;

@@ -25,6 +25,7 @@ struct xl_rc_req {
 	 * transport timer, it is not pushed back by sending more. */
 	double req_at;
 	__u64 acks, naks, timeouts;
+	__u32 timeouts_in_row; /* since the last progress (an ACK or NAK taken) */
 	__u64 resent;   /* packets sent again */
 };
 
@@ -46,6 +47,10 @@ int xl_rc_on_nak(struct xl_rc_req *r, __u32 psn);
 /* No progress within timeout_ns of the timer's start (r->req_at): go back
  * to una. Returns 1 when it did (r->nxt moved). */
 int xl_rc_check_timeout(struct xl_rc_req *r, double now, double timeout_ns);
+
+/* A QP that never had a reply after this many timeouts in a row: nobody is
+ * answering (7: InfiniBand's largest retry count). */
+#define XL_RC_RETRY_MAX 7
 
 /* When xl_rc_check_timeout would fire (ns), 0 if it cannot. */
 double xl_rc_deadline(const struct xl_rc_req *r, double timeout_ns);
