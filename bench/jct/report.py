@@ -89,6 +89,10 @@ def cell(path):
          "p99_ms": percentile(t, 99), "mean_ms": statistics.fmean(t), "max_ms": max(t),
          "start_skew_p50_ms": percentile(skew, 50), "hosts": steps.get("hosts"),
          "wrong_results": steps.get("wrong_results"), "library": steps.get("library")}
+    if steps.get("timed_out"):
+        # roce: the run ran out of time; its last step is its time so far,
+        # so every figure of the row is a lower bound
+        r["timed_out"] = steps["timed_out"]
     r["nstat"] = {k: {h: nstat_delta(c0, c1, h, k) for h in HOSTS} for k in NSTAT}
     tot = {k: sum(v.values()) for k, v in r["nstat"].items()}
     r["sack_reorder"] = tot["TcpExtTCPSACKReorder"]
@@ -149,9 +153,12 @@ def roce_figures(r, steps, path):
     # go-back-N (gen --reliable; runs before it had no per-step counts):
     # what the senders sent in the measured steps, resends included, and
     # what of it never arrived
-    if steps["steps"] and "packets" in steps["steps"][0]:
-        r["roce_measured_sent"] = sum(s["packets"] for s in steps["steps"])
-        r["roce_measured_resent"] = sum(s["resent"] for s in steps["steps"])
+    if steps.get("sent_in_warmup"):
+        # the senders' totals less the warm-up's: right also for a run out
+        # of time, whose last step has no line from its senders
+        w = steps["sent_in_warmup"]
+        r["roce_measured_sent"] = sum(g.get("packets", 0) for g in steps["gens"]) - w["packets"]
+        r["roce_measured_resent"] = sum(g.get("resent", 0) for g in steps["gens"]) - w["resent"]
         r["roce_measured_dropped"] = max(r["roce_measured_sent"] - r["roce_measured_packets"], 0)
         for k in ("naks", "timeouts"):
             r["roce_" + k] = sum(g.get(k, 0) for g in steps.get("gens", []))
@@ -310,6 +317,9 @@ def main():
             s["kernel_labs"] = len(ks)
             s["kernel_p50_ms"] = p50s
             s["kernel_p50_median_ms"] = statistics.median(p50s)
+            # a lab that timed out gave a lower bound: so is the median, and
+            # flowlet at or below it is at or below the true median
+            s["kernel_timed_out"] = sum(1 for r in ks if r.get("timed_out"))
         fl = find(uset, "flowlet", op, size)
         ref = find(ref_of(uset), "ref", op, size)
         if fl:
@@ -351,9 +361,14 @@ def main():
         if r.get("failed"):
             print(f"{up:<24} {r['op']:<9} {r['size']:>4}  {r['label']:<9} failed")
             continue
-        x50 = f"{r['p50_x']:.2f}" if "p50_x" in r else "-"
-        x99 = f"{r['p99_x']:.2f}" if "p99_x" in r else "-"
+        ge = ">=" if r.get("timed_out") else ""
+        x50 = f"{ge}{r['p50_x']:.2f}" if "p50_x" in r else "-"
+        x99 = f"{ge}{r['p99_x']:.2f}" if "p99_x" in r else "-"
         notes = []
+        if r.get("timed_out"):
+            t = r["timed_out"]
+            notes.append(f"OUT OF TIME in step {t['after_steps'] + 1} of {t['of']}: "
+                         "times are lower bounds")
         if "moves" in r:
             notes.append(f"flowlets {r['flowlets']}, moves {r['moves']}"
                          + (f" (refused {r['moves_refused']})" if r.get("moves_refused") else ""))
@@ -411,9 +426,12 @@ def main():
         for s in summary:
             if "kernel_labs" not in s:
                 continue
+            ge = ">=" if s.get("kernel_timed_out") else ""
             line = (f"  {s['uplinks']:<8} {s['op']:<9} {s['size']:>4}: kernel p50 "
                     f"{'/'.join(f'{v:.0f}' for v in s['kernel_p50_ms'])} ms, median "
-                    f"{s['kernel_p50_median_ms']:.0f} ms")
+                    f"{ge}{s['kernel_p50_median_ms']:.0f} ms"
+                    + (f" ({s['kernel_timed_out']} lab(s) out of time: lower bounds)"
+                       if s.get("kernel_timed_out") else ""))
             if "kernel_p50_median_x" in s:
                 line += f" = {s['kernel_p50_median_x']:.2f} x ref"
             if "flowlet_p50_ms" in s:

@@ -187,7 +187,9 @@ def main():
     ap.add_argument("--rate", required=True, help="per QP, gen's --rate")
     ap.add_argument("--steps", type=int, required=True)
     ap.add_argument("--warmup", type=int, default=2)
-    ap.add_argument("--timeout", type=float, required=True, help="seconds for the whole run")
+    ap.add_argument("--timeout", type=float, required=True,
+                    help="seconds for the whole run; a step still running then ends the run, "
+                         "recorded as incomplete (its time so far)")
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--leaf1-instance", help="xdpleaf's instance in leaf1, whose moves to record")
     a = ap.parse_args()
@@ -226,8 +228,10 @@ def main():
                                     os.path.join(a.pins, f"{a.prefix}_{s}", "rp_rates")]),
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                 text=True, bufsize=1))
-        steps, warm = [], [None] * len(sinks)
+        steps, warm, timed_out = [], [None] * len(sinks), None
+        warm_sent = {"packets": 0, "resent": 0}  # by the senders in the warm-up
         for k in range(a.warmup + a.steps):
+            released = time.monotonic_ns()
             for g in gens:
                 g.stdin.write("\n")
                 g.stdin.flush()
@@ -236,11 +240,31 @@ def main():
                 left = deadline - time.monotonic()
                 r, _, _ = select.select([g.stdout], [], [], max(left, 0))
                 line = g.stdout.readline() if r else ""
+                if not line and not r:
+                    break
                 if not line:
                     err = g.stderr.read() if g.poll() is not None else ""
-                    sys.exit(f"roce_steps: step {k + 1}: a sender did not finish "
-                             f"({'timeout' if not r else 'exited'}) {err}")
+                    sys.exit(f"roce_steps: step {k + 1}: a sender exited {err}")
                 got.append(json.loads(line))
+            if len(got) < len(gens):
+                # Out of time (go-back-N on a path that drops most of what
+                # it is sent can take minutes a step): the step so far is
+                # recorded as a lower bound of its time, and the run ends.
+                timed_out = {"after_steps": k, "of": a.warmup + a.steps}
+                # (in the warm-up too: a lower bound of a step's time is
+                # better than no figure for a fabric this slow)
+                if k >= a.warmup or not steps:
+                    now = time.monotonic_ns()
+                    steps.append({"start_ns": released, "end_ns": now,
+                                  "time_ns": now - released, "incomplete": True,
+                                  "rank_start_ns": [released] * len(gens),
+                                  "rank_end_ns": [now] * len(gens)})
+                for g in gens:
+                    g.send_signal(signal.SIGTERM)
+                break
+            if k < a.warmup:
+                for key in warm_sent:
+                    warm_sent[key] += sum(x.get(key, 0) for x in got)
             if k + 1 == a.warmup:
                 # the sinks' counts after the warm-up: the measured steps'
                 # losses are the final counts less these
@@ -260,7 +284,7 @@ def main():
         reports = []
         for g in gens:
             out, err = g.communicate(input="", timeout=30)
-            docs = json_docs(out)
+            docs = [d for d in json_docs(out) if "step" not in d]
             if g.returncode != 0 or not docs:
                 sys.exit(f"roce_steps: a sender failed: {err}")
             reports.append(docs[-1])
@@ -277,7 +301,8 @@ def main():
                           f"{a.rate} (DCQCN host mode), xdpleaf sink --pass --respond",
                "wrong_results": 0, "hosts": [s for _, _, s, _ in PAIRS],
                "steps": steps, "gens": reports, "sinks": sink_reports,
-               "sinks_after_warmup": warm,
+               "sinks_after_warmup": warm, "sent_in_warmup": warm_sent,
+               "timed_out": timed_out,
                "events": {"events": [e for r in readers for e in r.events],
                           "readers": reader_reports}}, sys.stdout, indent=1)
     print()

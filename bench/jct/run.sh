@@ -74,7 +74,10 @@ usage: $0 [--fabrics LIST] [--uplinks LIST] [--ops LIST] [--sizes LIST]
   --quiet-wait N  before each cell wait up to N s (default $QUIET_WAIT) until the
                   CPUs are idle (0: do not wait)
   --cell-timeout N  seconds one mpirun may take (default: 60 + 1 per MiB per
-                  step); one that takes longer is stopped and tried once more
+                  step); one that takes longer is stopped and tried once more.
+                  roce: default 30 + 4 x the job's time at the hosts' rate;
+                  a job still running 10 s before it ends with its times
+                  recorded as lower bounds (no second try)
   --host-tcp P    the hosts' TCP: dc (default): reno, minimum RTO 5 ms, no
                   slow start after idle; as-is: what the namespaces inherit
   --capture       record the headers of what every uplink's spine sends on
@@ -545,7 +548,7 @@ job_start() { # op size dir limit-seconds
 		[[ $FABRIC =~ ^(ref|kernel)$ ]] || leaf=(--leaf1-instance "$P")
 		"$PY" "$BENCH/roce_steps.py" --xdpleaf "$XDPLEAF" --prefix "$P" --pins "$PINS" \
 			--bytes "$(numfmt --from=iec "$2")" --qps 1 --rate "$(host_rate "$SET")" \
-			--steps "$STEPS" --warmup "$WARMUP" --timeout "$4" "${leaf[@]}" \
+			--steps "$STEPS" --warmup "$WARMUP" --timeout $(($4 - 10)) "${leaf[@]}" \
 			>"$3/steps.json" 2>"$3/mpirun.err" </dev/null &
 		return
 	fi
@@ -647,6 +650,12 @@ run_cell() { # op size
 	mkdir -p "$dir"
 	mib=$(($(numfmt --from=iec "$size") >> 20))
 	limit=${CELL_TIMEOUT:-$((60 + (STEPS + WARMUP) * (mib > 0 ? mib : 1)))}
+	# roce: 30 s and 4 x the job's time at the hosts' rate (frames of
+	# 1082 bytes for 1024); a fabric that needs longer (go-back-N on a path
+	# that drops most of what it is sent) has its times recorded as lower
+	# bounds (roce_steps.py) instead of holding the run for minutes
+	[[ $op != roce || -n $CELL_TIMEOUT ]] ||
+		limit=$(awk -v b="$(numfmt --from=iec "$size")" -v n=$((STEPS + WARMUP)) 			-v r="$(host_rate "$SET")" 'BEGIN { printf "%d", 30 + 4 * n * b * 8 * 1082 / 1024 / r }')
 	write_hostfile "$dir/hostfile"
 	if [[ $SET == fail ]]; then
 		FAIL_DELAY=$(fail_delay_ns "$op" "$size")
