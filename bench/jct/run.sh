@@ -75,9 +75,9 @@ usage: $0 [--fabrics LIST] [--uplinks LIST] [--ops LIST] [--sizes LIST]
                   CPUs are idle (0: do not wait)
   --cell-timeout N  seconds one mpirun may take (default: 60 + 1 per MiB per
                   step); one that takes longer is stopped and tried once more.
-                  roce: default 30 + 4 x the job's time at the hosts' rate;
-                  a job still running 10 s before it ends with its times
-                  recorded as lower bounds (no second try)
+                  (roce jobs have 30 s + 4 x their time at the hosts' rate;
+                  one still running 10 s before that ends with its times
+                  recorded as lower bounds, and is not tried again)
   --host-tcp P    the hosts' TCP: dc (default): reno, minimum RTO 5 ms, no
                   slow start after idle; as-is: what the namespaces inherit
   --capture       record the headers of what every uplink's spine sends on
@@ -654,7 +654,7 @@ run_cell() { # op size
 	# 1082 bytes for 1024); a fabric that needs longer (go-back-N on a path
 	# that drops most of what it is sent) has its times recorded as lower
 	# bounds (roce_steps.py) instead of holding the run for minutes
-	[[ $op != roce || -n $CELL_TIMEOUT ]] ||
+	[[ $op != roce ]] ||
 		limit=$(awk -v b="$(numfmt --from=iec "$size")" -v n=$((STEPS + WARMUP)) 			-v r="$(host_rate "$SET")" 'BEGIN { printf "%d", 30 + 4 * n * b * 8 * 1082 / 1024 / r }')
 	write_hostfile "$dir/hostfile"
 	if [[ $SET == fail ]]; then
