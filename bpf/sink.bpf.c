@@ -185,12 +185,13 @@ static __always_inline void reply(const struct xl_pkt *p, const struct bth_extra
 	bpf_ringbuf_submit(r, 0);
 }
 
+/* The opcodes that end a message: what the MSN counts. */
 static __always_inline int message_end(__u8 opcode)
 {
-	return opcode == XL_BTH_SEND_LAST || opcode == XL_BTH_SEND_ONLY ||
-	       opcode == XL_BTH_WRITE_LAST || opcode == XL_BTH_WRITE_ONLY ||
-	       opcode == 0x03 || opcode == 0x05 || /* SEND_LAST/ONLY with immediate */
-	       opcode == 0x09 || opcode == 0x0B;   /* WRITE_LAST/ONLY with immediate */
+	return opcode == XL_BTH_SEND_LAST || opcode == XL_BTH_SEND_LAST_IMM ||
+	       opcode == XL_BTH_SEND_ONLY || opcode == XL_BTH_SEND_ONLY_IMM ||
+	       opcode == XL_BTH_WRITE_LAST || opcode == XL_BTH_WRITE_LAST_IMM ||
+	       opcode == XL_BTH_WRITE_ONLY || opcode == XL_BTH_WRITE_ONLY_IMM;
 }
 
 /* respond: the RC responder's rule for one packet of flow f (see the top

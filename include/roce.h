@@ -9,11 +9,15 @@
 #define XL_BTH_SEND_FIRST   0x00
 #define XL_BTH_SEND_MIDDLE  0x01
 #define XL_BTH_SEND_LAST    0x02
+#define XL_BTH_SEND_LAST_IMM 0x03
 #define XL_BTH_SEND_ONLY    0x04
+#define XL_BTH_SEND_ONLY_IMM 0x05
 #define XL_BTH_WRITE_FIRST  0x06 /* carries a RETH */
 #define XL_BTH_WRITE_MIDDLE 0x07
 #define XL_BTH_WRITE_LAST   0x08
+#define XL_BTH_WRITE_LAST_IMM 0x09
 #define XL_BTH_WRITE_ONLY   0x0A /* carries a RETH */
+#define XL_BTH_WRITE_ONLY_IMM 0x0B
 #define XL_BTH_CNP          0x81
 
 #define XL_BTH_LEN  12

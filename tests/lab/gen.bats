@@ -52,47 +52,7 @@ setup() {
 }
 
 teardown() {
-	# a capture or sink a failed test left running: its own pid only
-	if [[ -n ${CAP_PID-} ]]; then
-		kill "$CAP_PID" 2>/dev/null || true
-		wait "$CAP_PID" 2>/dev/null || true
-	fi
-	if [[ -n ${SINK_PID-} ]]; then
-		kill "$SINK_PID" 2>/dev/null || true
-		wait "$SINK_PID" 2>/dev/null || true
-	fi
-}
-
-# Start a sink in RX with the given options; its JSON goes to $SINK_OUT.
-# Waits for its "ready" line on stderr (up to 5 s).
-start_sink() {
-	SINK_OUT=$BATS_TEST_TMPDIR/sink.json
-	SINK_ERR=$BATS_TEST_TMPDIR/sink.err
-	# nsenter execs the sink, so $! is the sink itself (in_ns, a shell
-	# function, would put a subshell in between that a signal would hit)
-	nsenter --net="/run/netns/$RX" -- "$XDPLEAF" sink --dev eth0 --json "$@" \
-		>"$SINK_OUT" 2>"$SINK_ERR" 3>&- &
-	SINK_PID=$!
-	local tries=50
-	while ((tries-- > 0)); do
-		grep -q 'ready' "$SINK_ERR" && return 0
-		kill -0 "$SINK_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	echo "sink did not get ready:" >&2
-	cat "$SINK_ERR" >&2
-	return 1
-}
-
-# Wait for the sink started last to finish; fail if it failed.
-wait_sink() {
-	local rc=0
-	wait "$SINK_PID" || rc=$?
-	SINK_PID=
-	if ((rc != 0)); then
-		cat "$SINK_ERR" >&2
-		return 1
-	fi
+	kill_left_running CAP_PID SINK_PID
 }
 
 gen() {

@@ -57,6 +57,57 @@ start_dumpcap() { # ns interface count filter file
 	while ! grep -q Capturing "$err" && ((tries-- > 0)); do sleep 0.05; done
 }
 
+# `xdpleaf sink` in namespace $RX on its eth0 with the given options, its
+# JSON to $SINK_OUT, stderr to $SINK_ERR; returns once it says it is
+# ready (up to 5 s). nsenter execs the sink, so $SINK_PID is the sink
+# itself (in_ns, a shell function, would put a subshell in between that a
+# signal would hit).
+start_sink() {
+	SINK_OUT=$BATS_TEST_TMPDIR/sink.json
+	SINK_ERR=$BATS_TEST_TMPDIR/sink.err
+	nsenter --net="/run/netns/$RX" -- "$XDPLEAF" sink --dev eth0 --json "$@" \
+		>"$SINK_OUT" 2>"$SINK_ERR" 3>&- &
+	SINK_PID=$!
+	local tries=50
+	while ((tries-- > 0)); do
+		grep -q 'ready' "$SINK_ERR" && return 0
+		kill -0 "$SINK_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "sink did not get ready:" >&2
+	cat "$SINK_ERR" >&2
+	return 1
+}
+
+# Wait for the sink started last to finish; fail if it failed.
+wait_sink() {
+	local rc=0
+	wait "$SINK_PID" || rc=$?
+	SINK_PID=
+	if ((rc != 0)); then
+		cat "$SINK_ERR" >&2
+		return 1
+	fi
+}
+
+# Stop the sink started last (SIGTERM: it prints its counts) and wait.
+stop_sink() {
+	kill -TERM "$SINK_PID"
+	wait_sink
+}
+
+# From teardown: stop what a failed test left running in the background,
+# given the names of the variables holding the pids (CAP_PID SINK_PID):
+# those processes only.
+kill_left_running() {
+	local v
+	for v in "$@"; do
+		[[ -n ${!v-} ]] || continue
+		kill "${!v}" 2>/dev/null || true
+		wait "${!v}" 2>/dev/null || true
+	done
+}
+
 # Print to the bats TAP stream so numbers show up in `make test` output.
 note() {
 	echo "# $*" >&3

@@ -58,33 +58,7 @@ setup() {
 }
 
 teardown() {
-	if [[ -n ${CAP_PID-} ]]; then
-		kill "$CAP_PID" 2>/dev/null || true
-		wait "$CAP_PID" 2>/dev/null || true
-	fi
-	if [[ -n ${SINK_PID-} ]]; then
-		kill "$SINK_PID" 2>/dev/null || true
-		wait "$SINK_PID" 2>/dev/null || true
-	fi
-}
-
-# The sink in RX with the given options, JSON to $SINK_OUT; waits for its
-# "ready" line.
-start_sink() {
-	SINK_OUT=$BATS_TEST_TMPDIR/sink.json
-	SINK_ERR=$BATS_TEST_TMPDIR/sink.err
-	nsenter --net="/run/netns/$RX" -- "$XDPLEAF" sink --dev eth0 --json "$@" \
-		>"$SINK_OUT" 2>"$SINK_ERR" 3>&- &
-	SINK_PID=$!
-	poll grep -q ready "$SINK_ERR" || { cat "$SINK_ERR" >&2; return 1; }
-}
-
-stop_sink() {
-	kill -TERM "$SINK_PID"
-	local rc=0
-	wait "$SINK_PID" || rc=$?
-	SINK_PID=
-	((rc == 0)) || { cat "$SINK_ERR" >&2; return 1; }
+	kill_left_running CAP_PID SINK_PID
 }
 
 tbf_drops() {
