@@ -93,6 +93,9 @@ gen_steps() {
 	# 3 messages of 256 packets per QP, PSNs from 0: the responder expects
 	# 768 next on both, nothing is missing, and gen has nothing unacknowledged
 	[[ $(jqv "$s" '[.qps[] | select(.next_psn == 768)] | length') -eq 2 ]]
+	# and took 3 messages on each: the resends carried the opcodes of
+	# their place in the message (LAST where a message ends)
+	[[ $(jqv "$s" '[.qps[] | select(.msn == 3)] | length') -eq 2 ]]
 	[[ $(jqv "$s" '.total.lost') -eq 0 ]]
 	[[ $(jqv "$g" '[.qps[] | select(.unacked == 0 and .next_psn == 768)] | length') -eq 2 ]]
 	# losses happened and were repaired by NAKs and resends

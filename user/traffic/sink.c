@@ -228,6 +228,7 @@ static json_object *qp_json(const struct flow *f)
 		json_object_object_add(e, "out_of_seq",
 				       json_object_new_int64((int64_t)v->out_of_seq));
 		json_object_object_add(e, "next_psn", json_object_new_int64(v->epsn));
+		json_object_object_add(e, "msn", json_object_new_int64(v->msn));
 	}
 	return e;
 }
