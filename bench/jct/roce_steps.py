@@ -283,7 +283,11 @@ def main():
                               "rank_end_ns": [int(x) for x in en]})
         reports = []
         for g in gens:
-            out, err = g.communicate(input="", timeout=30)
+            try:
+                out, err = g.communicate(input="", timeout=30)
+            except subprocess.TimeoutExpired:
+                g.kill()
+                out, err = g.communicate()
             docs = [d for d in json_docs(out) if "step" not in d]
             if g.returncode != 0 or not docs:
                 sys.exit(f"roce_steps: a sender failed: {err}")
