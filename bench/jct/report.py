@@ -91,8 +91,13 @@ def cell(path):
          "wrong_results": steps.get("wrong_results"), "library": steps.get("library")}
     if steps.get("timed_out"):
         # roce: the run ran out of time; its last step is its time so far,
-        # so every figure of the row is a lower bound
+        # so every figure of the row is a lower bound. A step cut short by
+        # the end of the run may have had little time: the slowest step
+        # that did finish, warm-up included, says more
         r["timed_out"] = steps["timed_out"]
+        done = [x / 1e6 for x in steps.get("warmup_step_ns", [])] + \
+            [s["time_ns"] / 1e6 for s in steps["steps"] if not s.get("incomplete")]
+        r["slowest_done_ms"] = max(done) if done else None
     r["nstat"] = {k: {h: nstat_delta(c0, c1, h, k) for h in HOSTS} for k in NSTAT}
     tot = {k: sum(v.values()) for k, v in r["nstat"].items()}
     r["sack_reorder"] = tot["TcpExtTCPSACKReorder"]
@@ -368,7 +373,9 @@ def main():
         if r.get("timed_out"):
             t = r["timed_out"]
             notes.append(f"OUT OF TIME in step {t['after_steps'] + 1} of {t['of']}: "
-                         "times are lower bounds")
+                         "times are lower bounds"
+                         + (f" (slowest step done, warm-up included: "
+                            f"{r['slowest_done_ms']:.0f} ms)" if r.get("slowest_done_ms") else ""))
         if "moves" in r:
             notes.append(f"flowlets {r['flowlets']}, moves {r['moves']}"
                          + (f" (refused {r['moves_refused']})" if r.get("moves_refused") else ""))

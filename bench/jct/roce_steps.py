@@ -230,6 +230,7 @@ def main():
                 text=True, bufsize=1))
         steps, warm, timed_out = [], [None] * len(sinks), None
         warm_sent = {"packets": 0, "resent": 0}  # by the senders in the warm-up
+        warm_times = []  # the warm-up steps' times (ns)
         for k in range(a.warmup + a.steps):
             released = time.monotonic_ns()
             for g in gens:
@@ -265,6 +266,8 @@ def main():
             if k < a.warmup:
                 for key in warm_sent:
                     warm_sent[key] += sum(x.get(key, 0) for x in got)
+                warm_times.append(int(max(x["end_ns"] for x in got) -
+                                      min(x["start_ns"] for x in got)))
             if k + 1 == a.warmup:
                 # the sinks' counts after the warm-up: the measured steps'
                 # losses are the final counts less these
@@ -306,6 +309,7 @@ def main():
                "wrong_results": 0, "hosts": [s for _, _, s, _ in PAIRS],
                "steps": steps, "gens": reports, "sinks": sink_reports,
                "sinks_after_warmup": warm, "sent_in_warmup": warm_sent,
+               "warmup_step_ns": warm_times,
                "timed_out": timed_out,
                "events": {"events": [e for r in readers for e in r.events],
                           "readers": reader_reports}}, sys.stdout, indent=1)
