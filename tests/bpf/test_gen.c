@@ -107,6 +107,7 @@ static void check(bool ipv6, bool reth, __u32 payload)
 	/* the .bss is mmapped: write descriptors as gen does */
 	for (i = 0; i < 8; i++)
 		xl_gen_desc_fill(c, i & 1, &q[i & 1], (__u8)(i % 3), 0xfffffc + i,
+				 (__u8)(i & 2 ? XL_BTH2_ACKREQ | XL_BTH2_RESENT : 0),
 				 &skel->bss->gen_descs[i]);
 	set_template(skel, c);
 	skel->bss->gen_next = 0;
@@ -159,7 +160,7 @@ static void recycled_page(bool ipv6, bool reth, __u32 payload)
 			for (i = 0; i < c->len; i++)
 				in[i] = (__u8)(round == 1 ? 0xff : i * 131 + 17);
 		}
-		xl_gen_desc_fill(c, 0, &q, XL_BTH_SEND_ONLY, 1000 + round,
+		xl_gen_desc_fill(c, 0, &q, XL_BTH_SEND_ONLY, 1000 + round, 0,
 				 &skel->bss->gen_descs[0]);
 		skel->bss->gen_next = 0;
 		assert_int_equal(run_on(skel, c, in, LO, out, &len), XDP_REDIRECT);
