@@ -1181,7 +1181,8 @@ static bool step_done(const struct gen_state *g)
 	__u32 i;
 
 	for (i = 0; i < g->o.qps; i++)
-		if (g->qp[i].t_on != HUGE_VAL || !xl_rc_idle(&g->qp[i].rc))
+		if (g->qp[i].t_on != HUGE_VAL ||
+		    (g->o.reliable && !xl_rc_idle(&g->qp[i].rc)))
 			return false;
 	return true;
 }
