@@ -162,12 +162,14 @@ row_ok() { # label op
 		return 1
 	}
 	# what would tell a move's reordering from the lab's: the receivers'
-	# host mode reported every out-of-order PSN the sinks counted (none),
-	# and leaf1's move events are every move its counters show
+	# host mode reported every out-of-order PSN the sinks counted (none;
+	# it also counts each resend as an old PSN, which the sinks leave out:
+	# at least as many), and leaf1's move events are every move its
+	# counters show
 	note "flowlet: $(jq .moves <<<"$r") moves counted, $(jq .roce_moves_events <<<"$r") move events," \
-		"$(jq .roce_psn_old_events <<<"$r") psn_old events"
+		"$(jq .roce_psn_old_events <<<"$r") psn_old events (resends included)"
 	jq -e '.events_readers_failed == [] and .events_unwritten == []' <<<"$r" >/dev/null
-	jq -e '.roce_psn_old_events == .roce_reordered and .roce_moves_events == .moves' <<<"$r" >/dev/null
+	jq -e '.roce_psn_old_events >= .roce_reordered and .roce_moves_events == .moves' <<<"$r" >/dev/null
 }
 
 @test "flowlet p50 <= kernel ECMP p50 x $MARGIN (4 MiB ring all-reduce, 4 x 100M)" {
