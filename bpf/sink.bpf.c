@@ -135,28 +135,6 @@ struct bth_extra {
 	__u8 flags;    /* BTH word 2's top byte: AckReq, reserved */
 };
 
-static __always_inline int read_bth(const struct xl_pkt *p, void *end,
-				    struct bth_extra *x)
-{
-	__u8 *udp, *bth;
-
-	if (p->l3_proto == XL_ETH_P_IP) {
-		struct iphdr *iph = p->l3;
-
-		if ((void *)(iph + 1) > end)
-			return -1;
-		udp = (__u8 *)iph + iph->ihl * 4;
-	} else {
-		udp = (__u8 *)p->l3 + sizeof(struct ipv6hdr);
-	}
-	bth = udp + 8;
-	if ((void *)(bth + XL_BTH_LEN) > end)
-		return -1;
-	__builtin_memcpy(&x->pkey, bth + 2, 2);
-	x->flags = bth[8];
-	return 0;
-}
-
 /* Queue an ACK or NAK answering packet p. */
 static __always_inline void reply(const struct xl_pkt *p, const struct bth_extra *x,
 				  __u8 syndrome, __u32 psn, __u32 msn,
@@ -229,10 +207,13 @@ static __always_inline void respond_to(struct xl_sink_flow *f, const struct xl_p
  * header checksum that does not verify (options-free headers, all that a
  * RoCE sender writes), or a UDP length that is not the IP payload's. A
  * sender that went out with a stale or half-written header shows up here
- * rather than as a flow that happens to parse. */
-static __always_inline int malformed(const struct xl_pkt *p, void *end)
+ * rather than as a flow that happens to parse. Otherwise (0) the BTH
+ * fields parse.h does not keep go to *x, read on the same walk. */
+static __always_inline int malformed(const struct xl_pkt *p, void *end,
+				     struct bth_extra *x)
 {
 	struct udphdr *udp;
+	__u8 *bth;
 	__u32 ip_payload;
 
 	if (p->l3_proto == XL_ETH_P_IP) {
@@ -253,9 +234,14 @@ static __always_inline int malformed(const struct xl_pkt *p, void *end)
 		ip_payload = bpf_ntohs(ip6->payload_len);
 		udp = (void *)(ip6 + 1);
 	}
-	if ((void *)(udp + 1) > end)
+	bth = (__u8 *)(udp + 1);
+	if ((void *)(bth + XL_BTH_LEN) > end)
+		return 1; /* (parse.h has seen a whole BTH there) */
+	if (bpf_ntohs(udp->len) != ip_payload)
 		return 1;
-	return bpf_ntohs(udp->len) != ip_payload;
+	__builtin_memcpy(&x->pkey, bth + 2, 2);
+	x->flags = bth[8];
+	return 0;
 }
 
 static __always_inline struct xl_sink_stats *stats(void)
@@ -289,7 +275,7 @@ int xdpleaf_sink(struct xdp_md *ctx)
 		st->other++;
 		return XDP_PASS;
 	}
-	if (malformed(&p, end) || read_bth(&p, end, &x)) {
+	if (malformed(&p, end, &x)) {
 		st->malformed++;
 		return XDP_PASS;
 	}

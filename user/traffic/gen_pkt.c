@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-/* RoCEv2 template frames and per-packet descriptors for `xdpleaf gen`
+/* RoCEv2 template frames and per-packet descriptors for `xdpleaf gen`,
+ * and the headers and ICRC of any RoCEv2 frame the traffic tools build
  * (gen_pkt.h explains the ICRC tables). */
 #include <endian.h>
 #include <errno.h>
@@ -56,17 +57,39 @@ static __u32 fold(__u32 sum)
 	return sum;
 }
 
-/* Sum of the IPv6 pseudo-header and the UDP datagram as it is in f. */
-static __u32 udp6_sum(const struct xl_gen_class *c, const __u8 *f)
+static __u32 udp_off_of(bool ipv6)
 {
-	__u32 ulen = c->len - c->udp_off;
+	return XL_GEN_ETH_LEN + (ipv6 ? IP6_LEN : IP4_LEN);
+}
+
+/* Sum of the IPv6 pseudo-header and the UDP datagram as it is in f, a
+ * frame of len bytes. */
+static __u32 udp6_sum(const __u8 *f, __u32 len)
+{
+	__u32 udp_off = udp_off_of(true), ulen = len - udp_off;
 	__u32 sum = 0;
 
-	sum = sum16(f + c->l3_off + 8, 32, sum);  /* source, destination */
+	sum = sum16(f + XL_GEN_ETH_LEN + 8, 32, sum);  /* source, destination */
 	sum += ulen >> 16;
 	sum += ulen & 0xffff;
 	sum += IPPROTO_UDP;
-	return sum16(f + c->udp_off, ulen, sum);
+	return sum16(f + udp_off, ulen, sum);
+}
+
+void xl_gen_seal(__u8 *f, __u32 len, bool ipv6)
+{
+	__u32 l3_off = XL_GEN_ETH_LEN, udp_off = udp_off_of(ipv6);
+	__u32 icrc_off = len - XL_ICRC_LEN;
+
+	put16(f + udp_off + 6, 0);
+	xl_icrc_put(f + icrc_off, xl_icrc(f + l3_off, icrc_off - l3_off,
+					  udp_off - l3_off, ipv6));
+	if (ipv6) {
+		/* after the ICRC, which covers the checksum as ones */
+		__u16 s = (__u16)~fold(udp6_sum(f, len));
+
+		put16(f + udp_off + 6, s ? s : 0xffff);
+	}
 }
 
 static __u8 bth_flags(const struct xl_gen_class *c)
@@ -80,33 +103,22 @@ static void stamp_full(const struct xl_gen_class *c, __u8 *f, __u8 opcode,
 		       const struct xl_gen_qpid *qp, __u32 psn)
 {
 	__u8 *udp = f + c->udp_off, *bth = f + c->bth_off;
-	__u32 icrc;
 
 	put16(udp, qp->sport);
-	put16(udp + 6, 0);
 	bth[0] = opcode;
 	bth[1] = bth_flags(c);
 	put16(bth + 2, 0xffff);
 	put32(bth + 4, qp->qpn & XL_QPN_MASK);
 	put32(bth + 8, psn & XL_PSN_MASK);
-	icrc = xl_icrc(f + c->l3_off, c->icrc_off - c->l3_off,
-		       c->udp_off - c->l3_off, c->ipv6);
-	xl_icrc_put(f + c->icrc_off, icrc);
-	if (c->ipv6) {
-		__u16 s = (__u16)~fold(udp6_sum(c, f));
-
-		put16(udp + 6, s ? s : 0xffff);
-	}
+	xl_gen_seal(f, c->len, c->ipv6);
 }
 
-static void build_template(struct xl_gen_class *c, const struct xl_gen_flowspec *fs,
-			   __u32 dma_len)
+__u32 xl_gen_put_headers(__u8 *f, const struct xl_gen_flowspec *fs, __u32 len)
 {
-	__u8 *f = c->frame, *l3 = f + XL_GEN_ETH_LEN;
-	__u32 ulen = c->len - c->udp_off, i;
-	__u8 *pl;
+	__u8 *l3 = f + XL_GEN_ETH_LEN;
+	__u32 udp_off = udp_off_of(fs->ipv6), ulen = len - udp_off;
 
-	memset(f, 0, sizeof(c->frame));
+	memset(f, 0, udp_off + UDP_LEN);
 	memcpy(f, fs->dst_mac, 6);
 	memcpy(f + 6, fs->src_mac, 6);
 	put16(f + 12, fs->ipv6 ? XL_ETH_P_IPV6 : XL_ETH_P_IP);
@@ -120,7 +132,7 @@ static void build_template(struct xl_gen_class *c, const struct xl_gen_flowspec 
 	} else {
 		l3[0] = 0x45;
 		l3[1] = fs->tos;
-		put16(l3 + 2, (__u16)(c->len - c->l3_off));
+		put16(l3 + 2, (__u16)(len - XL_GEN_ETH_LEN));
 		put16(l3 + 4, 0);      /* id: DF set, never fragmented */
 		put16(l3 + 6, 0x4000); /* DF */
 		l3[8] = fs->ttl;
@@ -134,8 +146,20 @@ static void build_template(struct xl_gen_class *c, const struct xl_gen_flowspec 
 			memcpy(l3 + 10, &s, 2);
 		}
 	}
-	put16(f + c->udp_off + 2, XL_ROCEV2_PORT);
-	put16(f + c->udp_off + 4, (__u16)ulen);
+	put16(f + udp_off + 2, XL_ROCEV2_PORT);
+	put16(f + udp_off + 4, (__u16)ulen);
+	return udp_off + UDP_LEN;
+}
+
+static void build_template(struct xl_gen_class *c, const struct xl_gen_flowspec *fs,
+			   __u32 dma_len)
+{
+	__u8 *f = c->frame;
+	__u32 i;
+	__u8 *pl;
+
+	memset(f, 0, sizeof(c->frame));
+	xl_gen_put_headers(f, fs, c->len);
 	pl = f + c->bth_off + XL_BTH_LEN;
 	if (c->reth) {
 		put32(pl, (__u32)(fs->reth_va >> 32));
@@ -222,7 +246,7 @@ int xl_gen_class_init(struct xl_gen_class *c, const struct xl_gen_flowspec *fs,
 			memset(bth + 8, 0, 4);
 			memset(scratch + c->icrc_off, 0, 4);
 			put16(scratch + c->udp_off + 6, 0);
-			c->csum_base[qi] = fold(udp6_sum(c, scratch));
+			c->csum_base[qi] = fold(udp6_sum(scratch, c->len));
 		}
 	}
 	free(scratch);

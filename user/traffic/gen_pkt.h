@@ -77,4 +77,13 @@ void xl_gen_desc_apply(const struct xl_gen_class *c,
 /* Frame bytes of a packet with this payload (Ethernet header to ICRC). */
 __u32 xl_gen_frame_len(bool ipv6, bool reth, __u32 payload);
 
+/* Any RoCEv2 frame of len bytes (Ethernet header to ICRC), as gen's
+ * templates and sink's ACKs are built. xl_gen_put_headers writes the
+ * Ethernet, IP and UDP headers from fs (IPv4: id 0, DF, header checksum;
+ * UDP: destination port 4791, source port and checksum 0) and returns the
+ * BTH's offset; once every other byte is written, xl_gen_seal computes the
+ * ICRC and, for IPv6, the UDP checksum. */
+__u32 xl_gen_put_headers(__u8 *f, const struct xl_gen_flowspec *fs, __u32 len);
+void xl_gen_seal(__u8 *f, __u32 len, bool ipv6);
+
 #endif

@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* Go-back-N requester state and ACK/NAK frames (traffic/rc.h). */
 #include <string.h>
-#include <arpa/inet.h>
 #include <netinet/in.h>
 #include "traffic/rc.h"
-#include "csum.h"
+#include "traffic/gen_pkt.h"
 #include "icrc.h"
 #include "telemetry.h"
 
@@ -98,12 +97,6 @@ int xl_rc_check_timeout(struct xl_rc_req *r, double now, double timeout_ns)
 
 /* ---- frames --------------------------------------------------------------- */
 
-static void put16(__u8 *p, __u16 v)
-{
-	p[0] = v >> 8;
-	p[1] = v & 0xff;
-}
-
 static void put24(__u8 *p, __u32 v)
 {
 	p[0] = (v >> 16) & 0xff;
@@ -114,62 +107,32 @@ static void put24(__u8 *p, __u32 v)
 size_t xl_rc_reply_frame(const struct xl_sink_reply *r, __u8 *buf)
 {
 	bool v6 = r->family == 6;
-	__u32 l3len = (v6 ? 40 : 20) + XL_RC_REPLY_L4_LEN;
-	__u8 *l3 = buf + 14, *udp = l3 + (v6 ? 40 : 20), *bth = udp + 8;
-	__u16 sum16;
+	__u32 len = xl_gen_frame_len(v6, false, XL_AETH_LEN), bth_off;
+	struct xl_gen_flowspec fs = {
+		.ipv6 = v6,
+		.tos = (__u8)(r->dscp << 2), /* Not-ECT */
+		.ttl = 64,
+	};
+	__u8 *bth;
 
-	memset(buf, 0, 14 + l3len);
-	memcpy(buf, r->data_smac, 6);
-	memcpy(buf + 6, r->data_dmac, 6);
-	put16(buf + 12, v6 ? 0x86dd : 0x0800);
-	if (v6) {
-		l3[0] = 0x60 | (r->dscp >> 2);
-		l3[1] = (__u8)((r->dscp & 3) << 6); /* ECN Not-ECT, flow label 0 */
-		put16(l3 + 4, XL_RC_REPLY_L4_LEN);
-		l3[6] = IPPROTO_UDP;
-		l3[7] = 64;
-		memcpy(l3 + 8, r->data_daddr, 16);
-		memcpy(l3 + 24, r->data_saddr, 16);
-	} else {
-		l3[0] = 0x45;
-		l3[1] = (__u8)(r->dscp << 2);
-		put16(l3 + 2, (__u16)l3len);
-		l3[6] = 0x40; /* DF, id 0 */
-		l3[8] = 64;
-		l3[9] = IPPROTO_UDP;
-		memcpy(l3 + 12, r->data_daddr, 4);
-		memcpy(l3 + 16, r->data_saddr, 4);
-		sum16 = xl_csum_full(l3, 20);
-		memcpy(l3 + 10, &sum16, 2);
-	}
-	put16(udp, r->sport);
-	put16(udp + 2, XL_ROCEV2_PORT);
-	put16(udp + 4, XL_RC_REPLY_L4_LEN);
+	/* back where the data came from */
+	memcpy(fs.dst_mac, r->data_smac, 6);
+	memcpy(fs.src_mac, r->data_dmac, 6);
+	memcpy(fs.saddr, r->data_daddr, 16);
+	memcpy(fs.daddr, r->data_saddr, 16);
+	bth_off = xl_gen_put_headers(buf, &fs, len);
+	buf[bth_off - 8] = r->sport >> 8; /* UDP source port: the data's */
+	buf[bth_off - 7] = r->sport & 0xff;
+	bth = buf + bth_off;
+	memset(bth, 0, XL_BTH_LEN + XL_AETH_LEN);
 	bth[0] = XL_BTH_ACK;
 	memcpy(bth + 2, &r->pkey, 2);
 	put24(bth + 5, r->qp);
 	put24(bth + 9, r->psn);
 	bth[12] = r->syndrome;
 	put24(bth + 13, r->msn);
-	xl_icrc_put(l3 + l3len - XL_ICRC_LEN,
-		    xl_icrc(l3, l3len - XL_ICRC_LEN, (__u32)(udp - l3), v6));
-	if (v6) {
-		/* after the ICRC, which the checksum covers (and not back) */
-		__u32 s = 0;
-		__u16 w;
-		size_t i;
-
-		for (i = 8; i < l3len; i += 2) {
-			memcpy(&w, l3 + i, 2);
-			s += w;
-		}
-		s += htons(XL_RC_REPLY_L4_LEN) + htons(IPPROTO_UDP);
-		w = (__u16)~xl_csum_fold(s);
-		if (!w)
-			w = 0xffff;
-		memcpy(udp + 6, &w, 2);
-	}
-	return 14 + l3len;
+	xl_gen_seal(buf, len, v6);
+	return len;
 }
 
 int xl_rc_parse_reply(const __u8 *l3, size_t len, int family,

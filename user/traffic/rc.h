@@ -69,7 +69,8 @@ static inline bool xl_rc_idle(const struct xl_rc_req *r)
 /* The Ethernet frame of the ACK or NAK r describes, into buf (at least
  * XL_RC_REPLY_MAX bytes); returns its length. Back the way the data came:
  * MACs and addresses swapped, the data's UDP source port and destination
- * QP, DSCP kept with Not-ECT, TTL 64, IPv4 id 0 and DF, ICRC computed. */
+ * QP, DSCP kept with Not-ECT, TTL 64; headers and ICRC as gen's frames
+ * (traffic/gen_pkt.h: IPv4 id 0 and DF). */
 size_t xl_rc_reply_frame(const struct xl_sink_reply *r, __u8 *buf);
 
 /* An ACK or NAK as the requester reads it. */

@@ -199,11 +199,9 @@ static void addr_str(const struct xl_sink_key *k, char *buf, size_t len)
 	inet_ntop(k->family == 6 ? AF_INET6 : AF_INET, k->saddr, buf, len);
 }
 
-/* --respond: the per-QP lines show the responder's counters too. */
-static bool respond;
-
-/* A QP's counters that both the summary and the --interval lines show. */
-static json_object *qp_json(const struct flow *f)
+/* A QP's counters that both the summary and the --interval lines show;
+ * with --respond (responder) the responder's too. */
+static json_object *qp_json(const struct flow *f, bool responder)
 {
 	const struct xl_sink_flow *v = &f->v;
 	json_object *e = json_object_new_object();
@@ -222,7 +220,7 @@ static json_object *qp_json(const struct flow *f)
 	json_object_object_add(e, "reordered", json_object_new_int64((int64_t)v->reordered));
 	json_object_object_add(e, "duplicates", json_object_new_int64((int64_t)v->duplicates));
 	json_object_object_add(e, "resent", json_object_new_int64((int64_t)v->resent));
-	if (respond) {
+	if (responder) {
 		json_object_object_add(e, "acks", json_object_new_int64((int64_t)v->acks));
 		json_object_object_add(e, "naks", json_object_new_int64((int64_t)v->naks));
 		json_object_object_add(e, "out_of_seq",
@@ -258,6 +256,7 @@ static struct totals add_up(const struct flow *fl, size_t n)
 	return t;
 }
 
+/* rc: the responder's counts with --respond, else NULL. */
 static void print_json(const struct flow *fl, size_t n,
 		       const struct xl_sink_stats *st,
 		       const struct xl_sink_responder_counts *rc, double secs)
@@ -269,7 +268,7 @@ static void print_json(const struct flow *fl, size_t n,
 
 	for (i = 0; i < n; i++) {
 		const struct xl_sink_flow *v = &fl[i].v;
-		json_object *e = qp_json(&fl[i]);
+		json_object *e = qp_json(&fl[i], rc != NULL);
 		double s = flow_secs(v);
 
 		json_object_object_add(e, "first_psn", json_object_new_int64(flow_first_psn(v)));
@@ -295,7 +294,7 @@ static void print_json(const struct flow *fl, size_t n,
 	json_object_object_add(t, "table_full", json_object_new_int64((int64_t)st->table_full));
 	json_object_object_add(t, "malformed", json_object_new_int64((int64_t)st->malformed));
 	json_object_object_add(t, "resent", json_object_new_int64((int64_t)tot.resent));
-	if (respond) {
+	if (rc) {
 		json_object_object_add(t, "acks", json_object_new_int64((int64_t)tot.acks));
 		json_object_object_add(t, "naks", json_object_new_int64((int64_t)tot.naks));
 		json_object_object_add(t, "replies_sent", json_object_new_int64((int64_t)rc->sent));
@@ -340,7 +339,7 @@ static void print_table(const struct flow *fl, size_t n,
 	if (t.resent)
 		printf("%llu packets arrived marked as resent by xdpleaf gen\n",
 		       (unsigned long long)t.resent);
-	if (respond)
+	if (rc)
 		printf("responder: %llu ACKs and %llu NAKs queued, %llu sent, %llu lost "
 		       "(ring full or send failed)\n", (unsigned long long)t.acks,
 		       (unsigned long long)t.naks, (unsigned long long)rc->sent,
@@ -355,7 +354,7 @@ static __u64 ts_ns(const struct timespec *t)
 /* --interval: one compact JSON line with every flow's cumulative counters,
  * the time since attach and CLOCK_MONOTONIC (the clock of
  * bpf_ktime_get_ns(), to line samples up with other BPF state). */
-static int print_sample(struct sink *skel, __u64 t0_ns)
+static int print_sample(struct sink *skel, __u64 t0_ns, bool responder)
 {
 	json_object *j, *qs;
 	struct timespec now;
@@ -371,7 +370,7 @@ static int print_sample(struct sink *skel, __u64 t0_ns)
 		(double)(ts_ns(&now) - t0_ns) / 1e9));
 	json_object_object_add(j, "mono_ns", json_object_new_int64((int64_t)ts_ns(&now)));
 	for (i = 0; i < n; i++)
-		json_object_array_add(qs, qp_json(&fl[i]));
+		json_object_array_add(qs, qp_json(&fl[i], responder));
 	json_object_object_add(j, "qps", qs);
 	j = xl_json_doc("sink-interval", j);
 	printf("%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN |
@@ -399,7 +398,7 @@ static int wait_sampling(struct sink *skel, const struct sink_opts *o,
 		if (end && now >= end)
 			return -1;
 		if (now >= next) {
-			if (print_sample(skel, start))
+			if (print_sample(skel, start, o->respond))
 				fprintf(stderr, PFX "reading the flow table: %s\n",
 					strerror(errno));
 			while (next <= now)
@@ -473,7 +472,6 @@ int xl_sink_main(int argc, char **argv)
 	}
 	skel->rodata->pass_roce = o.pass;
 	skel->rodata->respond = o.respond;
-	respond = o.respond;
 	err = sink__load(skel);
 	if (err) {
 		fprintf(stderr, PFX "loading the BPF program: %s\n", strerror(-err));
@@ -543,9 +541,9 @@ int xl_sink_main(int argc, char **argv)
 			      (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 
 		if (o.json)
-			print_json(fl, n, &st, &rc, secs);
+			print_json(fl, n, &st, o.respond ? &rc : NULL, secs);
 		else
-			print_table(fl, n, &st, &rc, secs);
+			print_table(fl, n, &st, o.respond ? &rc : NULL, secs);
 	}
 	ret = 0;
 out_sig:
