@@ -11,15 +11,24 @@
 #include <unistd.h>
 #include "common/config.h"
 
+static char path[64];
+
+/* The scratch file goes when the fuzzer ends (a crash keeps it). */
+static void remove_scratch(void)
+{
+	unlink(path);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static char path[64];
 	static struct xl_config cfg;
 	char err[XL_ERR_MAX];
 	FILE *f;
 
-	if (!path[0])
+	if (!path[0]) {
 		snprintf(path, sizeof(path), "/tmp/xl-fuzz-config-%d.conf", (int)getpid());
+		atexit(remove_scratch);
+	}
 	f = fopen(path, "w");
 	if (!f)
 		return 0;

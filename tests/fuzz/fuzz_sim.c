@@ -48,9 +48,16 @@ static int simulates_long(const uint8_t *data, size_t size)
 	return longest > (paces ? 6 : 9);
 }
 
+static char path[64];
+
+/* The scratch file goes when the fuzzer ends (a crash keeps it). */
+static void remove_scratch(void)
+{
+	unlink(path);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static char path[64];
 	char *dcqcn[] = { "dcqcn", "--variant", "paper", "--trace", path, NULL };
 	char *queue[] = { "queue", "--rate", "1G", "--trace", path, NULL };
 	int rc, model;
@@ -58,8 +65,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!size || (data[0] % 3 != 2 && simulates_long(data + 1, size - 1)))
 		return 0;
-	if (!path[0])
+	if (!path[0]) {
 		snprintf(path, sizeof(path), "/tmp/xl-fuzz-sim-%d.csv", (int)getpid());
+		atexit(remove_scratch);
+	}
 	f = fopen(path, "w");
 	if (!f)
 		return 0;
