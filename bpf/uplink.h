@@ -56,7 +56,7 @@ static __always_inline __u64 tx_bytes_all_cpus(__u32 slot)
 __noinline int xl_take_rate_sample(__u32 slot, __u64 now)
 {
 	struct xl_uplink_rate *r = bpf_map_lookup_elem(&uplink_rates, &slot);
-	__u64 last, bytes;
+	__u64 last, bytes, sent;
 
 	if (!r)
 		return 0;
@@ -68,19 +68,22 @@ __noinline int xl_take_rate_sample(__u32 slot, __u64 now)
 	if (__sync_val_compare_and_swap(&r->sample_ns, last, now) != last)
 		return 0; /* another CPU is taking this sample */
 	bytes = tx_bytes_all_cpus(slot);
+	sent = xl_bytes_since(bytes, r->sample_bytes);
 	if (last) {
-		r->rate_bps = xl_rate_update(r->rate_bps, bytes - r->sample_bytes,
-					     now - last, XL_RATE_TAU_NS);
-		r->rate_slow_bps = xl_rate_update(r->rate_slow_bps, bytes - r->sample_bytes,
+		r->rate_bps = xl_rate_update(r->rate_bps, sent, now - last,
+					     XL_RATE_TAU_NS);
+		r->rate_slow_bps = xl_rate_update(r->rate_slow_bps, sent,
 						  now - last, XL_RATE_SLOW_TAU_NS);
-		r->held_bps = xl_rate_update(r->held_bps, bytes - r->sample_bytes,
-					     now - last, XL_HELD_LOAD_TAU_NS);
+		r->held_bps = xl_rate_update(r->held_bps, sent, now - last,
+					     XL_HELD_LOAD_TAU_NS);
 		/* subtracted atomically: a flowlet placed meanwhile stays */
 		__sync_fetch_and_sub(&r->pending_bps,
 				     xl_pending_taken(r->pending_bps, now - last,
 						      XL_RATE_TAU_NS));
 	}
-	r->sample_bytes = bytes;
+	/* a racing later sample's count stays (xl_bytes_since) */
+	if (sent || !last)
+		r->sample_bytes = bytes;
 	return 1;
 }
 

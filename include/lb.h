@@ -433,6 +433,20 @@ static inline __u64 xl_rate_update(__u64 avg_bps, __u64 bytes, __u64 dt_ns,
 	return avg_bps - (avg_bps - inst) * w / 1024;
 }
 
+/* The bytes an uplink sent since its last rate sample: `bytes` is the
+ * count now, `sample_bytes` the one stored by the last sample. Two CPUs
+ * can take samples at once when one is held up (a preempted vCPU) for a
+ * sample period between claiming its sample and reading the stored
+ * count; the later sample may then have stored a count beyond this one's.
+ * That is no bytes, not 2^64 minus a few: as an interval's rate, the
+ * difference would read as ~10^19 bit/s, which the slow averages (the
+ * held load's 100 ms) take seconds to forget, keeping flowlets off a
+ * member that is idle. */
+static inline __u64 xl_bytes_since(__u64 bytes, __u64 sample_bytes)
+{
+	return (__s64)(bytes - sample_bytes) > 0 ? bytes - sample_bytes : 0;
+}
+
 /* A flowlet just placed on a member counts toward that member's load at
  * once, as pending rate, before its bytes reach the average: without it,
  * flowlets that start together (a collective step) all see the same idle

@@ -1003,6 +1003,41 @@ static void unpin(void)
 	sched_setaffinity(0, sizeof(set), &set);
 }
 
+/* A sample whose byte count is behind the stored one (a racing later
+ * sample stored it first, xl_bytes_since): no bytes, so the averages stay
+ * where they were and the later count is kept. Taken as an unsigned
+ * difference it was a rate of ~10^19 bit/s that the held load (100 ms)
+ * took seconds to forget. */
+static void rate_sample_behind(void **state)
+{
+	struct pkt_spec s = udp_flow(46100);
+	struct xl_uplink_rate ur, seen;
+	struct sent b;
+	int u;
+
+	(void)state;
+	reset(XL_LB_HASH, 0);
+	u = send_fwd(&s, &b);
+	memset(&ur, 0, sizeof(ur));
+	ur.sample_ns = 1; /* long ago: the next packet takes a sample */
+	ur.sample_bytes = 1ULL << 40;
+	ur.rate_bps = ur.rate_slow_bps = ur.held_bps = 50000000;
+	rate_write(u, &ur);
+	assert_int_equal(send_fwd(&s, &b), u);
+	rate_read(u, &seen);
+	print_message("# a sample behind the stored count: rate %llu, slow %llu, "
+		      "held %llu b/s, sample_bytes %llu\n",
+		      (unsigned long long)seen.rate_bps,
+		      (unsigned long long)seen.rate_slow_bps,
+		      (unsigned long long)seen.held_bps,
+		      (unsigned long long)seen.sample_bytes);
+	assert_true(seen.sample_ns > 1); /* the sample was taken */
+	assert_true(seen.rate_bps <= ur.rate_bps);
+	assert_true(seen.rate_slow_bps <= ur.rate_slow_bps);
+	assert_true(seen.held_bps <= ur.held_bps);
+	assert_int_equal(seen.sample_bytes, 1ULL << 40);
+}
+
 /* Two batches on one uplink, more than XL_RATE_SAMPLE_NS apart (and on
  * two CPUs when there are two, so the sum over CPUs is exercised): the
  * first packet takes the first sample (time, bytes; no rate yet), the
@@ -1559,6 +1594,7 @@ int main(void)
 		cmocka_unit_test(hash_matches_user_space),
 		cmocka_unit_test(flowlet_random_picks_up_members),
 		cmocka_unit_test(rate_sampler),
+		cmocka_unit_test(rate_sample_behind),
 		cmocka_unit_test(flowlet_saturated_members),
 		cmocka_unit_test(flowlet_move_refused),
 		cmocka_unit_test(flowlet_move_allowed),

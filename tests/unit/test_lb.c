@@ -1155,6 +1155,13 @@ static void rate_step(void **state)
 	assert_int_equal(xl_rate_update(10 * GBPS, 12345, 0, TAU), 10 * GBPS);
 	/* nothing sent for a while: down by dt/(dt+tau) */
 	assert_int_equal(xl_rate_update(11 * GBPS, 0, TAU, TAU), 11 * GBPS / 2);
+	/* bytes since the last sample; a count behind the stored one (a
+	 * racing sample's) is none, also across the 64-bit wrap */
+	assert_int_equal(xl_bytes_since(1500, 500), 1000);
+	assert_int_equal(xl_bytes_since(500, 500), 0);
+	assert_int_equal(xl_bytes_since(500, 1500), 0);
+	assert_int_equal(xl_bytes_since(5, ~0ULL - 4), 10);
+	assert_int_equal(xl_bytes_since(~0ULL - 4, 5), 0);
 }
 
 /* Read side: within tau of the last sample the average stands (that gap
