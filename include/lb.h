@@ -439,9 +439,9 @@ static inline __u64 xl_rate_update(__u64 avg_bps, __u64 bytes, __u64 dt_ns,
  * sample period between claiming its sample and reading the stored
  * count; the later sample may then have stored a count beyond this one's.
  * That is no bytes, not 2^64 minus a few: as an interval's rate, the
- * difference would read as ~10^19 bit/s, which the slow averages (the
- * held load's 100 ms) take seconds to forget, keeping flowlets off a
- * member that is idle. */
+ * difference read as 10^15 bit/s and more, which the slow averages (the
+ * held load's 100 ms) took seconds to forget, keeping flowlets off a
+ * member that was idle. */
 static inline __u64 xl_bytes_since(__u64 bytes, __u64 sample_bytes)
 {
 	return (__s64)(bytes - sample_bytes) > 0 ? bytes - sample_bytes : 0;
