@@ -197,8 +197,8 @@ __noinline int xl_move_worth_g(__u32 gid, __u32 members, __u64 now,
  * verified once each, not once per path through their caller. */
 
 /* The member with the most headroom for a flowlet of a flow that last ran
- * at `expected` bit/s (compared with xl_flowlet_extra of it); rotating
- * start breaks ties. */
+ * at `expected` bit/s (compared with xl_placement_extra of it: with no
+ * rate yet, of the members' mean capacity); rotating start breaks ties. */
 __noinline int xl_pick_headroom_g(__u32 gid, __u32 up, __u64 now,
 				  __u64 expected)
 {
@@ -211,8 +211,8 @@ __noinline int xl_pick_headroom_g(__u32 gid, __u32 up, __u64 now,
 	for (i = 0; i < XL_MAX_GROUP_MEMBERS; i++)
 		util[i] = (__u32)i < g->n_members ?
 				  xl_member_util_now(gid, i, now,
-					xl_flowlet_extra(xl_expected_rate(
-						expected, g->capacity_bps[i]))) :
+					xl_placement_extra(expected, g->capacity_bps[i],
+							   g->unknown_rate_mbps)) :
 				  0xffffffffU;
 	/* (the rotation looked up last: fewer values live across the loop,
 	 * whose frame is on the program's deepest call chain) */

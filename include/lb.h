@@ -492,6 +492,43 @@ static inline __u64 xl_expected_rate(__u64 flowlet_rate_bps, __u64 cap_bps)
 	return cap_bps && flowlet_rate_bps > cap_bps ? cap_bps : flowlet_rate_bps;
 }
 
+/* A flowlet of a flow with no rate yet (a new flow, or one whose
+ * flowlets so far were single packets: a TCP connection's first data
+ * comes after its one-packet SYN) would add nothing to any member, so the
+ * smallest member looked as good as any that was a little less idle, and
+ * the flow could start there; from there its demand reads as what that
+ * member lets it send (xl_flow_demand caps it there), no other member
+ * looks better by the move margin, and the slowest flow of a ring never
+ * pauses long enough to be moved anyway: make bench-jct's run 11 had a
+ * ring flow on the 50 Mbit/s member of 200/100/100/50 Mbit/s from its
+ * first packet to the end of the job (3 flowlets in all in another run),
+ * the whole ring at its rate (2.02 x). So such a flow is taken to send at
+ * the members' mean capacity, not capped at each candidate's own: on a
+ * member smaller than that it weighs more than the member can carry, and
+ * it goes there only when every other is fuller still. */
+static inline __u32 xl_unknown_flow_mbps(const __u64 *cap_bps, __u32 n)
+{
+	__u64 sum = 0, mbps;
+	__u32 i;
+
+	for (i = 0; i < n && i < XL_MAX_GROUP_MEMBERS; i++)
+		sum += cap_bps[i] / 1000000;
+	mbps = n ? sum / (n < XL_MAX_GROUP_MEMBERS ? n : XL_MAX_GROUP_MEMBERS) : 0;
+	return mbps > 0xffffffffULL ? 0xffffffffU : (__u32)mbps;
+}
+
+/* What a new flowlet adds to a member of cap_bps when members are
+ * compared: xl_flowlet_extra of its flow's expected rate
+ * (xl_expected_rate), or with no rate yet of the group's unknown_mbps,
+ * uncapped (xl_unknown_flow_mbps). */
+static inline __u64 xl_placement_extra(__u64 flowlet_rate_bps, __u64 cap_bps,
+				       __u32 unknown_mbps)
+{
+	if (!flowlet_rate_bps)
+		return xl_flowlet_extra((__u64)unknown_mbps * 1000000);
+	return xl_flowlet_extra(xl_expected_rate(flowlet_rate_bps, cap_bps));
+}
+
 /* A flow's rate over its last whole window of XL_FLOW_WINDOW_NS (the rate
  * `xdpleaf flows` shows; 0 when the flow paused for a whole window). */
 static inline __u64 xl_window_rate(__u64 prev_win_bytes)

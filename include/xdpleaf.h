@@ -184,7 +184,10 @@ struct xl_group {
 	 * XL_FLOWLET_GAP_PACKETS of the flow's own packet spacing
 	 * (xl_flowlet_floor_ns) */
 	__u32 flowlet_auto;
-	__u32 pad;
+	/* what a flow with no rate yet is taken to send at when a flowlet of
+	 * it is placed: the members' mean capacity in Mbit/s
+	 * (xl_unknown_flow_mbps; 0 with capacities unknown) */
+	__u32 unknown_rate_mbps;
 	char name[32];
 };
 

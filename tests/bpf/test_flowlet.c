@@ -205,6 +205,8 @@ static void set_group(__u32 mode, __u64 timeout_ns, const __u64 *caps)
 		E.group.capacity_bps[i] = caps ? caps[i] : CAP;
 	}
 	E.group.n_members = N_UP;
+	/* as the loader fills it */
+	E.group.unknown_rate_mbps = xl_unknown_flow_mbps(E.group.capacity_bps, N_UP);
 	assert_int_equal(map_set(E.skel->maps.groups, &gid, 4, &E.group,
 				 sizeof(E.group)), 0);
 }
@@ -711,10 +713,15 @@ static void flowlet_rate_prefers_big_member(void **state)
 	reset(XL_LB_FLOWLET, TIMEOUT);
 	set_group(XL_LB_FLOWLET, TIMEOUT, caps);
 	send_fwd(&s, &r);
-	/* rotation start 0 picks member 0 among four idle, tied members */
+	/* a new flow, with no rate, went to the big member itself
+	 * (new_flow_avoids_small_members); this one is put on member 0,
+	 * where the rotation (start 0 of four idle, tied members) puts a
+	 * flow that weighs the same everywhere */
+	assert_int_equal(r.egress, P_U0 + 2);
 	assert_int_equal(xl_pick_least(util, N_UP, XL_ALL_UP, rr, XL_LB_TIE), 0);
 	assert_int_equal(map_set(E.skel->maps.group_rr, &gid, 4, &rr, 4), 0);
 	assert_true(flow_get(&s, &fs));
+	fs.uplink = E.ifindex[P_U0];
 	fs.flowlet_rate_bps = 100000000000ULL;
 	fs.flowlet_bytes = 0; /* keep that rate at the next flowlet */
 	assert_int_equal(bpf_map_update_elem(bpf_map__fd(E.skel->maps.flows),
@@ -1001,6 +1008,60 @@ static void unpin(void)
 	for (c = 0; c < E.ncpu && c < CPU_SETSIZE; c++)
 		CPU_SET(c, &set);
 	sched_setaffinity(0, sizeof(set), &set);
+}
+
+/* A flow with no rate yet weighs the members' mean capacity, uncapped
+ * (xl_placement_extra): on 200/100/100/50 (here x 1 Gb/s) new flows go to
+ * the big member while it is idle, to the 100s once it is loaded, and not
+ * to the 50 while any other is less than full; with equal members the
+ * rotation still spreads them. Run 11 of make bench-jct had a new ring
+ * flow start on the 50 Mbit/s member and stay there for the whole job. */
+static void new_flow_avoids_small_members(void **state)
+{
+	static const __u64 caps[N_UP] = { CAP, 2 * CAP, CAP, CAP / 2 };
+	unsigned int count[N_PORTS] = { 0 };
+	struct xl_uplink_rate ur;
+	int i, used = 0;
+
+	(void)state;
+	reset(XL_LB_FLOWLET, 0);
+	set_group(XL_LB_FLOWLET, 0, caps);
+	for (i = 0; i < 4; i++) {
+		struct pkt_spec s = udp_flow((__u16)(47000 + i));
+
+		count[send_fwd(&s, NULL)]++;
+	}
+	print_message("# 4 new flows on 1:2:1:0.5, idle: %u %u %u %u\n", count[P_U0],
+		      count[P_U1], count[P_U2], count[P_U3]);
+	assert_int_equal(count[P_U1], 4);
+	/* the big member 3/4 loaded: the 100s, by rotation; never the 50 */
+	rate_read(P_U0 + 1, &ur);
+	ur.rate_bps = 3 * CAP / 2;
+	ur.sample_ns = mono_ns();
+	rate_write(P_U0 + 1, &ur);
+	memset(count, 0, sizeof(count));
+	for (i = 0; i < 8; i++) {
+		struct pkt_spec s = udp_flow((__u16)(47010 + i));
+
+		count[send_fwd(&s, NULL)]++;
+	}
+	print_message("# 8 new flows, big member at 75 %%: %u %u %u %u\n", count[P_U0],
+		      count[P_U1], count[P_U2], count[P_U3]);
+	assert_int_equal(count[P_U0] + count[P_U2], 8);
+	assert_true(count[P_U0] > 0 && count[P_U2] > 0);
+
+	reset(XL_LB_FLOWLET, 0); /* equal members */
+	memset(count, 0, sizeof(count));
+	for (i = 0; i < 8; i++) {
+		struct pkt_spec s = udp_flow((__u16)(47100 + i));
+
+		count[send_fwd(&s, NULL)]++;
+	}
+	for (i = P_U0; i < N_PORTS; i++)
+		used += count[i] > 0;
+	print_message("# 8 new flows on equal members: %u %u %u %u\n", count[P_U0],
+		      count[P_U1], count[P_U2], count[P_U3]);
+	assert_int_equal(used, N_UP);
 }
 
 /* A sample whose byte count is behind the stored one (a racing later
@@ -1355,9 +1416,13 @@ static void flowlet_held_load_keeps_flow(void **state)
 	(void)state;
 	reset(XL_LB_FLOWLET, TIMEOUT);
 	set_group(XL_LB_FLOWLET, TIMEOUT, caps);
-	/* four idle members tie; the rotation starts at u0 */
+	/* a new flow goes to the big member (new_flow_avoids_small_members);
+	 * this one is put on u0 */
 	send_fwd(&s, &r);
-	assert_int_equal(r.egress, P_U0);
+	assert_int_equal(r.egress, P_U0 + 1);
+	assert_true(flow_get(&s, &fs));
+	fs.uplink = E.ifindex[P_U0];
+	flow_put(&s, &fs);
 	for (round = 0; round < 2; round++) {
 		assert_true(flow_get(&s, &fs));
 		fs.flowlet_rate_bps = 10 * CAP; /* taken as u0's CAP */
@@ -1595,6 +1660,7 @@ int main(void)
 		cmocka_unit_test(flowlet_random_picks_up_members),
 		cmocka_unit_test(rate_sampler),
 		cmocka_unit_test(rate_sample_behind),
+		cmocka_unit_test(new_flow_avoids_small_members),
 		cmocka_unit_test(flowlet_saturated_members),
 		cmocka_unit_test(flowlet_move_refused),
 		cmocka_unit_test(flowlet_move_allowed),

@@ -1164,6 +1164,36 @@ static void rate_step(void **state)
 	assert_int_equal(xl_bytes_since(~0ULL - 4, 5), 0);
 }
 
+/* A flow with no rate yet weighs the members' mean capacity, uncapped; a
+ * flow with a rate, its rate capped at the candidate's capacity; both
+ * halved (xl_flowlet_extra). */
+static void placement_extra(void **state)
+{
+	const __u64 caps[4] = { 200000000, 100000000, 100000000, 50000000 };
+	const __u64 none[2] = { 0, 0 };
+	__u32 mbps = xl_unknown_flow_mbps(caps, 4);
+
+	(void)state;
+	assert_int_equal(mbps, 112); /* 450 / 4, whole Mbit/s */
+	assert_int_equal(xl_unknown_flow_mbps(none, 2), 0);
+	assert_int_equal(xl_unknown_flow_mbps(caps, 0), 0);
+	assert_int_equal(xl_placement_extra(0, 50000000, mbps), 56000000);
+	assert_int_equal(xl_placement_extra(0, 200000000, mbps), 56000000);
+	assert_int_equal(xl_placement_extra(80000000, 50000000, mbps), 25000000);
+	assert_int_equal(xl_placement_extra(80000000, 200000000, mbps), 40000000);
+	/* idle members: the 200 (0.28) before the 100s (0.56) and the 50
+	 * (1.12) */
+	{
+		__u32 util[4], i;
+
+		for (i = 0; i < 4; i++)
+			util[i] = xl_member_util(xl_placement_extra(0, caps[i], mbps), 0,
+						 caps[i], XL_RATE_TAU_NS);
+		assert_true(util[0] < util[1] && util[1] == util[2] && util[2] < util[3]);
+		assert_true(util[3] > XL_UTIL_ONE);
+	}
+}
+
 /* Read side: within tau of the last sample the average stands (that gap
  * is packet spacing, not silence); beyond, it falls as tau / idle, so it
  * halves after 2 tau of silence. */
@@ -1574,6 +1604,7 @@ int main(void)
 		cmocka_unit_test(move_no_overflow),
 		cmocka_unit_test(rate_converges),
 		cmocka_unit_test(rate_step),
+		cmocka_unit_test(placement_extra),
 		cmocka_unit_test(rate_idle_decay),
 		cmocka_unit_test(rate_no_overflow),
 		cmocka_unit_test(pending_complements_average),

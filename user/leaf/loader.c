@@ -141,6 +141,7 @@ static int fill_groups(struct leaf *skel, const struct xl_config *cfg)
 				grp.path_skew_ns;
 			grp.n_members++;
 		}
+		grp.unknown_rate_mbps = xl_unknown_flow_mbps(grp.capacity_bps, grp.n_members);
 		MAP_SET(skel->maps.groups, &id, &grp);
 	}
 	return 0;

@@ -62,8 +62,9 @@ static int pick(struct xl_lb_sim *s, struct sim_flow *f, struct sim_member *mb,
 	default:
 		for (i = 0; i < s->n; i++)
 			util[i] = xl_member_util(mb[i].rate + mb[i].pending +
-						 (s->no_flowlet_rate ? 0 : xl_flowlet_extra(
-							xl_expected_rate(f->rate_bps, s->cap_bps[i]))),
+						 (s->no_flowlet_rate ? 0 : xl_placement_extra(
+							f->rate_bps, s->cap_bps[i],
+							xl_unknown_flow_mbps(s->cap_bps, s->n))),
 						 (__u64)queue[i], s->cap_bps[i], XL_RATE_TAU_NS);
 		return xl_pick_least(util, s->n, XL_ALL_UP, (*rr)++, XL_LB_TIE);
 	}
