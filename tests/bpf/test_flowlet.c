@@ -1011,8 +1011,8 @@ static void unpin(void)
 }
 
 /* A flow with no rate yet weighs the members' mean capacity, uncapped
- * (xl_placement_extra): on 200/100/100/50 (here x 1 Gb/s) new flows go to
- * the big member while it is idle, to the 100s once it is loaded, and not
+ * (xl_placement_extra): on 100/200/100/50 (here x 1 Gb/s) new flows go to
+ * the big member while it is idle, to the 100s once it is full, and not
  * to the 50 while any other is less than full; with equal members the
  * rotation still spreads them. Run 11 of make bench-jct had a new ring
  * flow start on the 50 Mbit/s member and stay there for the whole job. */
@@ -1034,9 +1034,12 @@ static void new_flow_avoids_small_members(void **state)
 	print_message("# 4 new flows on 1:2:1:0.5, idle: %u %u %u %u\n", count[P_U0],
 		      count[P_U1], count[P_U2], count[P_U3]);
 	assert_int_equal(count[P_U1], 4);
-	/* the big member 3/4 loaded: the 100s, by rotation; never the 50 */
+	/* the big member full (2.28 with a new flow, against 0.56 for a 100
+	 * and 1.12 for the 50; after a stall of a few tau its reading would
+	 * fade as tau / idle and still keep it above a 100): the 100s, by
+	 * rotation; never the 50 */
 	rate_read(P_U0 + 1, &ur);
-	ur.rate_bps = 3 * CAP / 2;
+	ur.rate_bps = 4 * CAP;
 	ur.sample_ns = mono_ns();
 	rate_write(P_U0 + 1, &ur);
 	memset(count, 0, sizeof(count));
@@ -1045,7 +1048,7 @@ static void new_flow_avoids_small_members(void **state)
 
 		count[send_fwd(&s, NULL)]++;
 	}
-	print_message("# 8 new flows, big member at 75 %%: %u %u %u %u\n", count[P_U0],
+	print_message("# 8 new flows, big member full: %u %u %u %u\n", count[P_U0],
 		      count[P_U1], count[P_U2], count[P_U3]);
 	assert_int_equal(count[P_U0] + count[P_U2], 8);
 	assert_true(count[P_U0] > 0 && count[P_U2] > 0);

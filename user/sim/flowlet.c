@@ -52,7 +52,7 @@ static int pick(struct xl_lb_sim *s, struct sim_flow *f, struct sim_member *mb,
 		const double *queue, __u32 *rr)
 {
 	__u32 util[XL_MAX_GROUP_MEMBERS];
-	__u32 i;
+	__u32 i, unknown_mbps;
 
 	switch (s->mode) {
 	case XL_LB_FLOWLET_RANDOM:
@@ -60,11 +60,11 @@ static int pick(struct xl_lb_sim *s, struct sim_flow *f, struct sim_member *mb,
 	case XL_LB_HASH:
 		return xl_pick_hash_up(f->hash, s->n, XL_ALL_UP);
 	default:
+		unknown_mbps = xl_unknown_flow_mbps(s->cap_bps, s->n);
 		for (i = 0; i < s->n; i++)
 			util[i] = xl_member_util(mb[i].rate + mb[i].pending +
 						 (s->no_flowlet_rate ? 0 : xl_placement_extra(
-							f->rate_bps, s->cap_bps[i],
-							xl_unknown_flow_mbps(s->cap_bps, s->n))),
+							f->rate_bps, s->cap_bps[i], unknown_mbps)),
 						 (__u64)queue[i], s->cap_bps[i], XL_RATE_TAU_NS);
 		return xl_pick_least(util, s->n, XL_ALL_UP, (*rr)++, XL_LB_TIE);
 	}
