@@ -11,7 +11,7 @@ snapshots before (c0.json) and after (c1.json) the mpirun: nstat of every
 host, the qdiscs of every node, xdpleaf's stats. A roce cell's steps.json
 (bench/jct/roce_steps.py) has the same steps, the senders' (gen) and
 receivers' (sink) reports, and host-H.json each host's host-mode counters.
-LABEL is ref, kernel-N, flowlet, hash, spray or static. Columns: docs/jct-bench.md.
+LABEL is ref, kernel-N, flowlet, hash, spray, static or kstatic. Columns: docs/jct-bench.md.
 """
 import json
 import math
@@ -29,7 +29,7 @@ UPLINKS = ["u1", "u2", "u3", "u4"]
 NSTAT = ["TcpExtTCPSACKReorder", "TcpExtTCPTSReorder", "TcpExtTCPRenoReorder",
          "TcpExtTCPOFOQueue", "TcpRetransSegs", "TcpExtTCPDSACKRecv",
          "TcpExtTCPLostRetransmit", "TcpExtTCPTimeouts", "TcpOutSegs", "TcpInSegs"]
-LABEL_ORDER = ["ref", "kernel", "flowlet", "hash", "spray", "static"]
+LABEL_ORDER = ["ref", "kernel", "flowlet", "hash", "spray", "static", "kstatic"]
 
 
 def load(path, default=None):

@@ -16,7 +16,8 @@
 # per uplink set), flowlet, hash, spray (xdpleaf in leaf1 with that lb_mode
 # and otherwise only each uplink's rate and overflow = mark), static
 # (xdpleaf with each receiver's traffic pinned to one uplink, the best
-# such placement: static_config). Every lab it
+# such placement: static_config), kstatic (that placement forwarded by
+# the kernel: kstatic_routes). Every lab it
 # builds, and every process in its hosts, is removed on exit, also on
 # failure or Ctrl-C.
 set -euo pipefail
@@ -56,7 +57,8 @@ usage() {
 usage: $0 [--fabrics LIST] [--uplinks LIST] [--ops LIST] [--sizes LIST]
           [--steps N] [--warmup N] [--ecmp-labs N] [--out DIR] [--prefix P]
           [--quiet-wait N] [--cell-timeout N] [--host-tcp dc|as-is]
-  --fabrics LIST  of ref kernel flowlet hash spray static (default: all)
+  --fabrics LIST  of ref kernel flowlet hash spray static kstatic (default:
+                  all but kstatic)
   --uplinks LIST  of equal ($RATES_equal), unequal ($RATES_unequal) and
                   fail (equal, spine 2 down for ${FAIL_S} s in the middle of
                   every cell; its reference is equal's) (default: all three)
@@ -114,7 +116,7 @@ log() { echo "bench_jct: $*" >&2; }
 
 [[ $EUID -eq 0 ]] || die "must run as root"
 for f in $FABRICS; do
-	[[ $f =~ ^(ref|kernel|flowlet|hash|spray|static)$ ]] || die "unknown fabric '$f'"
+	[[ $f =~ ^(ref|kernel|flowlet|hash|spray|static|kstatic)$ ]] || die "unknown fabric '$f'"
 done
 for u in $UPLINKS; do
 	[[ $u =~ ^(equal|unequal|fail)$ ]] || die "unknown uplink set '$u'"
@@ -218,16 +220,21 @@ make_config() { # mode rates(comma) > file
 # capacity / (receivers there + 1), ties to the first. 200/100/100/50:
 # r1, r2 on u1, r3 on u2, r4 on u3 (2/1/1/0); equal uplinks: one each.
 # Rates and overflow as make_config; no failover but the dataplane's own.
-static_config() { # rates(comma) > file
+static_pins() { # rates(comma) > "u-of-r1 u-of-r2 u-of-r3 u-of-r4"
 	local r bps=()
 	for r in ${1//,/ }; do bps+=("$(bps_of "$r")"); done
-	awk -v rates="$1" -v bps="${bps[*]}" '
-		BEGIN { split(rates, R, ","); split(bps, B, " ")
-			for (r = 1; r <= 4; r++) { best = 0
-				for (i = 1; i <= 4; i++)
-					if (!best || B[i] / (n[i] + 1) > B[best] / (n[best] + 1))
-						best = i
-				pin[r] = best; n[best]++ } }
+	awk -v bps="${bps[*]}" 'BEGIN { split(bps, B, " ")
+		for (r = 1; r <= 4; r++) { best = 0
+			for (i = 1; i <= 4; i++)
+				if (!best || B[i] / (n[i] + 1) > B[best] / (n[best] + 1))
+					best = i
+			printf "%s%d", (r > 1 ? " " : ""), best; n[best]++ }
+		print "" }'
+}
+
+static_config() { # rates(comma) > file
+	awk -v rates="$1" -v pins="$(static_pins "$1")" '
+		BEGIN { split(rates, R, ","); split(pins, pin, " ") }
 		/^\[port u[1-4]\]/ { print; port = substr($2, 2, 1)
 			print "rate = " R[port]; print "overflow = mark"; next }
 		/^group = spine$/ && port { print "group = u" port; port = 0; next }
@@ -245,6 +252,21 @@ static_config() { # rates(comma) > file
 		{ print }' "$ROOT/lab/leaf1.conf"
 }
 
+# The `kstatic` fabric: static's placement, forwarded by the kernel (kernel
+# mode, leaf1 routing each receiver's /24 via its pinned uplink instead of
+# ECMP): static against kstatic is xdpleaf's forwarding path against the
+# kernel's, with nothing else different.
+kstatic_routes() { # rates(comma)
+	local r=0 u
+	for u in $(static_pins "$1"); do
+		r=$((r + 1))
+		ip -n "$P-leaf1" route replace "10.2.$r.0/24" via "10.254.$u.2" dev "u$u"
+	done
+}
+
+# ref, kernel and kstatic: leaf1 forwards in the kernel, no xdpleaf there.
+kernel_fabric() { [[ $FABRIC =~ ^(ref|kernel|kstatic)$ ]]; }
+
 # Bring a lab up; sets P (its prefix) and FABRIC.
 lab_up() { # fabric uplink-set tag
 	local fabric=$1 set=$2 tag=$3 rates args conf
@@ -256,7 +278,7 @@ lab_up() { # fabric uplink-set tag
 	ref)
 		args=(--mode kernel --receiver-rate "$(($(sum_bps "$rates") / 4))")
 		;;
-	kernel)
+	kernel | kstatic)
 		args=(--mode kernel --uplink-rates "$rates")
 		;;
 	*)
@@ -269,6 +291,7 @@ lab_up() { # fabric uplink-set tag
 	LABS+=("$P")
 	"$LAB" up --prefix "$P" "${args[@]}" 2>&1 | sed 's/^/  /' >&2
 	[[ -e /run/netns/$P-leaf1 ]] || die "lab $P did not come up"
+	[[ $fabric != kstatic ]] || kstatic_routes "$rates"
 	linkdown_routes
 	host_tcp
 	warm_up
@@ -326,7 +349,7 @@ warm_up() {
 		done
 	done
 	((${#unreached[@]} == 0)) || die "lab $P: no ping ${unreached[*]}"
-	[[ $FABRIC =~ ^(ref|kernel)$ ]] && return 0
+	kernel_fabric && return 0
 	lab_wait_neigh "$P" || log "warning: xdpleaf in $P did not learn every neighbour"
 }
 
@@ -353,7 +376,7 @@ counters() { # file
 			sep=,
 		done
 		printf '},\n"map": '
-		if [[ $FABRIC =~ ^(ref|kernel)$ ]]; then
+		if kernel_fabric; then
 			printf 'null'
 		else
 			in_ns "$P-leaf1" "$XDPLEAF" stats --json --instance "$P"
@@ -545,7 +568,7 @@ job_start() { # op size dir limit-seconds
 	rm -f "$3/progress" # (an earlier attempt's)
 	if [[ $1 == roce ]]; then
 		local leaf=()
-		[[ $FABRIC =~ ^(ref|kernel)$ ]] || leaf=(--leaf1-instance "$P")
+		kernel_fabric || leaf=(--leaf1-instance "$P")
 		"$PY" "$BENCH/roce_steps.py" --xdpleaf "$XDPLEAF" --prefix "$P" --pins "$PINS" \
 			--bytes "$(numfmt --from=iec "$2")" --qps 1 --rate "$(host_rate "$SET")" \
 			--steps "$STEPS" --warmup "$WARMUP" --timeout "$4" "${leaf[@]}" \
@@ -676,7 +699,7 @@ run_cell() { # op size
 		# bench/jct/placement.py, with its drops and the uplinks' downs
 		# and ups as the daemon saw them; roce_steps.py records its own
 		mover=
-		if [[ $op != roce && ! $FABRIC =~ ^(ref|kernel)$ ]]; then
+		if [[ $op != roce ]] && ! kernel_fabric; then
 			# the flows an earlier cell left, to tell this job's apart
 			in_ns "$P-leaf1" "$XDPLEAF" flows --json --instance "$P" >"$dir/flows0.json"
 			nsenter --net="/run/netns/$P-leaf1" -- "$XDPLEAF" events --instance "$P" \
@@ -694,7 +717,7 @@ run_cell() { # op size
 			[[ $op != roce ]] || hosts_unload "$P" "$dir"
 			counters "$dir/c1.json"
 			# which flows moved, and how often (xdp fabrics)
-			[[ $FABRIC =~ ^(ref|kernel)$ ]] ||
+			kernel_fabric ||
 				in_ns "$P-leaf1" "$XDPLEAF" flows --json --instance "$P" >"$dir/flows.json"
 			echo "$try" >"$dir/attempts"
 			printf '  %s %s: p50 %s ms\n' "$op" "$size" "$(jq '[.steps[].time_ns] | sort |
@@ -757,6 +780,7 @@ for set in $UPLINKS; do
 			done
 			;;
 		static) run_lab static "$set" t static || FAILED=1 ;; # s is spray's
+		kstatic) run_lab kstatic "$set" K kstatic || FAILED=1 ;;
 		*) run_lab "$fabric" "$set" "${fabric:0:1}" "$fabric" || FAILED=1 ;;
 		esac
 	done
