@@ -509,11 +509,14 @@ static inline __u64 xl_expected_rate(__u64 flowlet_rate_bps, __u64 cap_bps)
 static inline __u32 xl_unknown_flow_mbps(const __u64 *cap_bps, __u32 n)
 {
 	__u64 sum = 0, mbps;
-	__u32 i;
+	__u32 i, known = 0;
 
-	for (i = 0; i < n && i < XL_MAX_GROUP_MEMBERS; i++)
+	/* (a member without a rate has no capacity to average in) */
+	for (i = 0; i < n && i < XL_MAX_GROUP_MEMBERS; i++) {
 		sum += cap_bps[i] / 1000000;
-	mbps = n ? sum / (n < XL_MAX_GROUP_MEMBERS ? n : XL_MAX_GROUP_MEMBERS) : 0;
+		known += cap_bps[i] > 0;
+	}
+	mbps = known ? sum / known : 0;
 	return mbps > 0xffffffffULL ? 0xffffffffU : (__u32)mbps;
 }
 

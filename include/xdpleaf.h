@@ -186,7 +186,9 @@ struct xl_group {
 	__u32 flowlet_auto;
 	/* what a flow with no rate yet is taken to send at when a flowlet of
 	 * it is placed: the members' mean capacity in Mbit/s
-	 * (xl_unknown_flow_mbps; 0 with capacities unknown) */
+	 * (xl_unknown_flow_mbps; 0 with capacities unknown). Derived from
+	 * capacity_bps and kept here because a loop over the members in the
+	 * picker took its call chain past BPF's 512-byte stack. */
 	__u32 unknown_rate_mbps;
 	char name[32];
 };

@@ -1177,6 +1177,11 @@ static void placement_extra(void **state)
 	assert_int_equal(mbps, 112); /* 450 / 4, whole Mbit/s */
 	assert_int_equal(xl_unknown_flow_mbps(none, 2), 0);
 	assert_int_equal(xl_unknown_flow_mbps(caps, 0), 0);
+	{ /* a member without a rate is not averaged in */
+		const __u64 some[3] = { 200000000, 0, 100000000 };
+
+		assert_int_equal(xl_unknown_flow_mbps(some, 3), 150);
+	}
 	assert_int_equal(xl_placement_extra(0, 50000000, mbps), 56000000);
 	assert_int_equal(xl_placement_extra(0, 200000000, mbps), 56000000);
 	assert_int_equal(xl_placement_extra(80000000, 50000000, mbps), 25000000);
