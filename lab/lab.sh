@@ -32,7 +32,7 @@ usage: $0 up|down|status [--prefix P] [--mode xdp|kernel] [--config FILE]
   --uplink-rates R1,R2,R3,R4
                  (up, either mode) give the spine->leaf2 links a real capacity:
                  spine N's 'up' gets a TBF qdisc at RN bit/s (e.g. 200M, 2.5G:
-                 K/M/G = 10^3/10^6/10^9), burst max(2 frames, RN x 100us),
+                 K/M/G = 10^3/10^6/10^9), burst max(2 frames, RN x 1ms),
                  limit RN x 2ms (a 2 ms buffer: it queues and tail-drops as a
                  switch port would). Without it the links are unlimited.
                  Uplinks that should match must get the same rates in leaf1's
@@ -196,12 +196,16 @@ build_fabric() {
 
 # --uplink-rates: TBF shaping of each spine's egress toward leaf2. The
 # figures are derived from the rate so every link keeps the same buffer in
-# time: a burst of TBF_BURST_US (at least two full frames, so back-to-back
-# frames are not cut) and a tail-drop buffer of TBF_BUFFER_US (a realistic
-# switch-port buffer at this scale: it absorbs the sub-millisecond bursts a
-# paced sender makes, but a link loaded past its rate queues by up to 2 ms
-# and then drops). docs/load-balancing-bench.md explains the choice.
-TBF_BURST_US=100
+# time: a burst of TBF_BURST_US and a tail-drop buffer of TBF_BUFFER_US (a
+# realistic switch-port buffer at this scale: it absorbs the
+# sub-millisecond bursts a paced sender makes, but a link loaded past its
+# rate queues by up to 2 ms and then drops). The burst is what keeps the
+# link at its rate when the TBF's dequeue timer fires late: tokens past the
+# burst are lost, so a busy CPU that delays the timer by more than the
+# burst takes capacity away. 100 us lost 8-13 % of the rate beside eight
+# MPI ranks on two cores; 1 ms keeps it. docs/load-balancing-bench.md
+# explains the choice.
+TBF_BURST_US=1000
 TBF_BUFFER_US=2000
 
 parse_uplink_rates() {
