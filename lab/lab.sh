@@ -202,9 +202,9 @@ build_fabric() {
 # rate queues by up to 2 ms and then drops). The burst is what keeps the
 # link at its rate when the TBF's dequeue timer fires late: tokens past the
 # burst are lost, so a busy CPU that delays the timer by more than the
-# burst takes capacity away. 100 us lost 8-13 % of the rate beside eight
-# MPI ranks on two cores; 1 ms keeps it. docs/load-balancing-bench.md
-# explains the choice.
+# burst takes capacity away. 100 us lost 11-14 % of the rate beside eight
+# MPI ranks on two cores; with 1 ms the loss stops (2 ms is no faster).
+# docs/load-balancing-bench.md explains the choice.
 TBF_BURST_US=1000
 TBF_BUFFER_US=2000
 
