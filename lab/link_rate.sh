@@ -9,6 +9,8 @@
 # benchmark's setting). docs/load-balancing-bench.md has the
 # figures that set lab.sh's TBF_BURST_US.
 set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+source "$ROOT/lab/lib.sh" # rate_bps
 
 RATE=50M BURSTS=100,1000 HOGS=8 SECONDS_=5 REPEATS=2
 usage() {
@@ -41,13 +43,7 @@ die() { echo "link_rate.sh: $*" >&2; exit 1; }
 for tool in iperf3 python3; do
 	command -v "$tool" >/dev/null || die "needs $tool"
 done
-[[ $RATE =~ ^([0-9]+)([KMG]?)$ ]] || die "bad --rate '$RATE' (e.g. 50M)"
-case ${BASH_REMATCH[2]} in
-K) BPS=$((BASH_REMATCH[1] * 1000)) ;;
-M) BPS=$((BASH_REMATCH[1] * 1000000)) ;;
-G) BPS=$((BASH_REMATCH[1] * 1000000000)) ;;
-*) BPS=${BASH_REMATCH[1]} ;;
-esac
+BPS=$(rate_bps "$RATE") || die "bad --rate '$RATE' (a whole number of bit/s >= 1M, e.g. 50M)"
 for n in "$HOGS" "$SECONDS_" "$REPEATS"; do
 	[[ $n =~ ^[0-9]+$ ]] || die "--hogs, --seconds and --repeats take whole numbers"
 done
