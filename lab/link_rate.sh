@@ -6,8 +6,9 @@
 # beside HOGS busy loops (the lab's MPI ranks spin as these do). Printed as
 # a fraction of RATE for each burst. The busy loops call sched_yield()
 # as they spin, as Open MPI's ranks do with mpi_yield_when_idle (the
-# benchmark's setting). docs/load-balancing-bench.md has the
-# figures that set lab.sh's TBF_BURST_US.
+# benchmark's setting). docs/jct-bench.md ("The lab's links ran below their
+# rate") has the figures that set lab.sh's TBF_BURST_US, and why a lone
+# link is not the evidence.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 source "$ROOT/lab/lib.sh" # rate_bps
@@ -47,6 +48,10 @@ BPS=$(rate_bps "$RATE") || die "bad --rate '$RATE' (a whole number of bit/s >= 1
 for n in "$HOGS" "$SECONDS_" "$REPEATS"; do
 	[[ $n =~ ^[0-9]+$ ]] || die "--hogs, --seconds and --repeats take whole numbers"
 done
+IFS=, read -r -a bursts <<<"$BURSTS"
+for us in "${bursts[@]}"; do
+	[[ $us =~ ^[0-9]+$ ]] || die "bad burst '$us' (microseconds)"
+done
 
 P=xlr$$
 HOG_PIDS=()
@@ -78,7 +83,11 @@ measure() {
 	local b0 b1 t0 t1 client
 	ip netns exec "$P-b" iperf3 -s -1 -p 5301 >/dev/null 2>&1 &
 	local server=$!
-	until ip netns exec "$P-b" ss -Hltn 'sport = :5301' | grep -q .; do sleep 0.05; done
+	local tries=0
+	until ip netns exec "$P-b" ss -Hltn 'sport = :5301' | grep -q .; do
+		((++tries < 100)) || die "iperf3's server did not start listening"
+		sleep 0.05
+	done
 	ip netns exec "$P-a" iperf3 -c 10.77.0.2 -p 5301 -u -l 1400 \
 		-b $((BPS * 16 / 10)) -t $((SECONDS_ + 2)) >/dev/null 2>&1 &
 	client=$!
@@ -110,9 +119,7 @@ frame=$(($(ip -n "$P-a" -o link show dev la | sed -n 's/.* mtu \([0-9]*\) .*/\1/
 limit=$((BPS / 8 * 2000 / 1000000))
 ((limit >= 2 * frame)) || limit=$((2 * frame))
 printf '%-10s %-8s %s\n' "burst_us" "bytes" "delivered/rate: idle ... | beside $HOGS busy loops ..."
-IFS=, read -r -a bursts <<<"$BURSTS"
 for us in "${bursts[@]}"; do
-	[[ $us =~ ^[0-9]+$ ]] || die "bad burst '$us' (microseconds)"
 	burst=$((BPS / 8 * us / 1000000))
 	((burst >= 2 * frame)) || burst=$((2 * frame))
 	ip netns exec "$P-a" tc qdisc replace dev la root tbf \
