@@ -194,19 +194,8 @@ build_fabric() {
 	done < <(lab_namespaces)
 }
 
-# --uplink-rates: TBF shaping of each spine's egress toward leaf2. The
-# figures are derived from the rate so every link keeps the same buffer in
-# time: a burst of TBF_BURST_US and a tail-drop buffer of TBF_BUFFER_US (a
-# realistic switch-port buffer at this scale: it absorbs the
-# sub-millisecond bursts a paced sender makes, but a link loaded past its
-# rate queues by up to 2 ms and then drops). The burst is what keeps the
-# link at its rate when the TBF's dequeue timer fires late: tokens past the
-# burst are lost, so a busy CPU that delays the timer by more than the
-# burst takes capacity away. 100 us lost 11-14 % of the rate beside eight
-# MPI ranks on two cores; with 1 ms the loss stops (2 ms is no faster).
-# docs/load-balancing-bench.md explains the choice.
-TBF_BURST_US=1000
-TBF_BUFFER_US=2000
+# --uplink-rates: TBF shaping of each spine's egress toward leaf2
+# (shape_link, lab/lib.sh, has the sizes and why).
 
 parse_uplink_rates() {
 	local IFS=, r bps
@@ -222,24 +211,10 @@ parse_uplink_rates() {
 	done
 }
 
-# tbf NODE DEV BPS: the TBF of a link of BPS bit/s on DEV of P-NODE.
-tbf() {
-	local ns=$PREFIX-$1 dev=$2 bps=$3 mtu frame burst limit
-	mtu=$(ip -n "$ns" -o link show dev "$dev" |
-		sed -n 's/.* mtu \([0-9]*\) .*/\1/p')
-	frame=$((mtu + 14))
-	burst=$((bps / 8 * TBF_BURST_US / 1000000))
-	((burst >= 2 * frame)) || burst=$((2 * frame))
-	limit=$((bps / 8 * TBF_BUFFER_US / 1000000))
-	((limit >= 2 * frame)) || limit=$((2 * frame))
-	in_ns "$ns" tc qdisc replace dev "$dev" root tbf \
-		rate "${bps}bit" burst "$burst" limit "$limit"
-}
-
 shape_uplinks() {
 	local i
 	for i in "${!HOSTS[@]}"; do
-		tbf "sp${HOSTS[i]}" up "${UPLINK_BPS[i]}"
+		shape_link "$PREFIX-sp${HOSTS[i]}" up "${UPLINK_BPS[i]}"
 	done
 	log "uplinks shaped: ${UPLINK_RATES//,/ } bit/s (TBF on spine 'up', buffer ${TBF_BUFFER_US}us)"
 }
@@ -251,7 +226,7 @@ shape_uplinks() {
 shape_receivers() {
 	local n
 	for n in "${HOSTS[@]}"; do
-		tbf leaf2 "r$n" "$RECV_BPS"
+		shape_link "$PREFIX-leaf2" "r$n" "$RECV_BPS"
 	done
 	log "receiver links shaped: $RECV_RATE bit/s (TBF on leaf2's rN, buffer ${TBF_BUFFER_US}us)"
 }

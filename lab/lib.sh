@@ -52,6 +52,39 @@ rate_bps() {
 		printf "%.0f\n", b }'
 }
 
+# A lab link of a given rate is a TBF (lab.sh --uplink-rates and
+# --receiver-rate, lab/link_rate.sh). Its sizes are in time of the rate, so
+# every link keeps the same buffer in time: a tail-drop buffer of
+# TBF_BUFFER_US (a realistic switch-port buffer at this scale: it absorbs
+# the sub-millisecond bursts a paced sender makes, but a link loaded past
+# its rate queues by up to 2 ms and then drops) and a bucket of
+# TBF_BURST_US. The bucket is what keeps the link at its rate when the
+# TBF's dequeue timer fires late: tokens past the bucket are lost, so a
+# busy CPU that delays the timer by more than the bucket takes capacity
+# away. 100 us lost 11-14 % of the rate beside eight MPI ranks on two
+# cores; with 1 ms the loss stops (2 ms is no faster). Both are at least
+# two full frames, so back-to-back frames are not cut.
+# docs/load-balancing-bench.md and docs/jct-bench.md ("The lab's links ran
+# below their rate") have the figures.
+TBF_BURST_US=1000
+TBF_BUFFER_US=2000
+
+# shape_link NS DEV BPS [BURST_US]: DEV of namespace NS becomes a link of
+# BPS bit/s (a TBF as above; BURST_US replaces TBF_BURST_US, for
+# lab/link_rate.sh's comparisons).
+shape_link() {
+	local ns=$1 dev=$2 bps=$3 burst_us=${4:-$TBF_BURST_US} mtu frame burst limit
+	mtu=$(ip -n "$ns" -o link show dev "$dev" |
+		sed -n 's/.* mtu \([0-9]*\) .*/\1/p')
+	frame=$((mtu + 14))
+	burst=$((bps / 8 * burst_us / 1000000))
+	((burst >= 2 * frame)) || burst=$((2 * frame))
+	limit=$((bps / 8 * TBF_BUFFER_US / 1000000))
+	((limit >= 2 * frame)) || limit=$((2 * frame))
+	in_ns "$ns" tc qdisc replace dev "$dev" root tbf \
+		rate "${bps}bit" burst "$burst" limit "$limit"
+}
+
 # The lab's addresses (docs/lab.md): host n (1..4) behind leaf1 is sn at
 # 10.1.n.2 / fd00:1:n::2, behind leaf2 rn at 10.2.n.2 / fd00:2:n::2; spine n
 # is 10.254.n.2 / fd00:254:n::2 toward leaf1 and 10.253.n.2 toward leaf2,

@@ -7,20 +7,21 @@
 # a fraction of RATE for each burst. The busy loops call sched_yield()
 # as they spin, as Open MPI's ranks do with mpi_yield_when_idle (the
 # benchmark's setting). docs/jct-bench.md ("The lab's links ran below their
-# rate") has the figures that set lab.sh's TBF_BURST_US, and why a lone
+# rate") has the figures that set lab/lib.sh's TBF_BURST_US, and why a lone
 # link is not the evidence.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-source "$ROOT/lab/lib.sh" # rate_bps
+source "$ROOT/lab/lib.sh" # rate_bps, shape_link, in_ns
 
-RATE=50M BURSTS=100,1000 HOGS=8 SECONDS_=5 REPEATS=2
+RATE=50M BURSTS=100,$TBF_BURST_US HOGS=8 SECONDS_=5 REPEATS=2
 usage() {
 	cat <<EOF
 usage: lab/link_rate.sh [--rate R] [--bursts US,US,...] [--hogs N]
                         [--seconds S] [--repeats N]
   --rate R        the TBF's rate (default $RATE; K/M/G = 10^3/10^6/10^9)
-  --bursts LIST   TBF bursts to compare, in microseconds of RATE (default
-                  $BURSTS; never below two full frames, as in lab.sh)
+  --bursts LIST   TBF buckets to compare, in microseconds of RATE (default
+                  $BURSTS, the lab's; never below two full frames, as in
+                  the lab)
   --hogs N        busy loops beside the loaded measurement (default $HOGS)
   --seconds S     length of one measurement (default $SECONDS_)
   --repeats N     measurements per burst and load (default $REPEATS)
@@ -115,19 +116,13 @@ hogs_stop() {
 	HOG_PIDS=()
 }
 
-frame=$(($(ip -n "$P-a" -o link show dev la | sed -n 's/.* mtu \([0-9]*\) .*/\1/p') + 14))
-limit=$((BPS / 8 * 2000 / 1000000))
-((limit >= 2 * frame)) || limit=$((2 * frame))
-printf '%-10s %-8s %s\n' "burst_us" "bytes" "delivered/rate: idle ... | beside $HOGS busy loops ..."
+printf '%-10s %s\n' "burst_us" "delivered/rate: idle ... | beside $HOGS busy loops ..."
 for us in "${bursts[@]}"; do
-	burst=$((BPS / 8 * us / 1000000))
-	((burst >= 2 * frame)) || burst=$((2 * frame))
-	ip netns exec "$P-a" tc qdisc replace dev la root tbf \
-		rate "${BPS}bit" burst "$burst" limit "$limit"
+	shape_link "$P-a" la "$BPS" "$us"
 	idle=() loaded=()
 	for ((r = 0; r < REPEATS; r++)); do idle+=("$(measure)"); done
 	hogs_start
 	for ((r = 0; r < REPEATS; r++)); do loaded+=("$(measure)"); done
 	hogs_stop
-	printf '%-10s %-8s %s | %s\n' "$us" "$burst" "${idle[*]}" "${loaded[*]}"
+	printf '%-10s %s | %s\n' "$us" "${idle[*]}" "${loaded[*]}"
 done
