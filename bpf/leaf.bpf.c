@@ -380,6 +380,10 @@ int xdpleaf_leaf_event(struct xl_event_head *h)
 	e = xl_event_start(XL_EVENT_WHAT(h->kind, 0, h->ifindex), h->aux, 0, NULL);
 	if (!e)
 		return 1;
+	/* the daemon's time of the change, taken before it took effect: the
+	 * moves it causes come after it, even those in the ring before it */
+	if (h->time_ns)
+		e->h.time_ns = h->time_ns;
 	bpf_ringbuf_submit(e, 0);
 	return 0;
 }

@@ -873,6 +873,38 @@ static void down_member_never_chosen(void **state)
 		assert_int_equal(DELTA(&a, &b, P_U0 + down, tx_packets), 0);
 }
 
+/* The daemon reports an uplink's change through xdpleaf_leaf_event with
+ * the time it applied it, read before the down mask took effect: the
+ * event keeps that time (so it precedes the moves it causes, which may
+ * reach the ring first); without one it gets the program's own. */
+static void link_event_keeps_daemon_time(void **state)
+{
+	struct xl_event_head h = { .kind = XL_EV_LINK_DOWN,
+				   .ifindex = 0, .aux = 3 };
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = &h, .ctx_size_in = sizeof(h));
+	int fd = bpf_program__fd(E.skel->progs.xdpleaf_leaf_event);
+	const struct xl_event *ev = NULL;
+	__u64 before, applied;
+
+	(void)state;
+	reset(XL_LB_FLOWLET, LONG_TIMEOUT);
+	h.ifindex = E.ifindex[P_U1];
+	applied = h.time_ns = mono_ns() - 5000000; /* as if read 5 ms ago */
+	assert_int_equal(bpf_prog_test_run_opts(fd, &opts), 0);
+	assert_int_equal(opts.retval, 0);
+	h.kind = XL_EV_LINK_UP;
+	h.time_ns = 0;
+	before = mono_ns();
+	assert_int_equal(bpf_prog_test_run_opts(fd, &opts), 0);
+	assert_int_equal(events_take(E.skel->maps.events, &ev_seen), 0);
+	assert_int_equal(events_of(&ev_seen, XL_EV_LINK_DOWN, &ev), 1);
+	assert_true(ev->h.time_ns == applied);
+	assert_int_equal(ev->h.ifindex, E.ifindex[P_U1]);
+	assert_int_equal(ev->h.aux, 3);
+	assert_int_equal(events_of(&ev_seen, XL_EV_LINK_UP, &ev), 1);
+	assert_true(ev->h.time_ns >= before && ev->h.time_ns <= mono_ns());
+}
+
 /* ---- 5. spray, hash, random flowlets ------------------------------------ */
 
 static void spray_spreads_one_flow(void **state)
@@ -1658,6 +1690,7 @@ int main(void)
 		cmocka_unit_test(flowlet_rate_prefers_big_member),
 		cmocka_unit_test(roce_qps_are_flows),
 		cmocka_unit_test(down_member_never_chosen),
+		cmocka_unit_test(link_event_keeps_daemon_time),
 		cmocka_unit_test(spray_spreads_one_flow),
 		cmocka_unit_test(hash_matches_user_space),
 		cmocka_unit_test(flowlet_random_picks_up_members),

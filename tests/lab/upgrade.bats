@@ -221,7 +221,7 @@ uplink_tx() { # leaf1's tx packets on uplink $1
 @test "failover: every flow of a dead uplink moves at its next packet, nothing more goes into it, and it is used again once up" {
 	local ev=$BATS_TEST_TMPDIR/ev.json everr=$BATS_TEST_TMPDIR/ev.err ev_pid gen_pid
 	local up n ifx t0 tdown a b dead0 dead1 tries=100 rated=$BATS_TEST_TMPDIR/rated.conf
-	local qps moves snap
+	local qps moves snap tsnap
 	# The uplinks get their capacity (1G, far above gen's 160M), the one
 	# fact of the fabric a user gives; nothing else is set. A flow then
 	# stays on its member unless another is clearly less loaded, so which
@@ -242,17 +242,15 @@ uplink_tx() { # leaf1's tx packets on uplink $1
 	in_ns "$P-s1" "$XDPLEAF" gen --dev eth0 --dst 10.2.1.2 --qps 4 --qp-base 0x700 \
 		--rate 40M --duration 4s >/dev/null 2>&1 3>&- &
 	gen_pid=$!
-	# the uplink most of gen's flows run on, and those flows (one read)
+	# gen's flows and their uplinks (one read); the one most of them run on
 	tries=100
-	until snap=$(xl flows --json --interval 0 --instance "$P" |
-		jq -c '[.flows[] | select(.qp >= 1792 and .qp < 1796)] |
-			select(length == 4) | group_by(.uplink) | max_by(length) |
-			{up: .[0].uplink, qps: [.[].qp]}') && [[ -n $snap ]]; do
+	until tsnap=$(date +%s%N) && snap=$(xl flows --json --interval 0 --instance "$P" |
+		jq -c '[.flows[] | select(.qp >= 1792 and .qp < 1796) |
+			{qp, uplink}] | select(length == 4)') && [[ -n $snap ]]; do
 		((tries-- > 0)) || { kill "$gen_pid" "$ev_pid"; return 1; }
 		sleep 0.05
 	done
-	up=$(jq -r .up <<<"$snap")
-	qps=$(jq -c .qps <<<"$snap")
+	up=$(jq -r 'group_by(.uplink) | max_by(length) | .[0].uplink' <<<"$snap")
 	n=${up#u}
 	ifx=$(ip -n "$P-leaf1" -j link show "$up" | jq '.[0].ifindex')
 	spine_save_routes "$P" "$n"
@@ -280,6 +278,14 @@ uplink_tx() { # leaf1's tx packets on uplink $1
 	grep "lost meanwhile: 0 to event_rate" "$everr"
 	tdown=$(jq -s --arg p "$up" '[.[] | select(.event == "link_down" and .port == $p) | .time_ns][0]' "$ev")
 	[[ $tdown != null ]]
+	# the affected flows: those on the uplink when it failed. A flow may
+	# have moved between the read and the failure (the balancer's own
+	# moves): its last move before the event, if any, says where it was.
+	qps=$(jq -s -c --argjson s "$tsnap" --argjson t "$tdown" --argjson snap "$snap" \
+		--arg up "$up" '. as $ev | [$snap[] | . as $f |
+		([$ev[] | select(.event == "move" and .flow.qp == $f.qp and
+			.time_ns >= $s and .time_ns < $t)] | last | .port // $f.uplink) |
+		select(. == $up) | $f.qp]' "$ev")
 	# each affected flow's first move off the dead uplink, after the event
 	moves=$(jq -s -c --argjson f "$ifx" --argjson t "$tdown" --argjson q "$qps" '
 		[$q[] as $qp | [.[] | select(.event == "move" and .aux == $f and

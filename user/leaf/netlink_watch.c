@@ -165,11 +165,14 @@ static bool uplink_usable(struct watch_ctx *ctx, const struct xl_port *p,
 
 /* An uplink that became unusable for every family, or usable again for
  * one, as an event in the dataplane's ring (bpf/leaf.bpf.c's
- * xdpleaf_leaf_event). Without the program (an instance pinned before
- * events) nothing is reported. */
-static void link_event(struct watch_ctx *ctx, __u32 ifindex, __u32 group, bool down)
+ * xdpleaf_leaf_event), stamped with the time the change was applied.
+ * Without the program (an instance pinned before events) nothing is
+ * reported. */
+static void link_event(struct watch_ctx *ctx, __u32 ifindex, __u32 group, bool down,
+		       __u64 applied_ns)
 {
-	struct xl_event_head h = { .kind = down ? XL_EV_LINK_DOWN : XL_EV_LINK_UP,
+	struct xl_event_head h = { .time_ns = applied_ns,
+				   .kind = down ? XL_EV_LINK_DOWN : XL_EV_LINK_UP,
 				   .ifindex = ifindex, .aux = group };
 	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = &h, .ctx_size_in = sizeof(h));
 
@@ -194,6 +197,7 @@ static void refresh_uplink(struct watch_ctx *ctx, __u32 ifindex, bool running)
 	struct xl_group g;
 	struct xl_port p;
 	bool down4, down6, changed = false;
+	__u64 applied_ns;
 
 	if (ctx->groups_fd < 0 ||
 	    bpf_map_lookup_elem(ctx->ports_fd, &ifindex, &p) ||
@@ -213,12 +217,16 @@ static void refresh_uplink(struct watch_ctx *ctx, __u32 ifindex, bool running)
 		if (was_down != (down4 && down6))
 			changed = true;
 	}
+	/* Read before the mask takes effect: the event is written after it
+	 * (the flows move first, failover waits for nothing), and a move it
+	 * caused may be in the ring before it, but its time precedes them. */
+	applied_ns = xl_monotonic_ns();
 	bpf_map_update_elem(ctx->down_fd, &p.group, &mask, BPF_ANY);
 	if (changed) {
 		char ifname[IF_NAMESIZE] = "?";
 
 		if_indextoname(ifindex, ifname);
-		link_event(ctx, ifindex, p.group, down4 && down6);
+		link_event(ctx, ifindex, p.group, down4 && down6, applied_ns);
 		if (down4 && down6)
 			xl_log(running ? XL_LOG_INFO : XL_LOG_WARN,
 			       "uplink %s (group %u) is out of use (%s): its "
