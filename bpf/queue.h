@@ -52,10 +52,13 @@ __noinline int xl_phantom_queue(const struct xl_port *out, __u32 dscp,
 	__u32 *id;
 	__u64 old = 0, q = 0, now;
 	int d = XL_Q_ENQUEUE, i, done = 0;
+	__u64 wire;
 
 	if (!out)
 		return XL_Q_ENQUEUE;
 	slot = out->slot;
+	/* the queue holds line time: the frame and its line overhead */
+	wire = len + out->line_overhead;
 	id = bpf_map_lookup_elem(&dscp_class, &dscp);
 	if (id && *id < XL_MAX_CLASSES)
 		cls_id = *id;
@@ -69,18 +72,18 @@ __noinline int xl_phantom_queue(const struct xl_port *out, __u32 dscp,
 		old = XL_READ_ONCE(queue->vtime);
 		now = xl_vt_now(bpf_ktime_get_ns());
 		q = xl_backlog(old, now, out->drain_bps);
-		d = xl_queue_decide(q, len, out->buffer_bytes, &cls->wred,
+		d = xl_queue_decide(q, wire, out->buffer_bytes, &cls->wred,
 				    ecn != XL_ECN_NOT_ECT,
 				    out->overflow == XL_OVERFLOW_MARK, rnd);
 		if (!(d & XL_Q_ENQUEUE))
 			done = 1;
 		else if (__sync_val_compare_and_swap(&queue->vtime, old,
-				xl_vt_enqueue(old, now, len, out->drain_bps)) == old)
+				xl_vt_enqueue(old, now, wire, out->drain_bps)) == old)
 			done = 1;
 	}
 	if (!done) /* lost every race: the queue is busy */
 		__sync_fetch_and_add(&queue->vtime,
-				     xl_vt_of_bytes(len, out->drain_bps));
+				     xl_vt_of_bytes(wire, out->drain_bps));
 	count_queue(slot, cls_id, q, len, d);
 	return d;
 }

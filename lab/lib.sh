@@ -68,6 +68,11 @@ rate_bps() {
 # below their rate") have the figures.
 TBF_BURST_US=1000
 TBF_BUFFER_US=2000
+# Each frame also takes Ethernet's 24 bytes of line overhead (preamble and
+# delimiter, FCS, inter-frame gap), as on a real port and in the leaf's
+# phantom queues (`line_overhead`, XL_DEFAULT_LINE_OVERHEAD): a lab link
+# of 100 Mbit/s carries 98.4 Mbit/s of 1,514-byte frames.
+TBF_OVERHEAD_BYTES=24
 
 # shape_link NS DEV BPS [BURST_US]: DEV of namespace NS becomes a link of
 # BPS bit/s (a TBF as above; BURST_US replaces TBF_BURST_US, for
@@ -82,7 +87,7 @@ shape_link() {
 	limit=$((bps / 8 * TBF_BUFFER_US / 1000000))
 	((limit >= 2 * frame)) || limit=$((2 * frame))
 	in_ns "$ns" tc qdisc replace dev "$dev" root tbf \
-		rate "${bps}bit" burst "$burst" limit "$limit"
+		rate "${bps}bit" burst "$burst" limit "$limit" overhead "$TBF_OVERHEAD_BYTES"
 }
 
 # The lab's addresses (docs/lab.md): host n (1..4) behind leaf1 is sn at

@@ -2,7 +2,7 @@
 # Does a lab link (a TBF, as lab.sh --uplink-rates makes them) keep its rate
 # when the CPUs are busy? Two namespaces joined by a veth, a TBF at RATE on
 # one end, UDP offered at 1.6 x RATE through it; the TBF's own sent-bytes
-# counter over SECONDS gives the rate it delivered, first on idle CPUs, then
+# counter over SECONDS gives the rate it delivered (line bytes), first on idle CPUs, then
 # beside HOGS busy loops (the lab's MPI ranks spin as these do). Printed as
 # a fraction of RATE for each burst. The busy loops call sched_yield()
 # as they spin, as Open MPI's ranks do with mpi_yield_when_idle (the
@@ -72,9 +72,12 @@ ip -n "$P-a" link set la up
 ip -n "$P-b" link set lb up
 
 # sent_bytes: the TBF's counter of bytes it let through (L2, as its rate).
+# The line bytes the TBF has sent: its frames' bytes plus each frame's
+# line overhead (TBF_OVERHEAD_BYTES), which its rate also pays for.
 sent_bytes() {
 	ip netns exec "$P-a" tc -s qdisc show dev la |
-		sed -n 's/.*Sent \([0-9]*\) bytes.*/\1/p' | head -1
+		sed -n 's/.*Sent \([0-9]*\) bytes \([0-9]*\) pkt.*/\1 \2/p' | head -1 |
+		awk -v o="$TBF_OVERHEAD_BYTES" '{ print $1 + $2 * o }'
 }
 
 # measure: the fraction of RATE the TBF delivered over SECONDS_, with UDP

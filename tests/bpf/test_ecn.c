@@ -1102,6 +1102,52 @@ static void tail_drop_low_rate_default_buffer(void **state)
 				  XL_VT_SHIFT) / 1e9);
 }
 
+/* A port's line_overhead: every frame takes its bytes plus the overhead
+ * of the port's rate (Ethernet's 24 by default, XL_DEFAULT_LINE_OVERHEAD),
+ * in the queue's time and in the buffer's admission; the counters keep
+ * the frames' own bytes. */
+static void line_overhead_counted(void **state)
+{
+	struct xl_queue_stats q;
+	struct xl_port port;
+	__u32 ifx = E.ifindex[P_Q];
+	__u64 vt0;
+	int i;
+
+	(void)state;
+	port_set(P_Q, RATE_Q, 4096, XL_OVERFLOW_DROP);
+	assert_int_equal(bpf_map__lookup_elem(E.skel->maps.ports, &ifx, 4, &port,
+					      sizeof(port), 0), 0);
+	port.line_overhead = XL_DEFAULT_LINE_OVERHEAD;
+	assert_int_equal(map_set(E.skel->maps.ports, &ifx, 4, &port, sizeof(port)), 0);
+
+	queue_fill_to(2000);
+	vt0 = queue_get(P_Q);
+	for (i = 0; i < 10; i++) {
+		struct pkt_spec s = pkt(4, P_Q, DSCP_ECN(DSCP_CNP, ECN_ECT0), 100);
+
+		expect_fwd(&s, P_Q, ECN_SAME, "CNP, line overhead 24");
+	}
+	assert_int_equal(queue_get(P_Q) - vt0, 10 * vt_of(100 + XL_DEFAULT_LINE_OVERHEAD));
+	qstats_read(P_Q, C_CNP, &q);
+	assert_int_equal(q.enq_packets, 10);
+	assert_int_equal(q.enq_bytes, 10 * 100);
+
+	/* 4096 - 110 bytes queued: a 100-byte frame fits by its own bytes,
+	 * not with its overhead (the queue drains 0.125 bytes per us) */
+	queue_fill_to(4096 - 110);
+	{
+		struct pkt_spec s = pkt(4, P_Q, DSCP_ECN(0, ECN_NOT), 100);
+
+		expect_drop(&s, "100 + 24 bytes into 110 free");
+		port.line_overhead = 0;
+		assert_int_equal(map_set(E.skel->maps.ports, &ifx, 4, &port,
+					 sizeof(port)), 0);
+		queue_fill_to(4096 - 110);
+		expect_fwd(&s, P_Q, ECN_SAME, "100 + 0 bytes into 110 free");
+	}
+}
+
 #define T(f) cmocka_unit_test_setup(f, reset)
 
 int main(void)
@@ -1120,6 +1166,7 @@ int main(void)
 		T(wred_random_at_midpoint),
 		T(concurrent_enqueue_loses_nothing),
 		T(tail_drop_low_rate_default_buffer),
+		T(line_overhead_counted),
 	};
 
 	return cmocka_run_group_tests_name("xdpleaf_ecn", tests, group_setup,

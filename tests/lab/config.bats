@@ -233,8 +233,9 @@ in_private_mounts() {
 # The defaults that follow from a port's rate and MTU, as the loader writes
 # them into the maps: each uplink's phantom buffer (2 ms of its rate, at
 # least two of its largest frames) and the reorder-free rule's margin for a
-# move onto it (path_skew = auto: 25 us + two largest frames at its rate);
-# an explicit path_skew is used as it is. u4 has a 9000-byte MTU.
+# move onto it (path_skew = auto: 25 us + two largest frames, with their
+# line overhead, at its rate); an explicit path_skew is used as it is. u4
+# has a 9000-byte MTU.
 @test "rate and MTU defaults: buffer 2 ms of the rate, per-member skew 25us + two frames, floor a whole buffer" {
 	local conf=$BATS_TEST_TMPDIR/rates.conf s want
 	ip -n "$NS" link set dev u4 mtu 9000
@@ -245,8 +246,10 @@ in_private_mounts() {
 	s=$(xl stats --json --instance "$I")
 	# 2 ms of 200M, 100M, 100M; 50M: 12,500 bytes, below two 9018-byte frames
 	[[ $(jq -c '[.ports[] | select(.role == "uplink") | .queue.buffer_bytes]' <<<"$s") == "[50000,25000,25000,18036]" ]]
-	# 25,000 ns + 2 x 1518 (or 9018) bytes x 8 at the member's rate
-	want="[146440,267880,267880,2910760]"
+	# Ethernet's line overhead, unless set
+	[[ $(jq -c '[.ports[] | select(.role == "uplink") | .queue.line_overhead_bytes]' <<<"$s") == "[24,24,24,24]" ]]
+	# 25,000 ns + 2 x (1518 (or 9018) + 24) bytes x 8 at the member's rate
+	want="[148360,271720,271720,2918440]"
 	[[ $(jq -c '.groups[0].members | map(.skew_ns)' <<<"$s") == "$want" ]] || {
 		echo "skew_ns: $(jq -c '.groups[0].members | map(.skew_ns)' <<<"$s"), want $want"
 		return 1

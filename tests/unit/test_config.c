@@ -359,6 +359,7 @@ static void test_good_ecn_leaf(void **state)
 	assert_int_equal(p->gamma_ppm, 950000);
 	assert_int_equal(p->buffer_bytes, 200 * 1024);
 	assert_int_equal(p->overflow, XL_OVERFLOW_DROP);
+	assert_int_equal(p->line_overhead, XL_DEFAULT_LINE_OVERHEAD);
 
 	p = &cfg.ports[find_port(&cfg, "s2")];
 	assert_int_equal(p->rate_bps, 0);
@@ -1163,6 +1164,12 @@ static void test_port_queue_values(void **state)
 		{ "overflow", "drop", XL_OVERFLOW_DROP, NULL },
 		{ "overflow", "mark", XL_OVERFLOW_MARK, NULL },
 		{ "overflow", "Mark", 0, ":3: invalid overflow 'Mark' (allowed: drop, mark)" },
+		{ "line_overhead", "24", 24, NULL },
+		{ "line_overhead", "0", 0, NULL },
+		{ "line_overhead", "256", 256, NULL },
+		{ "line_overhead", "257", 0, ":3: line_overhead '257' out of range (0-256)" },
+		{ "line_overhead", "-1", 0, ":3: invalid line_overhead '-1' (a whole number 0-256)" },
+		{ "line_overhead", "24B", 0, ":3: invalid line_overhead '24B'" },
 	};
 	struct xl_config cfg;
 	char text[256], what[128];
@@ -1181,7 +1188,8 @@ static void test_port_queue_values(void **state)
 			continue;
 		got = !strcmp(cases[i].key, "rate") ? p->rate_bps :
 		      !strcmp(cases[i].key, "gamma") ? p->gamma_ppm :
-		      !strcmp(cases[i].key, "buffer") ? p->buffer_bytes : p->overflow;
+		      !strcmp(cases[i].key, "buffer") ? p->buffer_bytes :
+		      !strcmp(cases[i].key, "line_overhead") ? p->line_overhead : p->overflow;
 		if (got != cases[i].want)
 			fail_msg("%s: got %llu, want %llu", what, got, cases[i].want);
 		xl_config_free(&cfg);
@@ -1377,6 +1385,7 @@ static void test_class_rules(void **state)
 		{ "[port s1]\nbuffer = 1M\noverflow = mark\n",
 		  ":2: buffer has no effect without rate (port s1 has no rate: set one, or remove buffer)" },
 		{ "[port s1]\noverflow = mark\ngamma = 1\n", ":2: overflow has no effect without rate" },
+		{ "[port s1]\nline_overhead = 0\n", ":2: line_overhead has no effect without rate" },
 		{ "[port s1]\ngamma = 1\n[port s2]\nrate = 1G\n", ":2: gamma has no effect without rate" },
 		{ "[port s1]\nrole = uplink\ngroup = g\nnexthop4 = 10.0.0.1\nbuffer = 1M\n[group g]\n",
 		  ":5: buffer has no effect without rate" },

@@ -246,7 +246,8 @@ static bool open_section(struct ctx *c, char *hdr)
 			return cfg_fail(c, c->line, "too many ports (max %d)", XL_MAX_PORTS);
 		cfg->ports[cfg->n_ports] = (struct xl_cfg_port){
 			.line = c->line, .group_id = -1, .gamma_ppm = 1000000,
-			.buffer_bytes = XL_DEFAULT_BUFFER, .overflow = XL_OVERFLOW_DROP };
+			.buffer_bytes = XL_DEFAULT_BUFFER, .overflow = XL_OVERFLOW_DROP,
+			.line_overhead = XL_DEFAULT_LINE_OVERHEAD };
 		strcpy(cfg->ports[cfg->n_ports++].ifname, name);
 		c->sect = S_PORT;
 	} else if (!strcmp(hdr, "group")) {

@@ -103,7 +103,7 @@ static bool close_dcqcn(struct ctx *c)
 bool cfg_close_section(struct ctx *c)
 {
 	static const enum xl_key_id uplink_only[] = { K_PGROUP, K_NH4, K_NH6 },
-		needs_rate[] = { K_GAMMA, K_BUFFER, K_OVERFLOW };
+		needs_rate[] = { K_GAMMA, K_BUFFER, K_OVERFLOW, K_LINE_OVERHEAD };
 	struct xl_config *cfg = c->cfg;
 	struct xl_cfg_port *p;
 	enum xl_key_id bad;

@@ -110,6 +110,12 @@ const struct xl_key_def xl_keys[K_COUNT] = {
 	[K_OVERFLOW] = { S_PORT, "overflow", T_CHOICE, CHOICES(overflows), PORT(overflow),
 			 .flags = KF_LEAF_ONLY, .doc_default = "`drop`",
 			 .doc_values = "`drop`, `mark`" },
+	[K_LINE_OVERHEAD] = { S_PORT, "line_overhead", T_UINT, 0, 256, PORT(line_overhead),
+			      .flags = KF_LEAF_ONLY,
+			      .doc_default = "`24` (`XL_DEFAULT_LINE_OVERHEAD`: Ethernet's "
+					     "preamble and delimiter 8, FCS 4, inter-frame gap 12)",
+			      .doc_values = "0..256 bytes per frame, counted by the phantom "
+					    "queue on top of the frame" },
 	[K_VLANS] = { S_PORT, "vlans", T_SPECIAL, .flags = KF_LEAF_ONLY,
 		      .doc_default = "none (tagged frames go to the kernel; VID 0, "
 				     "priority-tagged, is untagged)",

@@ -93,6 +93,7 @@ static int fill_ports(struct leaf *skel, const struct xl_config *cfg)
 			.gamma_ppm = cp->gamma_ppm,
 			.buffer_bytes = buffer_bytes(cp, max_frame_bytes(cp->ifindex)),
 			.overflow = cp->overflow,
+			.line_overhead = cp->line_overhead,
 		};
 
 		memcpy(p.nexthop4, cp->nexthop4, 4);
@@ -137,7 +138,8 @@ static int fill_groups(struct leaf *skel, const struct xl_config *cfg)
 				grp.flowlet_timeout_ns = xl_auto_floor_ns(grp.flowlet_timeout_ns,
 						buffer_bytes(cp, frame), drain_bps(cp));
 			grp.skew_ns[grp.n_members] = cfg->groups[g].path_skew_auto ?
-				xl_auto_skew_ns(grp.path_skew_ns, frame, cp->rate_bps) :
+				xl_auto_skew_ns(grp.path_skew_ns, frame + cp->line_overhead,
+						cp->rate_bps) :
 				grp.path_skew_ns;
 			grp.n_members++;
 		}

@@ -124,6 +124,7 @@ json_object *xl_queue_json(struct xl_queue_reader *r, const struct xl_port *p)
 	json_object_object_add(o, "drain_bps", json_object_new_uint64(p->drain_bps));
 	json_object_object_add(o, "buffer_bytes", json_object_new_uint64(p->buffer_bytes));
 	json_object_object_add(o, "overflow", json_object_new_string(overflow_name(p->overflow)));
+	json_object_object_add(o, "line_overhead_bytes", json_object_new_uint64(p->line_overhead));
 	json_object_object_add(o, "length_bytes", json_object_new_uint64(queue_now(r, p)));
 	for (int c = 0; c < r->n_classes; c++) {
 		struct xl_queue_stats s;
@@ -181,9 +182,9 @@ void xl_queue_print(struct xl_queue_reader *r, const struct xl_port *p)
 	if (!p->drain_bps)
 		return;
 	print_rate(rate, sizeof(rate), p->line_rate_bps);
-	printf("  queue: rate %s gamma %.2f buffer %u overflow %s, now %llu bytes\n",
-	       rate, p->gamma_ppm / 1e6, p->buffer_bytes,
-	       overflow_name(p->overflow), queue_now(r, p));
+	printf("  queue: rate %s gamma %.2f buffer %u overflow %s line overhead %u, "
+	       "now %llu bytes\n", rate, p->gamma_ppm / 1e6, p->buffer_bytes,
+	       overflow_name(p->overflow), p->line_overhead, queue_now(r, p));
 	for (int c = 0; c < r->n_classes; c++) {
 		struct xl_queue_stats s;
 

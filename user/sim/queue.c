@@ -18,6 +18,7 @@
 struct queue_sim {
 	__u64 drain_bps;
 	__u64 buffer;
+	__u64 line_overhead; /* bytes per frame on the line (the config's line_overhead) */
 	int mark_only;
 	struct xl_wred wred;
 	__u64 vtime;
@@ -43,11 +44,12 @@ static void offer(struct queue_sim *s, __u64 t_ns, __u64 len, int ect)
 {
 	__u64 now = xl_vt_now(t_ns);
 	__u64 q = xl_backlog(s->vtime, now, s->drain_bps);
-	int d = xl_queue_decide(q, len, s->buffer, &s->wred, ect, s->mark_only,
+	__u64 wire = len + s->line_overhead;
+	int d = xl_queue_decide(q, wire, s->buffer, &s->wred, ect, s->mark_only,
 				xl_rand32(&s->rng));
 
 	if (d & XL_Q_ENQUEUE)
-		s->vtime = xl_vt_enqueue(s->vtime, now, len, s->drain_bps);
+		s->vtime = xl_vt_enqueue(s->vtime, now, wire, s->drain_bps);
 	if (!s->packets)
 		s->first_ns = t_ns;
 	s->last_ns = t_ns;
@@ -96,7 +98,7 @@ static int run_trace(struct queue_sim *s, const char *path, int ect)
 	return 0;
 }
 
-enum { O_RATE = 256, O_GAMMA, O_BUFFER, O_OVERFLOW, O_KMIN, O_KMAX, O_PMAX, O_NOT_ECT,
+enum { O_RATE = 256, O_GAMMA, O_BUFFER, O_OVERFLOW, O_LINE_OVERHEAD, O_KMIN, O_KMAX, O_PMAX, O_NOT_ECT,
        O_SEED, O_TRACE, O_LOAD, O_PACKET, O_DURATION };
 static const struct xl_opt opts[] = {
 	XL_OPT_REQUIRED("rate", O_RATE, "RATE", "the port's line rate (e.g. 1G)"),
@@ -104,6 +106,8 @@ static const struct xl_opt opts[] = {
 	XL_OPT("buffer", O_BUFFER, "BYTES", "the queue's capacity (default 1M, or 2 ms of RATE if\n"
 					    "less, at least 2 frames: the config's default)"),
 	XL_OPT("overflow", O_OVERFLOW, "drop|mark", "what a full buffer does (default drop)"),
+	XL_OPT("line-overhead", O_LINE_OVERHEAD, "BYTES", "what each frame also takes on the line\n"
+							  "(default 24: Ethernet's preamble, FCS, gap)"),
 	XL_OPT("kmin", O_KMIN, "BYTES", "marking starts above this queue (default 5K)"),
 	XL_OPT("kmax", O_KMAX, "BYTES", "everything is marked above this queue (default 200K)"),
 	XL_OPT("pmax", O_PMAX, "P", "the marking probability at kmax (default 1%)"),
@@ -123,6 +127,7 @@ static void usage(FILE *f)
 		     "a packet trace (--trace) or a constant-rate load (--load, --duration), and\n"
 		     "prints time_ns,bytes,queue_bytes,action per packet (action: queued,\n"
 		     "marked, dropped, over_marked, over_passed); a summary goes to stderr.\n"
+		     "The queue counts line bytes: each frame's bytes plus --line-overhead.\n"
 		     "T: a number and its unit (ns, us, ms, s), e.g. 10ms.");
 }
 
@@ -133,6 +138,7 @@ int xl_sim_queue(int argc, char **argv)
 		.buffer = 0, /* unset: xl_default_buffer of the rate, as the config */
 		.wred = { .kmin = XL_WRED_PAPER_KMIN, .kmax = XL_WRED_PAPER_KMAX,
 			  .pmax = XL_WRED_PAPER_PMAX },
+		.line_overhead = XL_DEFAULT_LINE_OVERHEAD,
 		.rng = 1,
 	};
 	__u64 rate = 0, load = 0, duration = 0, packet = 1500;
@@ -148,6 +154,11 @@ int xl_sim_queue(int argc, char **argv)
 		case O_BUFFER:
 			bad = xl_parse_bytes("buffer", optarg, 2048, "2K", &u32v, err, sizeof(err));
 			s.buffer = u32v;
+			break;
+		case O_LINE_OVERHEAD:
+			bad = xl_parse_uint("--line-overhead", optarg, 0, 256, &u32v, err,
+					    sizeof(err));
+			s.line_overhead = u32v;
 			break;
 		case O_KMIN: bad = xl_parse_bytes("kmin", optarg, 0, "0", &s.wred.kmin, err, sizeof(err)); break;
 		case O_KMAX: bad = xl_parse_bytes("kmax", optarg, 0, "0", &s.wred.kmax, err, sizeof(err)); break;
