@@ -23,6 +23,25 @@ bats_require_minimum_version 1.5.0 # run --separate-stderr
 	printf '%s\n' "${lines[@]}" | grep -q ',marked$'
 }
 
+# 99 Mbit/s of 1,500-byte frames is 100.6 Mbit/s on the line with
+# Ethernet's 24 bytes per frame: a 100M port's queue grows by ~0.6 Mbit/s
+# (725 bytes in 10 ms); counting the frames alone it stays empty.
+@test "sim queue: each frame costs its line overhead (default 24 bytes), --line-overhead 0 counts frames alone" {
+	local peak
+	run --separate-stderr "$XDPLEAF" sim queue --rate 100M --load 99M --duration 10ms
+	[[ $status -eq 0 ]] || { echo "$stderr"; return 1; }
+	peak=$(sed -nE 's/.*peak queue ([0-9]+) bytes.*/\1/p' <<<"$stderr")
+	echo "default: $stderr"
+	((peak >= 600 && peak <= 800))
+	run --separate-stderr "$XDPLEAF" sim queue --rate 100M --load 99M --duration 10ms \
+		--line-overhead 0
+	echo "0: $stderr"
+	[[ $status -eq 0 && $stderr == *"peak queue 0 bytes"* ]]
+	run --separate-stderr "$XDPLEAF" sim queue --rate 100M --load 99M --duration 10ms \
+		--line-overhead 257
+	[[ $status -eq 2 && $stderr == *"--line-overhead '257' out of range (0-256)"* ]]
+}
+
 @test "sim queue: Not-ECT traffic is never marked" {
 	run --separate-stderr "$XDPLEAF" sim queue --rate 1G --buffer 200K \
 		--load 2G --duration 20ms --not-ect
