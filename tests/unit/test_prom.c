@@ -107,7 +107,7 @@ static const char leaf_stats[] = "{\"instance\":\"l1\",\"mode\":\"leaf\",\"ports
 	" \"pfc\":[{\"priority\":3,\"frames\":2,\"xoff\":1,\"quanta\":100,\"storms\":0,"
 	"  \"paused\":true,\"storm\":false}],"
 	" \"queue\":{\"line_rate_bps\":8000,\"drain_bps\":8000,\"buffer_bytes\":100,"
-	"  \"length_bytes\":7,\"classes\":["
+	"  \"line_overhead_bytes\":24,\"length_bytes\":7,\"classes\":["
 	"   {\"name\":\"default\",\"packets\":6,\"bytes\":600,\"marked\":2,\"dropped\":1,"
 	"    \"peak_bytes\":90,\"hist\":[2,0,3,1],\"hist_le_bytes\":[0,1,3,null]},"
 	"   {\"name\":\"we\\\"ird\",\"packets\":0,\"bytes\":0,\"marked\":0,\"dropped\":0,"
@@ -184,6 +184,7 @@ static void fixture_metrics(void **state)
 	contains(t, "xdpleaf_group_info{instance=\"l1\",group=\"spine\",lb_mode=\"flowlet\"} 1\n");
 	contains(t, "xdpleaf_group_flowlet_timeout_seconds{instance=\"l1\",group=\"spine\"} 0.002\n");
 	contains(t, "xdpleaf_queue_length_bytes{instance=\"l1\",port=\"s1\"} 7\n");
+	contains(t, "xdpleaf_queue_line_overhead_bytes{instance=\"l1\",port=\"s1\"} 24\n");
 	/* no queue, no queue samples */
 	assert_null(strstr(t, "xdpleaf_queue_length_bytes{instance=\"l1\",port=\"u1\"}"));
 	/* cumulative buckets, the null bound is +Inf, _count is all */

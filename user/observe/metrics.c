@@ -143,6 +143,9 @@ static const struct metric metrics[] = {
 	  "The rate the port's phantom queue drains at: gamma times the line rate." },
 	{ "xdpleaf_queue_buffer_bytes", G, S_QUEUE, VALUE, "buffer_bytes", NULL, 0,
 	  "The port's buffer: past it the phantom queue tail-drops (or marks)." },
+	{ "xdpleaf_queue_line_overhead_bytes", G, S_QUEUE, VALUE, "line_overhead_bytes", NULL, 0,
+	  "Bytes each frame also takes on the port's line (its line_overhead), "
+	  "counted by the phantom queue." },
 	{ "xdpleaf_queue_length_bytes", G, S_QUEUE, VALUE, "length_bytes", NULL, 0,
 	  "Bytes in the port's phantom queue at the scrape." },
 	{ "xdpleaf_queue_packets_total", C, S_CLASS, VALUE, "packets", NULL, 0,
