@@ -174,10 +174,16 @@ row_ok() { # label op
 	# host mode reported every out-of-order PSN the sinks counted (none;
 	# it also counts each resend as an old PSN, which the sinks leave out:
 	# at least as many), and leaf1's move events are every move its
-	# counters show
+	# counters show. Every events reader ran, and leaf1 wrote every move
+	# event; the receivers' psn_old events may exceed event_rate when
+	# go-back-N resends a window at once (a CI run's receivers did):
+	# the count is then a lower bound, which the check beside a sink count
+	# of 0 does not need.
 	note "flowlet: $(jq .moves <<<"$r") moves counted, $(jq .roce_moves_events <<<"$r") move events," \
-		"$(jq .roce_psn_old_events <<<"$r") psn_old events (resends included)"
-	jq -e '.events_readers_failed == [] and .events_unwritten == []' <<<"$r" >/dev/null
+		"$(jq .roce_psn_old_events <<<"$r") psn_old events (resends included);" \
+		"not written: $(jq -c .events_unwritten <<<"$r")"
+	jq -e '.events_readers_failed == [] and
+		(.events_unwritten | map(select(startswith("leaf1:"))) == [])' <<<"$r" >/dev/null
 	jq -e '.roce_psn_old_events >= .roce_reordered and .roce_moves_events == .moves' <<<"$r" >/dev/null
 }
 
