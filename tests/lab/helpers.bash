@@ -65,12 +65,15 @@ start_dumpcap() { # ns interface count filter file
 start_sink() {
 	SINK_OUT=$BATS_TEST_TMPDIR/sink.json
 	SINK_ERR=$BATS_TEST_TMPDIR/sink.err
+	# the background job truncates them only once it runs: a previous
+	# sink's "ready" must not be read as this one's
+	rm -f "$SINK_OUT" "$SINK_ERR"
 	nsenter --net="/run/netns/$RX" -- "$XDPLEAF" sink --dev eth0 --json "$@" \
 		>"$SINK_OUT" 2>"$SINK_ERR" 3>&- &
 	SINK_PID=$!
 	local tries=50
 	while ((tries-- > 0)); do
-		grep -q 'ready' "$SINK_ERR" && return 0
+		grep -qs 'ready' "$SINK_ERR" && return 0
 		kill -0 "$SINK_PID" 2>/dev/null || break
 		sleep 0.1
 	done
