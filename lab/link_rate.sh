@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Does a lab link (a TBF, as lab.sh --uplink-rates makes them) keep its rate
 # when the CPUs are busy? Two namespaces joined by a veth, a TBF at RATE on
-# one end, UDP offered at 1.6 x RATE through it; the TBF's own sent-bytes
-# counter over SECONDS gives the rate it delivered (line bytes), first on idle CPUs, then
+# one end, UDP offered at 1.6 x RATE through it; the TBF's own counters
+# over SECONDS give the rate it delivered in line bytes (frames plus their
+# line overhead, as its rate counts them), first on idle CPUs, then
 # beside HOGS busy loops (the lab's MPI ranks spin as these do). Printed as
 # a fraction of RATE for each burst. The busy loops call sched_yield()
 # as they spin, as Open MPI's ranks do with mpi_yield_when_idle (the
@@ -71,9 +72,8 @@ ip -n "$P-b" addr add 10.77.0.2/24 dev lb
 ip -n "$P-a" link set la up
 ip -n "$P-b" link set lb up
 
-# sent_bytes: the TBF's counter of bytes it let through (L2, as its rate).
-# The line bytes the TBF has sent: its frames' bytes plus each frame's
-# line overhead (TBF_OVERHEAD_BYTES), which its rate also pays for.
+# sent_bytes: the line bytes the TBF has let through: its frames' bytes
+# plus each frame's TBF_OVERHEAD_BYTES, which its rate also pays for.
 sent_bytes() {
 	ip netns exec "$P-a" tc -s qdisc show dev la |
 		sed -n 's/.*Sent \([0-9]*\) bytes \([0-9]*\) pkt.*/\1 \2/p' | head -1 |
