@@ -91,7 +91,7 @@ $(BUILD)/xdpleaf: $(USER_OBJS)
 
 $(BUILD)/tests/unit/test_%: tests/unit/test_%.c $(LIB_OBJS) $(USER_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $< $(LIB_OBJS) -o $@ $(LDLIBS) -lcmocka
+	$(CC) $(CFLAGS) $< $(LIB_OBJS) -o $@ $(LDLIBS) -lcmocka -lm
 
 $(BUILD)/tests/bpf/test_%: tests/bpf/test_%.c tests/bpf/*.h $(LIB_OBJS) $(SKELS) $(USER_HDRS)
 	@mkdir -p $(@D)

@@ -333,6 +333,17 @@ static __always_inline __u64 flow_rate(const struct xl_group *g,
 			      g->capacity_bps[cur & (XL_MAX_GROUP_MEMBERS - 1)]);
 }
 
+/* How long the flow sent on its uplink: from its arrival there to its
+ * previous packet (xdpleaf.h: placed_tick). An entry written before
+ * placed_tick existed reads 0 there: a stay since boot (its ticks mod
+ * 2^32), all of its rate, as before. */
+static __always_inline __u64 placed_ns(const struct xl_flow_state *fs)
+{
+	__u32 ticks = (__u32)(fs->last_ns >> XL_PLACED_TICK_SHIFT) - fs->placed_tick;
+
+	return (__u64)ticks << XL_PLACED_TICK_SHIFT;
+}
+
 /* What xl_choose_uplink's result says beside the member (bits 0-7): the
  * flow moved here from member (r >> 16 & 0xff), or a move there was
  * refused (the reorder-free rule). For the events (bpf/event_ring.h). */
@@ -494,7 +505,8 @@ __noinline int xl_choose_uplink(struct xl_flow *flow, __u32 gid, __u64 now,
 		if (cur >= 0 && cur != m) {
 			other = cur;
 			member_held_load_leave(g->member_slot[cur & (XL_MAX_GROUP_MEMBERS - 1)],
-					       flow_rate(g, fs, cur));
+					       xl_held_share(flow_rate(g, fs, cur),
+							     placed_ns(fs)));
 		}
 		count_flowlet(g->member_slot[m],
 			      g->member_slot[cur & (XL_MAX_GROUP_MEMBERS - 1)],
@@ -506,6 +518,8 @@ __noinline int xl_choose_uplink(struct xl_flow *flow, __u32 gid, __u64 now,
 	}
 	if (safe)
 		fs->qdelay_ns = member_delay(g, m, now, len);
+	if (fs->uplink != g->members[m])
+		fs->placed_tick = (__u32)(now >> XL_PLACED_TICK_SHIFT);
 	fs->uplink = g->members[m];
 	fs->flowlet_bytes += len;
 	flow_count(fs, now, len);

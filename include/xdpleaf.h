@@ -238,8 +238,13 @@ struct xl_flow_state {
 	/* ns the previous packet took to leave its uplink's phantom queue,
 	 * its own transmission included: what the next move must wait out */
 	__u32 qdelay_ns;
-	__u32 pad;
+	/* when the flow came to its uplink, in ticks of 2^XL_PLACED_TICK_SHIFT
+	 * ns (about a ms; wraps after 52 days): how much of the uplink's
+	 * held load it takes along when it leaves (xl_held_share) */
+	__u32 placed_tick;
 };
+
+#define XL_PLACED_TICK_SHIFT 20
 
 /* Per-CPU counters of the whole leaf (entry 0 of `leaf_counters`): what
  * the flow table took in, against which its entries now tell how many

@@ -1438,7 +1438,9 @@ static void flowlet_move_allowed(void **state)
  * the 200 Gb/s member's average reads idle, as if its flows had gone, but
  * they only paused too: its held load says 200 Gb/s, and the flow stays
  * (1.5 there against 1.0 here). Once they left (held 0) it moves, and
- * takes its rate out of its old member's held load. */
+ * takes its share out of its old member's held load: what ~100 ms there
+ * put in (xl_held_share), not its whole rate. */
+#define STAY_TICKS 96 /* ~100.7 ms: one held-load tau */
 static void flowlet_held_load_keeps_flow(void **state)
 {
 	static const __u64 caps[N_UP] = { CAP, 2 * CAP, CAP, CAP };
@@ -1462,6 +1464,8 @@ static void flowlet_held_load_keeps_flow(void **state)
 		assert_true(flow_get(&s, &fs));
 		fs.flowlet_rate_bps = 10 * CAP; /* taken as u0's CAP */
 		fs.flowlet_bytes = 0;
+		/* it came to u0 STAY_TICKS before its last packet */
+		fs.placed_tick = (__u32)(fs.last_ns >> XL_PLACED_TICK_SHIFT) - STAY_TICKS;
 		flow_put(&s, &fs);
 		sleep_ns(3 * TIMEOUT);
 		/* the pick is u1: u2 and u3 busy, u0 half (what is left of
@@ -1485,9 +1489,12 @@ static void flowlet_held_load_keeps_flow(void **state)
 		assert_int_equal(r.egress, round == 0 ? P_U0 : P_U0 + 1);
 	}
 	rate_read(P_U0, &ur);
-	assert_int_equal(ur.held_bps, 2 * CAP);
+	assert_int_equal(ur.held_bps,
+			 3 * CAP - xl_held_share(CAP, (__u64)STAY_TICKS << XL_PLACED_TICK_SHIFT));
+	assert_true(ur.held_bps > 3 * CAP - CAP * 2 / 3 && ur.held_bps < 3 * CAP - CAP / 2);
 	assert_true(flow_get(&s, &fs));
 	assert_int_equal(fs.moves, 1);
+	assert_int_equal(fs.placed_tick, (__u32)(fs.last_ns >> XL_PLACED_TICK_SHIFT));
 }
 
 /* Members of unknown capacity (no `rate`): a flow's flowlets read 10 Gb/s

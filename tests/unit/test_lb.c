@@ -797,6 +797,51 @@ static void held_load_leave_and_target(void **state)
 		    2 * M100 * 9 / 10);
 }
 
+/* A flow's share of the held load follows 1 - e^-t/tau from below:
+ * nothing for no stay, ~0.63 of its rate after one tau, all of it past
+ * eight; never more than its rate, never less with a longer stay. */
+static void held_share_grows_with_the_stay(void **state)
+{
+	const __u64 tau = XL_HELD_LOAD_TAU_NS;
+	__u64 t, prev = 0;
+
+	(void)state;
+	assert_int_equal(xl_held_share(M100, 0), 0);
+	assert_int_equal(xl_held_share(M100, 8 * tau), M100);
+	assert_int_equal(xl_held_share(M100, 1ULL << 52), M100);
+	assert_int_equal(xl_held_share(UINT64_MAX, 8 * tau), XL_LB_RATE_MAX);
+	for (t = 0; t < 8 * tau; t += tau / 50) {
+		__u64 share = xl_held_share(M100, t);
+		double exact = M100 * (1.0 - exp(-(double)t / (double)tau));
+
+		assert_true(share >= prev);
+		assert_true((double)share <= exact + 1.0);
+		assert_true((double)share >= exact - 0.04 * M100);
+		prev = share;
+	}
+}
+
+/* The flapping the share ends (make bench-jct run 15, unequal 1 MiB
+ * all-reduce): the 200M member's held load is two ring flows averaging
+ * 75M, and a third that stayed 83 ms. When it leaves, taking its whole
+ * rate out left 92M, and a 100M flow alone on its 100M member (its burst
+ * read 130M there) moved in beside the two (0.96 + 1/16 < 1 + 1/16),
+ * left when they met, and came back. Taking its share out leaves ~136M:
+ * it stays. */
+static void held_share_ends_flapping(void **state)
+{
+	const __u64 ms = 1000000ULL, stay = 83 * ms;
+	__u64 held = 150 * MBPS + xl_held_share(75 * MBPS, stay);
+	__u64 whole = xl_held_load_leave(held, M100);
+	__u64 share = xl_held_load_leave(held, xl_held_share(M100, stay));
+
+	(void)state;
+	assert_true(xl_move_worth(M100, M100, 130 * MBPS, 75 * MBPS, M100,
+				  xl_move_target_rate(10 * MBPS, whole), 2 * M100));
+	assert_false(xl_move_worth(M100, M100, 130 * MBPS, 75 * MBPS, M100,
+				   xl_move_target_rate(10 * MBPS, share), 2 * M100));
+}
+
 /* The case it is for: a ring flow of 100M alone on its 100M member
  * pauses with everyone else; the 200M member's two flows paused too, its
  * fast average reads 10M. By that alone the flow moved there (0.55 + 1/16
@@ -1596,6 +1641,8 @@ int main(void)
 		cmocka_unit_test(worth_sustained_overload_moves),
 		cmocka_unit_test(held_load_leave_and_target),
 		cmocka_unit_test(held_load_keeps_paused_member),
+		cmocka_unit_test(held_share_grows_with_the_stay),
+		cmocka_unit_test(held_share_ends_flapping),
 		cmocka_unit_test(flow_demand_is_the_higher),
 		cmocka_unit_test(flow_demand_unknown_capacity),
 		cmocka_unit_test(rate_still_counted),

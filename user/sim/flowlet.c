@@ -30,6 +30,7 @@ struct sim_flow {
 	int sending;
 	int member;           /* -1 before its first flowlet */
 	__u64 last_ns;        /* end of the last step it sent in */
+	__u64 placed_ns;      /* when it came to its member */
 	__u32 qdelay_ns;      /* its member's queueing delay then */
 	__u64 flowlet_bytes, flowlet_ns, rate_bps;
 	__u32 hash;           /* hash mode: the flow's fixed 5-tuple hash */
@@ -115,10 +116,14 @@ static int place(struct xl_lb_sim *s, struct sim_flow *f, struct sim_member *mb,
 	if (s->mode == XL_LB_FLOWLET && !s->no_pending &&
 	    (m != cur || t - f->last_ns > XL_RATE_TAU_NS))
 		mb[m].pending += xl_expected_rate(f->rate_bps, s->cap_bps[m]);
-	/* a flow that left is no longer held where it was */
+	/* a flow that left takes its share of the held load along */
 	if (s->mode == XL_LB_FLOWLET && cur >= 0 && m != cur)
 		mb[cur].held = xl_held_load_leave(mb[cur].held,
-						  xl_expected_rate(f->rate_bps, s->cap_bps[cur]));
+						  xl_held_share(xl_expected_rate(f->rate_bps,
+										 s->cap_bps[cur]),
+								f->last_ns - f->placed_ns));
+	if (m != cur)
+		f->placed_ns = t;
 	return m;
 }
 
