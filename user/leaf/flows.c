@@ -138,9 +138,21 @@ static struct flow_row *read_rated(int fd, unsigned interval_ms, int *n)
 	return after;
 }
 
+/* ms the flow has been on its uplink, now (placed_tick: ticks of about
+ * a ms); -1 for an entry written by a program older than placed_tick. */
+static __s64 on_uplink_ms(const struct xl_flow_state *s, __u64 now)
+{
+	__u32 ticks = (__u32)(now >> XL_PLACED_TICK_SHIFT) - s->placed_tick;
+
+	if (!s->placed_tick)
+		return -1;
+	return (__s64)(((__u64)ticks << XL_PLACED_TICK_SHIFT) / 1000000);
+}
+
 static json_object *flow_json(const struct flow_row *r, const char *src,
 			      const char *dst, const char *up, int psn_fd)
 {
+	__s64 on_uplink = on_uplink_ms(&r->st, xl_monotonic_ns());
 	json_object *o = json_object_new_object();
 	struct xl_psn_state ps;
 
@@ -151,6 +163,9 @@ static json_object *flow_json(const struct flow_row *r, const char *src,
 	json_object_object_add(o, "dport", json_object_new_int(r->key.dport));
 	json_object_object_add(o, "qp", json_object_new_int64(r->key.qp));
 	json_object_object_add(o, "uplink", json_object_new_string(up));
+	/* since it came there: a flow that keeps moving shows it */
+	if (on_uplink >= 0)
+		json_object_object_add(o, "on_uplink_ms", json_object_new_int64(on_uplink));
 	json_object_object_add(o, "packets", json_object_new_uint64(r->st.packets));
 	json_object_object_add(o, "bytes", json_object_new_uint64(r->st.bytes));
 	json_object_object_add(o, "flowlets", json_object_new_uint64(r->st.flowlets));
