@@ -333,17 +333,6 @@ static __always_inline __u64 flow_rate(const struct xl_group *g,
 			      g->capacity_bps[cur & (XL_MAX_GROUP_MEMBERS - 1)]);
 }
 
-/* How long the flow sent on its uplink: from its arrival there to its
- * previous packet (xdpleaf.h: placed_tick). An entry written before
- * placed_tick existed reads 0 there: a stay since boot (its ticks mod
- * 2^32), all of its rate, as before. */
-static __always_inline __u64 placed_ns(const struct xl_flow_state *fs)
-{
-	__u32 ticks = (__u32)(fs->last_ns >> XL_PLACED_TICK_SHIFT) - fs->placed_tick;
-
-	return (__u64)ticks << XL_PLACED_TICK_SHIFT;
-}
-
 /* What xl_choose_uplink's result says beside the member (bits 0-7): the
  * flow moved here from member (r >> 16 & 0xff), or a move there was
  * refused (the reorder-free rule). For the events (bpf/event_ring.h). */
@@ -504,9 +493,13 @@ __noinline int xl_choose_uplink(struct xl_flow *flow, __u32 gid, __u64 now,
 		fs->moves += cur >= 0 && cur != m;
 		if (cur >= 0 && cur != m) {
 			other = cur;
+			/* its share, for as long as it sent there (an entry
+			 * older than placed_tick reads 0: a stay since boot,
+			 * its whole rate) */
 			member_held_load_leave(g->member_slot[cur & (XL_MAX_GROUP_MEMBERS - 1)],
 					       xl_held_share(flow_rate(g, fs, cur),
-							     placed_ns(fs)));
+							     xl_placed_ns(fs->placed_tick,
+									  fs->last_ns)));
 		}
 		count_flowlet(g->member_slot[m],
 			      g->member_slot[cur & (XL_MAX_GROUP_MEMBERS - 1)],
@@ -519,7 +512,7 @@ __noinline int xl_choose_uplink(struct xl_flow *flow, __u32 gid, __u64 now,
 	if (safe)
 		fs->qdelay_ns = member_delay(g, m, now, len);
 	if (fs->uplink != g->members[m])
-		fs->placed_tick = (__u32)(now >> XL_PLACED_TICK_SHIFT);
+		fs->placed_tick = xl_placed_tick(now);
 	fs->uplink = g->members[m];
 	fs->flowlet_bytes += len;
 	flow_count(fs, now, len);

@@ -246,6 +246,20 @@ struct xl_flow_state {
 
 #define XL_PLACED_TICK_SHIFT 20
 
+/* The placed_tick of time now (ns), and the ns from a placed_tick to
+ * now: right across the u32's wrap for any stay under 52 days. One place
+ * for the dataplane (a leaving flow's share, bpf/uplink.h) and `flows`
+ * (on_uplink_ms). */
+static inline __u32 xl_placed_tick(__u64 now_ns)
+{
+	return (__u32)(now_ns >> XL_PLACED_TICK_SHIFT);
+}
+
+static inline __u64 xl_placed_ns(__u32 placed_tick, __u64 now_ns)
+{
+	return (__u64)(__u32)(xl_placed_tick(now_ns) - placed_tick) << XL_PLACED_TICK_SHIFT;
+}
+
 /* Per-CPU counters of the whole leaf (entry 0 of `leaf_counters`): what
  * the flow table took in, against which its entries now tell how many
  * the LRU evicted (stats: flow_table.evicted = created - entries). */

@@ -1465,7 +1465,7 @@ static void flowlet_held_load_keeps_flow(void **state)
 		fs.flowlet_rate_bps = 10 * CAP; /* taken as u0's CAP */
 		fs.flowlet_bytes = 0;
 		/* it came to u0 STAY_TICKS before its last packet */
-		fs.placed_tick = (__u32)(fs.last_ns >> XL_PLACED_TICK_SHIFT) - STAY_TICKS;
+		fs.placed_tick = xl_placed_tick(fs.last_ns) - STAY_TICKS;
 		flow_put(&s, &fs);
 		sleep_ns(3 * TIMEOUT);
 		/* the pick is u1: u2 and u3 busy, u0 half (what is left of
@@ -1494,7 +1494,7 @@ static void flowlet_held_load_keeps_flow(void **state)
 	assert_true(ur.held_bps > 3 * CAP - CAP * 2 / 3 && ur.held_bps < 3 * CAP - CAP / 2);
 	assert_true(flow_get(&s, &fs));
 	assert_int_equal(fs.moves, 1);
-	assert_int_equal(fs.placed_tick, (__u32)(fs.last_ns >> XL_PLACED_TICK_SHIFT));
+	assert_int_equal(fs.placed_tick, xl_placed_tick(fs.last_ns));
 }
 
 /* Members of unknown capacity (no `rate`): a flow's flowlets read 10 Gb/s

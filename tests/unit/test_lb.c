@@ -821,6 +821,20 @@ static void held_share_grows_with_the_stay(void **state)
 	}
 }
 
+/* A flow's stay on its uplink in placed ticks (about a ms): a tick
+ * apart reads one tick; right across the u32's wrap. */
+static void placed_ns_across_the_wrap(void **state)
+{
+	const __u64 tick = 1ULL << XL_PLACED_TICK_SHIFT;
+	const __u64 t = 0xffffffffULL * tick; /* the last tick before the wrap */
+
+	(void)state;
+	assert_int_equal(xl_placed_tick(t), 0xffffffffU);
+	assert_int_equal(xl_placed_ns(xl_placed_tick(t), t + tick - 1), 0);
+	assert_int_equal(xl_placed_ns(xl_placed_tick(t), t + 3 * tick), 3 * tick);
+	assert_int_equal(xl_placed_tick(t + 3 * tick), 2);
+}
+
 /* The flapping the share ends (make bench-jct run 15, unequal 1 MiB
  * all-reduce): the 200M member's held load is two ring flows averaging
  * 75M, and a third that stayed 83 ms. When it leaves, taking its whole
@@ -1643,6 +1657,7 @@ int main(void)
 		cmocka_unit_test(held_load_keeps_paused_member),
 		cmocka_unit_test(held_share_grows_with_the_stay),
 		cmocka_unit_test(held_share_ends_flapping),
+		cmocka_unit_test(placed_ns_across_the_wrap),
 		cmocka_unit_test(flow_demand_is_the_higher),
 		cmocka_unit_test(flow_demand_unknown_capacity),
 		cmocka_unit_test(rate_still_counted),

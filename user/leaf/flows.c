@@ -138,15 +138,11 @@ static struct flow_row *read_rated(int fd, unsigned interval_ms, int *n)
 	return after;
 }
 
-/* ms the flow has been on its uplink, now (placed_tick: ticks of about
- * a ms); -1 for an entry written by a program older than placed_tick. */
+/* ms the flow has been on its uplink, now; -1 for an entry written by a
+ * program older than placed_tick. */
 static __s64 on_uplink_ms(const struct xl_flow_state *s, __u64 now)
 {
-	__u32 ticks = (__u32)(now >> XL_PLACED_TICK_SHIFT) - s->placed_tick;
-
-	if (!s->placed_tick)
-		return -1;
-	return (__s64)(((__u64)ticks << XL_PLACED_TICK_SHIFT) / 1000000);
+	return s->placed_tick ? (__s64)(xl_placed_ns(s->placed_tick, now) / 1000000) : -1;
 }
 
 static json_object *flow_json(const struct flow_row *r, const char *src,
