@@ -610,6 +610,14 @@ static inline __u64 xl_rate_still_counted(__u64 flow_bps, __u64 gap_ns)
  * moved the one on the 50 Mbit/s member, 2.25 x over: 1.125 on the big
  * member did not look better than 1 + 1/16.)
  *
+ * On a member of unknown capacity nothing caps a burst's reading, and a
+ * flow's rate there is its window's (xl_flow_demand), below what its
+ * flowlets read over the fast average: a 200 Mbit/s UDP flow whose
+ * flowlets read 761 Mbit/s counted 561 Mbit/s of itself as other load
+ * and fled to an idle member at every flowlet, and back (310 moves in
+ * 500 ms through the lab's config, which has no rates). There the member
+ * counts at the lower of its fast and slow averages: load both agree on.
+ *
  * Without this a flow moved whenever another member merely tied with its
  * own: four equal TCP flows on four equal members swapped places at
  * nearly every flowlet, two of them met on one member now and then, and
@@ -626,6 +634,18 @@ static inline int xl_move_worth(__u64 flow_bps, __u64 still_bps, __u64 cur_rate,
 {
 	__u64 others = cur_rate > still_bps ? cur_rate - still_bps : 0;
 	__u32 here, there, here_max;
+
+	if (!cur_cap) {
+		/* the slow average's part of the flow: xl_rate_now fades
+		 * as tau / idle past tau, so it holds SLOW_TAU / TAU times
+		 * what the fast one still does, at most all of the flow */
+		__u64 ratio = XL_RATE_SLOW_TAU_NS / XL_RATE_TAU_NS;
+		__u64 still_slow = still_bps < flow_bps / ratio ? still_bps * ratio : flow_bps;
+		__u64 others_slow = cur_slow > still_slow ? cur_slow - still_slow : 0;
+
+		if (others_slow < others)
+			others = others_slow;
+	}
 
 	if (flow_bps > XL_LB_RATE_MAX)
 		flow_bps = XL_LB_RATE_MAX;

@@ -754,7 +754,8 @@ static void worth_collision_moves(void **state)
 	assert_false(xl_move_worth(M100 / 10, M100 / 10, M100 * 3 / 20, 0, M100, 0, M100));
 	assert_true(xl_move_worth(M100 / 10, M100 / 10, M100 / 2, 0, M100, 0, M100));
 	/* unknown capacities count alike; huge rates saturate, never wrap */
-	assert_true(xl_move_worth(M100, M100, 2 * XL_LB_UNKNOWN_CAP, 0, 0, 0, 0));
+	assert_true(xl_move_worth(M100, M100, 2 * XL_LB_UNKNOWN_CAP,
+				  2 * XL_LB_UNKNOWN_CAP, 0, 0, 0));
 	assert_false(xl_move_worth(UINT64_MAX, 0, UINT64_MAX, 0, M100, UINT64_MAX, M100));
 	assert_true(xl_move_worth(M100, M100, UINT64_MAX, 0, M100, 0, UINT64_MAX));
 }
@@ -780,6 +781,33 @@ static void worth_sustained_overload_moves(void **state)
 	assert_false(xl_move_worth(M100, M100, 2 * q, 2 * q, M100, M100 / 4, M100 / 2));
 	/* huge slow averages saturate, never wrap */
 	assert_true(xl_move_worth(M100, M100, UINT64_MAX, UINT64_MAX, M100, 0, M100));
+}
+
+/* Unknown capacities (the lab's own config has no rates): a 200 Mbit/s
+ * flow whose flowlets lift its member's fast average to 761 Mbit/s while
+ * its slow one reads its 200 stays off an idle member (it counted 561
+ * Mbit/s of itself as other load and moved 310 times in 500 ms). Load the
+ * two averages agree on still moves it: three flows of 300 Mbit/s on one
+ * member, one on another. Known capacities go by the fast average as
+ * before (a burst there counts as at most 1 + 1/16). */
+static void worth_unknown_capacity_by_both_averages(void **state)
+{
+	const __u64 w = 200000000ULL, burst = 761000000ULL, t = 300000000ULL;
+	const __u64 gap = 900000ULL; /* its next burst, 0.9 ms on */
+
+	(void)state;
+	assert_false(xl_move_worth(w, w, burst, w, 0, 0, 0));
+	/* between its bursts the fast average has faded with the flow's
+	 * part of it; the slow one holds all of the flow still */
+	assert_false(xl_move_worth(w, xl_rate_still_counted(w, gap),
+				   xl_rate_now(burst, gap, XL_RATE_TAU_NS), w, 0, 0, 0));
+	assert_true(xl_move_worth(t, t, 3 * t, 3 * t, 0, t, 0));
+	/* either average alone is not enough */
+	assert_false(xl_move_worth(t, t, 3 * t, t, 0, t, 0));
+	assert_false(xl_move_worth(t, t, t, 3 * t, 0, t, 0));
+	/* known capacity: the fast average alone still moves a flow */
+	assert_true(xl_move_worth(t, t, 3 * t, t, XL_LB_UNKNOWN_CAP, t,
+				  XL_LB_UNKNOWN_CAP));
 }
 
 /* Held load: a flow that leaves takes its rate out of it, never below 0;
@@ -911,8 +939,8 @@ static void flow_demand_unknown_capacity(void **state)
 	assert_int_equal(xl_flow_demand(m300, g14, 0), m300);
 	assert_int_equal(xl_flow_demand(0, g14, 0), XL_LB_UNKNOWN_CAP);
 	assert_int_equal(xl_flow_demand(0, M100, 0), M100);
-	assert_true(xl_move_worth(xl_flow_demand(m300, g14, 0), m300, 9 * M100, 0, 0,
-				  m300, 0));
+	assert_true(xl_move_worth(xl_flow_demand(m300, g14, 0), m300, 9 * M100,
+				  9 * M100, 0, m300, 0));
 	/* a known 1G capacity keeps the flowlet's reading (capped): it stays */
 	assert_false(xl_move_worth(xl_flow_demand(m300, g14, XL_LB_UNKNOWN_CAP), m300,
 				   9 * M100, 0, XL_LB_UNKNOWN_CAP, m300, XL_LB_UNKNOWN_CAP));
@@ -923,8 +951,8 @@ static void flow_demand_unknown_capacity(void **state)
 	assert_int_equal(xl_pending_rate(m300, g14, 0), m300);
 	assert_int_equal(xl_pending_rate(0, g14, 0), XL_LB_UNKNOWN_CAP);
 	/* two flows against one: no better there, it stays */
-	assert_false(xl_move_worth(xl_flow_demand(m300, g14, 0), m300, 6 * M100, 0, 0,
-				   m300, 0));
+	assert_false(xl_move_worth(xl_flow_demand(m300, g14, 0), m300, 6 * M100,
+				   6 * M100, 0, m300, 0));
 }
 
 /* A flow's bytes stay whole in its member's average for tau after it
@@ -1653,6 +1681,7 @@ int main(void)
 		cmocka_unit_test(worth_equal_flows_stay),
 		cmocka_unit_test(worth_collision_moves),
 		cmocka_unit_test(worth_sustained_overload_moves),
+		cmocka_unit_test(worth_unknown_capacity_by_both_averages),
 		cmocka_unit_test(held_load_leave_and_target),
 		cmocka_unit_test(held_load_keeps_paused_member),
 		cmocka_unit_test(held_share_grows_with_the_stay),
