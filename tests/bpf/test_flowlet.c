@@ -1526,7 +1526,9 @@ static void flowlet_unknown_capacity_window(void **state)
 	sleep_ns(3 * TIMEOUT);
 	for (i = 0; i < N_UP; i++) {
 		rate_read(P_U0 + i, &ur);
+		/* on both averages: sustained load (xl_move_worth) */
 		ur.rate_bps = (i == 1 ? 1 : 3) * flow_bps;
+		ur.rate_slow_bps = ur.rate_bps;
 		ur.pending_bps = 0;
 		ur.sample_ns = mono_ns();
 		rate_write(P_U0 + i, &ur);
