@@ -43,9 +43,8 @@
 #include "event_ring.h"
 #include "host_trust.h"
 #include "psn.h"
+#include "tc_act.h"
 
-#define TC_ACT_OK_ 0
-#define TC_ACT_SHOT_ 2
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -277,24 +276,24 @@ int xdpleaf_host_ingress(struct __sk_buff *skb)
 	cfg = bpf_map_lookup_elem(&host_cfg, &zero);
 	st = stats();
 	if (!cfg || !st)
-		return TC_ACT_OK_;
+		return XL_TC_ACT_OK;
 	if (xl_tc_parse(skb, &p) != XL_TC_ROCE)
-		return TC_ACT_OK_;
+		return XL_TC_ACT_OK;
 	now = bpf_ktime_get_ns();
 	if (p.opcode == XL_CNP_OPCODE) {
 		if (!cfg->rp_enabled)
-			return TC_ACT_OK_;
+			return XL_TC_ACT_OK;
 		if (xl_cnp_trusted(skb, &p, st))
 			rp_cnp(skb, cfg, &p, st, now);
-		return TC_ACT_SHOT_;
+		return XL_TC_ACT_SHOT;
 	}
 	xl_host_roce_seen(skb, &p);
 	if (p.ecn != XL_ECN_CE)
-		return TC_ACT_OK_;
+		return XL_TC_ACT_OK;
 	st->ce_seen++;
 	if (cfg->np_enabled && (udp_len = xl_np_trusted(skb, &p, st)))
 		np_ce(skb, cfg, &p, udp_len, st, now);
-	return TC_ACT_OK_;
+	return XL_TC_ACT_OK;
 }
 
 SEC("tc")
@@ -313,15 +312,15 @@ int xdpleaf_host_egress(struct __sk_buff *skb)
 			st = stats();
 			if (st)
 				st->cnp_build_failed++;
-			return TC_ACT_SHOT_;
+			return XL_TC_ACT_SHOT;
 		}
-		return TC_ACT_OK_;
+		return XL_TC_ACT_OK;
 	}
 	st = stats();
 	if (!cfg || !st || !cfg->rp_enabled)
-		return TC_ACT_OK_;
+		return XL_TC_ACT_OK;
 	if (xl_tc_parse(skb, &p) != XL_TC_ROCE || p.opcode == XL_CNP_OPCODE)
-		return TC_ACT_OK_;
+		return XL_TC_ACT_OK;
 	rp_sent(skb, cfg, &p, st, bpf_ktime_get_ns());
-	return TC_ACT_OK_;
+	return XL_TC_ACT_OK;
 }

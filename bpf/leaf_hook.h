@@ -1,0 +1,322 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/* The leaf's path through one hook, included by bpf/leaf.bpf.c once per
+ * hook it can be attached at (config `hook`): XDP (XL_HOOK_XDP), and tc
+ * ingress (XL_HOOK_TC), where it sees the kernel's skb, aggregated by GRO
+ * and segmented on the way out as any forwarded packet: on veths that
+ * saves the per-frame path XDP_REDIRECT takes between them
+ * (docs/architecture.md). Only how the packet is reached, measured,
+ * copied into an event and sent differs; each hook gets its own copy of
+ * these functions (a global function's context is of one program type),
+ * named with XL_HOOKED. Everything they call is common. */
+
+#if defined(XL_HOOK_XDP)
+#define XL_CTX struct xdp_md
+#define XL_HOOKED(name) name##_xdp
+#define XL_CTX_DATA(ctx) ((void *)(long)(ctx)->data)
+#define XL_CTX_END(ctx) ((void *)(long)(ctx)->data_end)
+#define XL_CTX_INGRESS(ctx) ((ctx)->ingress_ifindex)
+#define XL_CTX_LEN(ctx) bpf_xdp_get_buff_len(ctx) /* all fragments */
+#define XL_CTX_SEGS(ctx) 0U /* one frame */
+#define XL_FWD_SEGS(l3) 0U
+#define XL_CTX_LOAD(ctx, off, to, n) bpf_xdp_load_bytes(ctx, off, to, n)
+#define XL_CTX_PULL(ctx, len) ((void)0) /* the headers are in the first buffer */
+#define XL_CTX_REDIRECT(ifindex) (bpf_redirect_map(&tx_ports, ifindex, 0) == XDP_REDIRECT)
+#elif defined(XL_HOOK_TC)
+#define XL_CTX struct __sk_buff
+#define XL_HOOKED(name) name##_tc
+#define XL_CTX_DATA(ctx) xl_skb_data(ctx)
+#define XL_CTX_END(ctx) xl_skb_end(ctx)
+#define XL_CTX_INGRESS(ctx) ((ctx)->ingress_ifindex)
+#define XL_CTX_LEN(ctx) ((__u64)(ctx)->len) /* every segment */
+/* a GRO aggregate is that many frames on the wire */
+#define XL_CTX_SEGS(ctx) ((ctx)->gso_segs & 0x7fff)
+#define XL_FWD_SEGS(l3) (((l3) >> XL_L3_SEGS_SHIFT) & 0x7fff)
+#define XL_CTX_LOAD(ctx, off, to, n) bpf_skb_load_bytes(ctx, off, to, n)
+#define XL_CTX_PULL(ctx, len) xl_leaf_pull(ctx, len)
+#define XL_CTX_REDIRECT(ifindex) (bpf_redirect(ifindex, 0) == XL_TC_ACT_REDIRECT)
+#else
+#error "define XL_HOOK_XDP or XL_HOOK_TC"
+#endif
+
+/* Write an event (XL_EVENT_WHAT, bpf/event_ring.h) with the frame's first
+ * bytes. A global function: verified once, whatever its callers. */
+__noinline int XL_HOOKED(xl_event)(XL_CTX *ctx, __u64 what, __u32 aux,
+			    __u32 aux2, const struct xl_flow *f)
+{
+	struct xl_event *e;
+	__u64 len;
+	__u32 n;
+
+	if (!ctx)
+		return 0;
+	e = xl_event_start(what, aux, aux2, f);
+	if (!e)
+		return 0;
+	len = XL_CTX_LEN(ctx);
+	n = xl_event_snap_len(len);
+	e->h.pkt_len = (__u32)len;
+	if (n >= 1 && n <= XL_EVENT_SNAP && !XL_CTX_LOAD(ctx, 0, e->pkt, n))
+		e->h.snap_len = n;
+	bpf_ringbuf_submit(e, 0);
+	return 1;
+}
+
+/* Resolve the route to an egress port and the neighbour key of its next
+ * hop. Returns XL_R_FORWARDED or the reason it could not. */
+static __always_inline int XL_HOOKED(next_hop)(XL_CTX *ctx, struct xl_flow *f,
+				    const struct xl_route *rt,
+				    struct xl_port **out,
+				    struct xl_neigh_key *nk,
+				    __u64 now, __u64 len, __u32 *detail)
+{
+	__u32 ifindex = rt->target;
+	struct xl_port *port;
+
+	if (rt->kind == XL_ROUTE_GROUP) {
+		__u32 gid = rt->target;
+		struct xl_group *g = bpf_map_lookup_elem(&groups, &gid);
+		int m;
+
+		if (!g)
+			return XL_R_NO_MEMBER;
+		m = xl_choose_uplink(f, gid, now, len, detail);
+		if (m < 0)
+			return XL_R_NO_MEMBER;
+		if (m & (XL_CHOSE_MOVED | XL_CHOSE_REFUSED))
+			XL_HOOKED(xl_event)(ctx, XL_EVENT_WHAT(m & XL_CHOSE_MOVED ? XL_EV_MOVE :
+							XL_EV_MOVE_REFUSED, 0,
+							g->members[m & (XL_MAX_GROUP_MEMBERS - 1)]),
+				     g->members[XL_CHOSE_OTHER(m) & (XL_MAX_GROUP_MEMBERS - 1)],
+				     *detail, f);
+		m &= 0xff;
+		if (m >= XL_MAX_GROUP_MEMBERS)
+			return XL_R_NO_MEMBER;
+		/* The mask is a no-op the verifier can see (clang folds the
+		 * check above into one the verifier cannot follow). */
+		ifindex = g->members[m & (XL_MAX_GROUP_MEMBERS - 1)];
+	}
+	port = bpf_map_lookup_elem(&ports, &ifindex);
+	if (!port)
+		return XL_R_UNKNOWN_PORT;
+	nk->ifindex = ifindex;
+	if (rt->kind == XL_ROUTE_PORT) {
+		/* On-link: the destination host is the neighbour. */
+		__builtin_memcpy(nk->addr, f->daddr, 16);
+	} else if (f->family == 4) {
+		if (!port->has_nexthop4)
+			return XL_R_NO_NEIGH;
+		__builtin_memcpy(nk->addr, port->nexthop4, 4);
+	} else {
+		if (!port->has_nexthop6)
+			return XL_R_NO_NEIGH;
+		__builtin_memcpy(nk->addr, port->nexthop6, 16);
+	}
+	nk->family = f->family == 4 ? AF_INET_ : AF_INET6_;
+	*out = port;
+	return XL_R_FORWARDED;
+}
+
+/* Everything after the parser: route, choose the uplink, resolve the next
+ * hop, apply the egress queue, rewrite and redirect. A global function:
+ * the verifier checks it once with unknown arguments, instead of once per
+ * combination of header facts (family, VLAN, L4, RoCE) the parser leaves
+ * behind, which kept loading slow. flow is the parsed flow, l3 the offset
+ * of the IP header with XL_PURE_ACK set in it for a pure acknowledgement
+ * and the frames the packet is on the wire (a GRO aggregate's segments,
+ * at tc; 0 for 1) in bits XL_L3_SEGS_SHIFT up (no argument more: the
+ * program's stack is at its limit), len the packet's whole length (all
+ * fragments or segments: the caller has it already).
+ * Returns (XDP action << 8) | reason. */
+__noinline int XL_HOOKED(xl_forward)(XL_CTX *ctx, struct xl_flow *flow, __u32 l3, __u32 len)
+{
+	void *data = XL_CTX_DATA(ctx);
+	void *end = XL_CTX_END(ctx);
+	__u64 now = bpf_ktime_get_ns();
+	struct ethhdr *eth = data;
+	struct xl_neigh_key nk = {};
+	/* [0] in: the packet's kind, for xl_choose_uplink, out: what a move
+	 * weighed; [1] the packet's frames. Side by side: the stack has no
+	 * room for another slot of its own. */
+	__u32 detail[2] = { l3 & XL_PURE_ACK, XL_FWD_SEGS(l3) };
+	__u32 off = l3 & ((1U << XL_L3_SEGS_SHIFT) - 1);
+	struct xl_port_stats *tx_st;
+	struct xl_port *out = NULL;
+	__u8 tos;
+	struct xl_route *rt;
+	struct xl_neigh *nb;
+	void *l3h;
+	int reason;
+
+	if (!flow || off > sizeof(struct ethhdr) + sizeof(struct vlan_hdr))
+		return XDP_PASS << 8 | XL_R_NO_ROUTE;
+	/* The parser checked these bounds; the verifier needs to see them
+	 * again here, where the offset is just a number. */
+	l3h = data + off;
+	if ((void *)(eth + 1) > end)
+		return XDP_PASS << 8 | XL_R_TRUNC_ETH;
+	if (flow->family == 4) {
+		struct iphdr *iph = l3h;
+
+		if ((void *)(iph + 1) > end)
+			return XDP_PASS << 8 | XL_R_TRUNC_IP4;
+		tos = iph->tos;
+	} else {
+		struct ipv6hdr *ip6 = l3h;
+
+		if ((void *)(ip6 + 1) > end)
+			return XDP_PASS << 8 | XL_R_TRUNC_IP6;
+		tos = (ip6->priority << 4) | (ip6->flow_lbl[0] >> 4);
+	}
+
+	rt = route_lookup(flow);
+	if (!rt)
+		return XDP_PASS << 8 | XL_R_NO_ROUTE;
+	reason = XL_HOOKED(next_hop)(ctx, flow, rt, &out, &nk, now, len, &detail[0]);
+	if (reason != XL_R_FORWARDED || !out)
+		return XDP_PASS << 8 | reason;
+	nb = bpf_map_lookup_elem(&neigh, &nk);
+	if (!nb)
+		return XDP_PASS << 8 | XL_R_NO_NEIGH;
+
+	if (out->drain_bps) {
+		/* every segment of an aggregate pays its line overhead */
+		int q = xl_phantom_queue(out, tos >> 2, tos & XL_ECN_MASK,
+					 len + (detail[1] > 1 ? detail[1] - 1 : 0) *
+						       out->line_overhead);
+
+		if (q & XL_Q_DROP)
+			return XDP_DROP << 8 | XL_R_TAIL_DROP;
+		if (q & XL_Q_MARK) {
+			xl_set_ce(l3h, flow->family == 4 ? XL_ETH_P_IP : XL_ETH_P_IPV6);
+			if (xl_mark_sampled())
+				XL_HOOKED(xl_event)(ctx, XL_EVENT_WHAT(XL_EV_MARK, 0, out->ifindex),
+					     tos >> 2, 0, flow);
+		}
+	}
+	xl_decrement_ttl(l3h, flow->family == 4 ? XL_ETH_P_IP : XL_ETH_P_IPV6);
+	xl_rewrite_l2(eth, out->mac, nb->mac);
+	if (!XL_CTX_REDIRECT(out->ifindex))
+		return XDP_DROP << 8 | XL_R_REDIRECT_FAILED;
+	tx_st = stats_of(out->slot);
+	if (tx_st) {
+		tx_st->tx_packets++;
+		tx_st->tx_bytes += len;
+	}
+	if (out->role == XL_ROLE_UPLINK)
+		xl_sample_uplink_rate(out->slot, now);
+	return XDP_REDIRECT << 8 | XL_R_FORWARDED;
+}
+
+/* The verdict, and an event when it is a drop (with the flow when the
+ * packet had one parsed). */
+static __always_inline int XL_HOOKED(dropped)(XL_CTX *ctx, struct xl_port_stats *st,
+				   int reason, int action, const struct xl_flow *f,
+				   __u32 ifindex)
+{
+	if (action == XDP_DROP)
+		XL_HOOKED(xl_event)(ctx, XL_EVENT_WHAT(XL_EV_DROP, reason, ifindex), 0, 0, f);
+	return verdict(st, reason, action);
+}
+
+/* A MAC control frame on the port `in`: PFC counters, and an event per
+ * priority this frame made a storm of (the watchdog, bpf/pfc.h). Global:
+ * rare, and kept out of the main program's paths. */
+__noinline int XL_HOOKED(xl_pfc_received)(XL_CTX *ctx, __u32 in_ifindex)
+{
+	void *data = XL_CTX_DATA(ctx);
+	void *end = XL_CTX_END(ctx);
+	struct ethhdr *eth = data;
+	struct xl_settings *s = settings_now();
+	__u64 watchdog = s ? s->pfc_watchdog_ns : 0;
+	struct xl_port *in = bpf_map_lookup_elem(&ports, &in_ifindex);
+	__u32 storms;
+	int p;
+
+	if (!in || (void *)(eth + 1) > end)
+		return 0;
+	storms = xl_pfc_frame(eth + 1, end, in->slot, in->line_rate_bps, watchdog,
+			      bpf_ktime_get_ns());
+	for (p = 0; p < XL_PFC_PRIORITIES; p++)
+		if (storms & (1U << p))
+			XL_HOOKED(xl_event)(ctx, XL_EVENT_WHAT(XL_EV_PFC_STORM, 0, in_ifindex), p,
+				     (__u32)(watchdog / 1000000), NULL);
+	return 0;
+}
+
+/* A RoCEv2 packet about to be forwarded: its QP's PSN sequence and NAKs
+ * (bpf/psn.h), an event when out of the ordinary. op_psn: the BTH opcode
+ * << 24 | PSN. Global, as xl_pfc_received. */
+__noinline int XL_HOOKED(xl_roce_seen)(XL_CTX *ctx, const struct xl_flow *f,
+			    __u32 op_psn, int aeth_kind, __u32 ifindex)
+{
+	__u32 aux = 0, aux2 = 0;
+	int kind;
+
+	if (!f)
+		return 0;
+	kind = xl_psn_account(f, op_psn >> 24, op_psn & XL_PSN_MASK, aeth_kind,
+			      &aux, &aux2);
+	if (kind >= 0)
+		XL_HOOKED(xl_event)(ctx, XL_EVENT_WHAT(kind, 0, ifindex), aux, aux2, f);
+	return 0;
+}
+
+/* The program: parse, check, forward, count; returns an XDP action (the
+ * tc program translates it). */
+static __always_inline int XL_HOOKED(leaf)(XL_CTX *ctx)
+{
+	__u32 in_ifindex = XL_CTX_INGRESS(ctx);
+	__u64 len = XL_CTX_LEN(ctx); /* all fragments, or all segments */
+	void *data, *end;
+	struct xl_port_stats *st;
+	struct xl_pkt p = {};
+	struct xl_port *in;
+	int reason, r;
+
+	in = bpf_map_lookup_elem(&ports, &in_ifindex);
+	if (!in)
+		return XDP_PASS; /* not ours: attached by mistake, stay harmless */
+	XL_CTX_PULL(ctx, len);
+	data = XL_CTX_DATA(ctx);
+	end = XL_CTX_END(ctx);
+	st = stats_of(in->slot);
+	if (st) {
+		st->rx_packets++;
+		st->rx_bytes += len;
+	}
+
+	reason = xl_parse(&p, data, end, len);
+	if (reason >= XL_FIRST_MALFORMED)
+		return XL_HOOKED(dropped)(ctx, st, reason, malformed_action(), NULL, in_ifindex);
+	if (reason == XL_R_MAC_CONTROL)
+		XL_HOOKED(xl_pfc_received)(ctx, in_ifindex);
+	if (reason != XL_R_FORWARDED)
+		return verdict(st, reason, XDP_PASS);
+
+	reason = not_for_fast_path(&p, in);
+	if (reason >= XL_FIRST_MALFORMED)
+		return XL_HOOKED(dropped)(ctx, st, reason, malformed_action(), &p.flow, in_ifindex);
+	if (reason != XL_R_FORWARDED)
+		return verdict(st, reason, XDP_PASS);
+	if (p.is_roce)
+		XL_HOOKED(xl_roce_seen)(ctx, &p.flow, (__u32)p.bth_opcode << 24 | p.psn,
+			     p.aeth_kind, in_ifindex);
+
+	r = XL_HOOKED(xl_forward)(ctx, &p.flow, (__u32)((long)p.l3 - (long)data) |
+					     XL_CTX_SEGS(ctx) << XL_L3_SEGS_SHIFT |
+					     (p.pure_ack ? XL_PURE_ACK : 0), (__u32)len);
+	return XL_HOOKED(dropped)(ctx, st, r & 0xff, (r >> 8) & 0xff, &p.flow, in_ifindex);
+}
+
+
+#undef XL_CTX
+#undef XL_HOOKED
+#undef XL_CTX_DATA
+#undef XL_CTX_END
+#undef XL_CTX_INGRESS
+#undef XL_CTX_LEN
+#undef XL_CTX_SEGS
+#undef XL_FWD_SEGS
+#undef XL_CTX_LOAD
+#undef XL_CTX_PULL
+#undef XL_CTX_REDIRECT
