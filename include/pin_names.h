@@ -67,13 +67,15 @@
 /* program pins */
 #define XL_PIN_PROG_PREFIX  "prog_"
 #define XL_PIN_PROG_LEAF    XL_PIN_PROG_PREFIX "leaf"
+#define XL_PIN_PROG_LEAF_TC XL_PIN_PROG_PREFIX "leaf_tc" /* hook = tc */
 #define XL_PIN_PROG_HOST_IN XL_PIN_PROG_PREFIX "host_ingress"
 #define XL_PIN_PROG_HOST_OUT XL_PIN_PROG_PREFIX "host_egress"
 /* the leaf's syscall program through which the daemon reports uplink
  * state changes as events */
 #define XL_PIN_PROG_LEAF_EVENT XL_PIN_PROG_PREFIX "leaf_event"
 
-/* link pins: prefix + port name (leaf: XDP; host: tcx both ways) */
+/* link pins: prefix + port name (leaf: XDP, or tcx ingress with hook =
+ * tc; host: tcx both ways) */
 #define XL_PIN_LINK_XDP     "link_xdp_"
 #define XL_PIN_LINK_TCX_IN  "link_tcx_in_"
 #define XL_PIN_LINK_TCX_OUT "link_tcx_out_"

@@ -229,8 +229,19 @@ static void test_good_minimal(void **state)
 	assert_int_equal(cfg.n_routes, 0);
 	assert_int_equal(cfg.malformed, XL_MALFORMED_PASS);
 	assert_int_equal(cfg.xdp_mode, XL_XDP_NATIVE);
+	assert_int_equal(cfg.hook, XL_HOOK_AT_XDP);
 	assert_int_equal(cfg.flow_table_size, XL_FLOW_TABLE_SIZE);
 	assert_int_equal(cfg.flow_table_size, 65536);
+	/* hook = tc, in a file of its own */
+	fixture_path(path, sizeof(path), "good/hook-tc.conf");
+	{
+		struct xl_config tc;
+
+		assert_int_equal(xl_config_load(path, false, &tc, err, sizeof(err)), 0);
+		assert_int_equal(tc.hook, XL_HOOK_AT_TC);
+		assert_int_equal(tc.xdp_mode, XL_XDP_NATIVE);
+		xl_config_free(&tc);
+	}
 	/* No rate: an unlimited port, with the queue defaults. */
 	assert_int_equal(cfg.ports[0].rate_bps, 0);
 	assert_int_equal(cfg.ports[0].gamma_ppm, 1000000);
@@ -748,10 +759,11 @@ static void test_bad_fixture(void **state)
 
 /* Every fixture on disk is in the lists below, and there are enough. */
 #define GOOD_FILES(X) X(minimal) X(leaf) X(style) X(edge-prefixes) X(ecn-leaf) X(lb-modes) X(reorder) \
-	X(host-paper) X(host-nvidia) X(host-nvidia-late) X(host-np-only) X(bpf-leaf)
+	X(host-paper) X(host-nvidia) X(host-nvidia-late) X(host-np-only) X(bpf-leaf) X(hook-tc)
 
 #define BAD_FILES(X) \
 	X(unknown-section) X(unknown-key-port) X(unknown-key-xdpleaf) \
+	X(bad-hook) X(hook-tc-xdp-mode) X(hook-host) \
 	X(vlans-4095) X(vlans-invalid) X(vlans-range-reversed) \
 	X(key-outside-section) X(duplicate-key) X(duplicate-port) X(duplicate-group) \
 	X(duplicate-route) X(duplicate-xdpleaf) X(xdpleaf-with-name) \
@@ -1376,7 +1388,7 @@ static void test_class_rules(void **state)
 		  ":3: unknown key 'rate' in [class] section (allowed: dscp, kmin, kmax, pmax, mark, drop)" },
 		/* no new global keys */
 		{ "[xdpleaf]\nrate = 1G\n[port s1]\n",
-		  ":2: unknown key 'rate' in [xdpleaf] section (allowed: mode, malformed, xdp_mode, flow_table_size, event_rate, mark_event_sample, pfc_watchdog)" },
+		  ":2: unknown key 'rate' in [xdpleaf] section (allowed: mode, malformed, xdp_mode, hook, flow_table_size, event_rate, mark_event_sample, pfc_watchdog)" },
 		{ "[xdpleaf]\ndscp = 1\n[port s1]\n", ":2: unknown key 'dscp' in [xdpleaf] section" },
 		{ "[xdpleaf]\npmax = 1%\n[port s1]\n", ":2: unknown key 'pmax' in [xdpleaf] section" },
 		{ "[port s1]\ndscp = 1\n", ":2: unknown key 'dscp' in [port] section" },
@@ -1754,7 +1766,7 @@ static void test_lb_rules(void **state)
 		{ "[port s1]\n[group g]\nflow_table_size = 1M\n",
 		  ":3: unknown key 'flow_table_size' in [group] section (allowed: lb_mode, flowlet_timeout, path_skew, spray_reorder)" },
 		{ "[xdpleaf]\nlb_mode = flowlet\n[port s1]\n",
-		  ":2: unknown key 'lb_mode' in [xdpleaf] section (allowed: mode, malformed, xdp_mode, flow_table_size, event_rate, mark_event_sample, pfc_watchdog)" },
+		  ":2: unknown key 'lb_mode' in [xdpleaf] section (allowed: mode, malformed, xdp_mode, hook, flow_table_size, event_rate, mark_event_sample, pfc_watchdog)" },
 		/* rejected: mixed capacities, at the group, first with and first without */
 		{ "[group g]\nlb_mode = flowlet\n" U(1, "g", R) U(2, "g", R) U(3, "g", ""),
 		  ":1: group 'g' (lb_mode flowlet) has mixed capacities: u1 has rate, u3 has none; give all members a rate or none" },

@@ -24,6 +24,12 @@ enum xl_xdp_mode {
 	XL_XDP_GENERIC = 1,
 };
 
+/* Where a leaf's program runs on its ports (config `hook`). */
+enum xl_hook {
+	XL_HOOK_AT_XDP = 0,
+	XL_HOOK_AT_TC = 1, /* tc ingress (tcx) */
+};
+
 struct xl_cfg_port {
 	char ifname[XL_IFNAMSIZ];
 	int line;             /* line of the [port NAME] header */
@@ -107,6 +113,7 @@ struct xl_config {
 	__u32 mode;           /* enum xl_mode */
 	__u32 malformed;      /* enum xl_malformed_action */
 	__u32 xdp_mode;       /* enum xl_xdp_mode */
+	__u32 hook;           /* enum xl_hook */
 	__u32 flow_table_size; /* entries of the flow table, default
 				* XL_FLOW_TABLE_SIZE */
 	__u32 event_rate;      /* events per kind and CPU per second */

@@ -110,6 +110,15 @@ bool cfg_close_section(struct ctx *c)
 
 	if (c->failed)
 		return false;
+	if (c->sect == S_XDPLEAF) {
+		if (c->host && c->key_line[K_HOOK])
+			return cfg_fail(c, c->key_line[K_HOOK],
+				    "hook is not used in host mode (a host's programs run at tc)");
+		if (c->key_line[K_XDP_MODE] && cfg->hook == XL_HOOK_AT_TC)
+			return cfg_fail(c, c->key_line[K_XDP_MODE],
+				    "xdp_mode has no effect with hook = tc (set hook = xdp, or "
+				    "remove xdp_mode)");
+	}
 	if (c->sect == S_PORT) {
 		p = &cfg->ports[cfg->n_ports - 1];
 		if (p->role == XL_ROLE_UPLINK && !p->group[0])

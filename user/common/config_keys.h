@@ -18,7 +18,7 @@ extern const char *const xl_sect_names[S_COUNT];
 
 /* Every key; the enum indexes xl_keys (and the parser's duplicate check). */
 enum xl_key_id {
-	K_MODE, K_MALFORMED, K_XDP_MODE, K_FLOW_TABLE_SIZE,
+	K_MODE, K_MALFORMED, K_XDP_MODE, K_HOOK, K_FLOW_TABLE_SIZE,
 	K_EVENT_RATE, K_MARK_EVENT_SAMPLE, K_PFC_WATCHDOG,
 	K_ROLE, K_PGROUP, K_NH4, K_NH6, K_RATE, K_GAMMA, K_BUFFER, K_OVERFLOW, K_LINE_OVERHEAD,
 	K_VLANS,

@@ -162,7 +162,9 @@ static int switch_links(struct bpf_object *obj, const char *instance,
 		}
 		xl_pin_path(path, sizeof(path), instance, prog_pins[i]);
 		old[i] = bpf_obj_get(path);
-		if (!p || old[i] < 0) {
+		/* a program the instance never had (an older build's leaf
+		 * has no tc program) has no links to switch either */
+		if (!p || (old[i] < 0 && errno != ENOENT)) {
 			fprintf(stderr, "xdpleaf: %s: no %s in the instance or in this build\n",
 				instance, prog_pins[i]);
 			err = -1;

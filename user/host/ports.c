@@ -10,50 +10,11 @@
 #include <bpf/bpf.h>
 #include "pin_names.h"
 #include "common/pins.h"
+#include "common/tcx_link.h"
 #include "host/ports.h"
 
 #define LINK_IN XL_PIN_LINK_TCX_IN
 #define LINK_OUT XL_PIN_LINK_TCX_OUT
-
-/* struct bpf_link_info as the kernel fills it for a tcx link: the union
- * after type, id and prog_id (8-byte aligned) starts with the ifindex the
- * link is attached to (0 once the device is gone) and the attach type. */
-union xl_link_info {
-	struct bpf_link_info info;
-	struct {
-		__u32 type, id, prog_id, pad;
-		__u32 ifindex, attach_type;
-	} tcx;
-};
-_Static_assert(offsetof(union xl_link_info, tcx.ifindex) ==
-	       offsetof(struct bpf_link_info, xdp.ifindex),
-	       "tcx link info layout");
-
-static void read_link(const char *instance, const char *prefix,
-		      const char *port, struct xl_tcx_state *t)
-{
-	union xl_link_info li;
-	__u32 len = sizeof(li);
-	char pin[64], path[256];
-	int fd;
-
-	memset(t, 0, sizeof(*t));
-	snprintf(pin, sizeof(pin), "%s%s", prefix, port);
-	xl_pin_path(path, sizeof(path), instance, pin);
-	fd = bpf_obj_get(path);
-	if (fd < 0)
-		return;
-	memset(&li, 0, sizeof(li));
-	if (bpf_obj_get_info_by_fd(fd, &li, &len) == 0 &&
-	    li.tcx.type == XL_LINK_TYPE_TCX) {
-		t->pinned = true;
-		t->link_id = li.tcx.id;
-		t->prog_id = li.tcx.prog_id;
-		t->ifindex = li.tcx.ifindex;
-		t->attach_type = li.tcx.attach_type;
-	}
-	close(fd);
-}
 
 static int by_port_name(const void *a, const void *b)
 {
@@ -101,8 +62,8 @@ int xl_host_read_ports(const char *instance, struct xl_host_port *ports, int max
 	closedir(d);
 	qsort(ports, n, sizeof(ports[0]), by_port_name);
 	for (int i = 0; i < n; i++) {
-		read_link(instance, LINK_IN, ports[i].name, &ports[i].in);
-		read_link(instance, LINK_OUT, ports[i].name, &ports[i].out);
+		xl_tcx_link_read(instance, LINK_IN, ports[i].name, &ports[i].in);
+		xl_tcx_link_read(instance, LINK_OUT, ports[i].name, &ports[i].out);
 	}
 	return n;
 }

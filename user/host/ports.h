@@ -8,19 +8,7 @@
 #include <stdbool.h>
 #include <linux/types.h>
 #include "xdpleaf.h"
-
-/* The kernel's link type for tcx (Linux 6.6); the system's <linux/bpf.h>
- * and libbpf 1.1 predate it. */
-#define XL_LINK_TYPE_TCX 11
-
-/* One direction of one port: its pinned tcx link. */
-struct xl_tcx_state {
-	bool pinned;      /* the pin exists and is a link */
-	__u32 link_id;
-	__u32 prog_id;
-	__u32 ifindex;    /* 0: the device is gone, the link detached */
-	__u32 attach_type;
-};
+#include "common/tcx_link.h"
 
 struct xl_host_port {
 	char name[XL_IFNAMSIZ + 1]; /* as in the pin names (the config's) */

@@ -284,6 +284,29 @@ static void explain_attach_error(const struct xl_cfg_port *cp, int err)
 	}
 }
 
+/* hook = tc: the program at each port's tc ingress, through a tcx link
+ * (Linux 6.6; it runs beside other tc programs, so nothing there is in
+ * the way). */
+static int attach_all_tc(struct leaf *skel, const struct xl_config *cfg,
+			 struct xl_attach_state *st)
+{
+	int prog_fd = bpf_program__fd(skel->progs.xdpleaf_leaf_tc);
+
+	for (int i = 0; i < cfg->n_ports; i++) {
+		int fd = bpf_link_create(prog_fd, cfg->ports[i].ifindex,
+					 XL_TCX_INGRESS, NULL);
+
+		if (fd < 0) {
+			fprintf(stderr, "xdpleaf: %s: cannot attach at tc ingress (tcx): %s%s\n",
+				cfg->ports[i].ifname, strerror(errno),
+				errno == EINVAL ? " (tcx needs Linux 6.6 or later)" : "");
+			return -1;
+		}
+		xl_attach_add(st, fd, XL_PIN_LINK_TCX_IN, cfg->ports[i].ifname);
+	}
+	return 0;
+}
+
 /* One BPF link per port. Links close (and so detach) with their fd until
  * pinned, which makes rollback a matter of closing what we opened. */
 static int attach_all(struct leaf *skel, const struct xl_config *cfg,
@@ -292,6 +315,8 @@ static int attach_all(struct leaf *skel, const struct xl_config *cfg,
 	int prog_fd = bpf_program__fd(skel->progs.xdpleaf_leaf);
 	LIBBPF_OPTS(bpf_link_create_opts, opts);
 
+	if (cfg->hook == XL_HOOK_AT_TC)
+		return attach_all_tc(skel, cfg, st);
 	opts.flags = cfg->xdp_mode == XL_XDP_GENERIC ? XDP_FLAGS_SKB_MODE :
 						       XDP_FLAGS_DRV_MODE;
 	for (int i = 0; i < cfg->n_ports; i++) {

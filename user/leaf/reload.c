@@ -12,6 +12,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "pin_names.h"
+#include "common/tcx_link.h"
 #include "leaf.skel.h"
 #include "common/upgrade.h"
 #include "leaf/loader.h"
@@ -103,6 +104,24 @@ static void prune_rest(struct leaf *skel, const struct xl_config *cfg)
 	}
 }
 
+/* The hook is the links': reload keeps them. */
+static int same_hook(const char *instance, const struct xl_config *cfg)
+{
+	struct xl_tcx_state t;
+	bool tc;
+
+	if (!cfg->n_ports)
+		return 0;
+	xl_tcx_link_read(instance, XL_PIN_LINK_TCX_IN, cfg->ports[0].ifname, &t);
+	tc = t.pinned;
+	if (tc == (cfg->hook == XL_HOOK_AT_TC))
+		return 0;
+	fprintf(stderr, "xdpleaf: %s: hook = %s, but the instance is attached at %s: "
+		"reload keeps the attachment; to move it, unload and load\n", cfg->path,
+		cfg->hook == XL_HOOK_AT_TC ? "tc" : "xdp", tc ? "tc" : "xdp");
+	return -1;
+}
+
 int xl_leaf_reload(const struct xl_config *cfg, const char *instance)
 {
 	struct leaf *skel = leaf__open();
@@ -114,7 +133,8 @@ int xl_leaf_reload(const struct xl_config *cfg, const char *instance)
 	}
 	/* the maps are the instance's own, nothing is loaded: writes go to
 	 * the running dataplane */
-	if (xl_upgrade_adopt_maps(skel->obj, instance) || same_ports(skel, cfg))
+	if (xl_upgrade_adopt_maps(skel->obj, instance) || same_ports(skel, cfg) ||
+	    same_hook(instance, cfg))
 		goto out;
 	if (bpf_map__max_entries(skel->maps.flows) != (cfg->flow_table_size ?
 						       cfg->flow_table_size : XL_FLOW_TABLE_SIZE)) {

@@ -12,6 +12,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "pin_names.h"
+#include "common/tcx_link.h"
 #include "common/names.h"
 #include "common/percpu.h"
 #include "common/pins.h"
@@ -531,6 +532,37 @@ static __u32 attached_prog(__u32 ifindex)
 	return id;
 }
 
+/* How a port runs the instance's program `prog_id`: "attached", "OTHER
+ * PROGRAM" or "DETACHED"; at XDP by what the interface has, at tc by the
+ * port's pinned tcx link (others may share the hook). */
+static const char *port_state(const char *instance, const struct xl_port *p,
+			      bool tc, __u32 prog_id)
+{
+	struct xl_tcx_state t;
+	__u32 cur;
+
+	if (!tc) {
+		cur = attached_prog(p->ifindex);
+		return cur == prog_id ? "attached" : cur ? "OTHER PROGRAM" : "DETACHED";
+	}
+	xl_tcx_link_read(instance, XL_PIN_LINK_TCX_IN, p->name, &t);
+	if (!t.pinned || t.ifindex != p->ifindex || t.attach_type != XL_TCX_INGRESS)
+		return "DETACHED";
+	return t.prog_id == prog_id ? "attached" : "OTHER PROGRAM";
+}
+
+/* Whether the instance was loaded with hook = tc: its first port has a
+ * tcx link pinned. */
+static bool hooked_at_tc(const char *instance, const struct port_list *pl)
+{
+	struct xl_tcx_state t;
+
+	if (!pl->n)
+		return false;
+	xl_tcx_link_read(instance, XL_PIN_LINK_TCX_IN, pl->p[0].name, &t);
+	return t.pinned;
+}
+
 /* What status --json says in both modes about xdpleaf itself and, when
  * the instance recorded it, who loaded it and where. */
 int xl_leaf_status(const char *instance, bool json)
@@ -541,10 +573,12 @@ int xl_leaf_status(const char *instance, bool json)
 	struct port_list pl;
 	json_object *root, *ports;
 	int prog_fd, pid;
+	bool tc;
 
 	if (read_ports(instance, &pl))
 		return -1;
-	xl_pin_path(path, sizeof(path), instance, XL_PIN_PROG_LEAF);
+	tc = hooked_at_tc(instance, &pl);
+	xl_pin_path(path, sizeof(path), instance, tc ? XL_PIN_PROG_LEAF_TC : XL_PIN_PROG_LEAF);
 	prog_fd = bpf_obj_get(path);
 	if (prog_fd >= 0) {
 		bpf_obj_get_info_by_fd(prog_fd, &info, &info_len);
@@ -558,16 +592,18 @@ int xl_leaf_status(const char *instance, bool json)
 	xl_status_json_about(root, instance);
 	json_object_object_add(root, "pin_dir", json_object_new_string(
 		(xl_pin_path(path, sizeof(path), instance, NULL), path)));
+	json_object_object_add(root, "hook", json_object_new_string(tc ? "tc" : "xdp"));
 	json_object_object_add(root, "prog_id", json_object_new_int64(info.id));
 	json_object_object_add(root, "daemon_pid", json_object_new_int64(pid));
 	for (int i = 0; i < pl.n; i++) {
 		json_object *o = json_object_new_object();
-		__u32 cur = attached_prog(pl.p[i].ifindex);
+		const char *state = port_state(instance, &pl.p[i], tc, info.id);
 
 		json_object_object_add(o, "name", json_object_new_string(pl.p[i].name));
 		json_object_object_add(o, "ifindex", json_object_new_int64(pl.p[i].ifindex));
 		json_object_object_add(o, "role", json_object_new_string(xl_role_name(pl.p[i].role)));
-		json_object_object_add(o, "attached", json_object_new_boolean(cur && cur == info.id));
+		json_object_object_add(o, "attached",
+				       json_object_new_boolean(!strcmp(state, "attached")));
 		json_object_array_add(ports, o);
 	}
 	json_object_object_add(root, "ports", ports);
@@ -580,14 +616,10 @@ int xl_leaf_status(const char *instance, bool json)
 	       pid ? "running, pid " : "NOT running");
 	if (pid)
 		printf("%d", pid);
-	printf("\n%-8s %-8s %-8s %s\n", "port", "ifindex", "role", "xdp");
-	for (int i = 0; i < pl.n; i++) {
-		__u32 cur = attached_prog(pl.p[i].ifindex);
-
+	printf("\n%-8s %-8s %-8s %s\n", "port", "ifindex", "role", tc ? "tc" : "xdp");
+	for (int i = 0; i < pl.n; i++)
 		printf("%-8s %-8u %-8s %s\n", pl.p[i].name, pl.p[i].ifindex,
-		       xl_role_name(pl.p[i].role),
-		       cur == info.id ? "attached" : cur ? "OTHER PROGRAM" : "DETACHED");
-	}
+		       xl_role_name(pl.p[i].role), port_state(instance, &pl.p[i], tc, info.id));
 	json_object_put(root);
 	return 0;
 }

@@ -10,8 +10,9 @@
 
 int xl_leaf_upgrade(const char *instance)
 {
-	static const char *const links[] = { XL_PIN_LINK_XDP };
-	static const char *const progs[] = { XL_PIN_PROG_LEAF };
+	/* an instance has one kind of link or the other (config `hook`) */
+	static const char *const links[] = { XL_PIN_LINK_XDP, XL_PIN_LINK_TCX_IN };
+	static const char *const progs[] = { XL_PIN_PROG_LEAF, XL_PIN_PROG_LEAF_TC };
 	struct leaf *skel = leaf__open();
 	int err;
 
@@ -21,7 +22,7 @@ int xl_leaf_upgrade(const char *instance)
 	}
 	/* the load-time knob the loader sets too (the sampler's CPU count) */
 	skel->rodata->nr_cpus = libbpf_num_possible_cpus();
-	err = xl_upgrade(skel->obj, instance, links, progs, 1, "XDP");
+	err = xl_upgrade(skel->obj, instance, links, progs, 2, "XDP or tc");
 	leaf__destroy(skel);
 	return err;
 }
