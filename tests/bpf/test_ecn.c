@@ -1162,12 +1162,65 @@ static void line_overhead_counted(void **state)
 	}
 }
 
+/* At tc (hook = tc) a GRO aggregate is one packet of gso_segs frames on
+ * the wire: the phantom queue takes its bytes plus each frame's line
+ * overhead, and marks it above kmax as the XDP program marks a frame. */
+static void tc_aggregate_pays_each_segment(void **state)
+{
+	static __u8 in[PKT_MAX], out[PKT_MAX];
+	struct pkt_spec s = pkt(4, P_Q, DSCP_ECN(DSCP_CNP, ECN_ECT0), 1000);
+	size_t len = pkt_build(&s, in, NULL);
+	struct __sk_buff skb = { .ifindex = E.ifindex[P_IN],
+				 .ingress_ifindex = E.ifindex[P_IN],
+				 .gso_segs = 10, .gso_size = 100 };
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = in, .data_size_in = (__u32)len,
+		    .data_out = out, .data_size_out = PKT_MAX, .ctx_in = &skb,
+		    .ctx_size_in = sizeof(skb), .repeat = 1);
+	int tc_fd = bpf_program__fd(E.skel->progs.xdpleaf_leaf_tc);
+	struct xl_port port;
+	__u32 ifx = E.ifindex[P_Q];
+	__u64 vt0;
+
+	(void)state;
+	port_set(P_Q, RATE_Q, 1 << 20, XL_OVERFLOW_DROP);
+	assert_int_equal(bpf_map__lookup_elem(E.skel->maps.ports, &ifx, 4, &port,
+					      sizeof(port), 0), 0);
+	port.line_overhead = XL_DEFAULT_LINE_OVERHEAD;
+	assert_int_equal(map_set(E.skel->maps.ports, &ifx, 4, &port, sizeof(port)), 0);
+	queue_fill_to(2000);
+	vt0 = queue_get(P_Q);
+	assert_int_equal(bpf_prog_test_run_opts(tc_fd, &opts), 0);
+	assert_int_equal(opts.retval, 7); /* TC_ACT_REDIRECT */
+	assert_int_equal(queue_get(P_Q) - vt0,
+			 vt_of(len + 10 * XL_DEFAULT_LINE_OVERHEAD));
+	/* one frame (gso_segs 0): one overhead, as at XDP */
+	skb.gso_segs = 0;
+	skb.gso_size = 0;
+	vt0 = queue_get(P_Q);
+	assert_int_equal(bpf_prog_test_run_opts(tc_fd, &opts), 0);
+	assert_int_equal(queue_get(P_Q) - vt0, vt_of(len + XL_DEFAULT_LINE_OVERHEAD));
+	/* above kmax an ECN-capable data packet leaves marked CE */
+	{
+		struct pkt_spec d = pkt(4, P_Q, DSCP_ECN(0, ECN_ECT0), 1000);
+
+		len = pkt_build(&d, in, NULL);
+		opts.data_size_in = (__u32)len;
+		opts.data_size_out = PKT_MAX;
+		fill_past_kmax(4);
+		assert_int_equal(bpf_prog_test_run_opts(tc_fd, &opts), 0);
+		assert_int_equal(opts.retval, 7);
+		assert_int_equal(ecn_of(out, 0), ECN_CE);
+		check_ip4_csum(out, 0, "tc, marked");
+	}
+}
+
 #define T(f) cmocka_unit_test_setup(f, reset)
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		T(ip4_ect_marked_above_kmax),
+		T(tc_aggregate_pays_each_segment),
 		T(ip6_ect_marked_above_kmax),
 		T(not_ect_never_marked),
 		T(cnp_never_marked_never_dropped),

@@ -158,6 +158,7 @@ static struct {
 	__u32 lo_ifindex;
 	struct xl_group group0;
 	struct xl_group group1;
+	bool tc; /* run_check runs xdpleaf_leaf_tc (hook = tc) */
 } E;
 
 /* ---- environment ------------------------------------------------------- */
@@ -253,8 +254,15 @@ static int group_setup(void **state)
 	SETUP_CHECK(E.ncpu > 0, "libbpf_num_possible_cpus: %d\n", E.ncpu);
 	E.skel = leaf__open_and_load();
 	SETUP_CHECK(E.skel, "leaf__open_and_load: %s\n", strerror(errno));
-	E.prog_fd = bpf_program__fd(E.skel->progs.xdpleaf_leaf);
+	E.prog_fd = bpf_program__fd(E.tc ? E.skel->progs.xdpleaf_leaf_tc :
+					   E.skel->progs.xdpleaf_leaf);
 	return fill_maps();
+}
+
+/* The tc program's verdict as the XDP one it translates. */
+static int xdp_verdict_of_tc(__u32 tc)
+{
+	return tc == 7 ? XDP_REDIRECT : tc == 2 ? XDP_DROP : tc == 0 ? XDP_PASS : 100 + (int)tc;
 }
 
 static int group_teardown(void **state)
@@ -326,9 +334,10 @@ static int run_check(const struct run_expect *x, const __u8 *frame,
 	static __u8 out[PKT_MAX];
 	struct xl_port_stats before[N_PORTS], after[N_PORTS];
 	struct xdp_md ctx = { 0 };
+	struct __sk_buff skb = { 0 };
 	__u64 want[N_STAT_FIELDS];
 	size_t s, f, n = 0;
-	int rc, p;
+	int rc, p, verdict;
 
 	LIBBPF_OPTS(bpf_test_run_opts, opts);
 
@@ -345,6 +354,11 @@ static int run_check(const struct run_expect *x, const __u8 *frame,
 	opts.data_size_out = sizeof(out);
 	opts.ctx_in = &ctx;
 	opts.ctx_size_in = sizeof(ctx);
+	if (E.tc) { /* an skb on the ingress port (test_run's device) */
+		skb.ifindex = skb.ingress_ifindex = ctx.ingress_ifindex;
+		opts.ctx_in = &skb;
+		opts.ctx_size_in = sizeof(skb);
+	}
 	opts.repeat = 1; /* a repeat would re-run on the rewritten frame */
 
 	for (p = 0; p < N_PORTS; p++)
@@ -354,6 +368,7 @@ static int run_check(const struct run_expect *x, const __u8 *frame,
 			return -1;
 		}
 	rc = bpf_prog_test_run_opts(E.prog_fd, &opts);
+	verdict = E.tc ? xdp_verdict_of_tc(opts.retval) : (int)opts.retval;
 	if (x->test_run_errno) {
 		/* The kernel must refuse the frame; nothing may be counted. */
 		if (rc != -x->test_run_errno)
@@ -365,9 +380,9 @@ static int run_check(const struct run_expect *x, const __u8 *frame,
 	} else if (rc) {
 		snprintf(err, errlen, "test_run failed: %s", strerror(-rc));
 		return -1;
-	} else if ((int)opts.retval != x->verdict) {
+	} else if (verdict != x->verdict) {
 		n += snprintf(err + n, errlen - n, "verdict %s (%u), want %s; ",
-			      verdict_name((int)opts.retval), opts.retval,
+			      verdict_name(verdict), opts.retval,
 			      verdict_name(x->verdict));
 	}
 
@@ -1033,7 +1048,15 @@ static void run_fixture(void **state)
 		x.egress = expected_uplink(&spec);
 		assert_true(x.egress >= P_U0);
 	}
-	if (f->verdict == XDP_REDIRECT) {
+	if (E.tc && f->reason == XL_R_REDIRECT_FAILED) {
+		/* tc has no redirect map to miss: bpf_redirect takes the
+		 * port's ifindex, and the kernel sends it there */
+		x.verdict = XDP_REDIRECT;
+		x.reason = XL_R_FORWARDED;
+		x.egress = P_D2;
+		x.out_mode = OUT_AUTO;
+	}
+	if (x.verdict == XDP_REDIRECT) {
 		x.out_len = build_forwarded(&spec, x.egress, exp);
 		if (!x.out_len)
 			fail_msg("fixture %s: no neighbour in the test topology",
@@ -1138,6 +1161,10 @@ static void run_trunc(void **state)
 			x.verdict = t->drop && reason >= XL_FIRST_MALFORMED ?
 					    XDP_DROP : XDP_PASS;
 		}
+		/* test_run builds no skb of the Ethernet header alone, nor of
+		 * an IP packet whose IP header is cut short */
+		if (E.tc && (L <= 14 || L < o.l4))
+			continue;
 		rc = run_check(&x, in, L, err, sizeof(err), NULL);
 		if (rc)
 			break;
@@ -1655,6 +1682,7 @@ int main(void)
 {
 	static struct CMUnitTest tests[N_FIXTURES + N_TRUNCS + 9];
 	size_t n = 0, i;
+	int rc;
 
 	for (i = 0; i < N_FIXTURES; i++)
 		tests[n++] = (struct CMUnitTest){
@@ -1678,6 +1706,13 @@ int main(void)
 	/* make fuzz: only the fuzzing, with its own packet count */
 	if (getenv("XL_FUZZ_ONLY"))
 		cmocka_set_test_filter("fuzz_*");
-	return _cmocka_run_group_tests("xdpleaf_leaf", tests, n, group_setup,
-				       group_teardown);
+	rc = _cmocka_run_group_tests("xdpleaf_leaf", tests, n, group_setup, group_teardown);
+	if (getenv("XL_FUZZ_ONLY"))
+		return rc;
+	/* hook = tc: every fixture and truncation again through the tc
+	 * program (bpf/leaf_hook.h), with the same verdicts, output and
+	 * counters */
+	E.tc = true;
+	return rc | _cmocka_run_group_tests("xdpleaf_leaf_tc", tests, N_FIXTURES + N_TRUNCS,
+					    group_setup, group_teardown);
 }

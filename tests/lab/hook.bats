@@ -1,0 +1,109 @@
+#!/usr/bin/env bats
+# hook = tc: the lab's leaf1 with its program at tc ingress (tcx links)
+# instead of XDP. The traffic takes the program's path (leaf1's counters,
+# not the kernel's forwarding), GRO aggregates arrive whole, status says
+# where it runs, reload keeps the hook, unload leaves no program behind.
+
+load helpers
+
+setup_file() {
+	export LAB_SKIP
+	LAB_SKIP=$(lab_unavailable)
+	if [[ -n $LAB_SKIP ]]; then
+		return 0
+	fi
+	ensure_bpffs
+	export P="xlt$$h" CONF="$BATS_FILE_TMPDIR/leaf1-tc.conf"
+	sed 's/^mode = leaf$/mode = leaf\nhook = tc/' "$ROOT/lab/leaf1.conf" >"$CONF"
+	grep -q '^hook = tc$' "$CONF"
+	lab_up_ready "$P" --config "$CONF"
+	start_iperf_server "$P-r1"
+}
+
+setup() {
+	require_lab
+}
+
+# The kernel's tcx links (link type 11) that run program id $1.
+tcx_links_of() {
+	bpftool -j link show | jq --argjson id "$1" '[.[] | select(.type == 11 and .prog_id == $id)] | length'
+}
+
+teardown_file() {
+	if [[ -z ${P:-} ]]; then
+		return 0
+	fi
+	stop_iperf_servers
+	"$LAB" down --prefix "$P" 3>&-
+}
+
+@test "hook = tc: status says tc, every port's tcx link runs the instance's program; no XDP on any port" {
+	local st
+	st=$(in_ns "$P-leaf1" "$XDPLEAF" status --json --instance "$P")
+	[[ $(jqv "$st" .hook) == tc ]]
+	[[ $(jqv "$st" '[.ports[] | select(.attached)] | length') -eq 8 ]]
+	[[ -z $(xdp_links "$P-leaf1") ]]
+	# the kernel's view: eight tcx links (type 11; this bpftool predates
+	# the name) run the instance's program
+	[[ $(tcx_links_of "$(jqv "$st" .prog_id)") -eq 8 ]]
+}
+
+@test "hook = tc: TCP crosses leaf1 on the program's path, as GRO aggregates, not through the kernel's forwarding" {
+	local before after json fwd0 fwd1 rx redir rxb bytes
+	fwd0=$(in_ns "$P-leaf1" nstat -az IpForwDatagrams | awk '/IpForwDatagrams/ {print $2}')
+	before=$(stats_json "$P")
+	json=$(in_ns "$P-s1" timeout 30 iperf3 -c 10.2.1.2 -t 1 -J) ||
+		{ echo "iperf3: $json"; return 1; }
+	after=$(stats_json "$P")
+	fwd1=$(in_ns "$P-leaf1" nstat -az IpForwDatagrams | awk '/IpForwDatagrams/ {print $2}')
+	bytes=$(jqv "$json" '.end.sum_received.bytes')
+	rx=$(($(jqv "$after" '.ports[] | select(.name == "s1") | .rx_packets') -
+		$(jqv "$before" '.ports[] | select(.name == "s1") | .rx_packets')))
+	rxb=$(($(jqv "$after" '.ports[] | select(.name == "s1") | .rx_bytes') -
+		$(jqv "$before" '.ports[] | select(.name == "s1") | .rx_bytes')))
+	redir=$(($(jqv "$after" '.ports[] | select(.name == "s1") | .verdicts.redirect') -
+		$(jqv "$before" '.ports[] | select(.name == "s1") | .verdicts.redirect')))
+	note "tc: $((bytes / 1000000)) MB received; s1 rx $rx packets, $rxb bytes" \
+		"($((rxb / (rx > 0 ? rx : 1))) per packet), redirect $redir; kernel forwarded $((fwd1 - fwd0))"
+	((bytes > 0 && rx > 0))
+	# every data packet on the program's path, the kernel forwarded
+	# (almost) none of them: at most what the neighbour resolution needs
+	((redir * 100 >= rx * 99))
+	((fwd1 - fwd0 <= rx / 100 + 5))
+	# aggregates: more bytes per packet than one frame can hold
+	((rxb / rx > 1514))
+}
+
+@test "hook = tc: upgrade switches the tcx links to the new program, keeps the hook and the counters" {
+	local st0 st1 id0 id1 rx0 rx1
+	st0=$(in_ns "$P-leaf1" "$XDPLEAF" status --json --instance "$P")
+	rx0=$(jqv "$(stats_json "$P")" '.ports[] | select(.name == "s1") | .rx_packets')
+	in_ns "$P-leaf1" "$XDPLEAF" upgrade --instance "$P"
+	st1=$(in_ns "$P-leaf1" "$XDPLEAF" status --json --instance "$P")
+	id0=$(jqv "$st0" .prog_id)
+	id1=$(jqv "$st1" .prog_id)
+	rx1=$(jqv "$(stats_json "$P")" '.ports[] | select(.name == "s1") | .rx_packets')
+	note "upgrade: program $id0 -> $id1, s1 rx_packets $rx0 -> $rx1"
+	((id1 != id0))
+	[[ $(jqv "$st1" .hook) == tc && $(jqv "$st1" '[.ports[] | select(.attached)] | length') -eq 8 ]]
+	[[ $(tcx_links_of "$id1") -eq 8 && $(tcx_links_of "$id0") -eq 0 ]]
+	((rx1 >= rx0 && rx0 > 0))
+	in_ns "$P-s1" ping -c 1 -W 2 10.2.1.2 >/dev/null
+}
+
+@test "hook = tc: reload with hook = xdp is refused and changes nothing; unload leaves no tc program" {
+	local xconf=$BATS_TEST_TMPDIR/leaf1-xdp.conf st
+	cp "$ROOT/lab/leaf1.conf" "$xconf"
+	run in_ns "$P-leaf1" "$XDPLEAF" reload --config "$xconf" --instance "$P"
+	[[ $status -ne 0 ]]
+	[[ $output == *"hook = xdp, but the instance is attached at tc"* ]] || { echo "$output"; return 1; }
+	st=$(in_ns "$P-leaf1" "$XDPLEAF" status --json --instance "$P")
+	[[ $(jqv "$st" .hook) == tc && $(jqv "$st" '[.ports[] | select(.attached)] | length') -eq 8 ]]
+	local id
+	id=$(jqv "$st" .prog_id)
+	[[ $(tcx_links_of "$id") -eq 8 ]]
+	in_ns "$P-leaf1" "$XDPLEAF" unload --instance "$P"
+	[[ $(tcx_links_of "$id") -eq 0 ]]
+	# and the lab forwards again, in the kernel
+	in_ns "$P-s1" ping -c 1 -W 2 10.2.1.2 >/dev/null
+}
