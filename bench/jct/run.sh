@@ -9,6 +9,7 @@
 #                        [--sizes LIST] [--steps N] [--warmup N]
 #                        [--ecmp-labs N] [--out DIR] [--prefix P]
 #                        [--quiet-wait N] [--cell-timeout N] [--host-tcp dc|as-is]
+          [--hook xdp|tc]
 #                        [--capture]
 #
 # Fabrics: ref (uplinks unlimited, every receiver's link shaped to the
@@ -40,6 +41,7 @@ ECMP_LABS=3
 QUIET_WAIT=60
 CELL_TIMEOUT=            # default: 60 s + 1 s per MiB per step
 HOST_TCP=dc
+HOOK=xdp
 CAPTURE=0
 OUT=
 PREFIX=xlj$$
@@ -57,6 +59,7 @@ usage() {
 usage: $0 [--fabrics LIST] [--uplinks LIST] [--ops LIST] [--sizes LIST]
           [--steps N] [--warmup N] [--ecmp-labs N] [--out DIR] [--prefix P]
           [--quiet-wait N] [--cell-timeout N] [--host-tcp dc|as-is]
+          [--hook xdp|tc]
   --fabrics LIST  of ref kernel flowlet hash spray static kstatic (default:
                   all but kstatic)
   --uplinks LIST  of equal ($RATES_equal), unequal ($RATES_unequal) and
@@ -82,6 +85,8 @@ usage: $0 [--fabrics LIST] [--uplinks LIST] [--ops LIST] [--sizes LIST]
                   lower bounds, and is not tried again)
   --host-tcp P    the hosts' TCP: dc (default): reno, minimum RTO 5 ms, no
                   slow start after idle; as-is: what the namespaces inherit
+  --hook H        where xdpleaf runs in leaf1 in the xdpleaf fabrics
+                  (config `hook`; default xdp, the config's default)
   --capture       record the headers of what every uplink's spine sends on
                   toward leaf2 during each MPI job (up1..4.pcap, after the
                   uplink's TBF), for bench/jct/uplinks.py; costs CPU
@@ -93,6 +98,7 @@ EOF
 while [[ $# -gt 0 ]]; do
 	case $1 in
 	--fabrics) FABRICS=${2//,/ }; shift 2 ;;
+	--hook) HOOK=$2; shift 2 ;;
 	--uplinks) UPLINKS=${2//,/ }; shift 2 ;;
 	--ops) OPS=${2//,/ }; shift 2 ;;
 	--sizes) SIZES=${2//,/ }; shift 2 ;;
@@ -115,6 +121,7 @@ die() { echo "bench_jct: $*" >&2; exit 1; }
 log() { echo "bench_jct: $*" >&2; }
 
 [[ $EUID -eq 0 ]] || die "must run as root"
+[[ $HOOK =~ ^(xdp|tc)$ ]] || die "unknown hook '$HOOK' (xdp or tc)"
 for f in $FABRICS; do
 	[[ $f =~ ^(ref|kernel|flowlet|hash|spray|static|kstatic)$ ]] || die "unknown fabric '$f'"
 done
@@ -210,7 +217,16 @@ make_config() { # mode rates(comma) > file
 		/^\[port u[1-4]\]/ { print; n = substr($2, 2, 1)
 			print "rate = " R[n]; print "overflow = mark"; next }
 		/^lb_mode = / { print "lb_mode = " mode; next }
-		{ print }' "$ROOT/lab/leaf1.conf"
+		{ print }' "$ROOT/lab/leaf1.conf" | with_hook
+}
+
+# The config on stdin with `hook = tc` when --hook tc (else as it is).
+with_hook() {
+	if [[ $HOOK == tc ]]; then
+		sed 's/^mode = leaf$/mode = leaf\nhook = tc/'
+	else
+		cat
+	fi
 }
 
 # The `static` fabric: the best placement a hand could pin, as a reference
@@ -249,7 +265,7 @@ static_config() { # rates(comma) > file
 			next }
 		/^\[route fd00:2::\/32\]$/ { print; getline # MPI runs over IPv4
 			print "group = u1"; next }
-		{ print }' "$ROOT/lab/leaf1.conf"
+		{ print }' "$ROOT/lab/leaf1.conf" | with_hook
 }
 
 # The `kstatic` fabric: static's placement, forwarded by the kernel (kernel

@@ -78,7 +78,8 @@ teardown_file() {
 	local st0 st1 id0 id1 rx0 rx1
 	st0=$(in_ns "$P-leaf1" "$XDPLEAF" status --json --instance "$P")
 	rx0=$(jqv "$(stats_json "$P")" '.ports[] | select(.name == "s1") | .rx_packets')
-	in_ns "$P-leaf1" "$XDPLEAF" upgrade --instance "$P"
+	run in_ns "$P-leaf1" "$XDPLEAF" upgrade --instance "$P"
+	[[ $status -eq 0 && $output == *"8 tc links switched"* ]] || { echo "$output"; return 1; }
 	st1=$(in_ns "$P-leaf1" "$XDPLEAF" status --json --instance "$P")
 	id0=$(jqv "$st0" .prog_id)
 	id1=$(jqv "$st1" .prog_id)
