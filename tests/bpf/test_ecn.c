@@ -118,6 +118,18 @@ static void port_set(int p, __u64 drain, __u32 buffer, __u32 overflow)
 				 sizeof(port)), 0);
 }
 
+/* Port p's line_overhead (port_set leaves what the port had). */
+static void port_overhead_set(int p, __u32 overhead)
+{
+	struct xl_port port;
+	__u32 ifx = E.ifindex[p];
+
+	assert_int_equal(bpf_map__lookup_elem(E.skel->maps.ports, &ifx, 4, &port,
+					      sizeof(port), 0), 0);
+	port.line_overhead = overhead;
+	assert_int_equal(map_set(E.skel->maps.ports, &ifx, 4, &port, sizeof(port)), 0);
+}
+
 static void class_set(__u32 id, const char *name, __u32 kmin, __u32 kmax,
 		      __u32 pmax, __u32 flags)
 {
@@ -1109,17 +1121,12 @@ static void tail_drop_low_rate_default_buffer(void **state)
 static void line_overhead_counted(void **state)
 {
 	struct xl_queue_stats q;
-	struct xl_port port;
-	__u32 ifx = E.ifindex[P_Q];
 	__u64 vt0;
 	int i;
 
 	(void)state;
 	port_set(P_Q, RATE_Q, 4096, XL_OVERFLOW_DROP);
-	assert_int_equal(bpf_map__lookup_elem(E.skel->maps.ports, &ifx, 4, &port,
-					      sizeof(port), 0), 0);
-	port.line_overhead = XL_DEFAULT_LINE_OVERHEAD;
-	assert_int_equal(map_set(E.skel->maps.ports, &ifx, 4, &port, sizeof(port)), 0);
+	port_overhead_set(P_Q, XL_DEFAULT_LINE_OVERHEAD);
 
 	queue_fill_to(2000);
 	vt0 = queue_get(P_Q);
@@ -1154,9 +1161,7 @@ static void line_overhead_counted(void **state)
 		assert_true(i < 100);
 		assert_int_equal(v, XDP_DROP);
 		/* without the overhead it fits, however late it runs */
-		port.line_overhead = 0;
-		assert_int_equal(map_set(E.skel->maps.ports, &ifx, 4, &port,
-					 sizeof(port)), 0);
+		port_overhead_set(P_Q, 0);
 		queue_fill_to(4096 - 110);
 		expect_fwd(&s, P_Q, ECN_SAME, "100 + 0 bytes into 110 free");
 	}
@@ -1177,16 +1182,11 @@ static void tc_aggregate_pays_each_segment(void **state)
 		    .data_out = out, .data_size_out = PKT_MAX, .ctx_in = &skb,
 		    .ctx_size_in = sizeof(skb), .repeat = 1);
 	int tc_fd = bpf_program__fd(E.skel->progs.xdpleaf_leaf_tc);
-	struct xl_port port;
-	__u32 ifx = E.ifindex[P_Q];
 	__u64 vt0;
 
 	(void)state;
 	port_set(P_Q, RATE_Q, 1 << 20, XL_OVERFLOW_DROP);
-	assert_int_equal(bpf_map__lookup_elem(E.skel->maps.ports, &ifx, 4, &port,
-					      sizeof(port), 0), 0);
-	port.line_overhead = XL_DEFAULT_LINE_OVERHEAD;
-	assert_int_equal(map_set(E.skel->maps.ports, &ifx, 4, &port, sizeof(port)), 0);
+	port_overhead_set(P_Q, XL_DEFAULT_LINE_OVERHEAD);
 	queue_fill_to(2000);
 	vt0 = queue_get(P_Q);
 	assert_int_equal(bpf_prog_test_run_opts(tc_fd, &opts), 0);
