@@ -1,7 +1,9 @@
 #!/usr/bin/env bats
 # Incast through an emulated port: s1..s4 each send one paced RoCEv2 QP
 # (`xdpleaf gen`, ECT(0), DSCP 26) to r1, whose port on leaf2 (running
-# xdpleaf) has rate = 200M and a 200 KB buffer: 2x oversubscribed. The
+# xdpleaf) has rate = 150M and a 200 KB buffer: offered 4 x 100M, 2.7x
+# oversubscribed (at least 1.5x is required: a busy machine has sent a
+# quarter less than asked, 298 Mbit/s, which was not 1.5 x 200M). The
 # phantom queue must cap what r1 receives at the line rate, mark, drop past
 # the buffer and fill its histogram; with no rate the same port is
 # unlimited.
@@ -18,7 +20,7 @@
 
 load helpers
 
-RATE=200000000 # r1's line rate, bit/s
+RATE=150000000 # r1's line rate, bit/s
 OFFER=100M     # per sender
 WINDOW=2       # seconds of measurement, inside the traffic
 GEN_SECONDS=6  # traffic; the window starts once it is seen at r1
@@ -106,7 +108,7 @@ wait_incast() {
 	((rc == 0)) || { cat "$BATS_TEST_TMPDIR"/gen-*.err >&2; return 1; }
 }
 
-@test "incast into a 200 Mbit/s port: delivered <= line rate and >= 0.9 x min(offered, rate); marks, drops, histogram" {
+@test "incast into a 150 Mbit/s port: delivered <= line rate and >= 0.9 x min(offered, rate); marks, drops, histogram" {
 	"$LAB" up --prefix "$P" --leaf2-config "$L2CONF" 3>&-
 	# CE-marked packets arriving at r1 (BPF filter: the ECN bits of the
 	# IPv4 TOS byte are 11); the capture stops after 10

@@ -209,12 +209,14 @@ tcp_via_xdp() {
 	local pid=$!
 	# poll until the flow is in the table, sending (earlier tests' flows
 	# to the same port stay in it, silent), then take one 500 ms reading
-	until j0=$(in_ns "$P-leaf1" "$XDPLEAF" flows --json --interval 0 --instance "$P" |
+	# (t_mid: before the reading that found it, so a move right after
+	# that reading is after t_mid too)
+	until t_mid=$(date +%s%3N) &&
+		j0=$(in_ns "$P-leaf1" "$XDPLEAF" flows --json --interval 0 --instance "$P" |
 		jq -ce "[$sel | select(.rate_bps > 0)] | first // empty" | grep .); do
 		((tries-- > 0)) || { wait "$pid"; cat "$out"; return 1; }
 		sleep 0.05
 	done
-	t_mid=$(date +%s%3N)
 	j=$(in_ns "$P-leaf1" "$XDPLEAF" flows --json --interval 500 --instance "$P")
 	t_end=$(date +%s%3N)
 	wait "$pid"
@@ -222,7 +224,9 @@ tcp_via_xdp() {
 	echo "$j"
 	# on its uplink no longer than the test has run (2 ms for the ~1 ms
 	# ticks); if it did not move between the readings, 500 ms longer at
-	# the second (less a tick), if it did, no longer than that reading took
+	# the second (less a tick), if it did, no longer than since the first
+	# (CI once had a move between the first reading and a t_mid taken
+	# after it: on_uplink_ms 544, t_end - t_mid less)
 	local sport on0 moves0 on1 moves1
 	read -r sport on0 moves0 < <(jqv "$j0" '"\(.sport) \(.on_uplink_ms) \(.moves)"')
 	read -r on1 moves1 < <(jqv "$j" "$sel | select(.sport == $sport) | \"\\(.on_uplink_ms) \\(.moves)\"")
