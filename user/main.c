@@ -263,10 +263,11 @@ static const struct xl_opt daemon_opts[] = {
 };
 
 static const struct command commands[] = {
-	{ "load", "validate FILE, attach (leaf: XDP on its ports; host: the DCQCN "
-		  "tc programs), pin state, start the instance's daemon",
+	{ "load", "validate FILE, attach (leaf: XDP on its ports, or tc ingress with "
+		  "hook = tc; host: the DCQCN tc programs), pin state, start the "
+		  "instance's daemon",
 	  .opts = load_opts, .run = cmd_load,
-	  .notes = "A port another program holds is refused with its holder: "
+	  .notes = "A port another XDP program holds is refused with its holder: "
 		   "an xdpleaf instance\n(and its unload line), or another "
 		   "program and how to detach it." },
 	{ "unload", "detach and remove everything of the instance (idempotent)",
