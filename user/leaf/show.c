@@ -543,12 +543,12 @@ static const char *port_state(const char *instance, const struct xl_port *p,
 
 	if (!tc) {
 		cur = attached_prog(p->ifindex);
-		return cur == prog_id ? "attached" : cur ? "OTHER PROGRAM" : "DETACHED";
+		return !cur ? "DETACHED" : cur == prog_id ? "attached" : "OTHER PROGRAM";
 	}
 	xl_tcx_link_read(instance, XL_PIN_LINK_TCX_IN, p->name, &t);
 	if (!t.pinned || t.ifindex != p->ifindex || t.attach_type != XL_TCX_INGRESS)
 		return "DETACHED";
-	return t.prog_id == prog_id ? "attached" : "OTHER PROGRAM";
+	return t.prog_id && t.prog_id == prog_id ? "attached" : "OTHER PROGRAM";
 }
 
 /* Whether the instance was loaded with hook = tc: its first port has a
