@@ -44,32 +44,12 @@
 #include "host_trust.h"
 #include "psn.h"
 #include "tc_act.h"
+#include "event_skb.h"
 
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /* ---- events ---------------------------------------------------------------- */
-
-/* Write an event (XL_EVENT_WHAT, bpf/event_ring.h) with the packet's first
- * bytes. Global: verified once. */
-__noinline int xl_event_tc(struct __sk_buff *skb, __u64 what, __u32 aux,
-			   __u32 aux2, const struct xl_flow *f)
-{
-	struct xl_event *e;
-	__u32 n;
-
-	if (!skb)
-		return 0;
-	e = xl_event_start(what, aux, aux2, f);
-	if (!e)
-		return 0;
-	e->h.pkt_len = XL_SKB_U32(skb, len);
-	n = xl_event_snap_len(e->h.pkt_len);
-	if (n >= 1 && n <= XL_EVENT_SNAP && !bpf_skb_load_bytes(skb, 0, e->pkt, n))
-		e->h.snap_len = n;
-	bpf_ringbuf_submit(e, 0);
-	return 1;
-}
 
 /* The flow a received RoCEv2 packet belongs to, keyed as the leaf keys it
  * (struct xl_flow). */
@@ -99,7 +79,7 @@ __noinline int xl_host_roce_seen(struct __sk_buff *skb, const struct xl_tc_pkt *
 	tc_flow(p, &f);
 	kind = xl_psn_account(&f, p->opcode, p->psn, p->aeth_kind, &aux, &aux2);
 	if (kind >= 0)
-		xl_event_tc(skb, XL_EVENT_WHAT(kind, 0, XL_SKB_U32(skb, ifindex)), aux, aux2, &f);
+		xl_event_skb(skb, XL_EVENT_WHAT(kind, 0, XL_SKB_U32(skb, ifindex)), aux, aux2, &f);
 	return 0;
 }
 
@@ -172,7 +152,7 @@ static __always_inline void np_ce(struct __sk_buff *skb,
 		struct xl_flow fl;
 
 		tc_flow(p, &fl);
-		xl_event_tc(skb, XL_EVENT_WHAT(XL_EV_CNP_SENT, 0, XL_SKB_U32(skb, ifindex)), 0, 0, &fl);
+		xl_event_skb(skb, XL_EVENT_WHAT(XL_EV_CNP_SENT, 0, XL_SKB_U32(skb, ifindex)), 0, 0, &fl);
 	}
 }
 
@@ -202,7 +182,7 @@ static __always_inline void rp_cnp(struct __sk_buff *skb, const struct xl_host_c
 		struct xl_flow fl;
 
 		tc_flow(p, &fl);
-		xl_event_tc(skb, XL_EVENT_WHAT(XL_EV_CNP_RECEIVED, 0, XL_SKB_U32(skb, ifindex)),
+		xl_event_skb(skb, XL_EVENT_WHAT(XL_EV_CNP_RECEIVED, 0, XL_SKB_U32(skb, ifindex)),
 			    (__u32)(rate / 1000000), 0, &fl);
 	}
 }

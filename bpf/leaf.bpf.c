@@ -18,6 +18,7 @@
 #include "pfc.h"
 #include "tc_parse.h"
 #include "tc_act.h"
+#include "event_skb.h"
 
 #define AF_INET_ 2
 #define AF_INET6_ 10
@@ -54,6 +55,29 @@ static __always_inline int malformed_action(void)
 	struct xl_settings *s = settings_now();
 
 	return s && s->malformed == XL_MALFORMED_DROP ? XDP_DROP : XDP_PASS;
+}
+
+/* Write an event (XL_EVENT_WHAT, bpf/event_ring.h) with the frame's first
+ * bytes. A global function: verified once, whatever its callers. */
+__noinline int xl_event_xdp(struct xdp_md *ctx, __u64 what, __u32 aux,
+			    __u32 aux2, const struct xl_flow *f)
+{
+	struct xl_event *e;
+	__u64 len;
+	__u32 n;
+
+	if (!ctx)
+		return 0;
+	e = xl_event_start(what, aux, aux2, f);
+	if (!e)
+		return 0;
+	len = bpf_xdp_get_buff_len(ctx);
+	n = xl_event_snap_len(len);
+	e->h.pkt_len = (__u32)len;
+	if (n >= 1 && n <= XL_EVENT_SNAP && !bpf_xdp_load_bytes(ctx, 0, e->pkt, n))
+		e->h.snap_len = n;
+	bpf_ringbuf_submit(e, 0);
+	return 1;
 }
 
 static __always_inline struct xl_route *route_lookup(const struct xl_flow *f)

@@ -5,9 +5,10 @@
  * and segmented on the way out as any forwarded packet: on veths that
  * saves the per-frame path XDP_REDIRECT takes between them
  * (docs/architecture.md). Only how the packet is reached, measured,
- * copied into an event and sent differs; each hook gets its own copy of
- * these functions (a global function's context is of one program type),
- * named with XL_HOOKED. Everything they call is common. */
+ * copied into an event (XL_EVENT: xl_event_xdp, xl_event_skb) and sent
+ * differs; each hook gets its own copy of these functions (a global
+ * function's context is of one program type), named with XL_HOOKED.
+ * Everything they call is common. */
 
 #if defined(XL_HOOK_XDP)
 #define XL_CTX struct xdp_md
@@ -18,7 +19,7 @@
 #define XL_CTX_LEN(ctx) bpf_xdp_get_buff_len(ctx) /* all fragments */
 #define XL_CTX_SEGS(ctx) 0U /* one frame */
 #define XL_FWD_SEGS(l3) 0U
-#define XL_CTX_LOAD(ctx, off, to, n) bpf_xdp_load_bytes(ctx, off, to, n)
+#define XL_EVENT xl_event_xdp
 #define XL_CTX_PULL(ctx, len) ((void)0) /* the headers are in the first buffer */
 #define XL_CTX_REDIRECT(ifindex) (bpf_redirect_map(&tx_ports, ifindex, 0) == XDP_REDIRECT)
 #elif defined(XL_HOOK_TC)
@@ -31,35 +32,12 @@
 /* a GRO aggregate is that many frames on the wire */
 #define XL_CTX_SEGS(ctx) ((ctx)->gso_segs & 0x7fff)
 #define XL_FWD_SEGS(l3) (((l3) >> XL_L3_SEGS_SHIFT) & 0x7fff)
-#define XL_CTX_LOAD(ctx, off, to, n) bpf_skb_load_bytes(ctx, off, to, n)
+#define XL_EVENT xl_event_skb
 #define XL_CTX_PULL(ctx, len) xl_leaf_pull(ctx, len)
 #define XL_CTX_REDIRECT(ifindex) (bpf_redirect(ifindex, 0) == XL_TC_ACT_REDIRECT)
 #else
 #error "define XL_HOOK_XDP or XL_HOOK_TC"
 #endif
-
-/* Write an event (XL_EVENT_WHAT, bpf/event_ring.h) with the frame's first
- * bytes. A global function: verified once, whatever its callers. */
-__noinline int XL_HOOKED(xl_event)(XL_CTX *ctx, __u64 what, __u32 aux,
-			    __u32 aux2, const struct xl_flow *f)
-{
-	struct xl_event *e;
-	__u64 len;
-	__u32 n;
-
-	if (!ctx)
-		return 0;
-	e = xl_event_start(what, aux, aux2, f);
-	if (!e)
-		return 0;
-	len = XL_CTX_LEN(ctx);
-	n = xl_event_snap_len(len);
-	e->h.pkt_len = (__u32)len;
-	if (n >= 1 && n <= XL_EVENT_SNAP && !XL_CTX_LOAD(ctx, 0, e->pkt, n))
-		e->h.snap_len = n;
-	bpf_ringbuf_submit(e, 0);
-	return 1;
-}
 
 /* Resolve the route to an egress port and the neighbour key of its next
  * hop. Returns XL_R_FORWARDED or the reason it could not. */
@@ -83,7 +61,7 @@ static __always_inline int XL_HOOKED(next_hop)(XL_CTX *ctx, struct xl_flow *f,
 		if (m < 0)
 			return XL_R_NO_MEMBER;
 		if (m & (XL_CHOSE_MOVED | XL_CHOSE_REFUSED))
-			XL_HOOKED(xl_event)(ctx, XL_EVENT_WHAT(m & XL_CHOSE_MOVED ? XL_EV_MOVE :
+			XL_EVENT(ctx, XL_EVENT_WHAT(m & XL_CHOSE_MOVED ? XL_EV_MOVE :
 							XL_EV_MOVE_REFUSED, 0,
 							g->members[m & (XL_MAX_GROUP_MEMBERS - 1)]),
 				     g->members[XL_CHOSE_OTHER(m) & (XL_MAX_GROUP_MEMBERS - 1)],
@@ -189,7 +167,7 @@ __noinline int XL_HOOKED(xl_forward)(XL_CTX *ctx, struct xl_flow *flow, __u32 l3
 		if (q & XL_Q_MARK) {
 			xl_set_ce(l3h, flow->family == 4 ? XL_ETH_P_IP : XL_ETH_P_IPV6);
 			if (xl_mark_sampled())
-				XL_HOOKED(xl_event)(ctx, XL_EVENT_WHAT(XL_EV_MARK, 0, out->ifindex),
+				XL_EVENT(ctx, XL_EVENT_WHAT(XL_EV_MARK, 0, out->ifindex),
 					     tos >> 2, 0, flow);
 		}
 	}
@@ -214,7 +192,7 @@ static __always_inline int XL_HOOKED(dropped)(XL_CTX *ctx, struct xl_port_stats 
 				   __u32 ifindex)
 {
 	if (action == XDP_DROP)
-		XL_HOOKED(xl_event)(ctx, XL_EVENT_WHAT(XL_EV_DROP, reason, ifindex), 0, 0, f);
+		XL_EVENT(ctx, XL_EVENT_WHAT(XL_EV_DROP, reason, ifindex), 0, 0, f);
 	return verdict(st, reason, action);
 }
 
@@ -238,7 +216,7 @@ __noinline int XL_HOOKED(xl_pfc_received)(XL_CTX *ctx, __u32 in_ifindex)
 			      bpf_ktime_get_ns());
 	for (p = 0; p < XL_PFC_PRIORITIES; p++)
 		if (storms & (1U << p))
-			XL_HOOKED(xl_event)(ctx, XL_EVENT_WHAT(XL_EV_PFC_STORM, 0, in_ifindex), p,
+			XL_EVENT(ctx, XL_EVENT_WHAT(XL_EV_PFC_STORM, 0, in_ifindex), p,
 				     (__u32)(watchdog / 1000000), NULL);
 	return 0;
 }
@@ -257,7 +235,7 @@ __noinline int XL_HOOKED(xl_roce_seen)(XL_CTX *ctx, const struct xl_flow *f,
 	kind = xl_psn_account(f, op_psn >> 24, op_psn & XL_PSN_MASK, aeth_kind,
 			      &aux, &aux2);
 	if (kind >= 0)
-		XL_HOOKED(xl_event)(ctx, XL_EVENT_WHAT(kind, 0, ifindex), aux, aux2, f);
+		XL_EVENT(ctx, XL_EVENT_WHAT(kind, 0, ifindex), aux, aux2, f);
 	return 0;
 }
 
@@ -317,6 +295,6 @@ static __always_inline int XL_HOOKED(leaf)(XL_CTX *ctx)
 #undef XL_CTX_LEN
 #undef XL_CTX_SEGS
 #undef XL_FWD_SEGS
-#undef XL_CTX_LOAD
+#undef XL_EVENT
 #undef XL_CTX_PULL
 #undef XL_CTX_REDIRECT

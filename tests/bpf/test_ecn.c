@@ -16,6 +16,7 @@
  * written as (now + backlog time) << 6, or the queue is filled by packets
  * whose arrival times are bracketed. Needs root (tests/bpf/fixture.h). */
 #define _GNU_SOURCE
+#include <linux/pkt_cls.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -1190,7 +1191,7 @@ static void tc_aggregate_pays_each_segment(void **state)
 	queue_fill_to(2000);
 	vt0 = queue_get(P_Q);
 	assert_int_equal(bpf_prog_test_run_opts(tc_fd, &opts), 0);
-	assert_int_equal(opts.retval, 7); /* TC_ACT_REDIRECT */
+	assert_int_equal(opts.retval, TC_ACT_REDIRECT);
 	assert_int_equal(queue_get(P_Q) - vt0,
 			 vt_of(len + 10 * XL_DEFAULT_LINE_OVERHEAD));
 	/* one frame (gso_segs 0): one overhead, as at XDP */
@@ -1208,7 +1209,7 @@ static void tc_aggregate_pays_each_segment(void **state)
 		opts.data_size_out = PKT_MAX;
 		fill_past_kmax(4);
 		assert_int_equal(bpf_prog_test_run_opts(tc_fd, &opts), 0);
-		assert_int_equal(opts.retval, 7);
+		assert_int_equal(opts.retval, TC_ACT_REDIRECT);
 		assert_int_equal(ecn_of(out, 0), ECN_CE);
 		check_ip4_csum(out, 0, "tc, marked");
 	}

@@ -15,6 +15,7 @@
  * test_leaf_ecn.c). Everything disappears when the process exits. Needs
  * root. */
 #define _GNU_SOURCE
+#include <linux/pkt_cls.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -262,7 +263,8 @@ static int group_setup(void **state)
 /* The tc program's verdict as the XDP one it translates. */
 static int xdp_verdict_of_tc(__u32 tc)
 {
-	return tc == 7 ? XDP_REDIRECT : tc == 2 ? XDP_DROP : tc == 0 ? XDP_PASS : 100 + (int)tc;
+	return tc == TC_ACT_REDIRECT ? XDP_REDIRECT : tc == TC_ACT_SHOT ? XDP_DROP :
+	       tc == TC_ACT_OK ? XDP_PASS : 100 + (int)tc; /* 100+: none of them */
 }
 
 static int group_teardown(void **state)

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+#include <dirent.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include "common/pins.h"
+#include "pin_names.h"
 #include "common/tcx_link.h"
 
 /* struct bpf_link_info as the kernel fills it for a tcx link: the union
@@ -45,4 +47,21 @@ void xl_tcx_link_read(const char *instance, const char *prefix,
 		t->attach_type = li.tcx.attach_type;
 	}
 	close(fd);
+}
+
+bool xl_tcx_ingress_pinned(const char *instance)
+{
+	char dir[256];
+	struct dirent *e;
+	bool tc = false;
+	DIR *d;
+
+	xl_pin_path(dir, sizeof(dir), instance, NULL);
+	d = opendir(dir);
+	if (!d)
+		return false;
+	while (!tc && (e = readdir(d)))
+		tc = !strncmp(e->d_name, XL_PIN_LINK_TCX_IN, strlen(XL_PIN_LINK_TCX_IN));
+	closedir(d);
+	return tc;
 }

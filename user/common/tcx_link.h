@@ -25,4 +25,8 @@ struct xl_tcx_state {
 void xl_tcx_link_read(const char *instance, const char *prefix,
 		      const char *port, struct xl_tcx_state *t);
 
+/* Whether the instance has a tcx ingress link pinned: a leaf loaded with
+ * hook = tc (a leaf at XDP has none). */
+bool xl_tcx_ingress_pinned(const char *instance);
+
 #endif

@@ -107,13 +107,8 @@ static void prune_rest(struct leaf *skel, const struct xl_config *cfg)
 /* The hook is the links': reload keeps them. */
 static int same_hook(const char *instance, const struct xl_config *cfg)
 {
-	struct xl_tcx_state t;
-	bool tc;
+	bool tc = xl_tcx_ingress_pinned(instance);
 
-	if (!cfg->n_ports)
-		return 0;
-	xl_tcx_link_read(instance, XL_PIN_LINK_TCX_IN, cfg->ports[0].ifname, &t);
-	tc = t.pinned;
 	if (tc == (cfg->hook == XL_HOOK_AT_TC))
 		return 0;
 	fprintf(stderr, "xdpleaf: %s: hook = %s, but the instance is attached at %s: "

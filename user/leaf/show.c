@@ -551,18 +551,6 @@ static const char *port_state(const char *instance, const struct xl_port *p,
 	return t.prog_id && t.prog_id == prog_id ? "attached" : "OTHER PROGRAM";
 }
 
-/* Whether the instance was loaded with hook = tc: its first port has a
- * tcx link pinned. */
-static bool hooked_at_tc(const char *instance, const struct port_list *pl)
-{
-	struct xl_tcx_state t;
-
-	if (!pl->n)
-		return false;
-	xl_tcx_link_read(instance, XL_PIN_LINK_TCX_IN, pl->p[0].name, &t);
-	return t.pinned;
-}
-
 /* What status --json says in both modes about xdpleaf itself and, when
  * the instance recorded it, who loaded it and where. */
 int xl_leaf_status(const char *instance, bool json)
@@ -577,7 +565,7 @@ int xl_leaf_status(const char *instance, bool json)
 
 	if (read_ports(instance, &pl))
 		return -1;
-	tc = hooked_at_tc(instance, &pl);
+	tc = xl_tcx_ingress_pinned(instance);
 	xl_pin_path(path, sizeof(path), instance, tc ? XL_PIN_PROG_LEAF_TC : XL_PIN_PROG_LEAF);
 	prog_fd = bpf_obj_get(path);
 	if (prog_fd >= 0) {

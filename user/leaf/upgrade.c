@@ -1,33 +1,13 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-#include <dirent.h>
 #include <errno.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <bpf/libbpf.h>
 #include "pin_names.h"
-#include "common/pins.h"
+#include "common/tcx_link.h"
 #include "leaf.skel.h"
 #include "common/upgrade.h"
 #include "leaf/upgrade.h"
-
-/* Whether the instance's links are tcx links (hook = tc): a pin of one. */
-static bool hooked_at_tc(const char *instance)
-{
-	char dir[256];
-	struct dirent *e;
-	bool tc = false;
-	DIR *d;
-
-	xl_pin_path(dir, sizeof(dir), instance, NULL);
-	d = opendir(dir);
-	if (!d)
-		return false;
-	while (!tc && (e = readdir(d)))
-		tc = !strncmp(e->d_name, XL_PIN_LINK_TCX_IN, strlen(XL_PIN_LINK_TCX_IN));
-	closedir(d);
-	return tc;
-}
 
 int xl_leaf_upgrade(const char *instance)
 {
@@ -44,7 +24,7 @@ int xl_leaf_upgrade(const char *instance)
 	/* the load-time knob the loader sets too (the sampler's CPU count) */
 	skel->rodata->nr_cpus = libbpf_num_possible_cpus();
 	err = xl_upgrade(skel->obj, instance, links, progs, 2,
-			 hooked_at_tc(instance) ? "tc" : "XDP");
+			 xl_tcx_ingress_pinned(instance) ? "tc" : "XDP");
 	leaf__destroy(skel);
 	return err;
 }
