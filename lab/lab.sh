@@ -110,7 +110,7 @@ wait_links_up() {
 }
 
 build_fabric() {
-	local n node
+	local n node end
 	for node in leaf1 leaf2 "${HOSTS[@]/#/s}" "${HOSTS[@]/#/sp}" "${HOSTS[@]/#/r}"; do
 		make_ns "$node"
 	done
@@ -149,29 +149,25 @@ build_fabric() {
 		ip -n "$PREFIX-sp$n" route add 10.2.0.0/16 via "10.253.$n.2" dev up
 		ip -n "$PREFIX-sp$n" -6 route add fd00:2::/32 via "fd00:253:$n::2" dev up
 
-		# An XDP_REDIRECT into a veth is dropped unless the target's
-		# peer runs NAPI: GRO on (or an XDP program) enables it. leaf1
-		# redirects out of sN (peer: sender eth0) and uN (peer: spine
-		# down), leaf2 (when it runs xdpleaf) out of rN (peer: receiver
-		# eth0) and uN (peer: spine up); GRO on the leaves' own ports
-		# is harmless.
-		offload "s$n" eth0 gro on
-		offload "r$n" eth0 gro on
-		offload "sp$n" down gro on
-		offload "sp$n" up gro on
-		offload leaf1 "s$n" gro on
-		offload leaf1 "u$n" gro on
-		offload leaf2 "r$n" gro on
-		offload leaf2 "u$n" gro on
-		# A CHECKSUM_PARTIAL skb loses its "finish the checksum later"
-		# note when XDP turns it into a frame, so hosts must put the
-		# full checksum in the packet themselves.
-		offload "s$n" eth0 tx off
-		offload "r$n" eth0 tx off
-		offload "sp$n" down tx off
-		offload "sp$n" up tx off
-		offload leaf2 "u$n" tx off
-		offload leaf2 "r$n" tx off
+		# Every veth end gets GRO on and TX checksumming (with it TSO)
+		# off:
+		# - an XDP_REDIRECT into a veth is dropped unless the target's
+		#   peer runs NAPI, which GRO on (or an XDP program) enables;
+		# - a veth whose sending end has TSO on hands forwarded skbs to
+		#   the per-CPU backlog of whichever CPU sent them instead of
+		#   its NAPI ring (veth_skb_is_eligible_for_gro), so a flow
+		#   forwarded from both CPUs in turn arrives reordered: kernel
+		#   forwarding and hook = tc counted 1-31 reordered segments per
+		#   all-reduce cell that way, 0 with TSO off (docs/lab.md). A
+		#   NIC keeps a flow in one queue;
+		# - XDP turns a CHECKSUM_PARTIAL skb into a frame without its
+		#   "finish the checksum later" note, so senders must put the
+		#   full checksum in the packet themselves.
+		for end in "s$n eth0" "r$n eth0" "sp$n down" "sp$n up" \
+			"leaf1 s$n" "leaf1 u$n" "leaf2 r$n" "leaf2 u$n"; do
+			# shellcheck disable=SC2086 # "namespace device"
+			offload $end gro on tx off
+		done
 	done
 
 	# Kernel ECMP over the four uplinks on both leaves. On leaf1 this is

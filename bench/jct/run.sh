@@ -9,7 +9,7 @@
 #                        [--sizes LIST] [--steps N] [--warmup N]
 #                        [--ecmp-labs N] [--out DIR] [--prefix P]
 #                        [--quiet-wait N] [--cell-timeout N] [--host-tcp dc|as-is]
-          [--hook xdp|tc]
+#                        [--hook xdp|tc]
 #                        [--capture]
 #
 # Fabrics: ref (uplinks unlimited, every receiver's link shaped to the
