@@ -3,8 +3,8 @@
 # every node its own network namespace, joined by veth pairs.
 #
 #   lab.sh up|down|status [--prefix P] [--mode xdp|kernel] [--config FILE]
-#                         [--leaf2-config FILE] [--uplink-rates R1,R2,R3,R4]
-#                         [--receiver-rate R]
+#                         [--hook auto|xdp|tc] [--leaf2-config FILE]
+#                         [--uplink-rates R1,R2,R3,R4] [--receiver-rate R]
 #
 # All namespaces are named P-<node> so parallel runs with different prefixes
 # never clash. Topology and addressing: docs/lab.md.
@@ -21,11 +21,14 @@ log() { echo "lab.sh: $*" >&2; }
 usage() {
 	cat >&2 <<EOF
 usage: $0 up|down|status [--prefix P] [--mode xdp|kernel] [--config FILE]
-                         [--leaf2-config FILE] [--uplink-rates R1,R2,R3,R4]
-                         [--receiver-rate R]
+                         [--hook auto|xdp|tc] [--leaf2-config FILE]
+                         [--uplink-rates R1,R2,R3,R4] [--receiver-rate R]
   --prefix P     namespace prefix and xdpleaf instance name (default xl)
   --mode M       xdp: load xdpleaf in leaf1 (default); kernel: kernel ECMP only
   --config FILE  xdpleaf config for leaf1 (default lab/leaf1.conf)
+  --hook H       (xdp mode) load leaf1's config with \`hook = H\` in place of
+                 its own (default: the config's; lab/leaf1.conf says none,
+                 so auto, which is tc on the lab's veths)
   --leaf2-config FILE
                  also run xdpleaf in leaf2 with FILE (instance P_leaf2), e.g.
                  lab/leaf2.conf; without it leaf2 forwards in the kernel
@@ -249,6 +252,10 @@ cmd_up() {
 	[[ -z $RECV_RATE ]] || shape_receivers
 	if [[ $MODE == xdp ]]; then
 		ensure_bpffs
+		if [[ -n $HOOK ]]; then
+			conf_with_hook "$CONFIG" "$HOOK" >"$STATE_DIR/$PREFIX.hook.conf"
+			CONFIG=$STATE_DIR/$PREFIX.hook.conf
+		fi
 		# stdin from /dev/null: the daemon xdpleaf leaves running
 		# must not hold our terminal.
 		in_ns "$PREFIX-leaf1" "$XDPLEAF" load --config "$CONFIG" \
@@ -261,6 +268,7 @@ cmd_up() {
 	fi
 	UP_DONE=1
 	log "lab '$PREFIX' up ($MODE mode)"
+	rm -f "$STATE_DIR/$PREFIX.hook.conf"
 }
 
 # Stop what still runs in a namespace (an `iperf3 -s -D` started by hand,
@@ -302,7 +310,7 @@ cmd_down() {
 		stop_ns_procs "$ns"
 		ip netns del "$ns"
 	done < <(lab_namespaces)
-	rm -f "$STATE_FILE"
+	rm -f "$STATE_FILE" "$STATE_DIR/$PREFIX.hook.conf"
 	if [[ -d /sys/fs/bpf/xdpleaf/$PREFIX ]]; then
 		log "warning: /sys/fs/bpf/xdpleaf/$PREFIX left behind by xdpleaf"
 	fi
@@ -354,6 +362,7 @@ main() {
 	MODE=xdp
 	CONFIG=$ROOT/lab/leaf1.conf
 	CONFIG2=
+	HOOK=
 	UPLINK_RATES=
 	RECV_RATE=
 	while [[ $# -gt 0 ]]; do
@@ -361,6 +370,7 @@ main() {
 		--prefix) PREFIX=${2:?--prefix needs a value}; shift 2 ;;
 		--mode) MODE=${2:?--mode needs a value}; shift 2 ;;
 		--config) CONFIG=${2:?--config needs a value}; shift 2 ;;
+		--hook) HOOK=${2:?--hook needs a value}; shift 2 ;;
 		--leaf2-config) CONFIG2=${2:?--leaf2-config needs a value}; shift 2 ;;
 		--uplink-rates) UPLINK_RATES=${2:?--uplink-rates needs a value}; shift 2 ;;
 		--receiver-rate) RECV_RATE=${2:?--receiver-rate needs a value}; shift 2 ;;
@@ -372,6 +382,7 @@ main() {
 	[[ $PREFIX =~ ^[A-Za-z0-9_]{1,20}$ ]] ||
 		die "bad prefix '$PREFIX' (letters, digits, _; at most 20)"
 	[[ $MODE == xdp || $MODE == kernel ]] || die "bad mode '$MODE'"
+	[[ -z $HOOK || $HOOK =~ ^(auto|xdp|tc)$ ]] || die "bad hook '$HOOK' (auto, xdp or tc)"
 	[[ $EUID -eq 0 ]] || die "must run as root"
 	[[ -z $UPLINK_RATES ]] || parse_uplink_rates
 	if [[ -n $RECV_RATE ]]; then

@@ -12,6 +12,22 @@ in_ns() {
 	nsenter --net="/run/netns/$ns" -- "$@"
 }
 
+# conf_with_hook FILE HOOK: the xdpleaf config FILE on stdout with
+# `hook = HOOK` in its [xdpleaf] section (a hook line it had dropped; the
+# section added first if it had none).
+conf_with_hook() {
+	local file=$1 hook=$2
+	if grep -q '^\[xdpleaf\]' "$file"; then
+		awk -v hook="$hook" '
+			/^[ \t]*hook[ \t]*=/ { next }
+			{ print }
+			/^\[xdpleaf\]/ { print "hook = " hook }' "$file"
+	else
+		printf '[xdpleaf]\nhook = %s\n\n' "$hook"
+		cat "$file"
+	fi
+}
+
 # wait_neigh_listed NS INSTANCE ADDR...: wait (up to ~5 s) until the xdpleaf
 # instance in namespace NS lists every ADDR in `xdpleaf neigh` (its
 # daemon has learned them). 1 if not, with what it lists on stderr.

@@ -29,6 +29,7 @@
 #include "sim/sim.h"
 #include "events/events.h"
 #include "traffic/traffic.h"
+#include "common/tcx_link.h"
 #include "common/version.h"
 #include "common/daemon.h"
 #include "common/log.h"
@@ -125,8 +126,9 @@ static int cmd_load(const struct opts *o)
 		ret = -1;
 	}
 	if (!ret)
-		printf("xdpleaf: instance '%s' loaded on %d ports\n",
-		       o->instance, cfg.n_ports);
+		printf("xdpleaf: instance '%s' loaded on %d ports%s\n", o->instance,
+		       cfg.n_ports, cfg.mode == XL_MODE_HOST ? "" :
+		       xl_tcx_ingress_pinned(o->instance) ? " at tc" : " at xdp");
 	xl_config_free(&cfg);
 	return ret;
 }
@@ -263,9 +265,9 @@ static const struct xl_opt daemon_opts[] = {
 };
 
 static const struct command commands[] = {
-	{ "load", "validate FILE, attach (leaf: XDP on its ports, or tc ingress with "
-		  "hook = tc; host: the DCQCN tc programs), pin state, start the "
-		  "instance's daemon",
+	{ "load", "validate FILE, attach (leaf: at each port's XDP or tc ingress, "
+		  "config `hook`, by default tc on veths and XDP elsewhere; host: the "
+		  "DCQCN tc programs), pin state, start the instance's daemon",
 	  .opts = load_opts, .run = cmd_load,
 	  .notes = "A port another XDP program holds is refused with its holder: "
 		   "an xdpleaf instance\n(and its unload line), or another "

@@ -114,6 +114,7 @@ def cell(path):
                                for n in HOSTS + ["leaf1", "leaf2"])
     r["drops"] = sum(r["uplink_drops"]) + r["host_link_drops"]
     if c0.get("map"):
+        r["hook"] = c0.get("hook")
         r["flowlets"] = map_sum(c0, c1, "flowlets")
         r["moves"] = map_sum(c0, c1, "moves_in")
         r["moves_refused"] = map_sum(c0, c1, "moves_refused")
@@ -377,7 +378,8 @@ def main():
                          + (f" (slowest step done, warm-up included: "
                             f"{r['slowest_done_ms']:.0f} ms)" if r.get("slowest_done_ms") else ""))
         if "moves" in r:
-            notes.append(f"flowlets {r['flowlets']}, moves {r['moves']}"
+            notes.append((f"at {r['hook']}; " if r.get("hook") else "")
+                         + f"flowlets {r['flowlets']}, moves {r['moves']}"
                          + (f" (refused {r['moves_refused']})" if r.get("moves_refused") else ""))
         if r.get("uplink_tx_bytes") and sum(r["uplink_tx_bytes"]):
             t = sum(r["uplink_tx_bytes"])

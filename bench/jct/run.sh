@@ -9,7 +9,7 @@
 #                        [--sizes LIST] [--steps N] [--warmup N]
 #                        [--ecmp-labs N] [--out DIR] [--prefix P]
 #                        [--quiet-wait N] [--cell-timeout N] [--host-tcp dc|as-is]
-#                        [--hook xdp|tc]
+#                        [--hook auto|xdp|tc]
 #                        [--capture]
 #
 # Fabrics: ref (uplinks unlimited, every receiver's link shaped to the
@@ -41,7 +41,7 @@ ECMP_LABS=3
 QUIET_WAIT=60
 CELL_TIMEOUT=            # default: 60 s + 1 s per MiB per step
 HOST_TCP=dc
-HOOK=xdp
+HOOK=             # the config's: lab/leaf1.conf has none, so auto
 CAPTURE=0
 OUT=
 PREFIX=xlj$$
@@ -59,7 +59,7 @@ usage() {
 usage: $0 [--fabrics LIST] [--uplinks LIST] [--ops LIST] [--sizes LIST]
           [--steps N] [--warmup N] [--ecmp-labs N] [--out DIR] [--prefix P]
           [--quiet-wait N] [--cell-timeout N] [--host-tcp dc|as-is]
-          [--hook xdp|tc]
+          [--hook auto|xdp|tc]
   --fabrics LIST  of ref kernel flowlet hash spray static kstatic (default:
                   all but kstatic)
   --uplinks LIST  of equal ($RATES_equal), unequal ($RATES_unequal) and
@@ -86,7 +86,8 @@ usage: $0 [--fabrics LIST] [--uplinks LIST] [--ops LIST] [--sizes LIST]
   --host-tcp P    the hosts' TCP: dc (default): reno, minimum RTO 5 ms, no
                   slow start after idle; as-is: what the namespaces inherit
   --hook H        where xdpleaf runs in leaf1 in the xdpleaf fabrics
-                  (config `hook`; default xdp, the config's default)
+                  (config \`hook\`; default: lab/leaf1.conf's, which sets
+                  none: auto, tc on the lab's veths)
   --capture       record the headers of what every uplink's spine sends on
                   toward leaf2 during each MPI job (up1..4.pcap, after the
                   uplink's TBF), for bench/jct/uplinks.py; costs CPU
@@ -121,7 +122,7 @@ die() { echo "bench_jct: $*" >&2; exit 1; }
 log() { echo "bench_jct: $*" >&2; }
 
 [[ $EUID -eq 0 ]] || die "must run as root"
-[[ $HOOK =~ ^(xdp|tc)$ ]] || die "unknown hook '$HOOK' (xdp or tc)"
+[[ -z $HOOK || $HOOK =~ ^(auto|xdp|tc)$ ]] || die "unknown hook '$HOOK' (auto, xdp or tc)"
 for f in $FABRICS; do
 	[[ $f =~ ^(ref|kernel|flowlet|hash|spray|static|kstatic)$ ]] || die "unknown fabric '$f'"
 done
@@ -217,21 +218,12 @@ make_config() { # mode rates(comma) > file
 		/^\[port u[1-4]\]/ { print; n = substr($2, 2, 1)
 			print "rate = " R[n]; print "overflow = mark"; next }
 		/^lb_mode = / { print "lb_mode = " mode; next }
-		{ print }' "$ROOT/lab/leaf1.conf" | with_hook
-}
-
-# The config on stdin with `hook = tc` when --hook tc (else as it is).
-with_hook() {
-	if [[ $HOOK == tc ]]; then
-		sed 's/^mode = leaf$/mode = leaf\nhook = tc/'
-	else
-		cat
-	fi
+		{ print }' "$ROOT/lab/leaf1.conf"
 }
 
 # The `static` fabric: the best placement a hand could pin, as a reference
 # for the balancers. Each uplink is a group of its own (so every packet
-# still takes xdpleaf's XDP path), and the traffic to each receiver's /24
+# still takes xdpleaf's path), and the traffic to each receiver's /24
 # goes to one of them, chosen in turn where it gets the largest share:
 # capacity / (receivers there + 1), ties to the first. 200/100/100/50:
 # r1, r2 on u1, r3 on u2, r4 on u3 (2/1/1/0); equal uplinks: one each.
@@ -265,7 +257,7 @@ static_config() { # rates(comma) > file
 			next }
 		/^\[route fd00:2::\/32\]$/ { print; getline # MPI runs over IPv4
 			print "group = u1"; next }
-		{ print }' "$ROOT/lab/leaf1.conf" | with_hook
+		{ print }' "$ROOT/lab/leaf1.conf"
 }
 
 # The `kstatic` fabric: static's placement, forwarded by the kernel (kernel
@@ -301,6 +293,7 @@ lab_up() { # fabric uplink-set tag
 		conf=$OUT/leaf1-$fabric-$set.conf
 		make_config "$fabric" "$rates" >"$conf"
 		args=(--mode xdp --config "$conf" --uplink-rates "$rates")
+		[[ -z $HOOK ]] || args+=(--hook "$HOOK")
 		;;
 	esac
 	lab_down "$P"
@@ -393,9 +386,11 @@ counters() { # file
 		done
 		printf '},\n"map": '
 		if kernel_fabric; then
-			printf 'null'
+			printf 'null,\n"hook": null'
 		else
 			in_ns "$P-leaf1" "$XDPLEAF" stats --json --instance "$P"
+			printf ',\n"hook": '
+			in_ns "$P-leaf1" "$XDPLEAF" status --json --instance "$P" | jq .hook
 		fi
 		printf '}\n'
 	} >"$1"

@@ -202,15 +202,18 @@ s1_conf() {
 @test "load on a port held by a foreign BPF link says netlink cannot detach it; a netlink one gets the right ip line" {
 	make_ns
 	# A BPF link nobody's instance owns: an instance's link, pinned
-	# elsewhere too, outlives the instance.
-	run xl load --config "$(s1_conf)" --instance "${P}b" --no-daemon
+	# elsewhere too, outlives the instance. (XDP's: at tc a foreign
+	# program is no obstacle, xdpleaf's runs beside it.)
+	local xconf
+	xconf=$(conf_at_xdp)
+	run xl load --config "$(conf_at_xdp "$(s1_conf)")" --instance "${P}b" --no-daemon
 	[[ $status -eq 0 ]] || { echo "$output"; return 1; }
 	bpftool link pin pinned "/sys/fs/bpf/xdpleaf/${P}b/link_xdp_s1" "/sys/fs/bpf/$P-foreign"
 	run xl unload --instance "${P}b"
 	[[ $status -eq 0 ]]
 	local link
 	link=$(bpftool -j link show pinned "/sys/fs/bpf/$P-foreign" | jq .id)
-	run --separate-stderr xl load --config "$CONF" --instance "$P"
+	run --separate-stderr xl load --config "$xconf" --instance "$P"
 	echo "status $status, stderr: $stderr"
 	[[ $status -ne 0 && $stderr == *"s1: another XDP program"* ]]
 	[[ $stderr == *"BPF link (id $link)"* && $stderr == *"cannot detach"* ]]
@@ -225,12 +228,12 @@ s1_conf() {
 	# miss it, the advice must name the mode.
 	bpftool prog load "$ROOT/build/leaf.bpf.o" "/sys/fs/bpf/$P-prog"
 	in_ns "$NS" bpftool net attach xdpgeneric pinned "/sys/fs/bpf/$P-prog" dev s1
-	run --separate-stderr xl load --config "$CONF" --instance "$P"
+	run --separate-stderr xl load --config "$xconf" --instance "$P"
 	echo "status $status, stderr: $stderr"
 	[[ $status -ne 0 ]]
 	[[ $stderr == *"s1: another XDP program"*"already attached"*"(ip link set dev s1 xdpgeneric off)"* ]]
 	in_ns "$NS" ip link set dev s1 xdpgeneric off
-	run xl load --config "$CONF" --instance "$P"
+	run xl load --config "$xconf" --instance "$P"
 	[[ $status -eq 0 ]] || { echo "$output"; return 1; }
 }
 

@@ -43,6 +43,7 @@ make_cfg_ns() {
 drop_cfg_ns() {
 	if [[ -e /run/netns/$NS ]]; then
 		in_ns "$NS" "$XDPLEAF" unload --instance "$I" >/dev/null 2>&1 || true
+		in_ns "$NS" "$XDPLEAF" unload --instance "${I}b" >/dev/null 2>&1 || true
 		ip netns del "$NS"
 	fi
 }
@@ -82,6 +83,7 @@ assert_clean() {
 snapshot() {
 	find "/sys/fs/bpf/xdpleaf/$I" 2>/dev/null | sort
 	ip -n "$NS" -j link show | jq -c '[.[] | {ifname, prog: .xdp.prog.id}]'
+	bpftool -j link show | jq -c '[.[] | select(.type == 11) | .id]'
 	cat "/run/xdpleaf/$I.pid" 2>/dev/null || true
 }
 
@@ -124,21 +126,77 @@ snapshot() {
 	((count >= 10)) || { echo "only $count bad configs, want >= 10"; return 1; }
 }
 
-@test "load then unload leaves nothing behind" {
-	run xl load --config "$CONF" --instance "$I"
-	[[ $status -eq 0 ]] || { echo "$output"; return 1; }
-	[[ -d /sys/fs/bpf/xdpleaf/$I ]] || { echo "no pins after load"; return 1; }
-	[[ $(xdp_links "$NS" | wc -l) -eq 8 ]] ||
-		{ echo "XDP on: $(xdp_links "$NS")"; return 1; }
-	local pid
-	pid=$(cat "/run/xdpleaf/$I.pid")
-	kill -0 "$pid" || { echo "daemon $pid not running"; return 1; }
+# Ports on which the kernel runs instance $I's program: XDP (ip link) and
+# tcx links of its program.
+kernel_attached() {
+	local id
+	id=$(xl status --json --instance "$I" | jq .prog_id)
+	echo $(($(xdp_links "$NS" | wc -l) + $(tcx_links_of "$id")))
+}
 
-	run xl unload --instance "$I"
+@test "load then unload leaves nothing behind, at either hook; auto (the default) is tc on veths" {
+	local conf hook id pid tries
+	for hook in auto xdp; do
+		conf=$CONF
+		[[ $hook == auto ]] || conf=$(conf_at_xdp)
+		run xl load --config "$conf" --instance "$I"
+		[[ $status -eq 0 ]] || { echo "$output"; return 1; }
+		echo "$hook: $output"
+		[[ -d /sys/fs/bpf/xdpleaf/$I ]] || { echo "no pins after load"; return 1; }
+		id=$(xl status --json --instance "$I" | jq .prog_id)
+		if [[ $hook == auto ]]; then
+			[[ $output == *"hook = auto: tc (s1 is a veth)"*"loaded on 8 ports at tc"* ]]
+			[[ $(xl status --json --instance "$I" | jq -r .hook) == tc ]]
+			[[ $(tcx_links_of "$id") -eq 8 && -z $(xdp_links "$NS") ]]
+		else
+			[[ $output == *"loaded on 8 ports at xdp"* ]]
+			[[ $(xdp_links "$NS" | wc -l) -eq 8 && $(tcx_links_of "$id") -eq 0 ]] ||
+				{ echo "XDP on: $(xdp_links "$NS")"; return 1; }
+		fi
+		pid=$(cat "/run/xdpleaf/$I.pid")
+		kill -0 "$pid" || { echo "daemon $pid not running"; return 1; }
+
+		run xl unload --instance "$I"
+		[[ $status -eq 0 ]] || { echo "$output"; return 1; }
+		# The daemon may take a moment to exit after its signal.
+		tries=50
+		while kill -0 "$pid" 2>/dev/null && ((tries-- > 0)); do sleep 0.1; done
+		assert_clean
+		[[ $(tcx_links_of "$id") -eq 0 ]]
+	done
+}
+
+@test "hook = auto: xdp_mode asks for XDP; a driver without native XDP (ifb) gets tc; two leaves never share a port" {
+	# xdp_mode set, hook not: XDP, on veths too
+	local conf=$BATS_TEST_TMPDIR/xdp-mode.conf
+	sed 's/^mode = leaf$/&\nxdp_mode = native/' "$CONF" >"$conf"
+	run xl load --config "$conf" --instance "$I"
+	[[ $status -eq 0 && $output == *"at xdp"* ]] || { echo "$output"; return 1; }
+	[[ $(xdp_links "$NS" | wc -l) -eq 8 ]]
+	# a second leaf on s1 is refused at tc as well, naming the first
+	local one=$BATS_TEST_TMPDIR/s1.conf
+	printf '[xdpleaf]\nhook = tc\n[port s1]\n[route 10.1.1.0/24]\nport = s1\n' >"$one"
+	run --separate-stderr xl load --config "$one" --instance "${I}b" --no-daemon
+	[[ $status -ne 0 && $stderr == *"s1: held by xdpleaf instance '$I' (at XDP)"* ]] ||
+		{ echo "$stderr"; return 1; }
+	xl unload --instance "$I" >/dev/null
+	assert_clean
+
+	# ifb: no native XDP (and not a veth): auto falls back to tc
+	ip -n "$NS" link add d0 type ifb
+	ip -n "$NS" link set d0 up
+	conf=$BATS_TEST_TMPDIR/dummy.conf
+	printf '[port d0]\nrole = downlink\n[route 10.9.0.0/24]\nport = d0\n' >"$conf"
+	run xl load --config "$conf" --instance "$I" --no-daemon
 	[[ $status -eq 0 ]] || { echo "$output"; return 1; }
-	# The daemon may take a moment to exit after its signal.
-	local tries=50
-	while kill -0 "$pid" 2>/dev/null && ((tries-- > 0)); do sleep 0.1; done
+	[[ $output == *"hook = auto: tc (a port's driver has no native XDP)"*"at tc"* ]] ||
+		{ echo "$output"; return 1; }
+	[[ $(tcx_links_of "$(xl status --json --instance "$I" | jq .prog_id)") -eq 1 ]]
+	[[ -z $(xdp_links "$NS") ]]
+	# ... where hook = xdp says why it cannot
+	xl unload --instance "$I" >/dev/null
+	run --separate-stderr xl load --config "$(conf_at_xdp "$conf")" --instance "$I" --no-daemon
+	[[ $status -ne 0 && $stderr == *"d0: native XDP not supported"* ]] || { echo "$stderr"; return 1; }
 	assert_clean
 }
 
@@ -225,7 +283,7 @@ in_private_mounts() {
 		echo "$cmd: status $status, stderr: $stderr"
 		[[ $status -eq 1 && $stderr == *"is not the host's bpffs"* ]]
 	done
-	[[ -d /sys/fs/bpf/xdpleaf/$I && $(xdp_links "$NS" | wc -l) -eq 8 ]]
+	[[ -d /sys/fs/bpf/xdpleaf/$I && $(kernel_attached) -eq 8 ]]
 	xl unload --instance "$I" >/dev/null
 	assert_clean
 }

@@ -1,6 +1,8 @@
 #!/usr/bin/env bats
-# End-to-end traffic through the lab fabric: xdpleaf in leaf1 (xdp mode),
-# then the same traffic with leaf1 forwarding in the kernel (the baseline).
+# End-to-end traffic through the lab fabric: xdpleaf in leaf1 at XDP
+# (`--hook xdp`: the frame-by-frame counts below are XDP's; the default
+# hook on the lab's veths, tc, is hook.bats's), then the same traffic
+# with leaf1 forwarding in the kernel (the baseline).
 
 load helpers
 
@@ -24,7 +26,7 @@ setup_file() {
 	ensure_bpffs
 	# One prefix per run and per lab, so parallel runs never clash.
 	export P="xlt$$f" PK="xlt$$k" PD="xlt$$d"
-	lab_up_ready "$P"
+	lab_up_ready "$P" --hook xdp
 	local n
 	for n in 1 2 3 4; do
 		start_iperf_server "$P-r$n"

@@ -177,6 +177,21 @@ xdp_links() {
 	ip -n "$1" -j link show | jq -r '.[] | select(.xdp != null) | .ifname'
 }
 
+# The kernel's tcx links (link type 11; bpftool 7.1 has no name for it)
+# that run program id $1: a leaf at tc has one per port.
+tcx_links_of() {
+	bpftool -j link show | jq --argjson id "$1" '[.[] | select(.type == 11 and .prog_id == $id)] | length'
+}
+
+# conf_at_xdp [FILE]: FILE (default $CONF) with `hook = xdp`, for what only
+# XDP has (XDP holders, frame-by-frame counts); prints the copy's path.
+conf_at_xdp() {
+	local f=${1:-$CONF} out
+	out=$(mktemp "$BATS_TEST_TMPDIR/at-xdp.XXXXXX")
+	conf_with_hook "$f" xdp >"$out"
+	echo "$out"
+}
+
 # Take spine $2's link toward leaf1 (its interface `down`) down in lab $1,
 # and up again: the spine loses its routes through that interface with the
 # link (routes back to leaf1's hosts), so they are saved first and put

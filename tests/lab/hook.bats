@@ -13,20 +13,13 @@ setup_file() {
 		return 0
 	fi
 	ensure_bpffs
-	export P="xlt$$h" CONF="$BATS_FILE_TMPDIR/leaf1-tc.conf"
-	sed 's/^mode = leaf$/mode = leaf\nhook = tc/' "$ROOT/lab/leaf1.conf" >"$CONF"
-	grep -q '^hook = tc$' "$CONF"
-	lab_up_ready "$P" --config "$CONF"
+	export P="xlt$$h"
+	lab_up_ready "$P" --hook tc
 	start_iperf_server "$P-r1"
 }
 
 setup() {
 	require_lab
-}
-
-# The kernel's tcx links (link type 11) that run program id $1.
-tcx_links_of() {
-	bpftool -j link show | jq --argjson id "$1" '[.[] | select(.type == 11 and .prog_id == $id)] | length'
 }
 
 teardown_file() {
@@ -92,9 +85,9 @@ teardown_file() {
 	in_ns "$P-s1" ping -c 1 -W 2 10.2.1.2 >/dev/null
 }
 
-@test "hook = tc: reload with hook = xdp is refused and changes nothing; unload leaves no tc program" {
-	local xconf=$BATS_TEST_TMPDIR/leaf1-xdp.conf st
-	cp "$ROOT/lab/leaf1.conf" "$xconf"
+@test "hook = tc: reload with hook = xdp is refused and changes nothing, with auto keeps tc; unload leaves no tc program" {
+	local xconf st
+	xconf=$(conf_at_xdp "$ROOT/lab/leaf1.conf")
 	run in_ns "$P-leaf1" "$XDPLEAF" reload --config "$xconf" --instance "$P"
 	[[ $status -ne 0 ]]
 	[[ $output == *"hook = xdp, but the instance is attached at tc"* ]] || { echo "$output"; return 1; }
@@ -102,6 +95,10 @@ teardown_file() {
 	[[ $(jqv "$st" .hook) == tc && $(jqv "$st" '[.ports[] | select(.attached)] | length') -eq 8 ]]
 	local id
 	id=$(jqv "$st" .prog_id)
+	[[ $(tcx_links_of "$id") -eq 8 ]]
+	# lab/leaf1.conf says no hook: auto, content with the instance's
+	run in_ns "$P-leaf1" "$XDPLEAF" reload --config "$ROOT/lab/leaf1.conf" --instance "$P"
+	[[ $status -eq 0 ]] || { echo "$output"; return 1; }
 	[[ $(tcx_links_of "$id") -eq 8 ]]
 	in_ns "$P-leaf1" "$XDPLEAF" unload --instance "$P"
 	[[ $(tcx_links_of "$id") -eq 0 ]]

@@ -17,7 +17,10 @@ setup() {
 		ip -n "$NS" link set "b$i" up
 	done
 	CONFIG=$BATS_TEST_TMPDIR/rb.conf
+	# hook = xdp: what fails is an XDP attach (a veth would get tc)
 	cat >"$CONFIG" <<-CONF
+	[xdpleaf]
+	hook = xdp
 	[port a0]
 	[port a1]
 	[port a2]

@@ -84,7 +84,7 @@ sink_finish() {
 		run --separate-stderr xl upgrade --instance "$P"
 		echo "$output $stderr"
 		[[ $status -eq 0 ]] || { kill "$gen_pid"; return 1; }
-		[[ $output == *"4 XDP links switched"* || $output == *"8 XDP links switched"* ]]
+		[[ $output == *"8 tc links switched"* || $output == *"8 XDP links switched"* ]]
 		n=$((n + 1))
 	done
 	kill -0 "$gen_pid" # still sending: every upgrade was under traffic

@@ -229,7 +229,7 @@ static void test_good_minimal(void **state)
 	assert_int_equal(cfg.n_routes, 0);
 	assert_int_equal(cfg.malformed, XL_MALFORMED_PASS);
 	assert_int_equal(cfg.xdp_mode, XL_XDP_NATIVE);
-	assert_int_equal(cfg.hook, XL_HOOK_AT_XDP);
+	assert_int_equal(cfg.hook, XL_HOOK_AUTO);
 	assert_int_equal(cfg.flow_table_size, XL_FLOW_TABLE_SIZE);
 	assert_int_equal(cfg.flow_table_size, 65536);
 	/* hook = tc, in a file of its own */
@@ -288,6 +288,8 @@ static void test_good_leaf(void **state)
 	assert_int_equal(cfg.flow_table_size, XL_FLOW_TABLE_SIZE);
 	assert_int_equal(cfg.malformed, XL_MALFORMED_PASS);
 	assert_int_equal(cfg.xdp_mode, XL_XDP_NATIVE);
+	/* xdp_mode set, hook not: auto takes it as hook = xdp */
+	assert_int_equal(cfg.hook, XL_HOOK_AT_XDP);
 	for (n = 1; n <= 4; n++) {
 		snprintf(name, sizeof(name), "s%d", n);
 		i = find_port(&cfg, name);
@@ -451,6 +453,7 @@ static void test_good_style(void **state)
 	assert_int_equal(xl_config_load(path, false, &cfg, err, sizeof(err)), 0);
 	assert_int_equal(cfg.malformed, XL_MALFORMED_DROP);
 	assert_int_equal(cfg.xdp_mode, XL_XDP_GENERIC);
+	assert_int_equal(cfg.hook, XL_HOOK_AT_XDP);
 	assert_int_equal(cfg.n_ports, 1);
 	assert_string_equal(cfg.ports[0].ifname, "u1");
 	assert_int_equal(cfg.ports[0].line, 9);

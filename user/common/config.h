@@ -26,8 +26,9 @@ enum xl_xdp_mode {
 
 /* Where a leaf's program runs on its ports (config `hook`). */
 enum xl_hook {
-	XL_HOOK_AT_XDP = 0,
-	XL_HOOK_AT_TC = 1, /* tc ingress (tcx) */
+	XL_HOOK_AUTO = 0,  /* tc on veths, else XDP: leaf/hook_choice.h */
+	XL_HOOK_AT_XDP = 1,
+	XL_HOOK_AT_TC = 2, /* tc ingress (tcx) */
 };
 
 struct xl_cfg_port {

@@ -118,6 +118,9 @@ bool cfg_close_section(struct ctx *c)
 			return cfg_fail(c, c->key_line[K_XDP_MODE],
 				    "xdp_mode has no effect with hook = tc (set hook = xdp, or "
 				    "remove xdp_mode)");
+		/* xdp_mode asks for XDP: auto takes it at its word */
+		if (c->key_line[K_XDP_MODE] && cfg->hook == XL_HOOK_AUTO)
+			cfg->hook = XL_HOOK_AT_XDP;
 	}
 	if (c->sect == S_PORT) {
 		p = &cfg->ports[cfg->n_ports - 1];

@@ -23,7 +23,8 @@ static const char *const malformed[] = { [XL_MALFORMED_PASS] = "pass",
 					 [XL_MALFORMED_DROP] = "drop" };
 static const char *const xdp_modes[] = { [XL_XDP_NATIVE] = "native",
 					 [XL_XDP_GENERIC] = "generic" };
-static const char *const hooks[] = { [XL_HOOK_AT_XDP] = "xdp", [XL_HOOK_AT_TC] = "tc" };
+static const char *const hooks[] = { [XL_HOOK_AUTO] = "auto", [XL_HOOK_AT_XDP] = "xdp",
+				      [XL_HOOK_AT_TC] = "tc" };
 static const char *const overflows[] = { [XL_OVERFLOW_DROP] = "drop",
 					 [XL_OVERFLOW_MARK] = "mark" };
 static const char *const variants[] = { [XL_DCQCN_PAPER] = "paper",
@@ -72,7 +73,7 @@ const struct xl_key_def xl_keys[K_COUNT] = {
 	[K_XDP_MODE] = { S_XDPLEAF, "xdp_mode", T_CHOICE, CHOICES(xdp_modes), CFG(xdp_mode),
 			 .doc_default = "`native`", .doc_values = "`native`, `generic`" },
 	[K_HOOK] = { S_XDPLEAF, "hook", T_CHOICE, CHOICES(hooks), CFG(hook),
-		     .doc_default = "`xdp`", .doc_values = "`xdp`, `tc`" },
+		     .doc_default = "`auto`", .doc_values = "`auto`, `xdp`, `tc`" },
 	[K_FLOW_TABLE_SIZE] = { S_XDPLEAF, "flow_table_size", T_COUNT, FLOW_TABLE_MIN,
 				FLOW_TABLE_MAX, CFG(flow_table_size),
 				.doc_default = "`64K` (65536, `XL_FLOW_TABLE_SIZE`)",

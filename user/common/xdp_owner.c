@@ -15,15 +15,19 @@
 #include "common/pins.h"
 #include "common/xdp_owner.h"
 
-/* The leaf instance whose program this is, into buf; false if none. */
-static bool owner_instance(__u32 prog_id, char *buf, size_t len)
+/* The instance that pinned this program as `pin`, into buf; false if
+ * none. */
+static bool owner_instance(__u32 prog_id, const char *pin, char *buf, size_t len)
 {
-	DIR *d = opendir(XL_PIN_ROOT);
+	DIR *d;
 	struct dirent *de;
 	bool found = false;
 
+	if (!prog_id) /* no program: an instance without the pin reads 0 too */
+		return false;
+	d = opendir(XL_PIN_ROOT);
 	while (d && !found && (de = readdir(d))) {
-		if (de->d_name[0] == '.' || xl_pinned_prog_id(de->d_name, XL_PIN_PROG_LEAF) != prog_id)
+		if (de->d_name[0] == '.' || xl_pinned_prog_id(de->d_name, pin) != prog_id)
 			continue;
 		snprintf(buf, len, "%s", de->d_name);
 		found = true;
@@ -84,7 +88,7 @@ void xl_explain_xdp_busy(const char *pfx, const char *ifname, __u32 ifindex)
 	}
 	prog = q.prog_id ? q.prog_id : q.drv_prog_id ? q.drv_prog_id :
 	       q.skb_prog_id ? q.skb_prog_id : q.hw_prog_id;
-	if (owner_instance(prog, inst, sizeof(inst))) {
+	if (owner_instance(prog, XL_PIN_PROG_LEAF, inst, sizeof(inst))) {
 		fprintf(stderr, "%s%s: held by xdpleaf instance '%s' (XDP program "
 			"id %u); unload it first: xdpleaf unload --instance %s\n",
 			pfx, ifname, inst, prog, inst);
@@ -110,4 +114,22 @@ void xl_explain_xdp_busy(const char *pfx, const char *ifname, __u32 ifindex)
 	fprintf(stderr, "%s%s: another XDP program (id %u, %s) is already "
 		"attached; detach it first (ip link set dev %s %s off)\n", pfx,
 		ifname, prog, name, ifname, ip_mode);
+}
+
+const char *xl_port_leaf_instance(__u32 ifindex, char *buf, size_t len)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	__u32 ids[64], cnt = 64;
+
+	if (!bpf_xdp_query(ifindex, 0, &q) &&
+	    (owner_instance(q.drv_prog_id, XL_PIN_PROG_LEAF, buf, len) ||
+	     owner_instance(q.skb_prog_id, XL_PIN_PROG_LEAF, buf, len)))
+		return "XDP";
+	/* tcx's query takes the ifindex where other hooks take an fd */
+	if (bpf_prog_query(ifindex, XL_TCX_INGRESS, 0, NULL, ids, &cnt))
+		return NULL;
+	for (__u32 i = 0; i < cnt; i++)
+		if (owner_instance(ids[i], XL_PIN_PROG_LEAF_TC, buf, len))
+			return "tc ingress";
+	return NULL;
 }

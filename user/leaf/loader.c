@@ -17,6 +17,7 @@
 #include "leaf.skel.h"
 #include "lb.h"
 #include "leaf/loader.h"
+#include "leaf/hook_choice.h"
 #include "common/attach.h"
 #include "leaf/netlink_watch.h"
 #include "common/netns.h"
@@ -307,16 +308,13 @@ static int attach_all_tc(struct leaf *skel, const struct xl_config *cfg,
 	return 0;
 }
 
-/* One BPF link per port. Links close (and so detach) with their fd until
- * pinned, which makes rollback a matter of closing what we opened. */
-static int attach_all(struct leaf *skel, const struct xl_config *cfg,
-		      struct xl_attach_state *st)
+/* XDP in native (driver) mode, or generic when the config says so. */
+static int attach_all_xdp(struct leaf *skel, const struct xl_config *cfg,
+			  struct xl_attach_state *st, bool quiet_unsupported)
 {
 	int prog_fd = bpf_program__fd(skel->progs.xdpleaf_leaf);
 	LIBBPF_OPTS(bpf_link_create_opts, opts);
 
-	if (cfg->hook == XL_HOOK_AT_TC)
-		return attach_all_tc(skel, cfg, st);
 	opts.flags = cfg->xdp_mode == XL_XDP_GENERIC ? XDP_FLAGS_SKB_MODE :
 						       XDP_FLAGS_DRV_MODE;
 	for (int i = 0; i < cfg->n_ports; i++) {
@@ -324,12 +322,52 @@ static int attach_all(struct leaf *skel, const struct xl_config *cfg,
 					 BPF_XDP, &opts);
 
 		if (fd < 0) {
-			explain_attach_error(&cfg->ports[i], errno);
+			int err = errno;
+
+			if (!(quiet_unsupported && (err == EOPNOTSUPP || err == EINVAL)))
+				explain_attach_error(&cfg->ports[i], err);
+			errno = err;
 			return -1;
 		}
 		xl_attach_add(st, fd, XL_PIN_LINK_XDP, cfg->ports[i].ifname);
 	}
 	return 0;
+}
+
+/* One BPF link per port, at the hook the config asks for or, with
+ * `hook = auto`, the one leaf/hook_choice.c picks: tc on veths, else
+ * native XDP, and tc after all where a driver has no native XDP (generic
+ * XDP would run on the skb anyway, later and with more to convert). Links
+ * close (and so detach) with their fd until pinned, which makes rollback
+ * a matter of closing what we opened. */
+static int attach_all(struct leaf *skel, const struct xl_config *cfg,
+		      struct xl_attach_state *st)
+{
+	char why[64], inst[256];
+	enum xl_hook hook = xl_leaf_hook_choice(cfg, why, sizeof(why));
+	const char *where;
+
+	for (int i = 0; i < cfg->n_ports; i++) {
+		where = xl_port_leaf_instance(cfg->ports[i].ifindex, inst, sizeof(inst));
+		if (where) {
+			fprintf(stderr, "xdpleaf: %s: held by xdpleaf instance '%s' (at %s); "
+				"unload it first: xdpleaf unload --instance %s\n",
+				cfg->ports[i].ifname, inst, where, inst);
+			return -1;
+		}
+	}
+	if (hook == XL_HOOK_AT_TC) {
+		if (why[0])
+			printf("xdpleaf: hook = auto: tc (%s)\n", why);
+		return attach_all_tc(skel, cfg, st);
+	}
+	if (!attach_all_xdp(skel, cfg, st, cfg->hook == XL_HOOK_AUTO))
+		return 0;
+	if (cfg->hook != XL_HOOK_AUTO || (errno != EOPNOTSUPP && errno != EINVAL))
+		return -1;
+	xl_attach_close(st);
+	printf("xdpleaf: hook = auto: tc (a port's driver has no native XDP)\n");
+	return attach_all_tc(skel, cfg, st);
 }
 
 int xl_leaf_load(const struct xl_config *cfg, const char *instance)

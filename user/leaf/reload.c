@@ -104,12 +104,13 @@ static void prune_rest(struct leaf *skel, const struct xl_config *cfg)
 	}
 }
 
-/* The hook is the links': reload keeps them. */
+/* The hook is the links': reload keeps them. `auto` is content with
+ * either (it chose once, at load). */
 static int same_hook(const char *instance, const struct xl_config *cfg)
 {
 	bool tc = xl_tcx_ingress_pinned(instance);
 
-	if (tc == (cfg->hook == XL_HOOK_AT_TC))
+	if (cfg->hook == XL_HOOK_AUTO || tc == (cfg->hook == XL_HOOK_AT_TC))
 		return 0;
 	fprintf(stderr, "xdpleaf: %s: hook = %s, but the instance is attached at %s: "
 		"reload keeps the attachment; to move it, unload and load\n", cfg->path,
