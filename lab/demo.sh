@@ -4,7 +4,8 @@
 # "proves:" line:
 #
 #   1. the fast path: TCP from four senders, leaf1's per-port counters, the
-#      share of packets XDP forwarded without the kernel
+#      share of packets xdpleaf forwarded without the kernel's routing
+#      (at tc: the default config's `hook = auto` on the lab's veths)
 #   2. load balancing: 8 TCP flows of one rate through lb_mode flowlet and
 #      hash (ECMP's 5-tuple hash), each uplink's share and max/mean
 #   3. ECN: an incast into r1, whose port on leaf2 is a 1 Gb/s phantom
@@ -185,10 +186,12 @@ read -r rx redirect kernel < <(jq -r '[([.ports[].rx_packets] | add), ([.ports[]
 	([.ports[].verdicts.pass] | add)] | @tsv' <<<"$st")
 pct=$(awk -v r="$redirect" -v t="$rx" 'BEGIN { printf "%.3f", t ? 100 * r / t : 0 }')
 echo "  (PASS: to the kernel, for the reason named; every reason: docs/architecture.md, \"Reasons\")"
+# where the default config's program runs (hook = auto: tc on veths)
+hook=$(in_ns "$P-leaf1" "$XDPLEAF" status --json --instance "$P" | jq -r .hook)
 if awk -v p="$pct" 'BEGIN { exit !(p >= 99) }'; then
-	proves "XDP forwarded $pct % of the $rx packets leaf1 received ($redirect) without the kernel's stack; the kernel saw $kernel, each for a reason in the table"
+	proves "xdpleaf at $hook forwarded $pct % of the $rx packets leaf1 received ($redirect) without the kernel's routing; the kernel saw $kernel, each for a reason in the table"
 else
-	did_not "only $pct % of leaf1's $rx packets took the XDP path"
+	did_not "only $pct % of leaf1's $rx packets took xdpleaf's path (at $hook)"
 fi
 
 echo

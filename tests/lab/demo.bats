@@ -54,7 +54,7 @@ nothing_left() {
 		((proves == 1)) || { echo "section $sec: $proves proves: lines"; return 1; }
 	done
 	# the numbers behind them
-	grep -qE '^proves: XDP forwarded (99|100)\.[0-9]+ % of the [0-9]+ packets' <<<"$output"
+	grep -qE '^proves: xdpleaf at tc forwarded (99|100)\.[0-9]+ % of the [0-9]+ packets' <<<"$output"
 	grep -qE '^hash +([0-9.]+ +){4}[0-9.]+ +[0-9]+ Mbit/s' <<<"$output"
 	grep -qE '^flowlet +([0-9.]+ +){4}[0-9.]+ +[0-9]+ Mbit/s' <<<"$output"
 	grep -qE '^  CE-marked +[1-9][0-9]* packets' <<<"$output"
