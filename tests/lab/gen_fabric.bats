@@ -82,7 +82,8 @@ lab_drops() {
 # Frames an XDP_REDIRECT in the lab could not put into the next veth's
 # ring (it was full: that veth's receiver was behind), summed over every
 # interface of the lab: ethtool's xdp_xmit_errors, which the interfaces'
-# own drop counters leave out. A busy receiver loses frames so, as a real
+# own drop counters leave out; and skbs a veth could not pass on for the
+# same reason (a leaf at tc redirects skbs): its TX dropped. A busy receiver loses frames so, as a real
 # NIC whose ring is full does; counted, they are accounted for. s1's eth0
 # is left out: its count is gen's own device drops (dev_tx_dropped).
 lab_ring_drops() {
@@ -92,6 +93,9 @@ lab_ring_drops() {
 			[[ $ns == "$P-s1" && $dev == eth0 ]] && continue
 			n=$(in_ns "$ns" ethtool -S "$dev" |
 				awk '/xdp_xmit_errors:/ { s += $2 } END { print s + 0 }')
+			# and skbs sent into a full ring (a leaf at tc): the
+			# veth's TX dropped
+			n=$((n + $(ip -n "$ns" -s -j link show dev "$dev" | jq '.[0].stats64.tx.dropped')))
 			sum=$((sum + n))
 		done
 	done
