@@ -277,7 +277,8 @@ static void explain_attach_error(const struct xl_cfg_port *cp, int err)
 	} else if (err == EOPNOTSUPP || err == EINVAL) {
 		fprintf(stderr,
 			"xdpleaf: %s: native XDP not supported by this driver "
-			"(%s); set xdp_mode = generic in [xdpleaf]\n",
+			"(%s); remove hook = xdp (auto then runs at tc here), or set "
+			"xdp_mode = generic in [xdpleaf]\n",
 			cp->ifname, strerror(err));
 	} else {
 		fprintf(stderr, "xdpleaf: %s: cannot attach XDP: %s\n",

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
-/* Bring a leaf-mode instance up: validate, load, fill maps, attach XDP,
- * pin (main.c then starts the instance's daemon). */
+/* Bring a leaf-mode instance up: validate, load, fill maps, attach (XDP
+ * or tc ingress: config `hook`), pin (main.c then starts the instance's
+ * daemon). */
 #ifndef XL_LEAF_LOADER_H
 #define XL_LEAF_LOADER_H
 
