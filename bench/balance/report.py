@@ -238,14 +238,21 @@ def analyse(run, setup):
     if a.get("map"):
         mb = uplink_bytes(a, b, "map")
         r["uplink_bytes_map"] = {u: mb[u][0] for u in UPLINKS}
-        # the map counts frames XDP redirected; the kernel's veth counter
-        # what the peer received, plus the kernel's own packets (ARP, ...)
+        # the map counts frames the leaf redirected; the kernel's veth
+        # counter what the peer received, plus the kernel's own packets
+        # (ARP, ...). A veth counts an skb it hands to its peer's NAPI
+        # after the Ethernet header was pulled: at tc, where the leaf
+        # sends skbs, 14 bytes per packet go back in to compare frames
+        # with frames (at XDP it counts the frame whole).
+        r["hook"] = a.get("hook")
+        eth = 14 if r["hook"] == "tc" else 0
+        kf = {u: kb[u][0] + eth * kb[u][1] for u in UPLINKS}
         # relative per uplink, over the uplinks that carried at least 1 %
         # of the bytes (one that carried only ARP is not a comparison)
-        tot = sum(kb[u][0] for u in UPLINKS) or 1
-        r["counter_diff"] = max([abs(kb[u][0] - mb[u][0]) / kb[u][0] for u in UPLINKS
-                                 if kb[u][0] >= tot / 100] or [0.0])
-        r["counter_diff_bytes"] = {u: kb[u][0] - mb[u][0] for u in UPLINKS}
+        tot = sum(kf.values()) or 1
+        r["counter_diff"] = max([abs(kf[u] - mb[u][0]) / kf[u] for u in UPLINKS
+                                 if kf[u] >= tot / 100] or [0.0])
+        r["counter_diff_bytes"] = {u: kf[u] - mb[u][0] for u in UPLINKS}
         r["flowlets"] = map_sum(a, b, UPLINKS, lambda p: p["flowlets"])
         r["moves"] = map_sum(a, b, UPLINKS, lambda p: p["moves_in"])
         r["pq_marked"] = map_sum(a, b, UPLINKS, lambda p: (p.get("queue") or {}).get("marked", 0))
@@ -536,7 +543,7 @@ def main():
     print(table(rows))
     print("shares, max/mean, Jain, shareErr: from leaf1's interface counters (tx bytes of "
           "u1..u4); ctrDiff: largest |interface - map| / interface over the uplinks "
-          "(xdp modes; in 4 the kernel also forwards what took xdpleaf's slow path); "
+          "(xdp modes; at tc the interface's bytes + 14 per packet, the Ethernet header a veth leaves out of an skb; in 4 the kernel also forwards what took xdpleaf's slow path); "
           "offer/deliv: Mbit/s of frames; loss%: RoCE PSN gaps at the receiver, or in 5 "
           "TCP retransmitted segments (R); reord% in 5: reorderings TCP detected per "
           "segment; cpu%/oth: all CPUs busy / of which other processes on the machine")

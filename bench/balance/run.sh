@@ -230,9 +230,11 @@ snap() { # file
 		ip -n "$P-leaf1" -s -j link
 		printf ',\n"map": '
 		if [[ $LABMODE == kernel ]]; then
-			printf 'null'
+			printf 'null,\n"hook": null'
 		else
 			in_ns "$P-leaf1" "$XDPLEAF" stats --json --instance "$P"
+			printf ',\n"hook": '
+			in_ns "$P-leaf1" "$XDPLEAF" status --json --instance "$P" | jq .hook
 		fi
 		printf ',\n"tbf": ['
 		sep=

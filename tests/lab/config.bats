@@ -185,8 +185,8 @@ kernel_attached() {
 	# ifb: no native XDP (and not a veth): auto falls back to tc
 	ip -n "$NS" link add d0 type ifb
 	ip -n "$NS" link set d0 up
-	conf=$BATS_TEST_TMPDIR/dummy.conf
-	printf '[port d0]\nrole = downlink\n[route 10.9.0.0/24]\nport = d0\n' >"$conf"
+	conf=$BATS_TEST_TMPDIR/ifb.conf
+	printf '[port d0]\n[route 10.9.0.0/24]\nport = d0\n' >"$conf"
 	run xl load --config "$conf" --instance "$I" --no-daemon
 	[[ $status -eq 0 ]] || { echo "$output"; return 1; }
 	[[ $output == *"hook = auto: tc (a port's driver has no native XDP)"*"at tc"* ]] ||

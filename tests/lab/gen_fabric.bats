@@ -83,9 +83,10 @@ lab_drops() {
 # ring (it was full: that veth's receiver was behind), summed over every
 # interface of the lab: ethtool's xdp_xmit_errors, which the interfaces'
 # own drop counters leave out; and skbs a veth could not pass on for the
-# same reason (a leaf at tc redirects skbs): its TX dropped. A busy receiver loses frames so, as a real
-# NIC whose ring is full does; counted, they are accounted for. s1's eth0
-# is left out: its count is gen's own device drops (dev_tx_dropped).
+# same reason (a leaf at tc redirects skbs): its TX dropped. A busy
+# receiver loses frames so, as a real NIC whose ring is full does;
+# counted, they are accounted for. s1's eth0 is left out: its count is
+# gen's own device drops (dev_tx_dropped).
 lab_ring_drops() {
 	local ns dev sum=0 n
 	for ns in $(ip netns list | awk '{print $1}' | grep "^$P-"); do
