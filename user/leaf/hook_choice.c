@@ -1,12 +1,8 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 #include <stdio.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <sys/socket.h>
-#include <unistd.h>
-#include <net/if.h>
 #include <linux/ethtool.h>
-#include <linux/sockios.h>
+#include "common/ethtool.h"
 #include "leaf/hook_choice.h"
 
 /* The port's driver as ethtool names it ("veth", "mlx5_core", ...); false
@@ -14,17 +10,8 @@
 static bool driver_name(const char *ifname, char *out, size_t len)
 {
 	struct ethtool_drvinfo info = { .cmd = ETHTOOL_GDRVINFO };
-	struct ifreq ifr = {};
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	int err;
 
-	if (fd < 0)
-		return false;
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
-	ifr.ifr_data = (void *)&info;
-	err = ioctl(fd, SIOCETHTOOL, &ifr);
-	close(fd);
-	if (err)
+	if (xl_ethtool(ifname, &info))
 		return false;
 	snprintf(out, len, "%s", info.driver);
 	return true;

@@ -17,10 +17,8 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <net/if.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <linux/ethtool.h>
-#include <linux/sockios.h>
 #include <linux/if_link.h>
 #include <json-c/json.h>
 #include <bpf/bpf.h>
@@ -28,6 +26,7 @@
 #include "common/output.h"
 #include "common/cli.h"
 #include "common/percpu.h"
+#include "common/ethtool.h"
 #include "common/xdp_owner.h"
 #include "roce.h"
 #include "sink.skel.h" /* after roce.h: the map layouts */
@@ -418,18 +417,8 @@ static int wait_sampling(struct sink *skel, const struct sink_opts *o,
 static __u32 rx_queues_in_use(const char *dev)
 {
 	struct ethtool_channels ch = { .cmd = ETHTOOL_GCHANNELS };
-	struct ifreq ifr = { 0 };
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	__u32 n = 0;
 
-	if (fd < 0)
-		return 0;
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", dev);
-	ifr.ifr_data = (void *)&ch;
-	if (ioctl(fd, SIOCETHTOOL, &ifr) == 0)
-		n = ch.rx_count + ch.combined_count;
-	close(fd);
-	return n;
+	return xl_ethtool(dev, &ch) ? 0 : ch.rx_count + ch.combined_count;
 }
 
 int xl_sink_main(int argc, char **argv)
