@@ -138,8 +138,7 @@ send() { # from s1: send_frames.py arguments after the interface
 	# 65535 quanta at s1's 100 Mbit/s pause 335 ms; frames 5 ms apart (or
 	# more on a busy machine, never 335 ms) keep priority 3 paused without
 	# a break past the 10 ms watchdog
-	send - pfc 3 65535 12 0.005
-	t_sent=$(date +%s%N)
+	t_sent=$(send - pfc 3 65535 12 0.005)
 	# the table while the last pause still runs (335 ms): the storm is now
 	table=$(in_ns "$P-leaf1" "$XDPLEAF" stats --instance "$P")
 	t_read=$(date +%s%N)

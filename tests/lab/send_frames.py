@@ -12,7 +12,8 @@
 #       one UDP datagram on each of N flows (source ports 10000..)
 #   send_frames.py IFACE - pfc PRIORITY QUANTA N INTERVAL
 #       N PFC frames (01:80:c2:00:00:01, 0x8808, opcode 0x0101) pausing
-#       PRIORITY for QUANTA, INTERVAL seconds apart
+#       PRIORITY for QUANTA, INTERVAL seconds apart; prints the wall
+#       clock (ns) at which the last one was sent
 #
 # Needs Debian's python3-scapy: run it with /usr/bin/python3.
 import logging
@@ -57,9 +58,13 @@ def main(argv):
         times[prio] = quanta
         body = struct.pack("!HH8H", 0x0101, 1 << prio, *times) + b"\0" * 26
         f = Ether(dst="01:80:c2:00:00:01", src=smac, type=0x8808) / Raw(body)
-        for _ in range(n):
+        for i in range(n):
+            if i:
+                time.sleep(gap)
             sendp(f, iface=iface, verbose=False)
-            time.sleep(gap)
+        # when the last pause began, not when this process ends: a busy
+        # machine may take long to tear python down
+        print(time.time_ns())
         return 0
     else:
         print(f"unknown kind {kind}", file=sys.stderr)
