@@ -18,6 +18,7 @@
 #define XL_CTX_INGRESS(ctx) ((ctx)->ingress_ifindex)
 #define XL_CTX_LEN(ctx) bpf_xdp_get_buff_len(ctx) /* all fragments */
 #define XL_CTX_SEGS(ctx) 0U /* one frame */
+#define XL_SEGS_AGAIN(ctx) 0U
 #define XL_FWD_SEGS(l3) 0U
 #define XL_EVENT xl_event_xdp
 #define XL_CTX_PULL(ctx, len) ((void)0) /* the headers are in the first buffer */
@@ -31,6 +32,8 @@
 #define XL_CTX_LEN(ctx) ((__u64)(ctx)->len) /* every segment */
 /* a GRO aggregate is that many frames on the wire */
 #define XL_CTX_SEGS(ctx) ((ctx)->gso_segs & 0x7fff)
+/* ... of which all but the first carry the headers again */
+#define XL_SEGS_AGAIN(ctx) (XL_CTX_SEGS(ctx) > 1 ? XL_CTX_SEGS(ctx) - 1 : 0)
 #define XL_FWD_SEGS(l3) (((l3) >> XL_L3_SEGS_SHIFT) & 0x7fff)
 #define XL_EVENT xl_event_skb
 #define XL_CTX_PULL(ctx, len) xl_leaf_pull(ctx, len)
@@ -102,8 +105,9 @@ static __always_inline int XL_HOOKED(next_hop)(XL_CTX *ctx, struct xl_flow *f,
  * of the IP header with XL_PURE_ACK set in it for a pure acknowledgement
  * and the frames the packet is on the wire (a GRO aggregate's segments,
  * at tc; 0 for 1) in bits XL_L3_SEGS_SHIFT up (no argument more: the
- * program's stack is at its limit), len the packet's whole length (all
- * fragments or segments: the caller has it already).
+ * program's stack is at its limit), len the packet's bytes on the wire
+ * (all fragments, or all segments each with its headers: the caller has
+ * them already).
  * Returns (XDP action << 8) | reason. */
 __noinline int XL_HOOKED(xl_forward)(XL_CTX *ctx, struct xl_flow *flow, __u32 l3, __u32 len)
 {
@@ -280,9 +284,16 @@ static __always_inline int XL_HOOKED(leaf)(XL_CTX *ctx)
 		XL_HOOKED(xl_roce_seen)(ctx, &p.flow, (__u32)p.bth_opcode << 24 | p.psn,
 			     p.aeth_kind, in_ifindex);
 
+	/* a GRO aggregate leaves as XL_CTX_SEGS frames, each with its own
+	 * headers: its wire bytes are what the uplink's rate, the phantom
+	 * queue and tx_bytes count (in the caller: no stack left for it in
+	 * xl_forward) */
 	r = XL_HOOKED(xl_forward)(ctx, &p.flow, (__u32)((long)p.l3 - (long)data) |
 					     XL_CTX_SEGS(ctx) << XL_L3_SEGS_SHIFT |
-					     (p.pure_ack ? XL_PURE_ACK : 0), (__u32)len);
+					     (p.pure_ack ? XL_PURE_ACK : 0),
+				  (__u32)len + XL_SEGS_AGAIN(ctx) * p.hdr_len);
+	if (st) /* ... and came as that many frames */
+		st->rx_bytes += XL_SEGS_AGAIN(ctx) * p.hdr_len;
 	return XL_HOOKED(dropped)(ctx, st, r & 0xff, (r >> 8) & 0xff, &p.flow, in_ifindex);
 }
 
@@ -294,6 +305,7 @@ static __always_inline int XL_HOOKED(leaf)(XL_CTX *ctx)
 #undef XL_CTX_INGRESS
 #undef XL_CTX_LEN
 #undef XL_CTX_SEGS
+#undef XL_SEGS_AGAIN
 #undef XL_FWD_SEGS
 #undef XL_EVENT
 #undef XL_CTX_PULL

@@ -38,6 +38,9 @@ struct xl_pkt {
 	 * frame is known to be for us (DHCP and DAD from 0.0.0.0 or :: to a
 	 * group address are the kernel's, by not_our_mac) */
 	__u8 martian;
+	/* bytes before the L4 payload (TCP, UDP): what each segment of a GRO
+	 * aggregate carries again on the wire; 0 for other protocols */
+	__u16 hdr_len;
 	__u32 psn;
 	struct xl_flow flow;
 };
@@ -61,6 +64,7 @@ static __always_inline int parse_l4(struct xl_pkt *p, void *l4, void *end,
 			return XL_R_BAD_L4;
 		p->flow.sport = bpf_ntohs(udp->source);
 		p->flow.dport = bpf_ntohs(udp->dest);
+		p->hdr_len = (__u16)((void *)(udp + 1) - (void *)p->eth);
 		if (p->flow.dport != XL_ROCEV2_PORT)
 			return XL_R_FORWARDED;
 		if ((void *)(bth + 1) > end || ulen < sizeof(*udp) + sizeof(*bth))
@@ -83,6 +87,7 @@ static __always_inline int parse_l4(struct xl_pkt *p, void *l4, void *end,
 			return XL_R_BAD_L4;
 		p->flow.sport = bpf_ntohs(tcp->source);
 		p->flow.dport = bpf_ntohs(tcp->dest);
+		p->hdr_len = (__u16)((void *)tcp - (void *)p->eth + tcp->doff * 4U);
 		p->pure_ack = tcp->doff * 4U == ip_len &&
 			      !(tcp->syn || tcp->fin || tcp->rst);
 	} else if (proto == XL_IPPROTO_ICMPV6) {

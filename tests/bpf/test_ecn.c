@@ -1169,8 +1169,10 @@ static void line_overhead_counted(void **state)
 }
 
 /* At tc (hook = tc) a GRO aggregate is one packet of gso_segs frames on
- * the wire: the phantom queue takes its bytes plus each frame's line
- * overhead, and marks it above kmax as the XDP program marks a frame. */
+ * the wire, each with its own Ethernet, IP and UDP/TCP headers: the
+ * phantom queue takes those bytes plus each frame's line overhead, the
+ * port counters count them, and it is marked above kmax as the XDP
+ * program marks a frame. */
 static void tc_aggregate_pays_each_segment(void **state)
 {
 	static __u8 in[PKT_MAX], out[PKT_MAX];
@@ -1183,6 +1185,9 @@ static void tc_aggregate_pays_each_segment(void **state)
 		    .data_out = out, .data_size_out = PKT_MAX, .ctx_in = &skb,
 		    .ctx_size_in = sizeof(skb), .repeat = 1);
 	int tc_fd = bpf_program__fd(E.skel->progs.xdpleaf_leaf_tc);
+	/* the 9 frames after the first carry their headers again */
+	size_t wire = len + 9 * ETH_IP4_UDP;
+	struct xl_port_stats in0, in1, q0, q1;
 	__u64 vt0;
 
 	(void)state;
@@ -1190,10 +1195,16 @@ static void tc_aggregate_pays_each_segment(void **state)
 	port_overhead_set(P_Q, XL_DEFAULT_LINE_OVERHEAD);
 	queue_fill_to(2000);
 	vt0 = queue_get(P_Q);
+	pstats_read(P_IN, &in0);
+	pstats_read(P_Q, &q0);
 	assert_int_equal(bpf_prog_test_run_opts(tc_fd, &opts), 0);
 	assert_int_equal(opts.retval, TC_ACT_REDIRECT);
 	assert_int_equal(queue_get(P_Q) - vt0,
-			 vt_of(len + 10 * XL_DEFAULT_LINE_OVERHEAD));
+			 vt_of(wire + 10 * XL_DEFAULT_LINE_OVERHEAD));
+	pstats_read(P_IN, &in1);
+	pstats_read(P_Q, &q1);
+	assert_int_equal(in1.rx_bytes - in0.rx_bytes, wire);
+	assert_int_equal(q1.tx_bytes - q0.tx_bytes, wire);
 	/* one frame (gso_segs 0): one overhead, as at XDP */
 	skb.gso_segs = 0;
 	skb.gso_size = 0;
