@@ -253,6 +253,7 @@ static __always_inline int XL_HOOKED(leaf)(XL_CTX *ctx)
 	struct xl_port_stats *st;
 	struct xl_pkt p = {};
 	struct xl_port *in;
+	__u32 again; /* header bytes a GRO aggregate's segments repeat */
 	int reason, r;
 
 	in = bpf_map_lookup_elem(&ports, &in_ifindex);
@@ -284,16 +285,17 @@ static __always_inline int XL_HOOKED(leaf)(XL_CTX *ctx)
 		XL_HOOKED(xl_roce_seen)(ctx, &p.flow, (__u32)p.bth_opcode << 24 | p.psn,
 			     p.aeth_kind, in_ifindex);
 
-	/* a GRO aggregate leaves as XL_CTX_SEGS frames, each with its own
-	 * headers: its wire bytes are what the uplink's rate, the phantom
-	 * queue and tx_bytes count (in the caller: no stack left for it in
-	 * xl_forward) */
+	/* a GRO aggregate came, and leaves, as XL_CTX_SEGS frames, each
+	 * with its own headers: its wire bytes are what rx_bytes, the
+	 * uplink's rate, the phantom queue and tx_bytes count (here: no
+	 * stack left for it in xl_forward) */
+	again = XL_SEGS_AGAIN(ctx) * p.hdr_len;
+	if (st)
+		st->rx_bytes += again;
 	r = XL_HOOKED(xl_forward)(ctx, &p.flow, (__u32)((long)p.l3 - (long)data) |
 					     XL_CTX_SEGS(ctx) << XL_L3_SEGS_SHIFT |
 					     (p.pure_ack ? XL_PURE_ACK : 0),
-				  (__u32)len + XL_SEGS_AGAIN(ctx) * p.hdr_len);
-	if (st) /* ... and came as that many frames */
-		st->rx_bytes += XL_SEGS_AGAIN(ctx) * p.hdr_len;
+				  (__u32)len + again);
 	return XL_HOOKED(dropped)(ctx, st, r & 0xff, (r >> 8) & 0xff, &p.flow, in_ifindex);
 }
 
