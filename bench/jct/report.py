@@ -78,6 +78,32 @@ def map_sum(c0, c1, field):
     return t
 
 
+def data_flow_moves(path, share=0.01):
+    """Moves of the flows that carried at least `share` of the bytes
+    leaf1's flow table counted in the cell (flows.json less flows0.json,
+    by 5-tuple), or None without both snapshots. The rest are flows of a
+    few packets: Open MPI's control messages are one-packet flowlets that
+    land wherever a member reads least loaded at that instant, and in a
+    1 MiB all-reduce they made nearly all of leaf1's moves while the data
+    connections never moved (docs/jct-bench.md, "Session 33")."""
+    f0, f1 = load(os.path.join(path, "flows0.json")), load(os.path.join(path, "flows.json"))
+    if not f1 or f0 is None:
+        return None
+
+    def key(f):
+        return (f.get("src"), f.get("dst"), f.get("proto"), f.get("sport"), f.get("dport"), f.get("qp"))
+    before = {key(f): f for f in f0.get("flows", [])}
+    delta = []
+    for f in f1.get("flows", []):
+        b = before.get(key(f), {})
+        db, dm = f.get("bytes", 0) - b.get("bytes", 0), f.get("moves", 0) - b.get("moves", 0)
+        if db < 0 or dm < 0:  # the entry was evicted and made again
+            db, dm = f.get("bytes", 0), f.get("moves", 0)
+        delta.append((db, dm))
+    total = sum(d for d, _ in delta)
+    return sum(m for d, m in delta if total and d >= share * total)
+
+
 def cell(path):
     steps = load(os.path.join(path, "steps.json"))
     c0, c1 = load(os.path.join(path, "c0.json")), load(os.path.join(path, "c1.json"))
@@ -118,6 +144,7 @@ def cell(path):
         r["flowlets"] = map_sum(c0, c1, "flowlets")
         r["moves"] = map_sum(c0, c1, "moves_in")
         r["moves_refused"] = map_sum(c0, c1, "moves_refused")
+        r["data_moves"] = data_flow_moves(path)
         r["uplink_flowlets"] = [map_port(c1, u).get("flowlets", 0) - map_port(c0, u).get("flowlets", 0)
                                 for u in UPLINKS if map_port(c0, u) and map_port(c1, u)]
         r["uplink_tx_bytes"] = [map_port(c1, u)["tx_bytes"] - map_port(c0, u)["tx_bytes"]
@@ -380,6 +407,7 @@ def main():
         if "moves" in r:
             notes.append((f"at {r['hook']}; " if r.get("hook") else "")
                          + f"flowlets {r['flowlets']}, moves {r['moves']}"
+                         + (f" ({r['data_moves']} by data flows)" if r.get("data_moves") is not None else "")
                          + (f" (refused {r['moves_refused']})" if r.get("moves_refused") else ""))
         if r.get("uplink_tx_bytes") and sum(r["uplink_tx_bytes"]):
             t = sum(r["uplink_tx_bytes"])
