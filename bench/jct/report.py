@@ -407,7 +407,8 @@ def main():
         if "moves" in r:
             notes.append((f"at {r['hook']}; " if r.get("hook") else "")
                          + f"flowlets {r['flowlets']}, moves {r['moves']}"
-                         + (f" ({r['data_moves']} by data flows)" if r.get("data_moves") is not None else "")
+                         + (f" ({r['data_moves']} by data flows)" if r.get("data_moves") is not None
+                            and r["moves"] else "")
                          + (f" (refused {r['moves_refused']})" if r.get("moves_refused") else ""))
         if r.get("uplink_tx_bytes") and sum(r["uplink_tx_bytes"]):
             t = sum(r["uplink_tx_bytes"])
