@@ -29,21 +29,34 @@ def flow_key(f):
     return (f["src"], f["dst"], f["sport"], f["dport"])
 
 
-def load_cell(d):
+def data_flows(d):
+    """The collective's data flows through leaf1's uplinks in cell d, by
+    flow_key: {key: (flow entry after the job, bytes, moves in the
+    job)}. An earlier cell's flows are still in the table, so only what
+    grew since flows0.json counts (an entry evicted and made again, whole);
+    data flows carried a quarter of the largest one's bytes or more, the
+    rest are control messages (one-packet flowlets that land anywhere)."""
     flows = json.load(open(os.path.join(d, "flows.json")))["flows"]
-    steps = json.load(open(os.path.join(d, "steps.json")))["steps"]
-    # an earlier cell's flows are still in the table: only what grew
     before = {}
     f0 = os.path.join(d, "flows0.json")
     if os.path.exists(f0):
-        before = {flow_key(f): f["bytes"] for f in json.load(open(f0))["flows"]}
-    grew = {flow_key(f): f["bytes"] - before.get(flow_key(f), 0) for f in flows
-            if f["src"].startswith("10.1.") and f["dst"].startswith("10.2.")}
-    # the collective's data flows: a quarter of the largest or more (the
-    # rest are its control messages)
-    least = max(grew.values(), default=0) / DATA_SHARE
-    data = {flow_key(f): f for f in flows
-            if flow_key(f) in grew and grew[flow_key(f)] >= least > 0}
+        before = {flow_key(f): f for f in json.load(open(f0))["flows"]}
+    grew = {}
+    for f in flows:
+        if not (f["src"].startswith("10.1.") and f["dst"].startswith("10.2.")):
+            continue
+        b = before.get(flow_key(f), {})
+        db, dm = f["bytes"] - b.get("bytes", 0), f.get("moves", 0) - b.get("moves", 0)
+        if db < 0 or dm < 0:
+            db, dm = f["bytes"], f.get("moves", 0)
+        grew[flow_key(f)] = (f, db, dm)
+    least = max((g[1] for g in grew.values()), default=0) / DATA_SHARE
+    return {k: g for k, g in grew.items() if g[1] >= least > 0}
+
+
+def load_cell(d):
+    steps = json.load(open(os.path.join(d, "steps.json")))["steps"]
+    data = {k: f for k, (f, _, _) in data_flows(d).items()}
     history = collections.defaultdict(list)  # key -> [(t, from, to)]
     for line in open(os.path.join(d, "moves.jsonl")):
         e = json.loads(line)

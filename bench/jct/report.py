@@ -21,6 +21,8 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import plot  # noqa: E402  (bench/plot.py)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import placement  # noqa: E402  (bench/jct/placement.py: which flows carry the data)
 
 HOSTS = ["s1", "s2", "s3", "s4", "r1", "r2", "r3", "r4"]
 RECEIVERS = ["r1", "r2", "r3", "r4"]
@@ -78,30 +80,15 @@ def map_sum(c0, c1, field):
     return t
 
 
-def data_flow_moves(path, share=0.01):
-    """Moves of the flows that carried at least `share` of the bytes
-    leaf1's flow table counted in the cell (flows.json less flows0.json,
-    by 5-tuple), or None without both snapshots. The rest are flows of a
-    few packets: Open MPI's control messages are one-packet flowlets that
-    land wherever a member reads least loaded at that instant, and in a
-    1 MiB all-reduce they made nearly all of leaf1's moves while the data
-    connections never moved (docs/jct-bench.md, "Session 33")."""
-    f0, f1 = load(os.path.join(path, "flows0.json")), load(os.path.join(path, "flows.json"))
-    if not f1 or f0 is None:
+def data_flow_moves(path):
+    """Moves in the cell of the collective's data flows (placement.py's
+    data_flows), or None without leaf1's flow table before and after it.
+    The other moves are control messages: in a 1 MiB all-reduce they made
+    nearly all of leaf1's moves while the data connections never moved
+    (docs/jct-bench.md, "Session 33")."""
+    if not all(os.path.exists(os.path.join(path, f)) for f in ("flows0.json", "flows.json")):
         return None
-
-    def key(f):
-        return (f.get("src"), f.get("dst"), f.get("proto"), f.get("sport"), f.get("dport"), f.get("qp"))
-    before = {key(f): f for f in f0.get("flows", [])}
-    delta = []
-    for f in f1.get("flows", []):
-        b = before.get(key(f), {})
-        db, dm = f.get("bytes", 0) - b.get("bytes", 0), f.get("moves", 0) - b.get("moves", 0)
-        if db < 0 or dm < 0:  # the entry was evicted and made again
-            db, dm = f.get("bytes", 0), f.get("moves", 0)
-        delta.append((db, dm))
-    total = sum(d for d, _ in delta)
-    return sum(m for d, m in delta if total and d >= share * total)
+    return sum(m for (_, _, m) in placement.data_flows(path).values())
 
 
 def cell(path):

@@ -82,23 +82,19 @@ print(report.unusable_samples('$f'))"
 	[[ $status -eq 0 && $output == "({'u2': 1}, 2)" ]]
 }
 
-@test "bench-jct report: moves by data flows count only flows that carried 1 % of the cell's bytes" {
+@test "bench-jct report: moves by data flows count only the collective's data flows through the uplinks" {
 	local d=$BATS_TEST_TMPDIR/cell
 	mkdir -p "$d"
-	# a data flow (3 moves in the cell), a control flow of a few packets
-	# (40 moves, under 1 % of the bytes), one new in the cell (2) and one
-	# evicted and made again, counted whole (1)
-	printf '%s\n' '{"flows": [' \
-		'{"src": "a", "dst": "b", "proto": 6, "sport": 1, "dport": 2, "qp": 0, "bytes": 1000, "moves": 1},' \
-		'{"src": "b", "dst": "a", "proto": 6, "sport": 2, "dport": 1, "qp": 0, "bytes": 100, "moves": 5},' \
-		'{"src": "c", "dst": "d", "proto": 6, "sport": 3, "dport": 4, "qp": 0, "bytes": 9000000, "moves": 9}]}' \
-		>"$d/flows0.json"
-	printf '%s\n' '{"flows": [' \
-		'{"src": "a", "dst": "b", "proto": 6, "sport": 1, "dport": 2, "qp": 0, "bytes": 1001000, "moves": 4},' \
-		'{"src": "b", "dst": "a", "proto": 6, "sport": 2, "dport": 1, "qp": 0, "bytes": 5100, "moves": 45},' \
-		'{"src": "e", "dst": "f", "proto": 6, "sport": 5, "dport": 6, "qp": 0, "bytes": 500000, "moves": 2},' \
-		'{"src": "c", "dst": "d", "proto": 6, "sport": 3, "dport": 4, "qp": 0, "bytes": 300000, "moves": 1}]}' \
-		>"$d/flows.json"
+	# leaf1 -> leaf2: a data flow (3 moves in the cell), a control flow
+	# (40 moves, under a quarter of the largest's bytes), one new in the
+	# cell (2) and one evicted and made again, counted whole (1); and a
+	# flow the other way (7), which leaf1 does not balance
+	f() { printf '{"src": "%s", "dst": "%s", "proto": 6, "sport": %s, "dport": 1024, "qp": 0, "bytes": %s, "moves": %s}' "$@"; }
+	printf '{"flows": [%s, %s, %s]}\n' "$(f 10.1.1.2 10.2.1.2 1 1000 1)" \
+		"$(f 10.1.2.2 10.2.1.2 2 100 5)" "$(f 10.1.3.2 10.2.3.2 3 9000000 9)" >"$d/flows0.json"
+	printf '{"flows": [%s, %s, %s, %s, %s]}\n' "$(f 10.1.1.2 10.2.1.2 1 1001000 4)" \
+		"$(f 10.1.2.2 10.2.1.2 2 5100 45)" "$(f 10.1.4.2 10.2.4.2 4 500000 2)" \
+		"$(f 10.1.3.2 10.2.3.2 3 300000 1)" "$(f 10.2.1.2 10.1.1.2 5 2000000 7)" >"$d/flows.json"
 	run "$PY" -c "import sys; sys.path.insert(0, '$ROOT/bench/jct'); import report
 print(report.data_flow_moves('$d'))"
 	echo "$output"
