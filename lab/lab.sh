@@ -5,6 +5,7 @@
 #   lab.sh up|down|status [--prefix P] [--mode xdp|kernel] [--config FILE]
 #                         [--hook auto|xdp|tc] [--leaf2-config FILE]
 #                         [--uplink-rates R1,R2,R3,R4] [--receiver-rate R]
+#                         [--host-repath]
 #
 # All namespaces are named P-<node> so parallel runs with different prefixes
 # never clash. Topology and addressing: docs/lab.md.
@@ -23,6 +24,7 @@ usage() {
 usage: $0 up|down|status [--prefix P] [--mode xdp|kernel] [--config FILE]
                          [--hook auto|xdp|tc] [--leaf2-config FILE]
                          [--uplink-rates R1,R2,R3,R4] [--receiver-rate R]
+                         [--host-repath]
   --prefix P     namespace prefix and xdpleaf instance name (default xl)
   --mode M       xdp: load xdpleaf in leaf1 (default); kernel: kernel ECMP only
   --config FILE  xdpleaf config for leaf1 (default lab/leaf1.conf)
@@ -46,6 +48,11 @@ usage: $0 up|down|status [--prefix P] [--mode xdp|kernel] [--config FILE]
                  unlimited uplinks, the non-blocking reference of
                  docs/jct-bench.md: what crosses the fabric to rN is limited
                  to R, however it is spread over the uplinks
+  --host-repath  (up) leave the hosts' net.core.txrehash at Linux's 1: the
+                 kernel's ECMP in a router then moves a TCP connection to
+                 another path after each of its RTOs (what a fabric hashing
+                 IPv6 flow labels gets). Default 0: one hash per connection,
+                 as a switch's ECMP hashing the 5-tuple (docs/lab.md)
 EOF
 	exit 2
 }
@@ -112,6 +119,30 @@ wait_links_up() {
 	die "links in $ns did not come up: $(ip -n "$ns" -br link)"
 }
 
+# A switch's ECMP hashes a packet's headers, so a connection keeps its
+# path for life. A router namespace's ECMP with fib_multipath_hash_policy
+# 1 takes instead an L4 hash the packet already has: the one the sending
+# socket gave it, which a veth carries from host to router. And Linux
+# draws a socket's hash anew after each RTO (net.core.txrehash, 1 by
+# default), so in a lab of veths a kernel-ECMP connection that collides
+# and times out moves, as no IPv4 switch can move it. Measured with two
+# ECMP veths: 12 connections of one 5-tuple took either path at random; a
+# connection whose path dropped everything for 300 ms moved in 2 of 3
+# trials with txrehash 1, in none of 3 with 0; and in make bench-jct's
+# equal 4 MiB all-reduce kernel ECMP ran 1.7 x slower in three labs of 3
+# with 0 than with 1 (docs/jct-bench.md, "Kernel ECMP in a lab of veths").
+# So the hosts keep one random hash per connection: a hash draw per
+# connection, as a switch's, unless --host-repath.
+host_hash() {
+	local n h rehash=0
+	((!HOST_REPATH)) || rehash=1
+	for n in "${HOSTS[@]}"; do
+		for h in s r; do
+			in_ns "$PREFIX-$h$n" sysctl -qw net.core.txrehash=$rehash
+		done
+	done
+}
+
 build_fabric() {
 	local n node end
 	for node in leaf1 leaf2 "${HOSTS[@]/#/s}" "${HOSTS[@]/#/sp}" "${HOSTS[@]/#/r}"; do
@@ -119,6 +150,7 @@ build_fabric() {
 	done
 	router leaf1
 	router leaf2
+	host_hash
 	# fib_multipath_hash_policy=1 hashes on the L4 5-tuple, the ECMP
 	# baseline xdpleaf's hash mode is compared against.
 	for node in leaf1 leaf2; do
@@ -365,6 +397,7 @@ main() {
 	HOOK=
 	UPLINK_RATES=
 	RECV_RATE=
+	HOST_REPATH=0
 	while [[ $# -gt 0 ]]; do
 		case $1 in
 		--prefix) PREFIX=${2:?--prefix needs a value}; shift 2 ;;
@@ -374,6 +407,7 @@ main() {
 		--leaf2-config) CONFIG2=${2:?--leaf2-config needs a value}; shift 2 ;;
 		--uplink-rates) UPLINK_RATES=${2:?--uplink-rates needs a value}; shift 2 ;;
 		--receiver-rate) RECV_RATE=${2:?--receiver-rate needs a value}; shift 2 ;;
+		--host-repath) HOST_REPATH=1; shift ;;
 		*) usage ;;
 		esac
 	done

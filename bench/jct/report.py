@@ -11,7 +11,7 @@ snapshots before (c0.json) and after (c1.json) the mpirun: nstat of every
 host, the qdiscs of every node, xdpleaf's stats. A roce cell's steps.json
 (bench/jct/roce_steps.py) has the same steps, the senders' (gen) and
 receivers' (sink) reports, and host-H.json each host's host-mode counters.
-LABEL is ref, kernel-N, flowlet, hash, spray, static or kstatic. Columns: docs/jct-bench.md.
+LABEL is ref, kernel-N, krepath, flowlet, hash, spray, static or kstatic. Columns: docs/jct-bench.md.
 """
 import json
 import math
@@ -31,7 +31,7 @@ UPLINKS = ["u1", "u2", "u3", "u4"]
 NSTAT = ["TcpExtTCPSACKReorder", "TcpExtTCPTSReorder", "TcpExtTCPRenoReorder",
          "TcpExtTCPOFOQueue", "TcpRetransSegs", "TcpExtTCPDSACKRecv",
          "TcpExtTCPLostRetransmit", "TcpExtTCPTimeouts", "TcpOutSegs", "TcpInSegs"]
-LABEL_ORDER = ["ref", "kernel", "flowlet", "hash", "spray", "static", "kstatic"]
+LABEL_ORDER = ["ref", "kernel", "krepath", "flowlet", "hash", "spray", "static", "kstatic"]
 
 
 def load(path, default=None):
@@ -353,6 +353,12 @@ def main():
                     s["flowlet_psn_old_after_move"] = fl["roce_psn_old_after_move"]
             if ks:
                 s["flowlet_le_ecmp_median"] = fl["p50_ms"] <= s["kernel_p50_median_ms"]
+        # ECMP with the hosts re-drawing a connection's hash after an RTO
+        rp = find(uset, "krepath", op, size)
+        if rp:
+            s["krepath_p50_ms"] = rp["p50_ms"]
+            if fl:
+                s["flowlet_le_krepath"] = fl["p50_ms"] <= rp["p50_ms"]
         if ref:
             s["ref_p50_ms"] = ref["p50_ms"]
             if ks:
@@ -462,6 +468,9 @@ def main():
             if "flowlet_p50_ms" in s:
                 line += (f"; flowlet {s['flowlet_p50_ms']:.0f} ms: "
                          f"{'<=' if s['flowlet_le_ecmp_median'] else '>'} median")
+            if "flowlet_le_krepath" in s:
+                line += (f"; krepath {s['krepath_p50_ms']:.0f} ms: flowlet "
+                         f"{'<=' if s['flowlet_le_krepath'] else '>'} it")
             if "kernel_resent_pct" in s and "flowlet_resent_pct" in s:
                 line += (f"; frames dropped / resent in the measured steps: kernel "
                          + "/".join(f"{d:.1f}/{x:.1f}" for d, x in

@@ -13,8 +13,11 @@
 #                        [--capture]
 #
 # Fabrics: ref (uplinks unlimited, every receiver's link shaped to the
-# aggregate uplink capacity / 4: what crosses the fabric, spread perfectly), kernel (kernel ECMP in leaf1, --ecmp-labs fresh labs
-# per uplink set), flowlet, hash, spray (xdpleaf in leaf1 with that lb_mode
+# aggregate uplink capacity / 4: what crosses the fabric, spread perfectly),
+# kernel (kernel ECMP in leaf1, one hash per connection as a switch's:
+# lab.sh's host_hash; --ecmp-labs fresh labs per uplink set), krepath
+# (kernel ECMP with the hosts re-drawing a connection's hash after each
+# RTO: lab.sh --host-repath), flowlet, hash, spray (xdpleaf in leaf1 with that lb_mode
 # and otherwise only each uplink's rate and overflow = mark), static
 # (xdpleaf with each receiver's traffic pinned to one uplink, the best
 # such placement: static_config), kstatic (that placement forwarded by
@@ -60,8 +63,8 @@ usage: $0 [--fabrics LIST] [--uplinks LIST] [--ops LIST] [--sizes LIST]
           [--steps N] [--warmup N] [--ecmp-labs N] [--out DIR] [--prefix P]
           [--quiet-wait N] [--cell-timeout N] [--host-tcp dc|as-is]
           [--hook auto|xdp|tc]
-  --fabrics LIST  of ref kernel flowlet hash spray static kstatic (default:
-                  all but kstatic)
+  --fabrics LIST  of ref kernel krepath flowlet hash spray static kstatic
+                  (default: all but krepath and kstatic)
   --uplinks LIST  of equal ($RATES_equal), unequal ($RATES_unequal) and
                   fail (equal, spine 2 down for ${FAIL_S} s in the middle of
                   every cell; its reference is equal's) (default: all three)
@@ -124,7 +127,7 @@ log() { echo "bench_jct: $*" >&2; }
 [[ $EUID -eq 0 ]] || die "must run as root"
 [[ -z $HOOK || $HOOK =~ ^(auto|xdp|tc)$ ]] || die "unknown hook '$HOOK' (auto, xdp or tc)"
 for f in $FABRICS; do
-	[[ $f =~ ^(ref|kernel|flowlet|hash|spray|static|kstatic)$ ]] || die "unknown fabric '$f'"
+	[[ $f =~ ^(ref|kernel|krepath|flowlet|hash|spray|static|kstatic)$ ]] || die "unknown fabric '$f'"
 done
 for u in $UPLINKS; do
 	[[ $u =~ ^(equal|unequal|fail)$ ]] || die "unknown uplink set '$u'"
@@ -272,8 +275,9 @@ kstatic_routes() { # rates(comma)
 	done
 }
 
-# ref, kernel and kstatic: leaf1 forwards in the kernel, no xdpleaf there.
-kernel_fabric() { [[ $FABRIC =~ ^(ref|kernel|kstatic)$ ]]; }
+# ref, kernel, krepath and kstatic: leaf1 forwards in the kernel, no
+# xdpleaf there.
+kernel_fabric() { [[ $FABRIC =~ ^(ref|kernel|krepath|kstatic)$ ]]; }
 
 # Bring a lab up; sets P (its prefix) and FABRIC.
 lab_up() { # fabric uplink-set tag
@@ -288,6 +292,9 @@ lab_up() { # fabric uplink-set tag
 		;;
 	kernel | kstatic)
 		args=(--mode kernel --uplink-rates "$rates")
+		;;
+	krepath) # lab.sh's hosts keep one hash per connection unless told
+		args=(--mode kernel --uplink-rates "$rates" --host-repath)
 		;;
 	*)
 		conf=$OUT/leaf1-$fabric-$set.conf
@@ -754,6 +761,8 @@ run_lab() { # fabric set tag label
 	printf '{"fabric": "%s", "uplinks": "%s", "label": "%s", "lab": "%s", "rates": "%s"}\n' \
 		"$1" "$2" "$4" "$P" "$(eval echo "\$RATES_$2")" >"$RUN/meta.json"
 	for op in $OPS; do
+		# gen's RoCE frames have no socket hash: krepath's would be kernel's
+		[[ $1 != krepath || $op != roce ]] || continue
 		for size in $SIZES; do
 			run_cell "$op" "$size" || bad=1
 		done
@@ -792,6 +801,7 @@ for set in $UPLINKS; do
 			;;
 		static) run_lab static "$set" t static || FAILED=1 ;; # s is spray's
 		kstatic) run_lab kstatic "$set" K kstatic || FAILED=1 ;;
+		krepath) run_lab krepath "$set" p krepath || FAILED=1 ;;
 		*) run_lab "$fabric" "$set" "${fabric:0:1}" "$fabric" || FAILED=1 ;;
 		esac
 	done
