@@ -151,8 +151,9 @@ build_fabric() {
 	router leaf1
 	router leaf2
 	host_hash
-	# fib_multipath_hash_policy=1 hashes on the L4 5-tuple, the ECMP
-	# baseline xdpleaf's hash mode is compared against.
+	# fib_multipath_hash_policy=1 hashes on the L4 5-tuple (of a packet
+	# with no socket hash: host_hash), the ECMP baseline xdpleaf's hash
+	# mode is compared against.
 	for node in leaf1 leaf2; do
 		in_ns "$PREFIX-$node" sysctl -qw net.ipv4.fib_multipath_hash_policy=1 \
 			net.ipv6.fib_multipath_hash_policy=1
