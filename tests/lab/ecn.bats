@@ -11,7 +11,9 @@
 # Nothing here depends on how fast this machine is: what was offered to the
 # port is measured in the same run (leaf2's per-port queue counters with a
 # rate, the kernel's counters of leaf2's uplinks without), what was
-# delivered by r1's kernel interface counters, and only relations between
+# delivered by r1's kernel interface counters (without a rate, leaf2's r1
+# veth's tx counters, which are r1's rx, read in one dump with the
+# offered), and only relations between
 # them are asserted: delivered <= 1.05 x rate and >= 0.9 x min(offered,
 # rate) with a rate, >= 0.95 x offered without one. The offered load is
 # 4 x 100 Mbit/s (~46 kpps of 1082-byte frames), a small fraction of what
@@ -63,6 +65,14 @@ rx_bytes() { # namespace interface...: kernel rx byte counters, summed
 }
 
 now_ns() { date +%s%N; }
+
+# lab prefix -> "OFFERED DELIVERED": bytes leaf2 received on u1..u4 and
+# sent on r1, from one dump of leaf2's links
+leaf2_offered_delivered() {
+	ip -n "$1-leaf2" -s -j link show | jq -r '
+		([.[] | select(.ifname | test("^u[1-4]$")) | .stats64.rx.bytes] | add) as $o
+		| (.[] | select(.ifname == "r1") | .stats64.tx.bytes) as $d | "\($o) \($d)"'
+}
 
 r1_queue() { # lab prefix -> leaf2's r1 queue JSON (null: unlimited)
 	in_ns "$1-leaf2" "$XDPLEAF" stats --json --instance "${1}_leaf2" |
@@ -157,14 +167,19 @@ wait_incast() {
 	"$LAB" up --prefix "$PU" --leaf2-config "$ROOT/lab/leaf2.conf" 3>&-
 	[[ $(r1_queue "$PU") == null ]]
 	start_incast "$PU"
-	# offered to r1's port: everything leaf2 receives from the spines
-	local o0 d0 t0 o1 d1 t1
-	o0=$(rx_bytes "$PU-leaf2" u1 u2 u3 u4) d0=$(rx_bytes "$PU-r1" eth0) t0=$(now_ns)
+	# offered to r1's port: everything leaf2 receives from the spines;
+	# delivered: what leaf2's r1 passed to r1 (a veth's tx counters are its
+	# peer's rx). Both from one read, at one instant: read one after the
+	# other, a busy machine's delay between the two reads skewed the
+	# windows by several % (delivered 0.944 x offered once, 1.015 x in
+	# the next run)
+	local c0 c1 t0 t1
+	c0=$(leaf2_offered_delivered "$PU") t0=$(now_ns)
 	sleep "$WINDOW" # the measurement window, not a synchronisation
-	o1=$(rx_bytes "$PU-leaf2" u1 u2 u3 u4) d1=$(rx_bytes "$PU-r1" eth0) t1=$(now_ns)
+	c1=$(leaf2_offered_delivered "$PU") t1=$(now_ns)
 	wait_incast
 	local ms=$(((t1 - t0) / 1000000))
-	local offered=$(((o1 - o0) * 8000 / ms)) delivered=$(((d1 - d0) * 8000 / ms))
+	local offered=$(((${c1% *} - ${c0% *}) * 8000 / ms)) delivered=$(((${c1#* } - ${c0#* }) * 8000 / ms))
 	note "incast 4 x $OFFER into unlimited r1 over ${ms} ms: offered $((offered / 1000000))" \
 		"Mbit/s, delivered $((delivered / 1000000)) Mbit/s"
 	((offered * 10 >= RATE * 15)) ||
