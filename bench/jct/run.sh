@@ -17,9 +17,9 @@
 # kernel (kernel ECMP in leaf1, one hash per connection as a switch's:
 # lab.sh's host_hash; --ecmp-labs fresh labs per uplink set), krepath
 # (kernel ECMP with the hosts re-drawing a connection's hash after each
-# RTO: lab.sh --host-repath), flowlet, hash, spray (xdpleaf in leaf1 with that lb_mode
-# and otherwise only each uplink's rate and overflow = mark), static
-# (xdpleaf with each receiver's traffic pinned to one uplink, the best
+# RTO: lab.sh --host-repath), flowlet, hash, spray (xdpleaf in leaf1 with
+# that lb_mode and otherwise only each uplink's rate and overflow = mark),
+# static (xdpleaf with each receiver's traffic pinned to one uplink, the best
 # such placement: static_config), kstatic (that placement forwarded by
 # the kernel: kstatic_routes). Every lab it
 # builds, and every process in its hosts, is removed on exit, also on
