@@ -120,19 +120,13 @@ wait_links_up() {
 }
 
 # A switch's ECMP hashes a packet's headers, so a connection keeps its
-# path for life. A router namespace's ECMP with fib_multipath_hash_policy
-# 1 takes instead an L4 hash the packet already has: the one the sending
-# socket gave it, which a veth carries from host to router. And Linux
-# draws a socket's hash anew after each RTO (net.core.txrehash, 1 by
-# default), so in a lab of veths a kernel-ECMP connection that collides
-# and times out moves, as no IPv4 switch can move it. Measured with two
-# ECMP veths: 12 connections of one 5-tuple took either path at random; a
-# connection whose path dropped everything for 300 ms moved in 2 of 3
-# trials with txrehash 1, in none of 3 with 0; and in make bench-jct's
-# equal 4 MiB all-reduce kernel ECMP ran 1.7 x slower in three labs of 3
-# with 0 than with 1 (docs/jct-bench.md, "Kernel ECMP in a lab of veths").
-# So the hosts keep one random hash per connection: a hash draw per
-# connection, as a switch's, unless --host-repath.
+# path for life. A router namespace's ECMP takes instead the hash the
+# sending socket gave the packet (a veth carries it from host to router),
+# which Linux draws anew after each RTO (net.core.txrehash): a colliding
+# connection that times out moves, as no IPv4 switch can move it
+# (measured: docs/lab.md, "veth facts"). So the hosts keep one random hash
+# per connection, a draw per connection as a switch's, unless
+# --host-repath.
 host_hash() {
 	local n h rehash=0
 	((!HOST_REPATH)) || rehash=1

@@ -46,9 +46,10 @@ teardown() {
 	"$LAB" down --prefix "$P2" 3>&-
 }
 
-# packets leaf1's port $2 of lab $1 sent
-tx_packets() {
-	ip -n "$1-leaf1" -s -j link show dev "$2" | jq '.[0].stats64.tx.packets'
+# packets leaf1's u1..u4 of lab $1 sent, in that order, from one dump
+uplinks_tx() {
+	ip -n "$1-leaf1" -s -j link show | jq -r \
+		'[.[] | select(.ifname | test("^u[1-4]$"))] | sort_by(.ifname) | map(.stats64.tx.packets) | join(" ")'
 }
 
 # one TcpExt counter of host $2 of lab $1, without touching nstat's history
@@ -61,33 +62,33 @@ tcp_counter() {
 # in the stall), STALLED (packets the stalled uplink's TBF dropped) and
 # TIMEOUTS (s1's RTOs in the stall).
 stall_connection() {
-	local p=$1 n tries=100 busiest=0 t0 a=() b=() d
+	local p=$1 n tries=100 busiest=0 t0 a b d
 	in_ns "$p-s1" sysctl -qw net.ipv4.tcp_rto_min_us=5000
 	start_iperf_server "$p-r1"
 	in_ns "$p-s1" timeout 30 iperf3 -c 10.2.1.2 -t 5 </dev/null >/dev/null 2>&1 3>&- &
 	IPERF=$!
-	for n in 1 2 3 4; do a[n]=$(tx_packets "$p" "u$n"); done
+	read -r -a a < <(uplinks_tx "$p")
 	# the connection is running once its uplink has sent a few thousand
-	until (($(tx_packets "$p" u1) + $(tx_packets "$p" u2) + $(tx_packets "$p" u3) +
-		$(tx_packets "$p" u4) - a[1] - a[2] - a[3] - a[4] > 2000)); do
+	while read -r -a b < <(uplinks_tx "$p") &&
+		((b[0] + b[1] + b[2] + b[3] - a[0] - a[1] - a[2] - a[3] <= 2000)); do
 		((--tries > 0)) || { echo "iperf3 s1 -> r1 sent nothing"; return 1; }
 		sleep 0.05
 	done
-	for n in 1 2 3 4; do
-		d=$(($(tx_packets "$p" "u$n") - a[n]))
-		((d <= busiest)) || { busiest=$d; UPLINK=u$n; }
+	for n in 0 1 2 3; do
+		d=$((b[n] - a[n]))
+		((d <= busiest)) || { busiest=$d; UPLINK=u$((n + 1)); }
 	done
 	t0=$(tcp_counter "$p" s1 TcpExtTCPTimeouts)
 	tc -n "$p-leaf1" qdisc replace dev "$UPLINK" root tbf rate 8kbit burst 1600 limit 1600
-	for n in 1 2 3 4; do a[n]=$(tx_packets "$p" "u$n"); done
+	read -r -a a < <(uplinks_tx "$p")
 	sleep "$STALL_S" # the stall's length, not a wait for something
-	for n in 1 2 3 4; do b[n]=$(tx_packets "$p" "u$n"); done
+	read -r -a b < <(uplinks_tx "$p")
 	TIMEOUTS=$(($(tcp_counter "$p" s1 TcpExtTCPTimeouts) - t0))
 	STALLED=$(tc -n "$p-leaf1" -s -j qdisc show dev "$UPLINK" | jq '.[0].drops')
 	tc -n "$p-leaf1" qdisc del dev "$UPLINK" root
 	OTHERS=0
-	for n in 1 2 3 4; do
-		[[ u$n == "$UPLINK" ]] || OTHERS=$((OTHERS + b[n] - a[n]))
+	for n in 0 1 2 3; do
+		[[ u$((n + 1)) == "$UPLINK" ]] || OTHERS=$((OTHERS + b[n] - a[n]))
 	done
 	note "$p: connection on $UPLINK; in the stall s1 timed out $TIMEOUTS times, the TBF dropped $STALLED, the other uplinks sent $OTHERS packets"
 }
