@@ -546,6 +546,79 @@ fail_tick() { # dir
 	fi
 }
 
+# Evidence of a stall in a failing cell (runs 18 and 20: one step of
+# 1.3 s in 2 of 3 full runs, never in a repeat of the cell alone). Rank
+# 0's progress file not moving for 3 x the last step before the failure
+# (0.3 s at least) saves, once per job and in the background
+# (fail_tick must stay on time), every host's TCP sockets (ss -tin: RTO,
+# backoff, retransmits, unacknowledged) and the neighbour tables and
+# counters of leaf1, spine 2 and leaf2: stall.txt. fail_arp_start
+# records the neighbour resolution around the failure: ARP and ICMP in
+# the same three (arp-NODE.pcap, `-i any`, so a link going down does not
+# end the capture).
+stall_reset() {
+	STALL_V=
+	STALL_T=0
+	STALL_STEP=0
+	STALL_SAVED=0
+	STALL_PID=
+}
+stall_tick() { # dir
+	local now v limit
+	[[ -s $1/progress ]] && read -r v <"$1/progress" || return 0
+	now=$(date +%s%N)
+	if [[ $v != "$STALL_V" ]]; then
+		((FAIL_STATE || !STALL_T)) || STALL_STEP=$((now - STALL_T))
+		STALL_V=$v
+		STALL_T=$now
+		return 0
+	fi
+	((!STALL_SAVED && STALL_STEP && FAIL_STATE)) || return 0
+	limit=$((STALL_STEP * 3 > 300000000 ? STALL_STEP * 3 : 300000000))
+	((now - STALL_T > limit)) || return 0
+	STALL_SAVED=1
+	stall_snapshot "$1/stall.txt" "$v" "$((now - STALL_T))" &
+	STALL_PID=$!
+}
+stall_snapshot() { # file step stalled-ns
+	local n
+	{
+		echo "step $2 stalled for $(($3 / 1000000)) ms at monotonic $(mono_ns) ns"
+		for n in s1 s2 s3 s4 r1 r2 r3 r4; do
+			echo "== $n: ss -tin"
+			in_ns "$P-$n" ss -tin
+		done
+		for n in leaf1 sp2 leaf2; do
+			echo "== $n: ip -s neigh"
+			in_ns "$P-$n" ip -s neigh
+			echo "== $n: nstat -az"
+			in_ns "$P-$n" nstat -az
+		done
+	} >"$1" 2>&1
+}
+ARP_CAPTURERS=()
+fail_arp_start() { # dir
+	local n
+	ARP_CAPTURERS=()
+	command -v dumpcap >/dev/null || return 0
+	for n in leaf1 sp2 leaf2; do
+		nsenter --net="/run/netns/$P-$n" -- dumpcap -q -P -i any -s 128 -B 4 \
+			-f 'arp or icmp' -w "$1/arp-$n.pcap" </dev/null >/dev/null 2>"$1/arp-$n.err" &
+		ARP_CAPTURERS+=($!)
+	done
+	for n in leaf1 sp2 leaf2; do
+		poll_file "$1/arp-$n.pcap"
+	done
+}
+fail_arp_stop() {
+	local pid
+	for pid in "${ARP_CAPTURERS[@]}"; do
+		kill -INT "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+	done
+	ARP_CAPTURERS=()
+}
+
 # ---- RoCEv2 steps (--ops roce) -------------------------------------------
 
 # Host mode on every host for the roce cells, with its defaults (DCQCN's
@@ -616,9 +689,13 @@ job_once() { # op size dir limit-seconds
 	pid=$! # nsenter execs mpirun: this is mpirun (or roce_steps.py)
 	t0=$(date +%s%N)
 	FAIL_STATE=0
+	stall_reset
 	while kill -0 "$pid" 2>/dev/null; do
 		why=
-		[[ $SET != fail ]] || fail_tick "$dir"
+		if [[ $SET == fail ]]; then
+			fail_tick "$dir"
+			stall_tick "$dir"
+		fi
 		if ((!started)); then
 			if [[ $op == roce ]] || (($(hosts_with_rank) == 8)); then
 				started=1
@@ -644,6 +721,8 @@ job_once() { # op size dir limit-seconds
 		if [[ $SET == fail ]]; then sleep 0.05; else sleep 0.2; fi
 	done
 	wait "$pid" || rc=$?
+	# a stall snapshot still being written
+	[[ -z $STALL_PID ]] || wait "$STALL_PID" || true
 	# a job that ended with the link still down brings it back
 	[[ $SET != fail || $FAIL_STATE != 1 ]] || link_up "$dir"
 	echo $((($(date +%s%N) - t0) / 1000000)) >"$dir/mpirun_ms"
@@ -725,7 +804,9 @@ run_cell() { # op size
 			mover=$!
 		fi
 		capture_start "$op" "$dir"
+		[[ $SET != fail ]] || fail_arp_start "$dir"
 		job_once "$op" "$size" "$dir" "$limit" && ok=1 || ok=0
+		fail_arp_stop
 		capture_stop
 		if [[ -n $mover ]]; then
 			kill -INT "$mover" 2>/dev/null || true
