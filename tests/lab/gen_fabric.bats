@@ -64,10 +64,6 @@ s1_kernel_tx() {
 	echo $((all - xdp))
 }
 
-r1_rx() {
-	ip -n "$P-r1" -s -j link show eth0 | jq '.[0].stats64.rx.packets'
-}
-
 # Every drop counter of the lab's interfaces, summed: where frames went
 # missing, if they did.
 lab_drops() {
@@ -108,13 +104,13 @@ lab_ring_drops() {
 # SINK_ARGS to the sink.
 through_fabric() {
 	local nom0 out=$BATS_TEST_TMPDIR/sink.json err=$BATS_TEST_TMPDIR/sink.err
-	local rx0 g s tries=200 nom k0 kernel ring0 ring
+	local c0 g s tries=200 nom k0 kernel ring0 ring
 	# s1's kernel's frames are counted where it sends them first, at
 	# leaf1 a moment later: read s1 before leaf1 here and leaf1 before s1
 	# at the end, so no frame of its can be in leaf1's count alone
 	k0=$(s1_kernel_tx)
 	nom0=$(s1_counter .reasons.not_our_mac)
-	rx0=$(r1_rx)
+	c0=$(sink_consumed "$P-r1" eth0)
 	ring0=$(lab_ring_drops)
 	# nsenter execs the sink, so $! is the sink itself
 	nsenter --net="/run/netns/$P-r1" -- "$XDPLEAF" sink --dev eth0 --json ${SINK_ARGS-} \
@@ -125,8 +121,8 @@ through_fabric() {
 		sleep 0.05
 	done
 	g=$(in_ns "$P-s1" "$XDPLEAF" gen --dev eth0 --dst 10.2.1.2 --qps 4 --count "$N" --json "$@")
-	# the sink counts until r1 has received every frame (or 10 s pass)
-	while (($(r1_rx) - rx0 < N)) && ((tries-- > 0)); do sleep 0.05; done
+	# the sink counts until it has consumed every frame (or 10 s pass)
+	while (($(sink_consumed "$P-r1" eth0) - c0 < N)) && ((tries-- > 0)); do sleep 0.05; done
 	kill -TERM "$SINK_PID"
 	wait "$SINK_PID"
 	SINK_PID=

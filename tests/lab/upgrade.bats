@@ -38,12 +38,8 @@ xl() {
 	in_ns "$P-leaf1" "$XDPLEAF" "$@"
 }
 
-r1_rx() {
-	ip -n "$P-r1" -s -j link show eth0 | jq '.[0].stats64.rx.packets'
-}
-
 # xdpleaf sink on r1, in the background until sink_finish; returns once it
-# counts. RX0: r1's received packets then.
+# counts. C0: the frames it had consumed then (sink_consumed).
 sink_start() {
 	nsenter --net="/run/netns/$P-r1" -- "$XDPLEAF" sink --dev eth0 --json \
 		>"$BATS_TEST_TMPDIR/sink.json" 2>"$BATS_TEST_TMPDIR/sink.err" 3>&- &
@@ -52,15 +48,15 @@ sink_start() {
 		kill -0 "$SINK_PID" 2>/dev/null || { cat "$BATS_TEST_TMPDIR/sink.err"; return 1; }
 		sleep 0.05
 	done
-	RX0=$(r1_rx)
+	C0=$(sink_consumed "$P-r1" eth0)
 }
 
-# Once r1 has received $1 packets since sink_start (or 10 s passed), stop
-# the sink; its JSON into SINK_JSON. (Not in a subshell: the sink is this
+# Once the sink has consumed $1 frames since sink_start (or 10 s passed),
+# stop it; its JSON into SINK_JSON. (Not in a subshell: the sink is this
 # shell's child.)
 sink_finish() {
 	local tries=200
-	while (($(r1_rx) - RX0 < $1)) && ((tries-- > 0)); do
+	while (($(sink_consumed "$P-r1" eth0) - C0 < $1)) && ((tries-- > 0)); do
 		sleep 0.05
 	done
 	kill -TERM "$SINK_PID"
@@ -95,7 +91,7 @@ sink_finish() {
 	echo "gen: $g"
 	local sent
 	sent=$(jqv "$g" '.packets')
-	# the sink counts until r1 has received every frame (or 10 s pass)
+	# the sink counts until it has consumed every frame (or 10 s pass)
 	sink_finish "$sent"
 	s=$SINK_JSON
 	st1=$(stats_json "$P")
