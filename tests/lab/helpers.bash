@@ -85,9 +85,10 @@ start_sink() {
 # RoCE frames an `xdpleaf sink` on NS's DEV consumed so far: its XDP
 # drops, summed over the veth's queues. What a test waits for before
 # stopping the sink, rather than DEV's received packets: those also count
-# the ARP probes a leaf sends the host now and then, and a wait for N
-# received packets stopped the sink with the last frame still on its way
-# (1 of 10^6 "lost" once, with no drop anywhere).
+# what the host's kernel receives (neighbour probes and the like: r1 got
+# 34 packets in 51 s of an idle lab), and a wait for N received packets
+# stopped the sink with the last frame still on its way (1 of 10^6
+# "lost" once, with no drop anywhere).
 sink_consumed() { # ns dev
 	ip netns exec "$1" ethtool -S "$2" |
 		awk '$1 ~ /^rx_queue_[0-9]+_xdp_drops:$/ { s += $2 } END { print s + 0 }'
