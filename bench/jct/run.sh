@@ -610,14 +610,6 @@ fail_arp_start() { # dir
 		poll_file "$1/arp-$n.pcap"
 	done
 }
-fail_arp_stop() {
-	local pid
-	for pid in "${ARP_CAPTURERS[@]}"; do
-		kill -INT "$pid" 2>/dev/null || true
-		wait "$pid" 2>/dev/null || true
-	done
-	ARP_CAPTURERS=()
-}
 
 # ---- RoCEv2 steps (--ops roce) -------------------------------------------
 
@@ -750,13 +742,16 @@ capture_start() { # op dir
 	printf '{"realtime_ns": %s, "monotonic_ns": %s}\n' "$(date +%s%N)" "$(mono_ns)" \
 		>"$2/clock.json"
 }
-capture_stop() {
+# Stop the captures whose pids the named array holds (CAPTURERS,
+# ARP_CAPTURERS) and empty it.
+captures_stop() { # array-name
+	local -n pids=$1
 	local pid
-	for pid in "${CAPTURERS[@]}"; do
+	for pid in "${pids[@]}"; do
 		kill -INT "$pid" 2>/dev/null || true
 		wait "$pid" 2>/dev/null || true
 	done
-	CAPTURERS=()
+	pids=()
 }
 poll_file() { # file: wait up to 5 s until it is not empty
 	local tries=100
@@ -806,8 +801,8 @@ run_cell() { # op size
 		capture_start "$op" "$dir"
 		[[ $SET != fail ]] || fail_arp_start "$dir"
 		job_once "$op" "$size" "$dir" "$limit" && ok=1 || ok=0
-		fail_arp_stop
-		capture_stop
+		captures_stop ARP_CAPTURERS
+		captures_stop CAPTURERS
 		if [[ -n $mover ]]; then
 			kill -INT "$mover" 2>/dev/null || true
 			wait "$mover" 2>/dev/null || true
