@@ -525,6 +525,15 @@ ${FAIL_ROUTES6[$dev]}"
 }
 declare -A FAIL_ROUTES4 FAIL_ROUTES6
 
+# The clock and rank 0's progress (empty until its first step, and in
+# RoCE jobs, which write none), read once per tick of job_once's watch
+# loop for fail_tick and stall_tick.
+tick_read() { # dir
+	TICK_NOW=$(date +%s%N)
+	TICK_STEPS=
+	[[ ! -s $1/progress ]] || read -r TICK_STEPS <"$1/progress" || true
+}
+
 # Called from job_once's watch loop: down once the collective's rank 0
 # has done WARMUP + STEPS / 2 steps (its --progress file), so the outage
 # falls among the measured steps however fast the fabric runs them (timed
@@ -532,10 +541,8 @@ declare -A FAIL_ROUTES4 FAIL_ROUTES6
 # before the link went down); RoCE steps (no progress file) at T_STARTED
 # + FAIL_DELAY. Up FAIL_S later.
 fail_tick() { # dir
-	local now steps_done=
+	local now=$TICK_NOW steps_done=$TICK_STEPS
 	((started)) || return 0
-	now=$(date +%s%N)
-	[[ ! -s $1/progress ]] || read -r steps_done <"$1/progress" || true
 	if ((FAIL_STATE == 0)) &&
 		{ [[ -n $steps_done ]] && ((steps_done >= WARMUP + STEPS / 2)) ||
 			{ [[ ! -e $1/progress ]] && ((now - T_STARTED >= FAIL_DELAY)); }; }; then
@@ -564,9 +571,8 @@ stall_reset() {
 	STALL_PID=
 }
 stall_tick() { # dir
-	local now v limit
-	[[ -s $1/progress ]] && read -r v <"$1/progress" || return 0
-	now=$(date +%s%N)
+	local now=$TICK_NOW v=$TICK_STEPS limit
+	[[ -n $v ]] || return 0
 	if [[ $v != "$STALL_V" ]]; then
 		((FAIL_STATE || !STALL_T)) || STALL_STEP=$((now - STALL_T))
 		STALL_V=$v
@@ -685,6 +691,7 @@ job_once() { # op size dir limit-seconds
 	while kill -0 "$pid" 2>/dev/null; do
 		why=
 		if [[ $SET == fail ]]; then
+			tick_read "$dir"
 			fail_tick "$dir"
 			stall_tick "$dir"
 		fi

@@ -104,7 +104,7 @@ lab_ring_drops() {
 # SINK_ARGS to the sink.
 through_fabric() {
 	local nom0 out=$BATS_TEST_TMPDIR/sink.json err=$BATS_TEST_TMPDIR/sink.err
-	local c0 g s tries=200 nom k0 kernel ring0 ring
+	local c0 g s nom k0 kernel ring0 ring drops
 	# s1's kernel's frames are counted where it sends them first, at
 	# leaf1 a moment later: read s1 before leaf1 here and leaf1 before s1
 	# at the end, so no frame of its can be in leaf1's count alone
@@ -121,8 +121,10 @@ through_fabric() {
 		sleep 0.05
 	done
 	g=$(in_ns "$P-s1" "$XDPLEAF" gen --dev eth0 --dst 10.2.1.2 --qps 4 --count "$N" --json "$@")
-	# the sink counts until it has consumed every frame (or 10 s pass)
-	while (($(sink_consumed "$P-r1" eth0) - c0 < N)) && ((tries-- > 0)); do sleep 0.05; done
+	# the sink counts until it has consumed every frame s1's device sent
+	# (or 10 s pass)
+	drops=$(jqv "$g" '.dev_tx_dropped')
+	wait_sink_consumed "$P-r1" eth0 "$c0" $((N - drops))
 	kill -TERM "$SINK_PID"
 	wait "$SINK_PID"
 	SINK_PID=
@@ -137,8 +139,6 @@ through_fabric() {
 	echo "gen: $g"
 	echo "sink: $s"
 	echo "drops in the lab: $(lab_drops)"
-	local drops
-	drops=$(jqv "$g" '.dev_tx_dropped')
 	[[ $(jqv "$g" '.packets') -eq $N ]]
 	# s1's veth may drop a few frames when gen runs ahead of the peer's
 	# NAPI on a busy machine (its ring is full; gen backs off): counted,

@@ -94,6 +94,15 @@ sink_consumed() { # ns dev
 		awk '$1 ~ /^rx_queue_[0-9]+_xdp_drops:$/ { s += $2 } END { print s + 0 }'
 }
 
+# Wait until that sink has consumed N frames more than BASE, at most 10 s
+# (the caller's assertions then say what is missing).
+wait_sink_consumed() { # ns dev base n
+	local tries=200
+	while (($(sink_consumed "$1" "$2") - $3 < $4)) && ((tries-- > 0)); do
+		sleep 0.05
+	done
+}
+
 # Wait for the sink started last to finish; fail if it failed.
 wait_sink() {
 	local rc=0

@@ -55,10 +55,7 @@ sink_start() {
 # stop it; its JSON into SINK_JSON. (Not in a subshell: the sink is this
 # shell's child.)
 sink_finish() {
-	local tries=200
-	while (($(sink_consumed "$P-r1" eth0) - C0 < $1)) && ((tries-- > 0)); do
-		sleep 0.05
-	done
+	wait_sink_consumed "$P-r1" eth0 "$C0" "$1"
 	kill -TERM "$SINK_PID"
 	wait "$SINK_PID"
 	SINK_PID=
