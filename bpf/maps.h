@@ -133,6 +133,14 @@ struct {
 	__type(value, struct xl_uplink_rate);
 } XL_MAP_UPLINK_RATES SEC(".maps");
 
+/* Flows counted per port slot (uplinks; struct xl_member_flows). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, XL_MAX_PORTS);
+	__type(key, __u32);
+	__type(value, struct xl_member_flows);
+} XL_MAP_MEMBER_FLOWS SEC(".maps");
+
 /* Members of each group not to be chosen, per family (struct
  * xl_group_down), written by the instance's daemon. */
 struct {

@@ -235,6 +235,160 @@ static __always_inline void add_pending(__u32 slot, __u64 now, __u64 expected)
 		__sync_fetch_and_add(&r->pending_bps, expected);
 }
 
+/* ---- flow counts (include/lb.h, "flow counts") ----------------------- */
+
+/* The member's counts brought to epoch e: what was counted before e - 1
+ * goes. The CPU that wins the compare-and-swap clears; a flow another
+ * CPU counts in between is lost for that epoch and counted again in the
+ * next. Never backwards: a CPU whose clock read earlier finds e - 1's
+ * count where it is, in the slot before. */
+static __always_inline struct xl_member_flows *member_flows_at(__u32 slot, __u32 e)
+{
+	struct xl_member_flows *mf = bpf_map_lookup_elem(&member_flows, &slot);
+	__u32 old;
+
+	if (!mf)
+		return NULL;
+	old = mf->epoch;
+	if ((__s32)(e - old) > 0 &&
+	    __sync_val_compare_and_swap(&mf->epoch, old, e) == old) {
+		mf->flows[e & 1] = 0;
+		if (old != e - 1)
+			mf->flows[(e - 1) & 1] = 0;
+	}
+	return mf;
+}
+
+static __always_inline __u32 member_flows_of(__u32 slot, __u32 e)
+{
+	struct xl_member_flows *mf = bpf_map_lookup_elem(&member_flows, &slot);
+
+	return mf ? xl_member_flows_now(mf->epoch, mf->flows, e) : 0;
+}
+
+/* The flow, on the member in `slot`, counted there once in epoch e. One
+ * that just arrived (moved) counts in the epoch before too: the member
+ * reads the larger of the two counts, and one it came to after that
+ * epoch would not show until the current count passed it, while more
+ * flows followed it there. */
+static __always_inline void flow_counted(struct xl_flow_state *fs, __u32 slot, __u32 e,
+					 int arrived)
+{
+	struct xl_member_flows *mf;
+
+	if (fs->count_epoch == e)
+		return;
+	mf = member_flows_at(slot, e);
+	if (!mf)
+		return;
+	fs->count_flags = fs->count_epoch == e - 1 || arrived ? XL_COUNTED_BEFORE : 0;
+	fs->count_epoch = e;
+	__sync_fetch_and_add(&mf->flows[e & 1], 1);
+	if (arrived)
+		__sync_fetch_and_add(&mf->flows[(e - 1) & 1], 1);
+}
+
+static __always_inline void count_less(__u32 *n)
+{
+	if (*n)
+		__sync_fetch_and_sub(n, 1);
+}
+
+/* The flow leaves the member in `slot`: off the counts it is in there. */
+static __always_inline void flow_uncounted(struct xl_flow_state *fs, __u32 slot, __u32 e)
+{
+	struct xl_member_flows *mf = member_flows_at(slot, e);
+
+	if (mf) {
+		if (fs->count_epoch == e) {
+			count_less(&mf->flows[e & 1]);
+			if (fs->count_flags & XL_COUNTED_BEFORE)
+				count_less(&mf->flows[(e - 1) & 1]);
+		} else if (fs->count_epoch == e - 1) {
+			count_less(&mf->flows[(e - 1) & 1]);
+		}
+	}
+	fs->count_epoch = 0;
+	fs->count_flags = 0;
+}
+
+/* The flow counted on member m of group gid in the epoch of now, and if
+ * it moved there from member `from`, off that one's counts first;
+ * members = m | moved << 8 | from << 16. Global, on the flow's key: once
+ * per flow per epoch, and the caller's frame is at the stack's limit. */
+__noinline int xl_count_flow_g(struct xl_flow *flow, __u32 gid, __u32 members, __u64 now)
+{
+	struct xl_group *g = bpf_map_lookup_elem(&groups, &gid);
+	struct xl_flow_state *fs = flow ? bpf_map_lookup_elem(&flows, flow) : NULL;
+	__u32 e = xl_flow_epoch(now);
+
+	if (!g || !fs)
+		return 0;
+	if (members & (1U << 8))
+		flow_uncounted(fs, g->member_slot[(members >> 16) & (XL_MAX_GROUP_MEMBERS - 1)], e);
+	flow_counted(fs, g->member_slot[members & (XL_MAX_GROUP_MEMBERS - 1)], e,
+		     members & (1U << 8));
+	return 0;
+}
+
+/* The fair share (xl_fair_share) a flow gets on member i of group gid in
+ * epoch e, with `self` flows (0 or 1: the flow itself, counted there)
+ * not counted as others. Global: verified once, not once per member. */
+__noinline __u32 xl_member_share_g(__u32 gid, __u32 i, __u32 e, __u32 self)
+{
+	struct xl_group *g = bpf_map_lookup_elem(&groups, &gid);
+	__u32 n;
+
+	if (!g)
+		return 0;
+	n = member_flows_of(g->member_slot[i & (XL_MAX_GROUP_MEMBERS - 1)], e);
+	return xl_fair_share(g->capacity_bps[i & (XL_MAX_GROUP_MEMBERS - 1)],
+			     n > self ? n - self : 0);
+}
+
+/* Flow counts weigh in on a flow the rates keep on its member cur: if
+ * it wants more than its fair share there (xl_wants_more_share;
+ * demand_bps: what it sends at, flow_rate), it leaves for the member
+ * where its share would be clearly larger (xl_share_move_worth). A flow
+ * that gets what it wants (QPs paced below their share) is the rates' to
+ * place: they time-share unequal members in proportion, which whole
+ * flows cannot. up_self = the members up | 1 << 16 if cur counts the
+ * flow itself. Returns the member. Global: verified once. */
+__noinline int xl_pick_fair_g(__u32 gid, __u32 up_self, __u64 now, __u32 cur,
+			      __u64 demand_bps)
+{
+	struct xl_group *g = bpf_map_lookup_elem(&groups, &gid);
+	__u32 e = xl_flow_epoch(now), top = 0, here, n, up = up_self & 0xffff;
+	int i, best = -1;
+
+	cur &= XL_MAX_GROUP_MEMBERS - 1;
+	if (!g)
+		return cur;
+	here = xl_member_share_g(gid, cur, e, up_self >> 16);
+	if (!xl_wants_more_share(demand_bps, here))
+		return cur;
+	n = g->n_members;
+	up &= ~(1U << cur);
+	/* The largest share, then the first member with it: two passes
+	 * (as xl_pick_least), so that the verifier sees one index found,
+	 * not every way a running best could change hands; and no array,
+	 * as this frame is on the program's deepest call chain. */
+	for (i = 0; i < XL_MAX_GROUP_MEMBERS; i++)
+		if ((__u32)i < n && (up & (1U << i))) {
+			__u32 sh = xl_member_share_g(gid, i, e, 0);
+
+			if (sh > top)
+				top = sh;
+		}
+	if (!top || !xl_share_move_worth(here, top))
+		return cur;
+	for (i = 0; i < XL_MAX_GROUP_MEMBERS; i++)
+		if ((__u32)i < n && best < 0 && (up & (1U << i)) &&
+		    xl_member_share_g(gid, i, e, 0) == top)
+			best = i;
+	return best < 0 ? cur : best;
+}
+
 /* Queueing delay (xl_queue_delay) of member i of group g now, for a
  * packet of len bytes (0: until its queue is empty). Inline: every packet
  * of a flow that follows the rule pays for it. */
@@ -429,6 +583,11 @@ __noinline int xl_choose_uplink(struct xl_flow *flow, __u32 gid, __u64 now,
 		    !xl_move_worth_g(gid, (__u32)cur | (__u32)m << 8, now,
 				     flow_rate(g, fs, cur), now - fs->last_ns))
 			m = cur;
+		/* ... and for a clearly larger share by flow count */
+		if (cur_up && m == cur && xl_counts_flow(len))
+			m = xl_pick_fair_g(gid, (up & 0xffff) |
+					   (__u32)(xl_flow_epoch(now) - fs->count_epoch <= 1) << 16,
+					   now, (__u32)cur, flow_rate(g, fs, cur));
 		break;
 	case XL_LB_HASH:
 	default:
@@ -511,6 +670,11 @@ __noinline int xl_choose_uplink(struct xl_flow *flow, __u32 gid, __u64 now,
 	}
 	if (safe)
 		fs->qdelay_ns = member_delay(g, m, now, len);
+	/* the flow counts where it sends data (xl_counts_flow) */
+	if (g->lb_mode == XL_LB_FLOWLET && xl_counts_flow(len) &&
+	    (fs->count_epoch != xl_flow_epoch(now) || (cur >= 0 && cur != m)))
+		xl_count_flow_g(flow, gid, (__u32)m | (__u32)(cur >= 0 && cur != m) << 8 |
+					   (__u32)(cur & (XL_MAX_GROUP_MEMBERS - 1)) << 16, now);
 	if (fs->uplink != g->members[m])
 		fs->placed_tick = xl_placed_tick(now);
 	fs->uplink = g->members[m];

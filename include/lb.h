@@ -731,4 +731,108 @@ static inline __u64 xl_move_target_rate(__u64 fast_bps, __u64 held_bps)
 	return fast_bps > held_bps ? fast_bps : held_bps;
 }
 
+/* ---- flow counts: a fair share among flows that all want more --------- */
+
+/* A TCP flow's member reads at most its capacity however many flows it
+ * carries, so by rates a member with five flows and one with three look
+ * alike, both full, and neither offers a flow more than its own: in
+ * bench-balance's workload 5 (16 connections, 4 equal uplinks, steps
+ * 50 ms apart) each step started from placements such as 5/4/4/3 or
+ * 5/3/2/6 that stayed, and the step lasted as long as the most crowded
+ * uplink took: 1.32 x the ideal where 4/4/4/4 takes 1.06 x. So each
+ * member also counts the flows that send on it, and a flow whose new
+ * flowlet may move leaves for the member where its fair share (capacity
+ * over the flows there, itself included) is clearly larger than at its
+ * own.
+ *
+ * Counts are kept per epoch of 2^XL_FLOW_EPOCH_SHIFT ns (8.4 ms): a flow
+ * counts once in each epoch in which it sends, and a member's count is
+ * the larger of its current and previous epoch's, so a flow stays
+ * counted through a pause of up to one epoch (the phases of a ring,
+ * a few ms) and is forgotten after two (nothing to clean up when a flow
+ * ends or the flow table evicts it). Flows back from a longer pause (a
+ * collective's next step) are counted again as their first packets
+ * arrive, and each one that may move then goes where the fewest have
+ * arrived yet: the placements end up as even as the flows' number
+ * allows, 4/4/4/4 for 16 flows. */
+#ifndef XL_FLOW_EPOCH_SHIFT
+#define XL_FLOW_EPOCH_SHIFT 26
+#endif
+
+/* Whether a packet of len bytes counts its flow: one that carries data.
+ * A stream of acknowledgements (whose first packets make a flow entry
+ * of their own) or of small control messages wants no share of a
+ * member, and counted as a flow it would keep a data flow away. */
+#define XL_COUNT_MIN_LEN 256
+static inline int xl_counts_flow(__u64 len)
+{
+	return len >= XL_COUNT_MIN_LEN;
+}
+
+/* The epoch of time now_ns; never 0, which a flow's count_epoch uses for
+ * "not counted". */
+static inline __u32 xl_flow_epoch(__u64 now_ns)
+{
+	__u32 e = (__u32)(now_ns >> XL_FLOW_EPOCH_SHIFT);
+
+	return e ? e : 1;
+}
+
+/* Flows a member counts in epoch e: the larger of its counts of e and
+ * e - 1, from its newest epoch m_epoch and counts flows[2] (struct
+ * xl_member_flows): what the member no longer holds reads 0. */
+static inline __u32 xl_member_flows_now(__u32 m_epoch, const __u32 *flows, __u32 e)
+{
+	__u32 now = flows[e & 1], before = flows[(e - 1) & 1];
+
+	/* (or one ahead: another CPU's clock read later) */
+	if (m_epoch == e || m_epoch == e + 1)
+		return now > before ? now : before;
+	if (m_epoch == e - 1)
+		return before; /* its newest count, none yet in e */
+	return 0;
+}
+
+/* A flow's fair share on a member of capacity cap_bps that carries n
+ * other flows: cap / (n + 1), in units of 1024 bit/s (at most 2^32 - 1:
+ * 4.4 Tbit/s). Members of unknown capacity (0) count alike, as
+ * XL_LB_UNKNOWN_CAP each (a group gives all its members a rate or none). */
+static inline __u32 xl_fair_share(__u64 cap_bps, __u32 n)
+{
+	__u64 share;
+
+	if (!cap_bps)
+		cap_bps = XL_LB_UNKNOWN_CAP;
+	share = (cap_bps >> 10) / ((__u64)n + 1);
+	return share > 0xffffffffULL ? 0xffffffffU : (__u32)share;
+}
+
+/* Whether a flow should move for a share of share_new where it has
+ * share_cur (xl_fair_share): only for more by over the move margin
+ * (XL_LB_MOVE_MARGIN, 1/16). With equal capacities that is a member with
+ * at least two flows fewer than its own, the flow itself included: 5 and
+ * 3 become 4 and 4; 4 and 3 stay. */
+#define XL_LB_SHARE_K (XL_UTIL_ONE / XL_LB_MOVE_MARGIN)
+static inline int xl_share_move_worth(__u32 share_cur, __u32 share_new)
+{
+	return (__u64)share_new * XL_LB_SHARE_K > (__u64)share_cur * (XL_LB_SHARE_K + 1);
+}
+
+/* Whether a flow that sends at demand_bps (xl_flow_demand) wants more
+ * than its fair share `share` (xl_fair_share) on its member: half again
+ * as much or more. Only such a flow moves for a share. A TCP flow on a
+ * full member reads up to its sender's pace there (a window sent back to
+ * back), well above its share; a QP paced below its share reads its
+ * pace. Unequal members are shared in proportion only by flowlets that
+ * take turns (the rates' rule), and whole flows placed by their number
+ * pull against that: bench-balance's workload 3 (16 QPs of ~27 Mbit/s
+ * on 200/100/100/100 Mbit/s) put 42.5-43.8 % of the bytes on the big
+ * member instead of 40 % with every flow that read above its share
+ * allowed to move (a QP on a member of four reads 27 against 25), and
+ * 40.8 % with this bound. */
+static inline int xl_wants_more_share(__u64 demand_bps, __u32 share)
+{
+	return demand_bps >> 10 >= 3 * (__u64)share / 2;
+}
+
 #endif /* XL_LB_H */

@@ -45,6 +45,7 @@
 #define XL_MAP_QUEUE_STATS  queue_stats
 #define XL_MAP_FLOWS        flows
 #define XL_MAP_UPLINK_RATES uplink_rates
+#define XL_MAP_MEMBER_FLOWS member_flows
 #define XL_MAP_GROUP_DOWN   group_down
 #define XL_MAP_GROUP_RR     group_rr
 #define XL_MAP_PORT_VLANS   port_vlans

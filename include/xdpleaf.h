@@ -242,7 +242,15 @@ struct xl_flow_state {
 	 * ns (about a ms; wraps after 52 days): how much of the uplink's
 	 * held load it takes along when it leaves (xl_held_share) */
 	__u32 placed_tick;
+	/* the flow count epoch (xl_flow_epoch) its member last counted it
+	 * in, 0 if none; and whether it was counted in the epoch before
+	 * that too (XL_COUNTED_BEFORE): what a move takes off the member's
+	 * counts (bpf/uplink.h, member_flows) */
+	__u32 count_epoch;
+	__u32 count_flags;
 };
+
+#define XL_COUNTED_BEFORE 1U
 
 #define XL_PLACED_TICK_SHIFT 20
 
@@ -291,6 +299,17 @@ struct xl_uplink_rate {
 	 * that left since, what the member's flows bring back after a
 	 * pause (include/lb.h) */
 	__u64 held_bps;
+};
+
+/* How many flows send on an uplink (keyed by port slot): each flow
+ * counts once in every epoch (xl_flow_epoch) it sends a packet there
+ * that is not a pure acknowledgement. flows[epoch & 1] is the count of
+ * `epoch` (the newest) and of the epoch before it; a move takes the flow
+ * off the counts it was in. Only the flowlet mode keeps it. */
+struct xl_member_flows {
+	__u32 epoch;
+	__u32 flows[2];
+	__u32 pad;
 };
 
 /* Key of the `port_vlans` map: a VLAN a port forwards tagged frames of

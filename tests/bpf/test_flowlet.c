@@ -265,11 +265,13 @@ static struct events_seen ev_seen;
 static void reset(__u32 mode, __u64 timeout_ns)
 {
 	struct xl_uplink_rate zr;
+	struct xl_member_flows zf;
 	struct xl_queue zq = { 0 };
 	__u32 gid = GID, zero = 0;
 	int p;
 
 	memset(&zr, 0, sizeof(zr));
+	memset(&zf, 0, sizeof(zf));
 	set_group(mode, timeout_ns, NULL);
 	set_down(0);
 	assert_int_equal(map_set(E.skel->maps.group_rr, &gid, 4, &zero, 4), 0);
@@ -278,6 +280,8 @@ static void reset(__u32 mode, __u64 timeout_ns)
 					 &port_slot[p], 4, &zr, sizeof(zr)), 0);
 		assert_int_equal(map_set(E.skel->maps.queues, &port_slot[p], 4,
 					 &zq, sizeof(zq)), 0);
+		assert_int_equal(map_set(E.skel->maps.member_flows, &port_slot[p], 4,
+					 &zf, sizeof(zf)), 0);
 		assert_int_equal(percpu_zero(E.skel->maps.port_stats,
 					     port_slot[p],
 					     sizeof(struct xl_port_stats), E.ncpu), 0);
@@ -1690,6 +1694,152 @@ static void spray_reorder_safe_and_free(void **state)
 
 /* ---- main --------------------------------------------------------------- */
 
+/* ---- 8. flow counts: a fair share among flows that want more ------------ */
+
+#define DATA_LEN 1000 /* payload: a frame that counts its flow (xl_counts_flow) */
+
+/* Member `port`'s flow counts: `now` in epoch e, `before` in e - 1. */
+static void member_flows_set(int port, __u32 e, __u32 now, __u32 before)
+{
+	struct xl_member_flows mf = { .epoch = e };
+
+	mf.flows[e & 1] = now;
+	mf.flows[(e - 1) & 1] = before;
+	assert_int_equal(map_set(E.skel->maps.member_flows, &port_slot[port], 4,
+				 &mf, sizeof(mf)), 0);
+}
+
+static void member_flows_get(int port, struct xl_member_flows *mf)
+{
+	__u32 slot = port_slot[port];
+
+	assert_int_equal(bpf_map_lookup_elem(bpf_map__fd(E.skel->maps.member_flows),
+					     &slot, mf), 0);
+}
+
+/* A data flow on u0, counted there, whose flowlets read flowlet_bps; u0
+ * counts 5 flows (it included), u1 and u2 4, u3 2, in this epoch and the
+ * one before; all members idle by their rates. Its next flowlet (after
+ * a gap past the timeout) goes where? Returns the port, with the epoch
+ * the packet was decided in (*e); -1 if the epoch turned meanwhile. */
+static int flow_among_counts(__u64 flowlet_bps, __u32 *e, struct sent *r)
+{
+	struct pkt_spec s = udp_flow(48300);
+	struct xl_flow_state fs;
+
+	s.payload_len = DATA_LEN;
+	reset(XL_LB_FLOWLET, TIMEOUT);
+	send_fwd(&s, r);
+	*e = xl_flow_epoch(mono_ns());
+	assert_true(flow_get(&s, &fs));
+	fs.uplink = E.ifindex[P_U0];
+	fs.flowlet_rate_bps = flowlet_bps;
+	fs.flowlet_bytes = 0;
+	fs.count_epoch = *e;
+	fs.count_flags = XL_COUNTED_BEFORE;
+	flow_put(&s, &fs);
+	member_flows_set(P_U0, *e, 5, 5);
+	member_flows_set(P_U0 + 1, *e, 4, 4);
+	member_flows_set(P_U0 + 2, *e, 4, 4);
+	member_flows_set(P_U0 + 3, *e, 2, 2);
+	sleep_ns(3 * TIMEOUT);
+	send_fwd(&s, r);
+	return xl_flow_epoch(r->t0) == *e && xl_flow_epoch(r->t1) == *e ? r->egress : -1;
+}
+
+/* Sending at its pace (its flowlets read the member's capacity, five
+ * times its share of a member of five), the flow leaves u0 for u3, where
+ * its share is a third instead of a fifth: the rates alone keep it (every
+ * member reads idle, the move would gain nothing by them). The counts
+ * follow: u0 loses it in both epochs, u3 gains it in both; the flow is
+ * counted in this epoch. */
+static void flowlet_count_moves_crowded_flow(void **state)
+{
+	struct pkt_spec s = udp_flow(48300);
+	struct xl_member_flows mf;
+	struct xl_flow_state fs;
+	struct sent r;
+	__u32 e;
+	int got = -1, attempt;
+
+	(void)state;
+	for (attempt = 0; attempt < 3 && got < 0; attempt++)
+		got = flow_among_counts(CAP, &e, &r);
+	if (got < 0)
+		fail_msg("the %llu ns epoch turned during each of 3 attempts",
+			 1ULL << XL_FLOW_EPOCH_SHIFT);
+	print_message("# a flow on a member of 5 (others 4, 4, 2) went to %s\n",
+		      port_ifname[got]);
+	assert_int_equal(got, P_U0 + 3);
+	member_flows_get(P_U0, &mf);
+	assert_int_equal(mf.flows[e & 1], 4);
+	assert_int_equal(mf.flows[(e - 1) & 1], 4);
+	member_flows_get(P_U0 + 3, &mf);
+	assert_int_equal(mf.flows[e & 1], 3);
+	assert_int_equal(mf.flows[(e - 1) & 1], 3);
+	member_flows_get(P_U0 + 1, &mf);
+	assert_int_equal(mf.flows[e & 1], 4);
+	s.payload_len = DATA_LEN;
+	assert_true(flow_get(&s, &fs));
+	assert_int_equal(fs.uplink, E.ifindex[P_U0 + 3]);
+	assert_int_equal(fs.count_epoch, e);
+	assert_int_equal(fs.moves, 1);
+}
+
+/* The same flow paced at its share there (a fifth of the capacity) gets
+ * what it sends: it stays, and the counts stay (it was counted already). */
+static void flowlet_count_keeps_paced_flow(void **state)
+{
+	struct xl_member_flows mf;
+	struct sent r;
+	__u32 e;
+	int got = -1, attempt;
+
+	(void)state;
+	for (attempt = 0; attempt < 3 && got < 0; attempt++)
+		got = flow_among_counts(CAP / 5, &e, &r);
+	if (got < 0)
+		fail_msg("the epoch turned during each of 3 attempts");
+	assert_int_equal(got, P_U0);
+	member_flows_get(P_U0, &mf);
+	assert_int_equal(mf.flows[e & 1], 5);
+	member_flows_get(P_U0 + 3, &mf);
+	assert_int_equal(mf.flows[e & 1], 2);
+}
+
+/* A flow counts once per epoch where it sends data; a small packet (an
+ * acknowledgement's size) does not count it. */
+static void flowlet_counts_data_flows_once(void **state)
+{
+	struct pkt_spec small = udp_flow(48400), data = udp_flow(48401);
+	struct xl_member_flows mf;
+	struct sent r;
+	__u32 e = 0, total;
+	int attempt, k, p;
+
+	(void)state;
+	data.payload_len = DATA_LEN;
+	for (attempt = 0; attempt < 3; attempt++) {
+		reset(XL_LB_FLOWLET, LONG_TIMEOUT);
+		e = xl_flow_epoch(mono_ns());
+		for (k = 0; k < 3; k++) {
+			send_fwd(&small, &r);
+			send_fwd(&data, &r);
+		}
+		if (xl_flow_epoch(r.t1) == e)
+			break;
+	}
+	total = 0;
+	for (p = P_U0; p < N_PORTS; p++) {
+		member_flows_get(p, &mf);
+		total += mf.epoch == e ? mf.flows[e & 1] : 0;
+	}
+	assert_int_equal(total, 1);
+	member_flows_get(r.egress, &mf);
+	assert_int_equal(mf.epoch, e);
+	assert_int_equal(mf.flows[e & 1], 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1710,6 +1860,9 @@ int main(void)
 		cmocka_unit_test(flowlet_move_refused),
 		cmocka_unit_test(flowlet_move_allowed),
 		cmocka_unit_test(flowlet_held_load_keeps_flow),
+		cmocka_unit_test(flowlet_count_moves_crowded_flow),
+		cmocka_unit_test(flowlet_count_keeps_paced_flow),
+		cmocka_unit_test(flowlet_counts_data_flows_once),
 		cmocka_unit_test(flowlet_unknown_capacity_window),
 		cmocka_unit_test(flowlet_pure_ack_follows),
 		cmocka_unit_test(flowlet_skew_unlimited_members),

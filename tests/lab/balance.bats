@@ -6,7 +6,8 @@
 # interface counters must agree with xdpleaf's maps. The targets of
 # docs/load-balancing-bench.md, with margins for this small noisy VM:
 # max/mean <= 1.10 (target 1.05), shares within 8 % (target 5 %),
-# reordering <= 0.3 % (target 0.1 %); counters within 1 % (no margin).
+# reordering <= 0.3 % (target 0.1 %); counters within 1 % (no margin);
+# every QP counted as one flow on the uplinks (the flow counts).
 # About 15 s (up to 20 s more if other work keeps the CPUs busy).
 
 load helpers
@@ -110,5 +111,26 @@ row() { # workload -> its flowlet row of results.json
 			echo "workload $w: counters differ by $(jq .counter_diff <<<"$r")"
 			return 1
 		}
+	done
+}
+
+# The sum of the uplinks' flow counts (stats --json `flows`) in each of
+# workload W's samples (every 100 ms), the first and last second left out
+# (the senders start and stop staggered).
+flow_count_sums() { # workload
+	jq -c '[.stats.ports[]? | select(.role == "uplink") | .flows] | add' \
+		"$OUT/flowlet/w$1/samples.json" 2>/dev/null | sed '1,10d' | head -n -10
+}
+
+@test "flowlet: the uplinks count every QP as one data flow (stats --json flows)" {
+	local w want sums median
+	for w in 1 3; do
+		want=$((w == 1 ? 8 : 16))
+		sums=$(flow_count_sums "$w")
+		[[ -n $sums ]] || { echo "workload $w: no samples"; return 1; }
+		median=$(sort -n <<<"$sums" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+		note "workload $w ($want QPs): flows counted over the uplinks, median $median" \
+			"of $(wc -l <<<"$sums") samples, range $(sort -n <<<"$sums" | sed -n '1p;$p' | paste -sd-)"
+		[[ $median == "$want" ]] || { echo "workload $w: median $median, want $want"; return 1; }
 	done
 }

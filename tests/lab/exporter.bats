@@ -131,16 +131,18 @@ s1_rx() {
 	grep -Eq "^xdpleaf_queue_enqueue_length_bytes_bucket\{instance=\"$P\",port=\"u[1-4]\",class=\"default\",le=\"\+Inf\"\} [1-9]" <<<"$m"
 	grep -Eq "^xdpleaf_flow_bytes_total\{instance=\"$P\",src=\"10\.1\.1\.2\",dst=\"10\.2\.1\.2\",proto=\"1\"" <<<"$m"
 	grep -q "^xdpleaf_group_info{instance=\"$P\",group=\"spine\",lb_mode=\"flowlet\"} 1$" <<<"$m"
-	# each uplink's averages, the 10 ms one and the held load too (stats
-	# --json rate_slow_bps, held_load_bps)
+	# each uplink's averages, the 10 ms one and the held load too, and
+	# its flow count (stats --json rate_slow_bps, held_load_bps, flows)
 	for key in u1 u2 u3 u4; do
 		grep -Eq "^xdpleaf_uplink_slow_rate_bytes_per_second\{[^}]*port=\"$key\"[^}]*\} [0-9]" <<<"$m" ||
 			{ echo "no slow rate for $key"; return 1; }
 		grep -Eq "^xdpleaf_uplink_held_load_bytes_per_second\{[^}]*port=\"$key\"[^}]*\} [0-9]" <<<"$m" ||
 			{ echo "no held load for $key"; return 1; }
+		grep -Eq "^xdpleaf_uplink_flows\{[^}]*port=\"$key\"[^}]*\} [0-9]+$" <<<"$m" ||
+			{ echo "no flow count for $key"; return 1; }
 	done
 	[[ $("$XDPLEAF" stats --json --instance "$P" |
-		jq '[.ports[] | select(.role == "uplink") | has("rate_slow_bps") and has("held_load_bps")] | all') == true ]]
+		jq '[.ports[] | select(.role == "uplink") | has("rate_slow_bps") and has("held_load_bps") and has("flows")] | all') == true ]]
 	grep -q "^xdpleaf_up{instance=\"$P\",mode=\"leaf\"} 1$" <<<"$m"
 	# every reason stats --json names is a reason label
 	for key in $("$XDPLEAF" stats --json --instance "$P" | jq -r '.ports[0].reasons | keys[]'); do

@@ -849,6 +849,98 @@ static void held_share_grows_with_the_stay(void **state)
 	}
 }
 
+/* ---- flow counts (include/lb.h, "flow counts") --------------------------- */
+
+/* A share is the capacity over the flows there, the flow included, in
+ * units of 1024 bit/s; unknown capacities count as XL_LB_UNKNOWN_CAP; a
+ * share past 32 bits saturates. */
+static void fair_share_values(void **state)
+{
+	(void)state;
+	assert_int_equal(xl_fair_share(M100, 0), M100 >> 10);
+	assert_int_equal(xl_fair_share(M100, 3), (M100 >> 10) / 4);
+	assert_int_equal(xl_fair_share(2 * M100, 2), ((2 * M100) >> 10) / 3);
+	assert_int_equal(xl_fair_share(0, 1), (XL_LB_UNKNOWN_CAP >> 10) / 2);
+	assert_int_equal(xl_fair_share(1ULL << 60, 0), 0xffffffffU);
+	assert_int_equal(xl_fair_share(1ULL << 60, 0xffffffffU), (1ULL << 50) >> 32);
+}
+
+/* Equal members: a flow moves to a member with at least two flows fewer
+ * than its own (itself counted): 5 and 3 become 4 and 4, 4 and 3 stay
+ * (that would make 3 and 4). Unequal: a lone flow on a 100M member does
+ * not join two on a 200M one (66.7 against 100), and takes an idle 200M
+ * one (200 against 100); two on a 100M member do not go to an idle 50M
+ * one (50 against 50). */
+static void share_move_by_count(void **state)
+{
+	(void)state;
+	assert_true(xl_share_move_worth(xl_fair_share(M100, 4), xl_fair_share(M100, 2)));
+	assert_false(xl_share_move_worth(xl_fair_share(M100, 3), xl_fair_share(M100, 3)));
+	assert_true(xl_share_move_worth(xl_fair_share(M100, 3), xl_fair_share(M100, 1)));
+	assert_false(xl_share_move_worth(xl_fair_share(M100, 0), xl_fair_share(M100, 0)));
+	assert_false(xl_share_move_worth(xl_fair_share(M100, 0), xl_fair_share(2 * M100, 2)));
+	assert_true(xl_share_move_worth(xl_fair_share(M100, 0), xl_fair_share(2 * M100, 0)));
+	assert_false(xl_share_move_worth(xl_fair_share(M100, 1), xl_fair_share(M100 / 2, 0)));
+	/* the margin: 1/16 more is not enough, a little over it is */
+	assert_false(xl_share_move_worth(16000, 17000));
+	assert_true(xl_share_move_worth(16000, 17001));
+	/* no overflow at the top */
+	assert_false(xl_share_move_worth(0xfffffff0U, 0xffffffffU));
+	assert_true(xl_share_move_worth(1, 0xffffffffU));
+}
+
+/* Only a flow that sends at half again its share or more moves for one:
+ * a TCP flow that reads 100M where its share is 25M does; a QP paced at
+ * 27.3M does not (bench-balance's workload 3). */
+static void wants_more_share(void **state)
+{
+	__u32 share = xl_fair_share(M100, 3);
+
+	(void)state;
+	assert_true(xl_wants_more_share(M100, share));
+	assert_false(xl_wants_more_share(27300000ULL, share));
+	assert_true(xl_wants_more_share((__u64)(3 * (__u64)share / 2) << 10, share));
+	assert_false(xl_wants_more_share(((__u64)(3 * (__u64)share / 2) << 10) - 1024, share));
+}
+
+/* A member's count in epoch e: the larger of e's and e - 1's while its
+ * newest epoch is e (or e + 1: a CPU whose clock read later rolled it);
+ * e - 1's alone while that is its newest; nothing from before. */
+static void member_flows_epochs(void **state)
+{
+	const __u32 e = 1001; /* odd: e's count in slot 1, e - 1's in slot 0 */
+	__u32 flows[2] = { 5, 3 };
+
+	(void)state;
+	assert_int_equal(xl_member_flows_now(e, flows, e), 5);
+	flows[1] = 7;
+	assert_int_equal(xl_member_flows_now(e, flows, e), 7);
+	assert_int_equal(xl_member_flows_now(e + 1, flows, e), 7);
+	/* the member's newest epoch is e - 1: slot 0 holds it */
+	assert_int_equal(xl_member_flows_now(e - 1, flows, e), 5);
+	assert_int_equal(xl_member_flows_now(e - 2, flows, e), 0);
+	assert_int_equal(xl_member_flows_now(0, flows, e), 0);
+}
+
+/* Epochs of 2^XL_FLOW_EPOCH_SHIFT ns, never 0 (a flow's "not counted");
+ * a packet counts its flow if it carries data. */
+static void flow_epoch_and_data(void **state)
+{
+	const __u64 len = 1ULL << XL_FLOW_EPOCH_SHIFT;
+
+	(void)state;
+	assert_int_equal(xl_flow_epoch(0), 1);
+	assert_int_equal(xl_flow_epoch(len - 1), 1);
+	assert_int_equal(xl_flow_epoch(len), 1);
+	assert_int_equal(xl_flow_epoch(2 * len), 2);
+	assert_int_equal(xl_flow_epoch(5 * len + len / 2), 5);
+	assert_true(len >= 50000000ULL); /* a step's 50 ms pause is one epoch at most */
+	assert_false(xl_counts_flow(66));  /* a pure acknowledgement */
+	assert_false(xl_counts_flow(XL_COUNT_MIN_LEN - 1));
+	assert_true(xl_counts_flow(XL_COUNT_MIN_LEN));
+	assert_true(xl_counts_flow(1514));
+}
+
 /* A flow's stay on its uplink in placed ticks (about a ms): a tick
  * apart reads one tick; right across the u32's wrap. */
 static void placed_ns_across_the_wrap(void **state)
@@ -1687,6 +1779,11 @@ int main(void)
 		cmocka_unit_test(held_share_grows_with_the_stay),
 		cmocka_unit_test(held_share_ends_flapping),
 		cmocka_unit_test(placed_ns_across_the_wrap),
+		cmocka_unit_test(fair_share_values),
+		cmocka_unit_test(share_move_by_count),
+		cmocka_unit_test(wants_more_share),
+		cmocka_unit_test(member_flows_epochs),
+		cmocka_unit_test(flow_epoch_and_data),
 		cmocka_unit_test(flow_demand_is_the_higher),
 		cmocka_unit_test(flow_demand_unknown_capacity),
 		cmocka_unit_test(rate_still_counted),

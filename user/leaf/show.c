@@ -100,6 +100,17 @@ static void uplink_rate_now(int rates_fd, __u32 slot, __u64 *rate,
 	*held = xl_rate_now(r.held_bps, idle, XL_HELD_LOAD_TAU_NS);
 }
 
+/* Data flows the uplink counts now (include/lb.h, "flow counts"): the
+ * larger of this epoch's and the last one's, as the dataplane reads it. */
+static __u32 uplink_flows_now(int flows_fd, __u32 slot)
+{
+	struct xl_member_flows mf = {};
+
+	if (flows_fd < 0 || bpf_map_lookup_elem(flows_fd, &slot, &mf))
+		return 0;
+	return xl_member_flows_now(mf.epoch, mf.flows, xl_flow_epoch(xl_monotonic_ns()));
+}
+
 /* Groups: mode, timeout, members with capacity and link state. */
 static json_object *groups_json(const char *instance, const struct port_list *pl)
 {
@@ -156,7 +167,7 @@ static json_object *groups_json(const char *instance, const struct port_list *pl
 
 /* One port's counters (and its queue) as stats --json shows them. */
 static json_object *port_json(const struct xl_port *p, const struct xl_port_stats *s,
-			      int rates_fd, struct xl_queue_reader *qr)
+			      int rates_fd, int flows_fd, struct xl_queue_reader *qr)
 {
 	json_object *o = json_object_new_object();
 	json_object *v = json_object_new_object();
@@ -177,6 +188,8 @@ static json_object *port_json(const struct xl_port *p, const struct xl_port_stat
 		json_object_object_add(o, "rate_slow_bps", json_object_new_uint64(slow));
 		json_object_object_add(o, "pending_bps", json_object_new_uint64(pending));
 		json_object_object_add(o, "held_load_bps", json_object_new_uint64(held));
+		json_object_object_add(o, "flows", json_object_new_uint64(
+			uplink_flows_now(flows_fd, p->slot)));
 		json_object_object_add(o, "flowlets", json_object_new_uint64(s->flowlets));
 		json_object_object_add(o, "moves_in", json_object_new_uint64(s->moves_in));
 		json_object_object_add(o, "moves_out", json_object_new_uint64(s->moves_out));
@@ -234,7 +247,7 @@ static void pfc_print(const struct stats_maps *m, __u32 slot)
 /* The maps stats reads, opened together. */
 struct stats_maps {
 	struct port_list pl;
-	int stats_fd, rates_fd, pfc_fd, pfc_counts_fd;
+	int stats_fd, rates_fd, flows_fd, pfc_fd, pfc_counts_fd;
 	struct xl_queue_reader *qr;
 };
 
@@ -284,7 +297,10 @@ static int stats_open(const char *instance, struct stats_maps *m)
 		return -1;
 	}
 	m->rates_fd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_UPLINK_RATES));
-	/* quietly absent in an instance pinned before PFC counting */
+	/* quietly absent in an instance pinned before flow counting and
+	 * before PFC counting */
+	m->flows_fd = bpf_obj_get((xl_pin_path(path, sizeof(path), instance,
+					       XL_MAP_NAME(XL_MAP_MEMBER_FLOWS)), path));
 	m->pfc_fd = bpf_obj_get((xl_pin_path(path, sizeof(path), instance,
 					     XL_MAP_NAME(XL_MAP_PFC_STATE)), path));
 	m->pfc_counts_fd = bpf_obj_get((xl_pin_path(path, sizeof(path), instance,
@@ -298,6 +314,8 @@ static void stats_close(struct stats_maps *m)
 	close(m->stats_fd);
 	if (m->rates_fd >= 0)
 		close(m->rates_fd);
+	if (m->flows_fd >= 0)
+		close(m->flows_fd);
 	if (m->pfc_fd >= 0)
 		close(m->pfc_fd);
 	if (m->pfc_counts_fd >= 0)
@@ -322,7 +340,7 @@ json_object *xl_leaf_stats_json(const char *instance)
 
 		if (read_port_stats(m.stats_fd, m.pl.p[i].slot, &s))
 			continue;
-		o = port_json(&m.pl.p[i], &s, m.rates_fd, m.qr);
+		o = port_json(&m.pl.p[i], &s, m.rates_fd, m.flows_fd, m.qr);
 		json_object_object_add(o, "pfc", pfc_json(&m, m.pl.p[i].slot));
 		json_object_array_add(arr, o);
 	}
@@ -372,9 +390,10 @@ int xl_leaf_stats(const char *instance, bool json)
 
 			uplink_rate_now(m.rates_fd, p->slot, &rate, &slow, &pending, &held);
 			printf("  uplink: rate now %.1f Mbit/s (+%.1f pending; %.1f over 10 ms; "
-			       "held %.1f), flowlets %llu, moved in %llu, moved out %llu, "
-			       "moves refused %llu\n",
-			       rate / 1e6, pending / 1e6, slow / 1e6, held / 1e6, s.flowlets,
+			       "held %.1f), flows %u, flowlets %llu, moved in %llu, moved out "
+			       "%llu, moves refused %llu\n",
+			       rate / 1e6, pending / 1e6, slow / 1e6, held / 1e6,
+			       uplink_flows_now(m.flows_fd, p->slot), s.flowlets,
 			       s.moves_in, s.moves_out, s.moves_refused);
 		}
 		xl_queue_print(m.qr, p);

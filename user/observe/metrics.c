@@ -117,6 +117,10 @@ static const struct metric metrics[] = {
 	{ "xdpleaf_uplink_pending_rate_bytes_per_second", G, S_UPLINK, VALUE, "pending_bps", NULL, 0.125,
 	  "Rate of the flowlets just placed on the uplink that its measured "
 	  "rate has not taken in yet." },
+	{ "xdpleaf_uplink_flows", G, S_UPLINK, VALUE, "flows", NULL, 0,
+	  "Data flows the uplink counts: those that sent on it in the current "
+	  "or the previous 67 ms epoch (flowlet mode); a flow that wants more "
+	  "than its share moves to where fewer flows share more capacity." },
 	{ "xdpleaf_uplink_flowlets_total", C, S_UPLINK, VALUE, "flowlets", NULL, 0,
 	  "Flowlets started on the uplink." },
 	{ "xdpleaf_uplink_moves_in_total", C, S_UPLINK, VALUE, "moves_in", NULL, 0,

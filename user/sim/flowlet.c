@@ -80,12 +80,51 @@ static __u32 delay_ns(double q, __u64 cap_bps)
 	return d >= XL_QDELAY_MAX ? XL_QDELAY_MAX : (__u32)d;
 }
 
+/* Flows other than f that member i counts at time t: bpf/uplink.h counts
+ * a flow in each epoch it sends in and reads the larger of the current and
+ * the previous epoch's count; here, those sending or quiet for less than
+ * one epoch. */
+static __u32 flows_on(const struct sim_flow *fl, __u32 nflows,
+		      const struct sim_flow *f, int i, __u64 t)
+{
+	__u32 k, n = 0;
+
+	for (k = 0; k < nflows; k++)
+		n += &fl[k] != f && fl[k].member == i &&
+		     (fl[k].sending || t - fl[k].last_ns < (1ULL << XL_FLOW_EPOCH_SHIFT));
+	return n;
+}
+
+/* A flow the rates keep on its member cur leaves for the member where
+ * its fair share by flow count is clearly larger, if it wants more than
+ * its share (xl_pick_fair_g); else cur. */
+static int fair_pick(const struct xl_lb_sim *s, const struct sim_flow *fl,
+		     const struct sim_flow *f, int cur, __u64 t)
+{
+	__u32 here = xl_fair_share(s->cap_bps[cur], flows_on(fl, s->flows, f, cur, t));
+	__u32 top = 0, sh, i;
+	int best = -1;
+
+	if (!xl_wants_more_share(xl_expected_rate(f->rate_bps, s->cap_bps[cur]), here))
+		return cur;
+	for (i = 0; i < s->n; i++) {
+		if ((int)i == cur)
+			continue;
+		sh = xl_fair_share(s->cap_bps[i], flows_on(fl, s->flows, f, (int)i, t));
+		if (sh > top) {
+			top = sh;
+			best = (int)i;
+		}
+	}
+	return best >= 0 && xl_share_move_worth(here, top) ? best : cur;
+}
+
 /* The member of f's new flowlet at time t: the pick, unless the move
  * breaks the reorder-free rule; then (unless the rule is off, which only
  * counts the move as unsafe) f stays. In flowlet mode it is counted as
  * pending on the member it takes. */
-static int place(struct xl_lb_sim *s, struct sim_flow *f, struct sim_member *mb,
-		 const double *queue, __u32 *rr, __u64 t)
+static int place(struct xl_lb_sim *s, const struct sim_flow *fl, struct sim_flow *f,
+		 struct sim_member *mb, const double *queue, __u32 *rr, __u64 t)
 {
 	int m = pick(s, f, mb, queue, rr), cur = f->member;
 
@@ -99,6 +138,9 @@ static int place(struct xl_lb_sim *s, struct sim_flow *f, struct sim_member *mb,
 			   xl_move_target_rate(mb[m].rate + mb[m].pending, mb[m].held),
 			   s->cap_bps[m]))
 		m = cur;
+	/* ... and by the flows it would share a member with */
+	if (s->mode == XL_LB_FLOWLET && cur >= 0 && m == cur)
+		m = fair_pick(s, fl, f, cur, t);
 	if (s->mode != XL_LB_HASH && f->member >= 0 && m != f->member &&
 	    !xl_move_safe((__s64)(t - f->last_ns), s->floor_ns,
 			  s->skew_auto ? xl_auto_skew_ns(s->skew_ns, XL_DEFAULT_FRAME, s->cap_bps[m]) : s->skew_ns,
@@ -167,7 +209,7 @@ int xl_lb_sim_run(struct xl_lb_sim *s)
 						f->rate_bps = xl_flowlet_rate(f->flowlet_bytes,
 									      f->flowlet_ns, f->rate_bps);
 					f->flowlet_bytes = f->flowlet_ns = 0;
-					m = place(s, f, mb, queue, &rr, t);
+					m = place(s, fl, f, mb, queue, &rr, t);
 					if (s->mode != XL_LB_HASH) { /* as the dataplane counts */
 						s->flowlets++;
 						s->moves += f->member >= 0 && m != f->member;
