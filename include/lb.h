@@ -745,16 +745,19 @@ static inline __u64 xl_move_target_rate(__u64 fast_bps, __u64 held_bps)
  * over the flows there, itself included) is clearly larger than at its
  * own.
  *
- * Counts are kept per epoch of 2^XL_FLOW_EPOCH_SHIFT ns (8.4 ms): a flow
- * counts once in each epoch in which it sends, and a member's count is
- * the larger of its current and previous epoch's, so a flow stays
- * counted through a pause of up to one epoch (the phases of a ring,
- * a few ms) and is forgotten after two (nothing to clean up when a flow
- * ends or the flow table evicts it). Flows back from a longer pause (a
- * collective's next step) are counted again as their first packets
- * arrive, and each one that may move then goes where the fewest have
- * arrived yet: the placements end up as even as the flows' number
- * allows, 4/4/4/4 for 16 flows. */
+ * Counts are kept per epoch of 2^XL_FLOW_EPOCH_SHIFT ns (67 ms): a flow
+ * counts once in each epoch in which it sends data, and a member's count
+ * is the larger of its current and previous epoch's, so a flow stays
+ * counted through a pause of up to one epoch (between a collective's
+ * steps: 50 ms in that workload) and is forgotten after two (nothing to
+ * clean up when a flow ends or the flow table evicts it). A move takes
+ * the flow off its old member's counts and onto the new one's at once,
+ * so the flows that resume after it see where it went: from 5/4/4/3 one
+ * flow moves and the rest stay, 4/4/4/4. (Epochs of 8 ms forgot the
+ * placement over such a pause; each resuming flow then went where the
+ * fewest had come back yet, with moves at every step, and on unequal
+ * members a lone flow left for a big member whose own flows had not
+ * come back yet, what the held load exists to prevent.) */
 #ifndef XL_FLOW_EPOCH_SHIFT
 #define XL_FLOW_EPOCH_SHIFT 26
 #endif
@@ -826,10 +829,10 @@ static inline int xl_share_move_worth(__u32 share_cur, __u32 share_new)
  * pace. Unequal members are shared in proportion only by flowlets that
  * take turns (the rates' rule), and whole flows placed by their number
  * pull against that: bench-balance's workload 3 (16 QPs of ~27 Mbit/s
- * on 200/100/100/100 Mbit/s) put 42.5-43.8 % of the bytes on the big
- * member instead of 40 % with every flow that read above its share
- * allowed to move (a QP on a member of four reads 27 against 25), and
- * 40.8 % with this bound. */
+ * on 200/100/100/100 Mbit/s) put 42.5 % of the bytes on the big member
+ * instead of 40 % with every flow that read above its share allowed to
+ * move (a QP on a member of four reads 27 against 25), and 40.8-41.4 %
+ * with this bound. */
 static inline int xl_wants_more_share(__u64 demand_bps, __u32 share)
 {
 	return demand_bps >> 10 >= 3 * (__u64)share / 2;

@@ -302,10 +302,11 @@ struct xl_uplink_rate {
 };
 
 /* How many flows send on an uplink (keyed by port slot): each flow
- * counts once in every epoch (xl_flow_epoch) it sends a packet there
- * that is not a pure acknowledgement. flows[epoch & 1] is the count of
- * `epoch` (the newest) and of the epoch before it; a move takes the flow
- * off the counts it was in. Only the flowlet mode keeps it. */
+ * counts once in every epoch (xl_flow_epoch) it sends data there
+ * (xl_counts_flow). flows[epoch & 1] is the count of `epoch`, the
+ * newest, and flows[(epoch - 1) & 1] that of the epoch before; a move
+ * takes the flow off the counts it was in. Only the flowlet mode keeps
+ * it. */
 struct xl_member_flows {
 	__u32 epoch;
 	__u32 flows[2];
