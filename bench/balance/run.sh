@@ -36,8 +36,6 @@ SIZE=1400          # RoCE payload per packet: 1458-byte frames
 FRAME_OVERHEAD=58  # Ethernet 14 + IPv4 20 + UDP 8 + BTH 12 + ICRC 4
 TCP_BYTES=262144   # workload 5: bytes per connection per step
 TCP_CONNS=4        # connections per sender
-ECN_KMIN_PCT=20    # leaf1's default class marks from 20 % of a small uplink's
-ECN_KMAX_PCT=40    # buffer, everything above 40 % (ECN-capable TCP in 5)
 OUT=
 PREFIX=xlb$$
 CPU_CHECK=1
@@ -152,24 +150,17 @@ nccl_params() {
 # each uplink's capacity as its rate, its phantom queue marking instead of
 # dropping when full (overflow = mark), so that only the TBF, the real
 # link, ever drops. Everything else is the shipped default (flowlet_timeout
-# auto, path_skew auto, the buffer 2 ms of the rate), but for the ECN
-# profile of workload 5's ECN-capable TCP.
+# auto, path_skew auto, the buffer 2 ms of the rate, the default class's
+# ECN profile).
 make_config() { # mode rates... > file
 	local mode=$1
 	shift
-	local bufs=() r
-	for r in "$@"; do
-		bufs+=($(($(bps_of "$r") * BUFFER_US / 8000000)))
-	done
-	awk -v mode="$mode" -v rates="$*" -v bufs="${bufs[*]}" '
-		BEGIN { split(rates, R, " "); split(bufs, B, " ") }
+	awk -v mode="$mode" -v rates="$*" '
+		BEGIN { split(rates, R, " ") }
 		/^\[port u[1-4]\]/ { print; n = substr($2, 2, 1)
 			print "rate = " R[n]; print "overflow = mark"; next }
 		/^lb_mode = / && !done { print "lb_mode = " mode; done = 1; next }
-		{ print }
-		END { print "\n[class default]"; print "kmin = " int(B[2] * ECN_KMIN_PCT / 100)
-			print "kmax = " int(B[2] * ECN_KMAX_PCT / 100); print "pmax = 100%" }' \
-		ECN_KMIN_PCT="$ECN_KMIN_PCT" ECN_KMAX_PCT="$ECN_KMAX_PCT" "$ROOT/lab/leaf1.conf"
+		{ print }' "$ROOT/lab/leaf1.conf"
 }
 
 # Bring a lab up for mode with uplink rates R1..R4; sets P and LABMODE.
