@@ -49,6 +49,39 @@ struct xl_wred {
 
 #define XL_CLASS_NO_MARK (1U << 0) /* never CE-marked (CNPs) */
 #define XL_CLASS_NO_DROP (1U << 1) /* never tail-dropped (CNPs) */
+/* Kmin and Kmax fitted to each port's buffer (xl_wred_fit): the built-in
+ * roce class's while it keeps the default thresholds. Thresholds a user
+ * set are used as they are. */
+#define XL_CLASS_FIT (1U << 2)
+
+/* A fitted profile's Kmax is at most this share of the port's buffer: the
+ * rest is room for what arrives while the senders react to the marks. A
+ * DCQCN sender hears of a mark only after the marked packet has crossed
+ * the queue, and its rate recovers in steps sized for 40 Gbit/s links:
+ * measured in the lab (docs/ecn.md), a Kmax at 4/5 of the buffer still
+ * let RoCE steps lose 0.5-1 % of their packets, one at 1/2 0.1 % or less. */
+#define XL_WRED_FIT_NUM 1
+#define XL_WRED_FIT_DEN 2
+
+/* The profile a port with `buffer` bytes applies. A profile to be fitted
+ * (XL_CLASS_FIT: the built-in roce class's, while its kmin and kmax are
+ * the defaults) that the buffer cannot hold is compressed into it: Kmax
+ * at half the buffer, Kmin scaled by the same factor. Without this the
+ * paper's 200 KB Kmax on a 25 KB port (100 Mbit/s, 2 ms) would mark
+ * almost nothing before the buffer is full, so senders would hear of
+ * congestion only as it overflows. A buffer that holds twice Kmax (1 MiB,
+ * the default at 4.2 Gbit/s and up) keeps the profile as it is. */
+static inline struct xl_wred xl_wred_fit(const struct xl_wred *w, __u64 buffer)
+{
+	__u64 top = buffer * XL_WRED_FIT_NUM / XL_WRED_FIT_DEN;
+	struct xl_wred f = *w;
+
+	if ((w->flags & XL_CLASS_FIT) && w->kmax > top) {
+		f.kmin = (__u32)((__u64)w->kmin * top / w->kmax);
+		f.kmax = (__u32)top;
+	}
+	return f;
+}
 
 /* Probability (2^-32 units, XL_PROB_ONE = certain) of marking a packet that
  * finds q bytes queued, per docs/dcqcn-spec.md:
@@ -146,7 +179,8 @@ static inline __u64 xl_qhist_le(__u32 b)
 #define XL_Q_DROP (1 << 2)    /* tail drop: the buffer is full */
 
 /* Marking and admission for a packet of len bytes finding q bytes queued
- * (before it). ect: the packet is ECN-capable; rnd: uniform random;
+ * (before it), by the class's profile w as fitted to the buffer
+ * (xl_wred_fit). ect: the packet is ECN-capable; rnd: uniform random;
  * mark_only: a full buffer marks instead of dropping (the packet is then
  * not queued, so the queue never grows past the buffer). */
 static inline int xl_queue_decide(__u64 q, __u64 len, __u64 buffer,
@@ -154,13 +188,17 @@ static inline int xl_queue_decide(__u64 q, __u64 len, __u64 buffer,
 				  int mark_only, __u32 rnd)
 {
 	int may_mark = ect && !(w->flags & XL_CLASS_NO_MARK);
+	struct xl_wred fitted;
 
 	if (q + len > buffer && !(w->flags & XL_CLASS_NO_DROP)) {
 		if (!mark_only)
 			return XL_Q_DROP;
 		return may_mark ? XL_Q_MARK : 0;
 	}
-	if (may_mark && xl_wred_decide(xl_wred_prob(q, w), rnd))
+	if (!may_mark)
+		return XL_Q_ENQUEUE;
+	fitted = xl_wred_fit(w, buffer);
+	if (xl_wred_decide(xl_wred_prob(q, &fitted), rnd))
 		return XL_Q_ENQUEUE | XL_Q_MARK;
 	return XL_Q_ENQUEUE;
 }

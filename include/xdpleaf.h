@@ -72,6 +72,7 @@ struct xl_queue {
 
 #define XL_CLASS_DEFAULT 0 /* id of the catch-all class "default" */
 #define XL_CLASS_CNP 1     /* id of the built-in class "cnp" */
+#define XL_CLASS_ROCE 2    /* id of the built-in class "roce" */
 
 /* A traffic class: its marking profile and name, keyed by class id. */
 struct xl_class {

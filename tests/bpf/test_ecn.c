@@ -650,6 +650,32 @@ static void cnp_never_marked_never_dropped(void **state)
 	assert_int_equal(ps.reason.forwarded, 66);
 }
 
+/* ---- the built-in roce profile fitted to a small buffer (docs/ecn.md) --- */
+
+/* The paper's 5K / 200K on a 25,000-byte port: fitted (XL_CLASS_FIT), Kmax
+ * falls to half the buffer and a packet finding 13,000 bytes is marked;
+ * the same thresholds used as they are (Pmax 0, so that the slope marks
+ * nothing) leave it unmarked. */
+static void roce_profile_fitted_to_buffer(void **state)
+{
+	struct pkt_spec s = pkt(4, P_Q, DSCP_ECN(DSCP_ROCE, ECN_ECT0), 100);
+	struct pkt_spec d = pkt(6, P_Q, DSCP_ECN(0, ECN_ECT0), 100);
+
+	(void)state;
+	port_set(P_Q, RATE_Q, 25000, XL_OVERFLOW_DROP);
+	class_set(C_ROCE, "roce", XL_WRED_PAPER_KMIN, XL_WRED_PAPER_KMAX, 0, XL_CLASS_FIT);
+	profile_set(C_DEFAULT, XL_WRED_PAPER_KMIN, XL_WRED_PAPER_KMAX, 0);
+	queue_fill_to(13000);
+	expect_fwd(&s, P_Q, ECN_CE, "roce, fitted, 13000 of 25000 bytes");
+	expect_fwd(&d, P_Q, ECN_SAME, "default, as it is, 13000 of 25000 bytes");
+	queue_fill_to(12000); /* below half the buffer: the fitted slope, Pmax 0 */
+	expect_fwd(&s, P_Q, ECN_SAME, "roce, fitted, 12000 of 25000 bytes");
+	/* a buffer that holds twice Kmax: the profile as it is */
+	port_set(P_Q, RATE_Q, 2 * XL_WRED_PAPER_KMAX, XL_OVERFLOW_DROP);
+	queue_fill_to(13000);
+	expect_fwd(&s, P_Q, ECN_SAME, "roce, 13000 of 409600 bytes");
+}
+
 /* ---- (5): a full buffer drops, or marks --------------------------------- */
 
 /* A 3000-byte buffer takes three 1000-byte frames; WRED is off (Kmin =
@@ -1246,6 +1272,7 @@ int main(void)
 		T(concurrent_enqueue_loses_nothing),
 		T(tail_drop_low_rate_default_buffer),
 		T(line_overhead_counted),
+		T(roce_profile_fitted_to_buffer),
 	};
 
 	return cmocka_run_group_tests_name("xdpleaf_ecn", tests, group_setup,

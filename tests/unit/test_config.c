@@ -149,17 +149,18 @@ static void test_good_fixture(void **state)
 	}
 	/* Classes: the built-ins first, names filled, profiles sane, every
 	 * DSCP mapped to an existing class. */
-	assert_in_range(cfg.n_classes, 2, XL_MAX_CLASSES);
+	assert_in_range(cfg.n_classes, 3, XL_MAX_CLASSES);
 	assert_string_equal(cfg.classes[XL_CLASS_DEFAULT].name, "default");
-	assert_string_equal(cfg.classes[1].name, "cnp");
+	assert_string_equal(cfg.classes[XL_CLASS_CNP].name, "cnp");
+	assert_string_equal(cfg.classes[XL_CLASS_ROCE].name, "roce");
 	for (int i = 0; i < cfg.n_classes; i++) {
 		assert_true(cfg.classes[i].name[0]);
 		assert_true(cfg.classes[i].wred.kmin < cfg.classes[i].wred.kmax);
 		assert_in_range(cfg.classes[i].wred.flags, 0,
-				XL_CLASS_NO_MARK | XL_CLASS_NO_DROP);
+				XL_CLASS_NO_MARK | XL_CLASS_NO_DROP | XL_CLASS_FIT);
 		for (int j = 0; j < i; j++)
 			assert_string_not_equal(cfg.classes[i].name, cfg.classes[j].name);
-		if (i >= 2)
+		if (i > XL_CLASS_ROCE)
 			assert_true(cfg.classes[i].line > 0);
 	}
 	for (int d = 0; d < 64; d++)
@@ -173,7 +174,7 @@ static void test_good_fixture(void **state)
 		assert_in_range(cfg.n_ports, 1, 4);
 		assert_int_equal(cfg.n_groups, 0);
 		assert_int_equal(cfg.n_routes, 0);
-		assert_int_equal(cfg.n_classes, 2);
+		assert_int_equal(cfg.n_classes, 3);
 		assert_in_range(h->cnp_interval_ns, 1000, 1000000000);
 		assert_in_range(h->cnp_scope, XL_CNP_PER_QP, XL_CNP_PER_PORT);
 		assert_in_range(h->cnp_dscp, 0, 63);
@@ -247,8 +248,9 @@ static void test_good_minimal(void **state)
 	assert_int_equal(cfg.ports[0].gamma_ppm, 1000000);
 	assert_int_equal(cfg.ports[0].buffer_bytes, XL_DEFAULT_BUFFER);
 	assert_int_equal(cfg.ports[0].overflow, XL_OVERFLOW_DROP);
-	/* The built-in classes, with the paper's profile. */
-	assert_int_equal(cfg.n_classes, 2);
+	/* The built-in classes, with the paper's profile (roce's fitted to
+	 * each port's buffer). */
+	assert_int_equal(cfg.n_classes, 3);
 	assert_string_equal(cfg.classes[0].name, "default");
 	assert_int_equal(cfg.classes[0].line, 0);
 	assert_int_equal(cfg.classes[0].wred.kmin, 5120);
@@ -261,8 +263,14 @@ static void test_good_minimal(void **state)
 	assert_int_equal(cfg.classes[1].wred.kmax, 204800);
 	assert_int_equal(cfg.classes[1].wred.pmax, 42949673);
 	assert_int_equal(cfg.classes[1].wred.flags, XL_CLASS_NO_MARK | XL_CLASS_NO_DROP);
+	assert_string_equal(cfg.classes[2].name, "roce");
+	assert_int_equal(cfg.classes[2].line, 0);
+	assert_int_equal(cfg.classes[2].wred.kmin, 5120);
+	assert_int_equal(cfg.classes[2].wred.kmax, 204800);
+	assert_int_equal(cfg.classes[2].wred.pmax, 42949673);
+	assert_int_equal(cfg.classes[2].wred.flags, XL_CLASS_FIT);
 	for (int d = 0; d < 64; d++)
-		assert_int_equal(cfg.dscp_class[d], d == 48 ? 1 : XL_CLASS_DEFAULT);
+		assert_int_equal(cfg.dscp_class[d], d == 48 ? 1 : d == 26 ? 2 : XL_CLASS_DEFAULT);
 	xl_config_free(&cfg);
 }
 
@@ -397,8 +405,8 @@ static void test_good_ecn_leaf(void **state)
 	assert_int_equal(p->buffer_bytes, 100000);
 	assert_int_equal(p->overflow, XL_OVERFLOW_DROP);
 
-	/* Built-ins keep ids 0 and 1; user classes follow in file order. */
-	assert_int_equal(cfg.n_classes, 4);
+	/* Built-ins keep ids 0-2; user classes follow in file order. */
+	assert_int_equal(cfg.n_classes, 5);
 	k = &cfg.classes[0];
 	assert_string_equal(k->name, "default");
 	assert_int_equal(k->line, 61);
@@ -413,14 +421,17 @@ static void test_good_ecn_leaf(void **state)
 	assert_int_equal(k->wred.kmax, 204800);
 	assert_int_equal(k->wred.pmax, 0xFFFFFFFFU); /* 100 % */
 	assert_int_equal(k->wred.flags, XL_CLASS_NO_MARK | XL_CLASS_NO_DROP);
-	k = &cfg.classes[2];
+	k = &cfg.classes[2]; /* left without a DSCP: rdma claims 26 */
+	assert_string_equal(k->name, "roce");
+	assert_int_equal(k->wred.flags, XL_CLASS_FIT);
+	k = &cfg.classes[3];
 	assert_ptr_equal(k, find_class(&cfg, "rdma"));
 	assert_int_equal(k->line, 42);
 	assert_int_equal(k->wred.kmin, 100 * 1024);
 	assert_int_equal(k->wred.kmax, 400 * 1024);
 	assert_int_equal(k->wred.pmax, 858993459); /* round(0.2 * 2^32) */
 	assert_int_equal(k->wred.flags, 0);
-	k = &cfg.classes[3];
+	k = &cfg.classes[4];
 	assert_ptr_equal(k, find_class(&cfg, "bulk"));
 	assert_int_equal(k->line, 49);
 	assert_int_equal(k->wred.kmin, 0);
@@ -432,9 +443,9 @@ static void test_good_ecn_leaf(void **state)
 		int want = XL_CLASS_DEFAULT;
 
 		if (d == 26 || d == 27)
-			want = 2;
-		else if (d == 10 || d == 12 || d == 14)
 			want = 3;
+		else if (d == 10 || d == 12 || d == 14)
+			want = 4;
 		else if (d == 46)
 			want = 1;
 		if (cfg.dscp_class[d] != want)
@@ -1269,7 +1280,7 @@ static void test_class_values(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		const struct xl_wred *w = &cfg.classes[2].wred;
+		const struct xl_wred *w = &cfg.classes[3].wred;
 		unsigned long long got;
 
 		/* The key on line 5; the other bound of the pair is wide open. */
@@ -1280,7 +1291,7 @@ static void test_class_values(void **state)
 		snprintf(what, sizeof(what), "%s = %s", cases[i].key, cases[i].value);
 		if (!load_case(text, cases[i].err, &cfg, what))
 			continue;
-		assert_int_equal(cfg.n_classes, 3);
+		assert_int_equal(cfg.n_classes, 4);
 		got = cases[i].f == F_KMIN ? w->kmin : cases[i].f == F_KMAX ? w->kmax :
 		      cases[i].f == F_PMAX ? w->pmax : w->flags;
 		if (got != cases[i].want)
@@ -1289,13 +1300,14 @@ static void test_class_values(void **state)
 	}
 }
 
-/* The dscp list syntax: the DSCPs in mask end in the new class (id 2), 48 in
- * cnp, the rest in default; or the error. */
+/* The dscp list syntax: the DSCPs in mask end in the new class (id 3), 48 in
+ * cnp, 26 in roce unless the new class takes it, the rest in default; or the
+ * error. */
 static void test_dscp_values(void **state)
 {
 	static const struct {
 		const char *value;
-		unsigned long long mask; /* the DSCPs that end in class 2 */
+		unsigned long long mask; /* the DSCPs that end in class 3 */
 		const char *err;
 	} cases[] = {
 		{ "0", 1ULL << 0, NULL },
@@ -1326,12 +1338,46 @@ static void test_dscp_values(void **state)
 		if (!load_case(text, cases[i].err, &cfg, cases[i].value))
 			continue;
 		for (int d = 0; d < 64; d++) {
-			int want = cases[i].mask & (1ULL << d) ? 2 : d == 48 ? 1 : 0;
+			int want = cases[i].mask & (1ULL << d) ? 3 : d == 48 ? 1 :
+				   d == 26 ? 2 : 0;
 
 			if (cfg.dscp_class[d] != want)
 				fail_msg("'%s': DSCP %d in class %d, want %d", cases[i].value, d,
 					 cfg.dscp_class[d], want);
 		}
+		xl_config_free(&cfg);
+	}
+}
+
+/* The built-in roce class: DSCP 26 and the paper's thresholds fitted to
+ * each port's buffer, until [class roce] sets kmin or kmax (then used as
+ * they are) or dscp, or another class claims 26. */
+static void test_roce_class(void **state)
+{
+	static const struct {
+		const char *text;
+		int fit, dscp26, dscp24; /* classes of DSCPs 26 and 24 */
+	} cases[] = {
+		{ "[port s1]\n", 1, 2, 0 },
+		{ "[port s1]\n[class roce]\npmax = 20%\n", 1, 2, 0 },
+		{ "[port s1]\n[class roce]\nkmax = 100K\n", 0, 2, 0 },
+		{ "[port s1]\n[class roce]\nkmin = 1K\n", 0, 2, 0 },
+		{ "[port s1]\n[class roce]\ndscp = 24\n", 1, 0, 2 },
+		{ "[port s1]\n[class rdma]\ndscp = 26\n", 1, 3, 0 },
+		{ "[port s1]\n[class roce]\ndscp = 24 26\n", 1, 2, 2 },
+	};
+	struct xl_config cfg;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (!load_case(cases[i].text, NULL, &cfg, cases[i].text))
+			continue;
+		assert_string_equal(cfg.classes[XL_CLASS_ROCE].name, "roce");
+		if (!!(cfg.classes[XL_CLASS_ROCE].wred.flags & XL_CLASS_FIT) != cases[i].fit ||
+		    cfg.dscp_class[26] != cases[i].dscp26 || cfg.dscp_class[24] != cases[i].dscp24)
+			fail_msg("'%s': fit %u, DSCP 26 in %u, 24 in %u", cases[i].text,
+				 cfg.classes[XL_CLASS_ROCE].wred.flags & XL_CLASS_FIT,
+				 cfg.dscp_class[26], cfg.dscp_class[24]);
 		xl_config_free(&cfg);
 	}
 }
@@ -1347,8 +1393,8 @@ static void test_class_rules(void **state)
 		{ "[port s1]\n[class rdma]\ndscp = 48\n[class cnp]\ndscp = 49\n", NULL },
 		{ "[port s1]\nrate = 1G\ngamma = 0.9\nbuffer = 64K\noverflow = mark\n", NULL },
 		{ "[port s1]\n[class c1]\ndscp=1\n[class c2]\ndscp=2\n[class c3]\ndscp=3\n"
-		  "[class c4]\ndscp=4\n[class c5]\ndscp=5\n[class c6]\ndscp=6\n"
-		  "[class default]\nkmin=1K\n[class cnp]\nkmin=1K\n", NULL },
+		  "[class c4]\ndscp=4\n[class c5]\ndscp=5\n"
+		  "[class default]\nkmin=1K\n[class cnp]\nkmin=1K\n[class roce]\nkmin=1K\n", NULL },
 		/* rejected */
 		{ "[port s1]\n[class]\n", ":2: section [class] needs a name: [class NAME]" },
 		{ "[port s1]\n[class a.b]\n", ":2: invalid class name 'a.b' (allowed: A-Z a-z 0-9 _ -)" },
@@ -1385,8 +1431,8 @@ static void test_class_rules(void **state)
 		{ "[port s1]\n[class r]\ndscp = 26\n[class cnp]\ndscp = 7 26\n",
 		  ":5: DSCP 26 is already in class 'r' (line 3)" },
 		{ "[port s1]\n[class c1]\ndscp=1\n[class c2]\ndscp=2\n[class c3]\ndscp=3\n"
-		  "[class c4]\ndscp=4\n[class c5]\ndscp=5\n[class c6]\ndscp=6\n[class c7]\n",
-		  ":14: too many classes (max 8, counting the built-in default and cnp)" },
+		  "[class c4]\ndscp=4\n[class c5]\ndscp=5\n[class c6]\n",
+		  ":12: too many classes (max 8, counting the built-in default, cnp and roce)" },
 		{ "[port s1]\n[class c]\nrate = 1G\n",
 		  ":3: unknown key 'rate' in [class] section (allowed: dscp, kmin, kmax, pmax, mark, drop)" },
 		/* no new global keys */
@@ -2233,6 +2279,7 @@ int main(void)
 		cmocka_unit_test(test_port_queue_values),
 		cmocka_unit_test(test_class_values),
 		cmocka_unit_test(test_dscp_values),
+		cmocka_unit_test(test_roce_class),
 		cmocka_unit_test(test_class_rules),
 		cmocka_unit_test(test_duration),
 		cmocka_unit_test(test_count),

@@ -742,6 +742,44 @@ static void decide_overflow_mark(void **state)
 }
 
 /* no-mark: never CE, at any length; no-drop: queued past the buffer. */
+/* xl_wred_fit: a profile to be fitted that a port's buffer cannot hold is
+ * compressed into its lower half, Kmin by the same factor; a buffer that
+ * holds it, or a profile not to be fitted, keeps the thresholds. */
+static void wred_fit_into_buffer(void **state)
+{
+	const struct xl_wred roce = { XL_WRED_PAPER_KMIN, XL_WRED_PAPER_KMAX,
+				      XL_WRED_PAPER_PMAX, XL_CLASS_FIT };
+	struct xl_wred literal = roce, f;
+
+	(void)state;
+	literal.flags = 0;
+	f = xl_wred_fit(&roce, 25000); /* 100 Mbit/s, 2 ms */
+	assert_int_equal(f.kmax, 12500);
+	assert_int_equal(f.kmin, 5120ULL * 12500 / 204800); /* 312 */
+	assert_int_equal(f.pmax, XL_WRED_PAPER_PMAX);
+	assert_int_equal(f.flags, XL_CLASS_FIT);
+	f = xl_wred_fit(&literal, 25000);
+	assert_int_equal(f.kmin, XL_WRED_PAPER_KMIN);
+	assert_int_equal(f.kmax, XL_WRED_PAPER_KMAX);
+	/* 1 MiB holds twice 200K: kept; 400K (2 x 200K) exactly: kept */
+	f = xl_wred_fit(&roce, 1 << 20);
+	assert_int_equal(f.kmax, XL_WRED_PAPER_KMAX);
+	assert_int_equal(f.kmin, XL_WRED_PAPER_KMIN);
+	f = xl_wred_fit(&roce, 2 * XL_WRED_PAPER_KMAX);
+	assert_int_equal(f.kmax, XL_WRED_PAPER_KMAX);
+	f = xl_wred_fit(&roce, 2 * XL_WRED_PAPER_KMAX - 2);
+	assert_int_equal(f.kmax, XL_WRED_PAPER_KMAX - 1);
+	assert_true(f.kmin < f.kmax);
+	/* the decision follows: on the 25K port a fitted profile marks
+	 * every ECT packet above 12.5K, the literal one marks none at 20K
+	 * with a draw above Pmax's slope */
+	assert_int_equal(xl_queue_decide(12600, 1000, 25000, &roce, ECT, DROPS, 0xfffffffeu),
+			 XL_Q_ENQUEUE | XL_Q_MARK);
+	assert_int_equal(xl_queue_decide(20000, 1000, 25000, &literal, ECT, DROPS,
+					 0xfffffffeu), XL_Q_ENQUEUE);
+	assert_int_equal(xl_queue_decide(300, 1000, 25000, &roce, ECT, DROPS, 0), XL_Q_ENQUEUE);
+}
+
 static void decide_class_flags(void **state)
 {
 	int k;
@@ -893,6 +931,7 @@ int main(void)
 		cmocka_unit_test(decide_tail_drop),
 		cmocka_unit_test(decide_overflow_mark),
 		cmocka_unit_test(decide_class_flags),
+		cmocka_unit_test(wred_fit_into_buffer),
 		cmocka_unit_test(backlog_sub_ns_resolution),
 		cmocka_unit_test(tail_drop_reaches_buffer),
 	};

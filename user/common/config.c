@@ -192,7 +192,8 @@ static bool add_route(struct ctx *c, const char *name)
 	return true;
 }
 
-/* A class with the paper's marking profile. */
+/* A class with the paper's marking profile (and XL_CLASS_FIT in flags: fitted
+ * to each port's buffer until the class sets kmin or kmax, xl_wred_fit). */
 static void set_class(struct xl_cfg_class *k, const char *name, __u32 flags)
 {
 	*k = (struct xl_cfg_class){
@@ -288,7 +289,7 @@ static bool open_section(struct ctx *c, char *hdr)
 		if (i == cfg->n_classes) {
 			if (cfg->n_classes >= XL_MAX_CLASSES)
 				return cfg_fail(c, c->line,
-					    "too many classes (max %d, counting the built-in default and cnp)",
+					    "too many classes (max %d, counting the built-in default, cnp and roce)",
 					    XL_MAX_CLASSES);
 			set_class(&cfg->classes[cfg->n_classes++], name, 0);
 		}
@@ -690,6 +691,7 @@ int xl_config_load(const char *path, bool check_interfaces,
 	snprintf(cfg->path, sizeof(cfg->path), "%s", path);
 	set_class(&cfg->classes[XL_CLASS_DEFAULT], "default", 0);
 	set_class(&cfg->classes[CLASS_CNP], "cnp", XL_CLASS_NO_MARK | XL_CLASS_NO_DROP);
+	set_class(&cfg->classes[CLASS_ROCE], "roce", XL_CLASS_FIT);
 	cfg->n_classes = N_BUILTIN_CLASSES;
 	cfg->flow_table_size = XL_FLOW_TABLE_SIZE;
 	cfg->event_rate = XL_EVENT_RATE_DEFAULT;

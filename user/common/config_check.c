@@ -148,6 +148,8 @@ bool cfg_close_section(struct ctx *c)
 		int line = c->key_line[K_KMIN] > c->key_line[K_KMAX] ? c->key_line[K_KMIN]
 								      : c->key_line[K_KMAX];
 
+		if (line) /* thresholds set here are used as they are */
+			k->wred.flags &= ~XL_CLASS_FIT;
 		if (k->wred.kmin >= k->wred.kmax)
 			return cfg_fail(c, line ? line : c->sect_line,
 				    "kmin must be less than kmax in class '%s' (kmin %u bytes, kmax %u bytes)",
@@ -340,6 +342,11 @@ bool cfg_check_all(struct ctx *c, bool check_interfaces)
 		cfg->dscp_class[i] = c->dscp_owner[i] ? c->dscp_owner[i] - 1 : XL_CLASS_DEFAULT;
 	if (!c->class_dscp_line[CLASS_CNP])
 		cfg->dscp_class[CNP_DSCP] = CLASS_CNP;
+	/* The built-in roce keeps DSCP 26 unless [class roce] sets dscp or
+	 * another class claims 26: that class then takes it (a user's own
+	 * RoCE class, with its own profile). */
+	if (!c->class_dscp_line[CLASS_ROCE] && !c->dscp_owner[ROCE_DSCP])
+		cfg->dscp_class[ROCE_DSCP] = CLASS_ROCE;
 	for (i = 0; check_interfaces && i < cfg->n_ports; i++) {
 		struct xl_cfg_port *p = &cfg->ports[i];
 

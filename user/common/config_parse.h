@@ -14,7 +14,9 @@
  * (include/ecn.h). */
 #define CLASS_CNP XL_CLASS_CNP
 #define CNP_DSCP 48
-#define N_BUILTIN_CLASSES 2
+#define CLASS_ROCE XL_CLASS_ROCE
+#define ROCE_DSCP 26 /* RoCEv2 data's usual DSCP (NVIDIA's default; gen's) */
+#define N_BUILTIN_CLASSES 3
 #define PROFILE_KMIN XL_WRED_PAPER_KMIN
 #define PROFILE_KMAX XL_WRED_PAPER_KMAX
 #define PROFILE_PMAX XL_WRED_PAPER_PMAX

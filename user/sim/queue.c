@@ -98,7 +98,7 @@ static int run_trace(struct queue_sim *s, const char *path, int ect)
 	return 0;
 }
 
-enum { O_RATE = 256, O_GAMMA, O_BUFFER, O_OVERFLOW, O_LINE_OVERHEAD, O_KMIN, O_KMAX, O_PMAX, O_NOT_ECT,
+enum { O_RATE = 256, O_GAMMA, O_BUFFER, O_OVERFLOW, O_LINE_OVERHEAD, O_KMIN, O_KMAX, O_PMAX, O_FIT, O_NOT_ECT,
        O_SEED, O_TRACE, O_LOAD, O_PACKET, O_DURATION };
 static const struct xl_opt opts[] = {
 	XL_OPT_REQUIRED("rate", O_RATE, "RATE", "the port's line rate (e.g. 1G)"),
@@ -111,6 +111,8 @@ static const struct xl_opt opts[] = {
 	XL_OPT("kmin", O_KMIN, "BYTES", "marking starts above this queue (default 5K)"),
 	XL_OPT("kmax", O_KMAX, "BYTES", "everything is marked above this queue (default 200K)"),
 	XL_OPT("pmax", O_PMAX, "P", "the marking probability at kmax (default 1%)"),
+	XL_OPT("fit", O_FIT, NULL, "fit kmin and kmax into the buffer, as the built-in class\n"
+				   "roce does (docs/ecn.md; not with --kmin or --kmax)"),
 	XL_OPT("not-ect", O_NOT_ECT, NULL, "packets are Not-ECT (default ECT)"),
 	XL_OPT("seed", O_SEED, "N", "the marking's random draws (default 1)"),
 	XL_OPT("trace", O_TRACE, "FILE", "packets from a CSV time_ns,bytes[,ect], or:"),
@@ -145,7 +147,7 @@ int xl_sim_queue(int argc, char **argv)
 	__u32 gamma = 1000000, u32v;
 	const char *trace = NULL;
 	char err[256] = "";
-	int ch, ect = 1, bad = 0;
+	int ch, ect = 1, bad = 0, thresholds = 0;
 
 	while (!bad && (ch = xl_opt_next(&p, argc, argv)) != -1) {
 		switch (ch) {
@@ -160,8 +162,15 @@ int xl_sim_queue(int argc, char **argv)
 					    sizeof(err));
 			s.line_overhead = u32v;
 			break;
-		case O_KMIN: bad = xl_parse_bytes("kmin", optarg, 0, "0", &s.wred.kmin, err, sizeof(err)); break;
-		case O_KMAX: bad = xl_parse_bytes("kmax", optarg, 0, "0", &s.wred.kmax, err, sizeof(err)); break;
+		case O_KMIN:
+			bad = xl_parse_bytes("kmin", optarg, 0, "0", &s.wred.kmin, err, sizeof(err));
+			thresholds = 1;
+			break;
+		case O_KMAX:
+			bad = xl_parse_bytes("kmax", optarg, 0, "0", &s.wred.kmax, err, sizeof(err));
+			thresholds = 1;
+			break;
+		case O_FIT: s.wred.flags |= XL_CLASS_FIT; break;
 		case O_PMAX: bad = xl_parse_pmax(optarg, &s.wred.pmax, err, sizeof(err)); break;
 		case O_OVERFLOW:
 			s.mark_only = !strcmp(optarg, "mark");
@@ -193,9 +202,11 @@ int xl_sim_queue(int argc, char **argv)
 	}
 	xl_opt_free(&p);
 	if (!bad && (!rate || (!trace == !load) || (load && !duration) ||
-		     s.wred.kmin >= s.wred.kmax || optind < argc)) {
+		     s.wred.kmin >= s.wred.kmax || optind < argc ||
+		     (thresholds && (s.wred.flags & XL_CLASS_FIT)))) {
 		snprintf(err, sizeof(err), "need --rate, exactly one of --trace and "
-			 "--load (with --duration), kmin < kmax");
+			 "--load (with --duration), kmin < kmax; --fit fits the default "
+			 "kmin and kmax, not ones given");
 		bad = 1;
 	}
 	if (bad) {
