@@ -194,7 +194,7 @@ send() { # from s1: send_frames.py arguments after the interface
 	jq -e '.[0].values[0].value.verdict | has("redirect") and has("pass") and has("drop")' <<<"$j" >/dev/null
 	# queue_stats: (port, class) labels
 	j=$(bpftool -j map dump pinned "$d/queue_stats" | jq "[.[].formatted]")
-	[[ $(jq -r '[.[].values[0].value | select(.port == "s1") | .class_name] | sort | join(",")' <<<"$j") == "cnp,default" ]]
+	[[ $(jq -r '[.[].values[0].value | select(.port == "s1") | .class_name] | sort | join(",")' <<<"$j") == "cnp,default,roce" ]]
 }
 
 @test "flow table: flows past its size are evicted, and counted" {

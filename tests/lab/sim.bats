@@ -42,6 +42,30 @@ bats_require_minimum_version 1.5.0 # run --separate-stderr
 	[[ $status -eq 2 && $stderr == *"--line-overhead '257' out of range (0-256)"* ]]
 }
 
+# 120 Mbit/s into a 100M port with its default 25,000-byte buffer: the
+# paper's 5K / 200K as they are mark next to nothing before the buffer is
+# full; fitted (--fit, the roce class) every packet above 12,500 bytes is
+# marked, the first of them long before the first drop.
+@test "sim queue: --fit marks from half the buffer, as the roce class; not with --kmin" {
+	local first_mark first_drop
+	run --separate-stderr "$XDPLEAF" sim queue --rate 100M --load 120M --packet 1000 --duration 20ms
+	[[ $status -eq 0 ]]
+	echo "as they are: $stderr"
+	[[ $stderr == *"marked 0 (0.00%)"* ]]
+	run --separate-stderr "$XDPLEAF" sim queue --rate 100M --load 120M --packet 1000 \
+		--duration 20ms --fit
+	[[ $status -eq 0 ]]
+	echo "fitted: $stderr"
+	first_mark=$(printf '%s\n' "${lines[@]}" | awk -F, '$4 == "marked" { print $3; exit }')
+	first_drop=$(printf '%s\n' "${lines[@]}" | awk -F, '$4 == "dropped" { print $1; exit }')
+	# the first mark finds just over 12,500 bytes queued (one frame more at most)
+	((first_mark > 12500 && first_mark <= 12500 + 1024)) || { echo "first mark at $first_mark"; return 1; }
+	(($(printf '%s\n' "${lines[@]}" | awk -F, '$4 == "marked" { print $1; exit }') < first_drop))
+	run --separate-stderr "$XDPLEAF" sim queue --rate 100M --load 120M --duration 20ms \
+		--fit --kmax 100K
+	[[ $status -eq 2 && $stderr == *"--fit fits the default kmin and kmax, not ones given"* ]]
+}
+
 @test "sim queue: Not-ECT traffic is never marked" {
 	run --separate-stderr "$XDPLEAF" sim queue --rate 1G --buffer 200K \
 		--load 2G --duration 20ms --not-ect
