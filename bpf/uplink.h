@@ -560,14 +560,15 @@ __noinline int xl_choose_uplink(struct xl_flow *flow, __u32 gid, __u64 now,
 	case XL_LB_FLOWLET_RANDOM:
 		floor_ns = g->flowlet_timeout_ns;
 		/* Past the group's floor, a paced flow's own spacing may
-		 * still be longer (auto): its pace is its flowlets', or while
-		 * every packet was a flowlet of its own (none had a rate), its
-		 * window's. Worked out only then: most packets of a flowlet
-		 * come within the group's floor and pay no division. */
+		 * still be longer (auto): at its pace, the higher of its last
+		 * flowlet's and its window's rate (xl_flow_pace_bps). Worked
+		 * out only then: most packets of a flowlet come within the
+		 * group's floor and pay no division. */
 		if (cur_up && xl_flowlet_expired(now, fs->last_ns, floor_ns) &&
 		    g->flowlet_auto)
-			floor_ns = xl_flowlet_floor_ns(floor_ns, len, fs->flowlet_rate_bps ?
-				fs->flowlet_rate_bps : xl_window_rate(fs->prev_win_bytes));
+			floor_ns = xl_flowlet_floor_ns(floor_ns, len,
+				xl_flow_pace_bps(fs->flowlet_rate_bps,
+						 xl_window_rate(fs->prev_win_bytes)));
 		if (cur_up && !xl_flowlet_expired(now, fs->last_ns, floor_ns)) {
 			m = cur;
 			break;

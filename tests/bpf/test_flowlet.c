@@ -1507,6 +1507,40 @@ static void flowlet_held_load_keeps_flow(void **state)
  * by its window it leaves u0, carrying three such flows, for u1, carrying
  * one, and counts its window there as pending, not 10 Gb/s
  * (xl_flow_demand, xl_pending_rate). */
+/* flowlet_timeout = auto: a flow whose last flowlet read 2 Mbit/s (a TCP
+ * handshake's) but whose window says 150 Mbit/s starts a new flowlet after
+ * a 3 ms pause: its pace is the higher rate (xl_flow_pace_bps), four
+ * spacings 323 us. At the flowlet's rate alone the floor would be 24 ms
+ * and no such pause would ever end its first flowlet. */
+static void flowlet_auto_floor_follows_window(void **state)
+{
+	const __u64 flow_bps = 150000000ULL;
+	struct pkt_spec s = udp_flow(48300);
+	struct xl_flow_state fs;
+	struct sent r;
+	__u64 flowlets;
+
+	(void)state;
+	s.payload_len = 1400; /* 1,442-byte frames: 4 spacings 23 ms at 2 Mbit/s */
+	reset(XL_LB_FLOWLET, 50 * NS_PER_US);
+	E.group.flowlet_auto = 1;
+	assert_int_equal(map_set(E.skel->maps.groups, &(__u32){ GID }, 4, &E.group,
+				 sizeof(E.group)), 0);
+	send_fwd(&s, &r);
+	assert_true(flow_get(&s, &fs));
+	fs.flowlet_rate_bps = 2000000ULL;
+	fs.prev_win_bytes = flow_bps / 8 * XL_FLOW_WINDOW_NS / NS_PER_S;
+	fs.win_start_ns = mono_ns(); /* the window stays the one just closed */
+	flowlets = fs.flowlets;
+	flow_put(&s, &fs);
+	sleep_ns(3 * NS_PER_MS);
+	send_fwd(&s, &r);
+	assert_true(flow_get(&s, &fs));
+	if (fs.flowlets != flowlets + 1)
+		fail_msg("flowlets %llu after a 3 ms pause, want %llu",
+			 (unsigned long long)fs.flowlets, (unsigned long long)flowlets + 1);
+}
+
 static void flowlet_unknown_capacity_window(void **state)
 {
 	static const __u64 no_caps[N_UP] = { 0 };
@@ -1868,6 +1902,7 @@ int main(void)
 		cmocka_unit_test(flowlet_count_keeps_paced_flow),
 		cmocka_unit_test(flowlet_counts_data_flows_once),
 		cmocka_unit_test(flowlet_unknown_capacity_window),
+		cmocka_unit_test(flowlet_auto_floor_follows_window),
 		cmocka_unit_test(flowlet_pure_ack_follows),
 		cmocka_unit_test(flowlet_skew_unlimited_members),
 		cmocka_unit_test(spray_reorder_safe_and_free),

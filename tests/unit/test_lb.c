@@ -1073,6 +1073,16 @@ static void auto_floors(void **state)
 	assert_int_equal(xl_auto_floor_ns(50000, 256 << 20, 1000000ULL), 1000000000);
 	/* 1458-byte frames paced at 34 Mbit/s: 343 us apart, 1.37 ms */
 	assert_int_equal(xl_flowlet_floor_ns(50000, 1458, 34000000ULL), 1372235);
+	/* the pace: the higher of the flowlet's and the window's rate; a
+	 * handshake's 2 Mbit/s flowlet would give a 24 ms floor, the
+	 * window's 150 Mbit/s gives 323 us */
+	assert_int_equal(xl_flow_pace_bps(2000000ULL, 150000000ULL), 150000000ULL);
+	assert_int_equal(xl_flow_pace_bps(10000000000ULL, 150000000ULL), 10000000000ULL);
+	assert_int_equal(xl_flow_pace_bps(34000000ULL, 0), 34000000ULL);
+	assert_int_equal(xl_flow_pace_bps(0, 0), 0);
+	assert_int_equal(xl_flowlet_floor_ns(50000, 1514, 2000000ULL), 24224000);
+	assert_int_equal(xl_flowlet_floor_ns(50000, 1514, xl_flow_pace_bps(2000000ULL, 150000000ULL)),
+			 322986);
 	/* at 100 Gbit/s the floor decides; no rate yet: the floor */
 	assert_int_equal(xl_flowlet_floor_ns(50000, 4096, 100000000000ULL), 50000);
 	assert_int_equal(xl_flowlet_floor_ns(50000, 1458, 0), 50000);
