@@ -168,7 +168,7 @@ static inline int xl_flowlet_expired(__u64 now_ns, __u64 last_ns,
 
 /* flowlet_timeout = auto: a gap ends a flowlet only if it is longer than
  * the floor and than XL_FLOWLET_GAP_PACKETS times the flow's own packet
- * spacing (a packet of len bytes at its last flowlet's rate). A sender
+ * spacing (a packet of len bytes at its pace, xl_flow_pace_bps). A sender
  * paced below the uplink's rate (a RoCE QP at its DCQCN rate, a
  * collective's message at 34 Mbit/s on a 100 Mbit/s lab link) leaves a gap
  * between every two packets; counting each as a pause would re-place the
