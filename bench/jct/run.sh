@@ -9,7 +9,7 @@
 #                        [--sizes LIST] [--steps N] [--warmup N]
 #                        [--ecmp-labs N] [--out DIR] [--prefix P]
 #                        [--quiet-wait N] [--cell-timeout N] [--host-tcp dc|as-is]
-#                        [--hook auto|xdp|tc]
+#                        [--host-dcqcn spec|nic] [--hook auto|xdp|tc]
 #                        [--capture]
 #
 # Fabrics: ref (uplinks unlimited, every receiver's link shaped to the
@@ -44,6 +44,7 @@ ECMP_LABS=3
 QUIET_WAIT=60
 CELL_TIMEOUT=            # default: 60 s + 1 s per MiB per step
 HOST_TCP=dc
+HOST_DCQCN=spec
 HOOK=             # the config's: lab/leaf1.conf has none, so auto
 CAPTURE=0
 OUT=
@@ -62,7 +63,7 @@ usage() {
 usage: $0 [--fabrics LIST] [--uplinks LIST] [--ops LIST] [--sizes LIST]
           [--steps N] [--warmup N] [--ecmp-labs N] [--out DIR] [--prefix P]
           [--quiet-wait N] [--cell-timeout N] [--host-tcp dc|as-is]
-          [--hook auto|xdp|tc]
+          [--host-dcqcn spec|nic] [--hook auto|xdp|tc]
   --fabrics LIST  of ref kernel krepath flowlet hash spray static kstatic
                   (default: all but krepath and kstatic)
   --uplinks LIST  of equal ($RATES_equal), unequal ($RATES_unequal) and
@@ -88,6 +89,11 @@ usage: $0 [--fabrics LIST] [--uplinks LIST] [--ops LIST] [--sizes LIST]
                   lower bounds, and is not tried again)
   --host-tcp P    the hosts' TCP: dc (default): reno, minimum RTO 5 ms, no
                   slow start after idle; as-is: what the namespaces inherit
+  --host-dcqcn D  the roce cells' hosts' DCQCN: spec (default): host mode's
+                  defaults, the specification's for 40 Gbit/s NICs (a floor
+                  of 100 Mbit/s, all of this lab's NIC rate); nic: its rate
+                  steps and floor scaled to the lab's NIC rate as
+                  bench-dcqcn's (r_ai 1M, r_hai 5M, min_rate 1 % of it)
   --hook H        where xdpleaf runs in leaf1 in the xdpleaf fabrics
                   (config \`hook\`; default: lab/leaf1.conf's, which sets
                   none: auto, tc on the lab's veths)
@@ -114,6 +120,7 @@ while [[ $# -gt 0 ]]; do
 	--quiet-wait) QUIET_WAIT=$2; shift 2 ;;
 	--cell-timeout) CELL_TIMEOUT=$2; shift 2 ;;
 	--host-tcp) HOST_TCP=$2; shift 2 ;;
+	--host-dcqcn) HOST_DCQCN=$2; shift 2 ;;
 	--capture) CAPTURE=1; shift ;;
 	*) usage ;;
 	esac
@@ -144,6 +151,7 @@ done
 [[ $QUIET_WAIT =~ ^[0-9]+$ ]] || die "--quiet-wait: a whole number of seconds"
 [[ -z $CELL_TIMEOUT || $CELL_TIMEOUT =~ ^[1-9][0-9]*$ ]] || die "--cell-timeout: a positive number of seconds"
 [[ $HOST_TCP =~ ^(dc|as-is)$ ]] || die "--host-tcp: dc or as-is"
+[[ $HOST_DCQCN =~ ^(spec|nic)$ ]] || die "--host-dcqcn: spec or nic"
 [[ $PREFIX =~ ^[A-Za-z0-9_]{1,14}$ ]] || die "--prefix: letters, digits, _; at most 14"
 [[ -x $COLLECTIVE ]] || die "$COLLECTIVE not built (make build/bench/collective)"
 if [[ " $FABRICS " =~ \ (flowlet|hash|spray|static)\  || " $OPS " =~ \ roce\  ]]; then
@@ -623,7 +631,12 @@ fail_arp_start() { # dir
 # paper variant; NP and RP both on) and one fact of the fabric: the hosts'
 # NIC rate, which is what the reference gives each receiver (the aggregate
 # uplink capacity / 4). Each sender's gen sends one QP at that rate, or at
-# the lower rate its RP publishes after CNPs.
+# the lower rate its RP publishes after CNPs. --host-dcqcn nic scales the
+# RP's rate steps and floor to that NIC rate (the specification's are a
+# 40 Gbit/s NIC's: its 100 Mbit/s floor is all of this lab's 100 Mbit/s
+# NIC, so a QP cannot slow down at all), as bench/dcqcn/run.sh does:
+# R_AI 1M and R_HAI 5M (the config's least, in the paper's ratio) and a
+# floor of 1 % of the NIC rate.
 PINS=/sys/fs/bpf/xdpleaf
 host_rate() { # uplink set -> bit/s
 	local rates=RATES_$1
@@ -632,6 +645,9 @@ host_rate() { # uplink set -> bit/s
 hosts_load() { # dir
 	local h
 	printf '[xdpleaf]\nmode = host\n\n[port eth0]\nrate = %s\n' "$(host_rate "$SET")" >"$1/host.conf"
+	[[ $HOST_DCQCN == spec ]] ||
+		printf '\n[dcqcn]\nr_ai = 1M\nr_hai = 5M\nmin_rate = %s\n' \
+			$(($(host_rate "$SET") / 100)) >>"$1/host.conf"
 	for h in s1 s2 s3 s4 r1 r2 r3 r4; do
 		in_ns "$P-$h" "$XDPLEAF" load --config "$1/host.conf" --instance "${P}_$h" \
 			</dev/null >/dev/null || return 1
@@ -860,9 +876,9 @@ T_START=$(date +%s)
 log "results in $OUT"
 cc=$(sysctl -n net.ipv4.tcp_congestion_control)
 [[ $HOST_TCP == as-is ]] || cc="reno, rto_min 5 ms, no slow start after idle"
-printf '{"fabrics": "%s", "uplinks": "%s", "ops": "%s", "sizes": "%s", "steps": %s, "warmup": %s, "ecmp_labs": %s, "fail_s": %s, "rates_equal": "%s", "rates_unequal": "%s", "rank_hosts": "%s", "tcp_congestion_control": "%s", "mpi": "%s", "mpi_params": "%s", "cpus": %s}\n' \
+printf '{"fabrics": "%s", "uplinks": "%s", "ops": "%s", "sizes": "%s", "steps": %s, "warmup": %s, "ecmp_labs": %s, "fail_s": %s, "rates_equal": "%s", "rates_unequal": "%s", "rank_hosts": "%s", "tcp_congestion_control": "%s", "host_dcqcn": "%s", "mpi": "%s", "mpi_params": "%s", "cpus": %s}\n' \
 	"$FABRICS" "$UPLINKS" "$OPS" "$SIZES" "$STEPS" "$WARMUP" "$ECMP_LABS" "$FAIL_S" \
-	"$RATES_equal" "$RATES_unequal" "$RANK_HOSTS" "$cc" \
+	"$RATES_equal" "$RATES_unequal" "$RANK_HOSTS" "$cc" "$HOST_DCQCN" \
 	"$(mpirun --version 2>/dev/null | head -1)" "${MPI_PARAMS[*]}" "$(nproc)" >"$OUT/setup.json"
 if [[ -x $XDPLEAF ]]; then
 	# the dataplane measured: the commit it was built from, and the binary
