@@ -643,11 +643,11 @@ host_rate() { # uplink set -> bit/s
 	echo $(($(sum_bps "${!rates}") / 4))
 }
 hosts_load() { # dir
-	local h
-	printf '[xdpleaf]\nmode = host\n\n[port eth0]\nrate = %s\n' "$(host_rate "$SET")" >"$1/host.conf"
+	local h rate
+	rate=$(host_rate "$SET")
+	printf '[xdpleaf]\nmode = host\n\n[port eth0]\nrate = %s\n' "$rate" >"$1/host.conf"
 	[[ $HOST_DCQCN == spec ]] ||
-		printf '\n[dcqcn]\nr_ai = 1M\nr_hai = 5M\nmin_rate = %s\n' \
-			$(($(host_rate "$SET") / 100)) >>"$1/host.conf"
+		printf '\n[dcqcn]\nr_ai = 1M\nr_hai = 5M\nmin_rate = %s\n' $((rate / 100)) >>"$1/host.conf"
 	for h in s1 s2 s3 s4 r1 r2 r3 r4; do
 		in_ns "$P-$h" "$XDPLEAF" load --config "$1/host.conf" --instance "${P}_$h" \
 			</dev/null >/dev/null || return 1
