@@ -373,7 +373,8 @@ def main():
     print(f"{setup.get('mpi', 'MPI')}, 8 ranks ({setup.get('rank_hosts')}), "
           f"{setup.get('steps')} steps after {setup.get('warmup')} warm-up; "
           f"host TCP: {setup.get('tcp_congestion_control')}; "
-          f"roce hosts' DCQCN: {setup.get('host_dcqcn', 'spec')}; "
+          f"roce hosts' DCQCN: {setup.get('host_dcqcn', 'spec')}, "
+          f"{setup.get('roce_qps', 1)} QP(s) per sender; "
           f"ref = uplinks unlimited, receivers' links at aggregate/4")
     hdr = (f"{'uplinks':<24} {'op':<9} {'size':>4}  {'fabric':<9} {'p50ms':>8} {'p99ms':>8} "
            f"{'p50x':>6} {'p99x':>6} {'reord':>6} {'ofo(r)':>7} {'retx':>6} {'drops':>6}  notes")

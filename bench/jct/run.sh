@@ -9,7 +9,7 @@
 #                        [--sizes LIST] [--steps N] [--warmup N]
 #                        [--ecmp-labs N] [--out DIR] [--prefix P]
 #                        [--quiet-wait N] [--cell-timeout N] [--host-tcp dc|as-is]
-#                        [--host-dcqcn spec|nic] [--hook auto|xdp|tc]
+#                        [--host-dcqcn spec|nic|lab] [--roce-qps N] [--hook auto|xdp|tc]
 #                        [--capture]
 #
 # Fabrics: ref (uplinks unlimited, every receiver's link shaped to the
@@ -45,6 +45,7 @@ QUIET_WAIT=60
 CELL_TIMEOUT=            # default: 60 s + 1 s per MiB per step
 HOST_TCP=dc
 HOST_DCQCN=spec
+ROCE_QPS=1
 HOOK=             # the config's: lab/leaf1.conf has none, so auto
 CAPTURE=0
 OUT=
@@ -63,14 +64,14 @@ usage() {
 usage: $0 [--fabrics LIST] [--uplinks LIST] [--ops LIST] [--sizes LIST]
           [--steps N] [--warmup N] [--ecmp-labs N] [--out DIR] [--prefix P]
           [--quiet-wait N] [--cell-timeout N] [--host-tcp dc|as-is]
-          [--host-dcqcn spec|nic] [--hook auto|xdp|tc]
+          [--host-dcqcn spec|nic|lab] [--roce-qps N] [--hook auto|xdp|tc]
   --fabrics LIST  of ref kernel krepath flowlet hash spray static kstatic
                   (default: all but krepath and kstatic)
   --uplinks LIST  of equal ($RATES_equal), unequal ($RATES_unequal) and
                   fail (equal, spine 2 down for ${FAIL_S} s in the middle of
                   every cell; its reference is equal's) (default: all three)
   --ops LIST      of allreduce alltoall (MPI over TCP) and roce (RoCEv2
-                  steps: every sN sends to rN on one QP at the NIC rate, paced by host
+                  steps: every sN sends to rN at the NIC rate, paced by host
                   mode's DCQCN) (default: all three)
   --sizes LIST    bytes per rank, K/M = 2^10/2^20 (default: 1M 4M 16M)
   --steps N       measured steps per cell (default $STEPS), after
@@ -93,7 +94,11 @@ usage: $0 [--fabrics LIST] [--uplinks LIST] [--ops LIST] [--sizes LIST]
                   defaults, the specification's for 40 Gbit/s NICs (a floor
                   of 100 Mbit/s, all of this lab's NIC rate); nic: its rate
                   steps and floor scaled to the lab's NIC rate as
-                  bench-dcqcn's (r_ai 1M, r_hai 5M, min_rate 1 % of it)
+                  bench-dcqcn's (r_ai 1M, r_hai 5M, min_rate 1 % of it);
+                  lab: as nic, and its timers K and T scaled to this lab's
+                  round trips (1.1 ms, 20 x the specification's 55 us)
+  --roce-qps N    QPs per sender in the roce cells (default $ROCE_QPS, NCCL's and
+                  HCCL's default per connection); each sends 1/N of the size
   --hook H        where xdpleaf runs in leaf1 in the xdpleaf fabrics
                   (config \`hook\`; default: lab/leaf1.conf's, which sets
                   none: auto, tc on the lab's veths)
@@ -121,6 +126,7 @@ while [[ $# -gt 0 ]]; do
 	--cell-timeout) CELL_TIMEOUT=$2; shift 2 ;;
 	--host-tcp) HOST_TCP=$2; shift 2 ;;
 	--host-dcqcn) HOST_DCQCN=$2; shift 2 ;;
+	--roce-qps) ROCE_QPS=$2; shift 2 ;;
 	--capture) CAPTURE=1; shift ;;
 	*) usage ;;
 	esac
@@ -151,7 +157,8 @@ done
 [[ $QUIET_WAIT =~ ^[0-9]+$ ]] || die "--quiet-wait: a whole number of seconds"
 [[ -z $CELL_TIMEOUT || $CELL_TIMEOUT =~ ^[1-9][0-9]*$ ]] || die "--cell-timeout: a positive number of seconds"
 [[ $HOST_TCP =~ ^(dc|as-is)$ ]] || die "--host-tcp: dc or as-is"
-[[ $HOST_DCQCN =~ ^(spec|nic)$ ]] || die "--host-dcqcn: spec or nic"
+[[ $HOST_DCQCN =~ ^(spec|nic|lab)$ ]] || die "--host-dcqcn: spec, nic or lab"
+[[ $ROCE_QPS =~ ^[1-9][0-9]?$ ]] || die "--roce-qps: 1..99"
 [[ $PREFIX =~ ^[A-Za-z0-9_]{1,14}$ ]] || die "--prefix: letters, digits, _; at most 14"
 [[ -x $COLLECTIVE ]] || die "$COLLECTIVE not built (make build/bench/collective)"
 if [[ " $FABRICS " =~ \ (flowlet|hash|spray|static)\  || " $OPS " =~ \ roce\  ]]; then
@@ -631,12 +638,20 @@ fail_arp_start() { # dir
 # paper variant; NP and RP both on) and one fact of the fabric: the hosts'
 # NIC rate, which is what the reference gives each receiver (the aggregate
 # uplink capacity / 4). Each sender's gen sends one QP at that rate, or at
-# the lower rate its RP publishes after CNPs. --host-dcqcn nic scales the
-# RP's rate steps and floor to that NIC rate (the specification's are a
-# 40 Gbit/s NIC's: its 100 Mbit/s floor is all of this lab's 100 Mbit/s
-# NIC, so a QP cannot slow down at all), as bench/dcqcn/run.sh does:
-# R_AI 1M and R_HAI 5M (the config's least, in the paper's ratio) and a
-# floor of 1 % of the NIC rate.
+# the lower rate its RP publishes after CNPs; with --roce-qps N, N QPs at
+# 1/N of it each (gen paces each QP on its own: a NIC whose QPs share its
+# line rate in equal parts while all of them send, as they do here).
+# --host-dcqcn nic scales the RP's rate steps and floor to that NIC rate
+# (the specification's are a 40 Gbit/s NIC's: its 100 Mbit/s floor is all
+# of this lab's 100 Mbit/s NIC, so a QP cannot slow down at all), as
+# bench/dcqcn/run.sh does: R_AI 1M and R_HAI 5M (the config's least, in
+# the paper's ratio) and a floor of 1 % of the NIC rate. --host-dcqcn lab
+# also slows its timers K (alpha) and T (increase) from 55 us to 1.1 ms:
+# the specification's are for round trips of microseconds, and here a
+# round trip through a full uplink buffer is 2 ms (a frame alone takes
+# 88 us at 100 Mbit/s), so with 55 us timers a QP cut by a CNP is back at
+# full rate before the queue that caused the cut has drained (two QPs on
+# one uplink then overflow it; docs/jct-bench.md, "RoCE failover").
 PINS=/sys/fs/bpf/xdpleaf
 host_rate() { # uplink set -> bit/s
 	local rates=RATES_$1
@@ -648,6 +663,7 @@ hosts_load() { # dir
 	printf '[xdpleaf]\nmode = host\n\n[port eth0]\nrate = %s\n' "$rate" >"$1/host.conf"
 	[[ $HOST_DCQCN == spec ]] ||
 		printf '\n[dcqcn]\nr_ai = 1M\nr_hai = 5M\nmin_rate = %s\n' $((rate / 100)) >>"$1/host.conf"
+	[[ $HOST_DCQCN != lab ]] || printf 'k = 1100us\nt = 1100us\n' >>"$1/host.conf"
 	for h in s1 s2 s3 s4 r1 r2 r3 r4; do
 		in_ns "$P-$h" "$XDPLEAF" load --config "$1/host.conf" --instance "${P}_$h" \
 			</dev/null >/dev/null || return 1
@@ -675,7 +691,7 @@ job_start() { # op size dir limit-seconds
 		local leaf=()
 		kernel_fabric || leaf=(--leaf1-instance "$P")
 		"$PY" "$BENCH/roce_steps.py" --xdpleaf "$XDPLEAF" --prefix "$P" --pins "$PINS" \
-			--bytes "$(numfmt --from=iec "$2")" --qps 1 --rate "$(host_rate "$SET")" \
+			--bytes "$(numfmt --from=iec "$2")" --qps "$ROCE_QPS" --rate $(($(host_rate "$SET") / ROCE_QPS)) \
 			--steps "$STEPS" --warmup "$WARMUP" --timeout "$4" "${leaf[@]}" \
 			>"$3/steps.json" 2>"$3/mpirun.err" </dev/null &
 		return
@@ -876,9 +892,9 @@ T_START=$(date +%s)
 log "results in $OUT"
 cc=$(sysctl -n net.ipv4.tcp_congestion_control)
 [[ $HOST_TCP == as-is ]] || cc="reno, rto_min 5 ms, no slow start after idle"
-printf '{"fabrics": "%s", "uplinks": "%s", "ops": "%s", "sizes": "%s", "steps": %s, "warmup": %s, "ecmp_labs": %s, "fail_s": %s, "rates_equal": "%s", "rates_unequal": "%s", "rank_hosts": "%s", "tcp_congestion_control": "%s", "host_dcqcn": "%s", "mpi": "%s", "mpi_params": "%s", "cpus": %s}\n' \
+printf '{"fabrics": "%s", "uplinks": "%s", "ops": "%s", "sizes": "%s", "steps": %s, "warmup": %s, "ecmp_labs": %s, "fail_s": %s, "rates_equal": "%s", "rates_unequal": "%s", "rank_hosts": "%s", "tcp_congestion_control": "%s", "host_dcqcn": "%s", "roce_qps": %s, "mpi": "%s", "mpi_params": "%s", "cpus": %s}\n' \
 	"$FABRICS" "$UPLINKS" "$OPS" "$SIZES" "$STEPS" "$WARMUP" "$ECMP_LABS" "$FAIL_S" \
-	"$RATES_equal" "$RATES_unequal" "$RANK_HOSTS" "$cc" "$HOST_DCQCN" \
+	"$RATES_equal" "$RATES_unequal" "$RANK_HOSTS" "$cc" "$HOST_DCQCN" "$ROCE_QPS" \
 	"$(mpirun --version 2>/dev/null | head -1)" "${MPI_PARAMS[*]}" "$(nproc)" >"$OUT/setup.json"
 if [[ -x $XDPLEAF ]]; then
 	# the dataplane measured: the commit it was built from, and the binary
