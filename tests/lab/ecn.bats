@@ -118,7 +118,7 @@ wait_incast() {
 	((rc == 0)) || { cat "$BATS_TEST_TMPDIR"/gen-*.err >&2; return 1; }
 }
 
-@test "incast into a 150 Mbit/s port: delivered <= line rate and >= 0.9 x min(offered, rate); marks, drops, histogram" {
+@test "incast into a 150 Mbit/s port: delivered <= line rate and >= 0.9 x min(offered, rate); marks, drops, histogram; the roce profile as fitted" {
 	"$LAB" up --prefix "$P" --leaf2-config "$L2CONF" 3>&-
 	# CE-marked packets arriving at r1 (BPF filter: the ECN bits of the
 	# IPv4 TOS byte are 11); the capture stops after 10
@@ -161,6 +161,18 @@ wait_incast() {
 	((buckets >= 3)) || { echo "histogram too empty: $q" >&2; return 1; }
 	# Seen at enqueue, before the packet: never past the buffer.
 	(($(jq .peak_bytes <<<"$q") <= 204800)) || { echo "peak past the buffer: $q" >&2; return 1; }
+	# gen's DSCP 26 is the roce class's: its paper profile (Kmax 200K) is
+	# fitted into half of the 200K buffer, and stats shows it as applied;
+	# the default class's is used as configured
+	local roce default
+	roce=$(jq -c '.classes[] | select(.name == "roce") | [.kmin_bytes, .kmax_bytes, .fitted, .packets > 0, .marked > 0]' <<<"$q")
+	default=$(jq -c '.classes[] | select(.name == "default") | [.kmin_bytes, .kmax_bytes, .fitted]' <<<"$q")
+	note "roce class [kmin, kmax, fitted, packets, marked]: $roce; default: $default"
+	[[ $roce == '[2560,102400,true,true,true]' ]]
+	[[ $default == '[5120,204800,false]' ]]
+	# and in the table: the applied thresholds, said to be fitted
+	in_ns "$P-leaf2" "$XDPLEAF" stats --instance "${P}_leaf2" |
+		grep -q 'class roce     marks 2560..102400 bytes, up to 1.00% (fitted to the buffer)'
 }
 
 @test "the same incast with no rate on r1: the port is unlimited (delivered >= 0.95 x offered, and above the other test's rate)" {

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,6 +105,50 @@ static const char *overflow_name(__u32 o)
 	return o == XL_OVERFLOW_MARK ? "mark" : "drop";
 }
 
+/* A class's marking profile as this port applies it: a profile to be
+ * fitted (the built-in roce class's) is worked out for the port's buffer,
+ * as the dataplane does per packet (xl_queue_decide), so what is shown is
+ * what marks. *fitted: the thresholds differ from the configured ones. */
+static struct xl_wred port_profile(const struct xl_class *c, const struct xl_port *p,
+				   bool *fitted)
+{
+	struct xl_wred w = xl_wred_fit(&c->wred, p->buffer_bytes);
+
+	*fitted = w.kmin != c->wred.kmin || w.kmax != c->wred.kmax;
+	return w;
+}
+
+static double pmax_percent(__u32 pmax)
+{
+	return 100.0 * pmax / XL_PROB_ONE;
+}
+
+static void profile_json(json_object *co, const struct xl_class *c, const struct xl_port *p)
+{
+	bool fitted;
+	struct xl_wred w = port_profile(c, p, &fitted);
+
+	json_object_object_add(co, "kmin_bytes", json_object_new_uint64(w.kmin));
+	json_object_object_add(co, "kmax_bytes", json_object_new_uint64(w.kmax));
+	json_object_object_add(co, "pmax", json_object_new_double(pmax_percent(w.pmax) / 100));
+	json_object_object_add(co, "fitted", json_object_new_boolean(fitted));
+	json_object_object_add(co, "marks", json_object_new_boolean(!(w.flags & XL_CLASS_NO_MARK)));
+	json_object_object_add(co, "drops", json_object_new_boolean(!(w.flags & XL_CLASS_NO_DROP)));
+}
+
+static void profile_print(const struct xl_class *c, const struct xl_port *p)
+{
+	bool fitted;
+	struct xl_wred w = port_profile(c, p, &fitted);
+
+	if (w.flags & XL_CLASS_NO_MARK) {
+		printf("never marked%s", w.flags & XL_CLASS_NO_DROP ? ", never dropped" : "");
+		return;
+	}
+	printf("marks %u..%u bytes, up to %.2f%%%s", w.kmin, w.kmax, pmax_percent(w.pmax),
+	       fitted ? " (fitted to the buffer)" : "");
+}
+
 /* Lower bound of histogram bucket b in bytes (bucket 0 holds q = 0). */
 static __u64 bucket_low(int b)
 {
@@ -135,6 +180,7 @@ json_object *xl_queue_json(struct xl_queue_reader *r, const struct xl_port *p)
 		co = json_object_new_object();
 		hist = json_object_new_array();
 		json_object_object_add(co, "name", json_object_new_string(r->classes[c].name));
+		profile_json(co, &r->classes[c], p);
 		json_object_object_add(co, "packets", json_object_new_uint64(s.enq_packets));
 		json_object_object_add(co, "bytes", json_object_new_uint64(s.enq_bytes));
 		json_object_object_add(co, "marked", json_object_new_uint64(s.marked));
@@ -188,10 +234,15 @@ void xl_queue_print(struct xl_queue_reader *r, const struct xl_port *p)
 	for (int c = 0; c < r->n_classes; c++) {
 		struct xl_queue_stats s;
 
-		if (read_class(r, p->slot, c, &s) || !s.enq_packets)
+		if (read_class(r, p->slot, c, &s))
 			continue;
-		printf("    class %-8s packets %llu marked %llu (%.2f%%) dropped %llu "
-		       "(%.2f%%) peak %llu bytes\n", r->classes[c].name,
+		printf("    class %-8s ", r->classes[c].name);
+		profile_print(&r->classes[c], p);
+		printf("\n");
+		if (!s.enq_packets)
+			continue;
+		printf("      packets %llu marked %llu (%.2f%%) dropped %llu "
+		       "(%.2f%%) peak %llu bytes\n",
 		       s.enq_packets, s.marked, 100.0 * s.marked / s.enq_packets,
 		       s.dropped, 100.0 * s.dropped / s.enq_packets, s.peak_bytes);
 		printf("      queue at enqueue:");

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
-/* The phantom-queue part of `xdpleaf stats`: per port and class, marks,
- * drops, queue length now and at its peak, the histogram. */
+/* The phantom-queue part of `xdpleaf stats`: per port and class, the
+ * marking profile as the port applies it (fitted to its buffer where the
+ * class asks for that), marks, drops, queue length now and at its peak,
+ * the histogram. */
 #ifndef XL_QUEUE_REPORT_H
 #define XL_QUEUE_REPORT_H
 
