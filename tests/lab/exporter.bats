@@ -131,6 +131,13 @@ s1_rx() {
 	grep -Eq "^xdpleaf_queue_enqueue_length_bytes_bucket\{instance=\"$P\",port=\"u[1-4]\",class=\"default\",le=\"\+Inf\"\} [1-9]" <<<"$m"
 	grep -Eq "^xdpleaf_flow_bytes_total\{instance=\"$P\",src=\"10\.1\.1\.2\",dst=\"10\.2\.1\.2\",proto=\"1\"" <<<"$m"
 	grep -q "^xdpleaf_group_info{instance=\"$P\",group=\"spine\",lb_mode=\"flowlet\"} 1$" <<<"$m"
+	# each class's marking profile as the port applies it: at 1 Gbit/s the
+	# default buffer is 2 ms, 250,000 bytes, so the roce class's Kmax of
+	# 200 KiB is fitted to half of it (Kmin scaled alike); default's is not
+	grep -q "^xdpleaf_queue_mark_min_bytes{instance=\"$P\",port=\"u1\",class=\"roce\"} 3125$" <<<"$m"
+	grep -q "^xdpleaf_queue_mark_max_bytes{instance=\"$P\",port=\"u1\",class=\"roce\"} 125000$" <<<"$m"
+	grep -q "^xdpleaf_queue_mark_max_bytes{instance=\"$P\",port=\"u1\",class=\"default\"} 204800$" <<<"$m"
+	grep -Eq "^xdpleaf_queue_mark_max_probability\{instance=\"$P\",port=\"u1\",class=\"default\"\} 0\.01(0*[0-9]*)?$" <<<"$m"
 	# each uplink's averages, the 10 ms one and the held load too, and
 	# its flow count (stats --json rate_slow_bps, held_load_bps, flows)
 	for key in u1 u2 u3 u4; do

@@ -162,6 +162,14 @@ static const struct metric metrics[] = {
 	  "Packets of the class the port's queue tail-dropped." },
 	{ "xdpleaf_queue_peak_length_bytes", G, S_CLASS, VALUE, "peak_bytes", NULL, 0,
 	  "The longest queue a packet of the class met, since the instance was loaded." },
+	{ "xdpleaf_queue_mark_min_bytes", G, S_CLASS, VALUE, "kmin_bytes", NULL, 0,
+	  "Kmin of the class's marking profile as the port applies it (the roce "
+	  "class's fitted to the port's buffer): at or below it nothing is marked." },
+	{ "xdpleaf_queue_mark_max_bytes", G, S_CLASS, VALUE, "kmax_bytes", NULL, 0,
+	  "Kmax of the class's marking profile as the port applies it: above it "
+	  "every ECN-capable packet is marked." },
+	{ "xdpleaf_queue_mark_max_probability", G, S_CLASS, VALUE, "pmax", NULL, 0,
+	  "Pmax of the class's marking profile: the marking probability at Kmax." },
 	{ "xdpleaf_queue_enqueue_length_bytes", H, S_CLASS, HIST, "hist", "hist_le_bytes", 0,
 	  "Queue length each packet of the class met at enqueue, in log2 "
 	  "buckets. No _sum: the dataplane counts the buckets, not the lengths." },
