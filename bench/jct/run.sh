@@ -159,6 +159,12 @@ done
 [[ $HOST_TCP =~ ^(dc|as-is)$ ]] || die "--host-tcp: dc or as-is"
 [[ $HOST_DCQCN =~ ^(spec|nic|lab)$ ]] || die "--host-dcqcn: spec, nic or lab"
 [[ $ROCE_QPS =~ ^[1-9][0-9]?$ ]] || die "--roce-qps: 1..99"
+if [[ " $OPS " =~ \ roce\  ]]; then
+	for s in $SIZES; do
+		(($(numfmt --from=iec "$s") % (ROCE_QPS * 4) == 0)) ||
+			die "--roce-qps $ROCE_QPS: size $s does not split into $ROCE_QPS messages of whole 4-byte words"
+	done
+fi
 [[ $PREFIX =~ ^[A-Za-z0-9_]{1,14}$ ]] || die "--prefix: letters, digits, _; at most 14"
 [[ -x $COLLECTIVE ]] || die "$COLLECTIVE not built (make build/bench/collective)"
 if [[ " $FABRICS " =~ \ (flowlet|hash|spray|static)\  || " $OPS " =~ \ roce\  ]]; then
