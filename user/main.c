@@ -112,6 +112,7 @@ static int cmd_load(const struct opts *o)
 		fprintf(stderr, "%s\n", err);
 		return -1;
 	}
+	xl_config_warn(&cfg, o->config, stderr);
 	/* the mode comes from the config here; everywhere else from the pins */
 	if (cfg.mode == XL_MODE_HOST)
 		ret = xl_host_load(&cfg, o->instance);
@@ -153,6 +154,7 @@ static int reload_with(const struct opts *o, bool host)
 		xl_config_free(&cfg);
 		return -1;
 	}
+	xl_config_warn(&cfg, o->config, stderr);
 	ret = host ? xl_host_reload(&cfg, o->instance) : xl_leaf_reload(&cfg, o->instance);
 	if (!ret)
 		printf("xdpleaf: instance '%s' reloaded from %s (counters, flows and "
@@ -173,6 +175,7 @@ static int cmd_check(const struct opts *o)
 		fprintf(stderr, "%s\n", err);
 		return -1;
 	}
+	xl_config_warn(&cfg, o->config, stderr);
 	printf("%s: ok (%d ports, %d groups, %d routes)\n", o->config,
 	       cfg.n_ports, cfg.n_groups, cfg.n_routes);
 	xl_config_free(&cfg);

@@ -249,6 +249,24 @@ kernel_attached() {
 	assert_clean
 }
 
+@test "host mode: a port at most twice min_rate loads with a warning (check, load); at 100G none" {
+	local conf=$BATS_TEST_TMPDIR/host.conf warn
+	printf '[xdpleaf]\nmode = host\n\n[port s1]\nrate = 100M\n' >"$conf"
+	warn="$conf:4: warning: port s1's rate 100M is at most twice min_rate 100M: DCQCN cannot cut its flows to half their rate (set a lower min_rate in [dcqcn]; docs/dcqcn.md)"
+	run --separate-stderr xl check --config "$conf"
+	echo "check: status $status, stderr: $stderr"
+	[[ $status -eq 0 && $stderr == "$warn" ]]
+	run --separate-stderr xl load --config "$conf" --instance "$I"
+	echo "load: status $status, stderr: $stderr"
+	[[ $status -eq 0 && $stderr == "$warn" ]]
+	xl status --instance "$I" >/dev/null
+	xl unload --instance "$I" >/dev/null
+	assert_clean
+	printf '[xdpleaf]\nmode = host\n\n[port s1]\nrate = 100G\n' >"$conf"
+	run --separate-stderr xl check --config "$conf"
+	[[ $status -eq 0 && -z $stderr ]]
+}
+
 @test "under 'ip netns exec' (private /sys, no host bpffs) load refuses and says why" {
 	run --separate-stderr ip netns exec "$NS" "$XDPLEAF" load --config "$CONF" --instance "$I"
 	echo "status $status, stderr: $stderr"

@@ -2146,6 +2146,55 @@ static void test_dcqcn_values(void **state)
 	}
 }
 
+/* xl_config_warn: a host port whose rate is at most twice min_rate is
+ * said (FILE:LINE of its [port]), anything else is not. */
+static void test_host_min_rate_warning(void **state)
+{
+	static const struct { const char *text; int warnings; const char *line; } cases[] = {
+		/* the paper variant's 100M floor on a 100M NIC: no room at all */
+		{ "[xdpleaf]\nmode = host\n[port eth0]\nrate = 100M\n", 1,
+		  ":3: warning: port eth0's rate 100M is at most twice min_rate 100M: "
+		  "DCQCN cannot cut its flows to half their rate" },
+		/* 200M: the first cut (to 100M) is exactly the floor */
+		{ "[xdpleaf]\nmode = host\n[port eth0]\nrate = 200M\n", 1, ":3: warning: " },
+		{ "[xdpleaf]\nmode = host\n[port eth0]\nrate = 201M\n", 0, NULL },
+		{ "[xdpleaf]\nmode = host\n[port eth0]\nrate = 100G\n", 0, NULL },
+		{ "[xdpleaf]\nmode = host\n[port eth0]\nrate = 100M\n[dcqcn]\nmin_rate = 1M\n", 0, NULL },
+		/* the nvidia variant's floor is 1M */
+		{ "[xdpleaf]\nmode = host\n[port eth0]\nrate = 100M\n[dcqcn]\nvariant = nvidia\n", 0, NULL },
+		/* no RP, nothing to cut */
+		{ "[xdpleaf]\nmode = host\n[port eth0]\nrate = 100M\n[dcqcn]\nrp = no\n", 0, NULL },
+		{ "[xdpleaf]\nmode = host\n[port a0]\nrate = 100G\n[port b0]\nrate = 150M\n", 1,
+		  ":5: warning: port b0's rate 150M" },
+		/* leaf mode has no min_rate */
+		{ "[port s1]\nrole = downlink\nrate = 100M\n", 0, NULL },
+	};
+	char err[256], path[64], *buf;
+	struct xl_config cfg;
+	size_t len;
+	FILE *out;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int n;
+
+		if (load_text(cases[i].text, false, &cfg, err, sizeof(err), path, sizeof(path)))
+			fail_msg("case %zu: %s", i, err);
+		out = open_memstream(&buf, &len);
+		assert_non_null(out);
+		n = xl_config_warn(&cfg, path, out);
+		fclose(out);
+		if (n != cases[i].warnings)
+			fail_msg("case %zu: %d warnings, want %d: %s", i, n, cases[i].warnings, buf);
+		assert_int_equal(len == 0, cases[i].warnings == 0);
+		if (cases[i].line && (strncmp(buf, path, strlen(path)) ||
+				      !strstr(buf, cases[i].line)))
+			fail_msg("case %zu: '%s' lacks '%s%s'", i, buf, path, cases[i].line);
+		free(buf);
+		xl_config_free(&cfg);
+	}
+}
+
 /* Host mode against leaf mode, the variants' own keys, and the checks made
  * once the file is read; each with its exact line. */
 static void test_host_rules(void **state)
@@ -2289,6 +2338,7 @@ int main(void)
 		cmocka_unit_test(test_uint),
 		cmocka_unit_test(test_dcqcn_values),
 		cmocka_unit_test(test_host_rules),
+		cmocka_unit_test(test_host_min_rate_warning),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -5,6 +5,7 @@
 #define XL_CONFIG_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <linux/types.h>
 #include "xdpleaf.h"
@@ -141,6 +142,11 @@ struct xl_config {
 int xl_config_load(const char *path, bool check_interfaces,
 		   struct xl_config *cfg, char *err, size_t errlen);
 void xl_config_free(struct xl_config *cfg);
+
+/* Settings of a loaded cfg that are allowed but unlikely to do what was
+ * meant: one line each, "FILE:LINE: warning: ...", on out. Returns how
+ * many. load, reload and check print them to stderr. */
+int xl_config_warn(const struct xl_config *cfg, const char *path, FILE *out);
 
 /* "10.0.0.0/8" or "fd00::/16" -> family, addr, prefixlen. Rejects host bits
  * set past the prefix. Returns 0 or -1 with a reason in err. */

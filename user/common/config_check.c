@@ -282,6 +282,35 @@ static bool check_host(struct ctx *c)
 	return true;
 }
 
+/* Host mode: DCQCN's first cut takes a flow to half its rate (alpha
+ * starts at 1), so a min_rate at or above half a port's rate clips even
+ * that cut, and one equal to it leaves the flows no room to slow down at
+ * all: the specification's 100 Mbit/s floor does that to a lab's
+ * 100 Mbit/s NIC (docs/dcqcn.md). A choice a user may make, so it loads;
+ * but it is said. */
+int xl_config_warn(const struct xl_config *cfg, const char *path, FILE *out)
+{
+	const struct xl_host_cfg *h = &cfg->host;
+	char mr[32], pr[32];
+	int i, n = 0;
+
+	if (cfg->mode != XL_MODE_HOST || !h->rp_enabled)
+		return 0;
+	for (i = 0; i < cfg->n_ports; i++) {
+		const struct xl_cfg_port *p = &cfg->ports[i];
+
+		if (!p->rate_bps || h->rp.min_rate * 2 < p->rate_bps)
+			continue;
+		xl_fmt_rate(mr, sizeof(mr), h->rp.min_rate);
+		xl_fmt_rate(pr, sizeof(pr), p->rate_bps);
+		fprintf(out, "%s:%d: warning: port %s's rate %s is at most twice min_rate %s: "
+			"DCQCN cannot cut its flows to half their rate (set a lower min_rate "
+			"in [dcqcn]; docs/dcqcn.md)\n", path, p->line, p->ifname, pr, mr);
+		n++;
+	}
+	return n;
+}
+
 /* Cross-references, once everything is read. Interfaces come last so a
  * file is reported for its own mistakes the same way on any machine. */
 bool cfg_check_all(struct ctx *c, bool check_interfaces)
