@@ -274,13 +274,18 @@ static const struct command commands[] = {
 	  .opts = load_opts, .run = cmd_load,
 	  .notes = "A port another XDP program holds is refused with its holder: "
 		   "an xdpleaf instance\n(and its unload line), or another "
-		   "program and how to detach it." },
+		   "program and how to detach it. Warnings of the file\n"
+		   "(FILE:LINE: warning: ..., as check prints them) go to stderr; "
+		   "it loads all the same." },
 	{ "unload", "detach and remove everything of the instance (idempotent)",
 	  .opts = instance_opts, .run = cmd_unload,
 	  .notes = "Exits 0, saying so, when there is nothing to unload. Works "
 		   "from any network\nnamespace: the pins are the same in all." },
 	{ "check", "validate FILE (and that its interfaces exist) without loading",
-	  .opts = config_opts, .run = cmd_check },
+	  .opts = config_opts, .run = cmd_check,
+	  .notes = "A setting that is valid but unlikely to do what was meant (a host port whose\n"
+		   "rate is at most twice min_rate) is said on stderr, FILE:LINE: warning: ...,\n"
+		   "as load and reload say it; the file is still ok (exit 0)." },
 	{ "keys", "every configuration key by section: its default and values",
 	  .opts = help_only, .run = cmd_keys,
 	  .notes = "One markdown row per key, as docs/config.md's tables have them (a test\n"

@@ -99,6 +99,7 @@ usage: $0 [--fabrics LIST] [--uplinks LIST] [--ops LIST] [--sizes LIST]
                   round trips (1.1 ms, 20 x the specification's 55 us)
   --roce-qps N    QPs per sender in the roce cells (default $ROCE_QPS, NCCL's and
                   HCCL's default per connection); each sends 1/N of the size
+                  at 1/N of the NIC rate
   --hook H        where xdpleaf runs in leaf1 in the xdpleaf fabrics
                   (config \`hook\`; default: lab/leaf1.conf's, which sets
                   none: auto, tc on the lab's veths)

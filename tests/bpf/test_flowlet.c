@@ -1501,17 +1501,13 @@ static void flowlet_held_load_keeps_flow(void **state)
 	assert_int_equal(fs.placed_tick, xl_placed_tick(fs.last_ns));
 }
 
-/* Members of unknown capacity (no `rate`): a flow's flowlets read 10 Gb/s
- * (sent back to back), its window 150 Mb/s. By the flowlet's reading it
- * could go nowhere (10 Gb/s against the 1 Gb/s such members count as);
- * by its window it leaves u0, carrying three such flows, for u1, carrying
- * one, and counts its window there as pending, not 10 Gb/s
- * (xl_flow_demand, xl_pending_rate). */
 /* flowlet_timeout = auto: a flow whose last flowlet read 2 Mbit/s (a TCP
  * handshake's) but whose window says 150 Mbit/s starts a new flowlet after
  * a 3 ms pause: its pace is the higher rate (xl_flow_pace_bps), four
- * spacings 323 us. At the flowlet's rate alone the floor would be 24 ms
- * and no such pause would ever end its first flowlet. */
+ * spacings of its 1,442-byte frames 308 us. At the flowlet's rate alone
+ * the floor would be 23 ms and no such pause would ever end its first
+ * flowlet. (The pace is read before this packet rolls the window, so a
+ * sleep longer than asked changes nothing.) */
 static void flowlet_auto_floor_follows_window(void **state)
 {
 	const __u64 flow_bps = 150000000ULL;
@@ -1541,6 +1537,12 @@ static void flowlet_auto_floor_follows_window(void **state)
 			 (unsigned long long)fs.flowlets, (unsigned long long)flowlets + 1);
 }
 
+/* Members of unknown capacity (no `rate`): a flow's flowlets read 10 Gb/s
+ * (sent back to back), its window 150 Mb/s. By the flowlet's reading it
+ * could go nowhere (10 Gb/s against the 1 Gb/s such members count as);
+ * by its window it leaves u0, carrying three such flows, for u1, carrying
+ * one, and counts its window there as pending, not 10 Gb/s
+ * (xl_flow_demand, xl_pending_rate). */
 static void flowlet_unknown_capacity_window(void **state)
 {
 	static const __u64 no_caps[N_UP] = { 0 };
