@@ -20,7 +20,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import plot  # noqa: E402  (bench/plot.py)
 
 UPLINKS = ["u1", "u2", "u3", "u4"]
-MODES = ["kernel", "hash", "flowlet", "flowlet-random", "spray"]
+MODES = ["ref", "kernel", "hash", "flowlet", "flowlet-random", "spray"]
 TARGETS = {  # flowlet mode (docs/load-balancing-bench.md)
     "max_mean": 1.05, "share_err": 0.05, "reorder_pct": 0.1,
     "settle_ms": 10.0, "loss_after_settle": 0, "step_ratio": 1.1,
@@ -445,7 +445,12 @@ def notes(r):
         if "steps_error" in r:
             return r["steps_error"]
         i = r["ideal_ms"]
-        return (f"step p50/p99/max {r['step_p50_ms']:.0f}/{r['step_p99_ms']:.0f}/"
+        ref = ("the non-blocking reference (receivers' links shaped, uplinks "
+               "unlimited): " if r["mode"] == "ref" else "")
+        if "step_ref_ratio" in r and r["mode"] != "ref":
+            ref = (f"{r['step_ref_ratio']:.2f}/{r['step_ref_ratio_p99']:.2f} x "
+                   "ref p50/p99; ")
+        return ref + (f"step p50/p99/max {r['step_p50_ms']:.0f}/{r['step_p99_ms']:.0f}/"
                 f"{r['step_max_ms']:.0f} ms = {r['step_p50_ms'] / i:.2f}/"
                 f"{r['step_p99_ms'] / i:.2f}/{r['step_max_ms'] / i:.2f} x ideal {i:.1f} ms; "
                 f"TBF drops {r['tbf_drops']}, reorder events {r['tcp_reorder_events']}, "
@@ -487,6 +492,21 @@ def table(rows):
     for x in out:
         lines.append("  ".join(c.ljust(w[i]) if i < len(x) - 1 else c for i, c in enumerate(x)))
     return "\n".join(lines)
+
+
+def against_reference(rows):
+    """Workload 5's step times over those of the non-blocking reference
+    (mode ref) of the same run, into every other row of workload 5; the
+    reference's row, or None without one."""
+    ref = next((r for r in rows if r["mode"] == "ref" and r["workload"] == 5
+                and "step_p50_ms" in r), None)
+    if not ref:
+        return None
+    for r in rows:
+        if r["workload"] == 5 and "step_p50_ms" in r and r is not ref:
+            r["step_ref_ratio"] = r["step_p50_ms"] / ref["step_p50_ms"]
+            r["step_ref_ratio_p99"] = r["step_p99_ms"] / ref["step_p99_ms"]
+    return ref
 
 
 def check_targets(rows):
@@ -534,6 +554,7 @@ def main():
         os.path.join(top, "cpu-check")) else None
     cpu2 = analyse(os.path.join(top, "cpu-check-unshaped"), setup) if os.path.isdir(
         os.path.join(top, "cpu-check-unshaped")) else None
+    ref = against_reference(rows)
     targets = check_targets(rows)
     print(f"uplinks {setup.get('rate')} x 4 (workload 3: {setup.get('rate_big')} + 3 x "
           f"{setup.get('rate')}); TBF buffer {setup.get('buffer_us')} us; flowlet_timeout "
@@ -571,6 +592,13 @@ def main():
             vs = "-" if v is None else (f"{v:.4g}")
             print(f"  ({t['workload']}) {t['target']}: {vs} "
                   f"{'met' if t['met'] else 'MISSED'}")
+    if ref:
+        # not a target: what TCP itself reaches here without a balancer
+        print(f"workload 5 against the non-blocking reference (p50 "
+              f"{ref['step_p50_ms']:.0f} ms = {ref['step_ratio']:.2f} x ideal, p99 "
+              f"{ref['step_p99_ms']:.0f} ms): " + ", ".join(
+                  f"{r['mode']} {r['step_ref_ratio']:.2f} x (p99 {r['step_ref_ratio_p99']:.2f} x)"
+                  for r in rows if "step_ref_ratio" in r))
     with open(os.path.join(top, "results.json"), "w") as fh:
         json.dump({"setup": setup, "rows": rows, "cpu_check": cpu,
                    "cpu_check_unshaped": cpu2, "targets": targets},

@@ -2,7 +2,8 @@
 # Load-balancing benchmark: the same workloads through leaf1 in every
 # lb_mode (hash, flowlet, flowlet-random, spray) and through kernel ECMP,
 # over uplinks with real capacity (TBF on each spine's egress toward
-# leaf2), and one table of the results. docs/load-balancing-bench.md.
+# leaf2), workload 5 also through a non-blocking reference, and one table
+# of the results. docs/load-balancing-bench.md.
 #
 #   bench/balance/run.sh [--modes LIST] [--workloads LIST] [--seconds N]
 #                            [--steps N] [--out DIR] [--prefix P]
@@ -11,6 +12,9 @@
 # Workloads: 1 one sender, 8 QPs, NCCL-like messages; 2 four senders x 4
 # QPs into one receiver; 3 as 2 over unequal uplinks (2:1:1:1); 4 as 2 with
 # one uplink failing and coming back; 5 synchronized TCP collective steps.
+# Mode ref (workload 5 only): the non-blocking reference, kernel forwarding
+# over unlimited uplinks with each receiver's link shaped to one uplink's
+# rate instead: the same 4 connections per TBF, without a balancer.
 # Every lab it builds is removed on exit, also on failure or Ctrl-C.
 set -euo pipefail
 
@@ -20,7 +24,7 @@ LAB=$ROOT/lab/lab.sh
 BENCH=$ROOT/bench/balance
 PY=/usr/bin/python3 # Debian's; the pyenv python3 on PATH may lack modules
 
-MODES="kernel hash flowlet flowlet-random spray"
+MODES="ref kernel hash flowlet flowlet-random spray"
 WORKLOADS="1 2 3 4 5"
 RUN_SECONDS=5      # each of workloads 1-3 (4 has its own 9 s timeline)
 STEPS=25           # measured steps of workload 5 (after 2 warm-up steps)
@@ -45,13 +49,15 @@ usage() {
 	cat >&2 <<EOF
 usage: $0 [--modes LIST] [--workloads LIST] [--seconds N] [--steps N]
           [--out DIR] [--prefix P] [--no-cpu-check] [--quiet-wait N]
-  --modes LIST      of kernel hash flowlet flowlet-random spray (default: all)
+  --modes LIST      of ref kernel hash flowlet flowlet-random spray (default:
+                    all; ref, the non-blocking reference, runs workload 5 only)
   --workloads LIST  of 1 2 3 4 5 (default: all); comma or space separated
   --seconds N       length of workloads 1-3 (default $RUN_SECONDS)
   --steps N         measured steps of workload 5 (default $STEPS)
   --out DIR         where raw data, results.json, table.txt and plots/ go
                     (default build/bench-balance/<date>)
   --prefix P        lab prefix stem (default xlb<pid>); labs are P<mode><e|u|n>
+                    (mode letters: k h f r s, and b for ref)
   --no-cpu-check    skip the CPU checks
   --quiet-wait N    before each run wait up to N s (default $QUIET_WAIT) until
                     the CPUs are idle (other work on a shared machine distorts
@@ -84,7 +90,7 @@ log() { echo "bench_balance: $*" >&2; }
 [[ $QUIET_WAIT =~ ^[0-9]+$ ]] || die "--quiet-wait: a whole number of seconds"
 [[ $PREFIX =~ ^[A-Za-z0-9_]{1,14}$ ]] || die "--prefix: letters, digits, _; at most 14"
 for m in $MODES; do
-	[[ $m =~ ^(kernel|hash|flowlet|flowlet-random|spray)$ ]] || die "unknown mode '$m'"
+	[[ $m =~ ^(ref|kernel|hash|flowlet|flowlet-random|spray)$ ]] || die "unknown mode '$m'"
 done
 for w in $WORKLOADS; do
 	[[ $w =~ ^[1-5]$ ]] || die "unknown workload '$w'"
@@ -163,19 +169,26 @@ make_config() { # mode rates... > file
 		{ print }' "$ROOT/lab/leaf1.conf"
 }
 
+# The leaf is the kernel (kernel ECMP, or the reference's plain routing).
+kernel_leaf() { [[ $LABMODE == kernel || $LABMODE == ref ]]; }
+
 # Bring a lab up for mode with uplink rates R1..R4; sets P and LABMODE.
 # Tag n: the same lab without shaping (the CPU check's headroom run).
+# Mode ref: uplinks unlimited, each receiver's link (leaf2's rN) shaped to
+# R1 instead, the capacity each receiver gets when the uplinks' is spread
+# perfectly (workload 5 sends each receiver a quarter of every step).
 lab_up() { # mode r1 r2 r3 r4 tag
 	local mode=$1 tag=$6 conf n h shape=(--uplink-rates "$2,$3,$4,$5")
 	P=$PREFIX${mode:0:1}$tag
 	[[ $mode == flowlet-random ]] && P=${PREFIX}r$tag
+	[[ $mode == ref ]] && P=${PREFIX}b$tag && shape=(--receiver-rate "$2")
 	[[ $tag == n ]] && shape=()
 	LABMODE=$mode
 	conf=$OUT/leaf1-$mode-$tag.conf
 	make_config "$mode" "$2" "$3" "$4" "$5" >"$conf"
 	"$LAB" down --prefix "$P" >/dev/null 2>&1 || true
 	LABS+=("$P")
-	if [[ $mode == kernel ]]; then
+	if kernel_leaf; then
 		"$LAB" up --prefix "$P" --mode kernel "${shape[@]}" 2>&1 | sed 's/^/  /' >&2
 	else
 		"$LAB" up --prefix "$P" --mode xdp --config "$conf" "${shape[@]}" \
@@ -204,7 +217,7 @@ lab_up() { # mode r1 r2 r3 r4 tag
 # wait for leaf1's xdpleaf to have learned them.
 warm_up() {
 	lab_warm_up "$P" 4
-	[[ $LABMODE == kernel ]] && return 0
+	kernel_leaf && return 0
 	lab_wait_neigh "$P" || log "warning: xdpleaf in $P did not learn every neighbour"
 }
 
@@ -220,18 +233,24 @@ snap() { # file
 		printf '{"t": %s,\n"leaf1": ' "$(date +%s.%N)"
 		ip -n "$P-leaf1" -s -j link
 		printf ',\n"map": '
-		if [[ $LABMODE == kernel ]]; then
+		if kernel_leaf; then
 			printf 'null,\n"hook": null'
 		else
 			in_ns "$P-leaf1" "$XDPLEAF" stats --json --instance "$P"
 			printf ',\n"hook": '
 			in_ns "$P-leaf1" "$XDPLEAF" status --json --instance "$P" | jq .hook
 		fi
+		# the shaped links: the uplinks (spine N's up), or in ref the
+		# receivers' (leaf2's rN)
 		printf ',\n"tbf": ['
 		sep=
 		for n in 1 2 3 4; do
 			printf '%s' "$sep"
-			in_ns "$P-sp$n" tc -s -j qdisc show dev up
+			if [[ $LABMODE == ref ]]; then
+				in_ns "$P-leaf2" tc -s -j qdisc show dev "r$n"
+			else
+				in_ns "$P-sp$n" tc -s -j qdisc show dev up
+			fi
 			sep=,
 		done
 		printf '],\n"rx": ['
@@ -284,7 +303,7 @@ sampler_start() { # run-dir
 	local dir=$1
 	while :; do
 		printf '{"t": %s, "stats": ' "$EPOCHREALTIME"
-		if [[ $LABMODE == kernel ]]; then
+		if kernel_leaf; then
 			ip -n "$P-leaf1" -s -j link
 		else
 			in_ns "$P-leaf1" "$XDPLEAF" stats --json --instance "$P"
@@ -524,7 +543,7 @@ has() { [[ " $WORKLOADS " == *" $1 "* ]]; }
 CAP_EQ=$(($(bps_of "$RATE") * 4))
 CAP_UNEQ=$(($(bps_of "$RATE_BIG") + 3 * $(bps_of "$RATE")))
 CPU_MODE=
-((CPU_CHECK)) && for m in spray flowlet hash flowlet-random kernel; do
+((CPU_CHECK)) && for m in spray flowlet hash flowlet-random kernel; do # not ref
 	[[ " $MODES " == *" $m "* ]] && { CPU_MODE=$m; break; }
 done
 T_START=$(date +%s)
@@ -535,6 +554,15 @@ printf '{"bench_pid": %s, "clk_tck": %s, "rate": "%s", "rate_big": "%s", "buffer
 	"$WORKLOADS" "$NCPU" >"$OUT/setup.json"
 
 for mode in $MODES; do
+	if [[ $mode == ref ]]; then
+		has 5 || { log "ref: runs workload 5 only, not in --workloads"; continue; }
+		log "ref: non-blocking reference (uplinks unlimited, receivers' links $RATE)"
+		lab_up ref "$RATE" "$RATE" "$RATE" "$RATE" e
+		log "ref: workload 5 ($STEPS synchronized TCP steps)"
+		run_steps "$CAP_EQ" "$RATE" "$RATE" "$RATE" "$RATE"
+		"$LAB" down --prefix "$P" >/dev/null 2>&1 || log "warning: lab $P: down failed"
+		continue
+	fi
 	if [[ $mode == "$CPU_MODE" ]]; then
 		log "$mode: CPU check without shaping (offered 2.5 x capacity)"
 		lab_up "$mode" "$RATE" "$RATE" "$RATE" "$RATE" n

@@ -4,8 +4,9 @@
 # jct cells, hash and flowlet through workload 4's uplink failure, a DCQCN
 # run's queue and rate samples). No lab: each report runs on a copy and
 # must write a PNG (its magic bytes, more than a header's size) named in
-# its docstring. And bench-balance's count of the samples in which an
-# uplink sat out a run, from a synthetic sampler file.
+# its docstring. And, from synthetic data: bench-balance's count of the
+# samples in which an uplink sat out a run, and its workload 5 ratios to
+# the same run's non-blocking reference.
 
 load helpers
 
@@ -103,4 +104,26 @@ print(report.data_flow_moves('$d'))"
 	run "$PY" -c "import sys; sys.path.insert(0, '$ROOT/bench/jct'); import report
 print(report.data_flow_moves('$d'))"
 	[[ $status -eq 0 && $output == None ]]
+}
+
+@test "bench-balance report: workload 5's steps over the same run's non-blocking reference" {
+	run "$PY" -c "import sys; sys.path.insert(0, '$ROOT/bench/balance'); import report
+def row(mode, wl, p50=None, p99=None):
+    r = {'mode': mode, 'workload': wl}
+    if p50:
+        r.update(step_p50_ms=p50, step_p99_ms=p99)
+    return r
+rows = [row('ref', 5, 100.0, 200.0), row('flowlet', 5, 103.0, 150.0),
+        row('kernel', 5, 180.0, 300.0), row('flowlet', 1), row('spray', 5)]
+ref = report.against_reference(rows)
+print(ref is rows[0], 'step_ref_ratio' in rows[0], 'step_ref_ratio' in rows[3],
+      'step_ref_ratio' in rows[4])
+print(rows[1]['step_ref_ratio'], rows[1]['step_ref_ratio_p99'], rows[2]['step_ref_ratio'])
+alone = [row('flowlet', 5, 103.0, 150.0)]
+print(report.against_reference(alone), 'step_ref_ratio' in alone[0])"
+	echo "$output"
+	[[ $status -eq 0 ]]
+	[[ ${lines[0]} == "True False False False" ]]
+	[[ ${lines[1]} == "1.03 0.75 1.8" ]]
+	[[ ${lines[2]} == "None False" ]]
 }
