@@ -26,6 +26,9 @@ XL_GIT_COMMIT := $(shell [ -e .git ] && c=$$($(XL_GIT) describe --always 2>/dev/
 	c=$$c-dirty; echo $$c)
 
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
+# The minimal forwarders `make bench` measures the leaf against.
+BASE_SRCS := $(wildcard bench/baselines/*.bpf.c)
+BASE_SKELS := $(patsubst bench/baselines/%.bpf.c,$(BUILD)/bench/baselines/%.skel.h,$(BASE_SRCS))
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/%.bpf.o,$(BPF_SRCS))
 SKELS    := $(patsubst bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
 BPF_HDRS := $(wildcard bpf/*.h) $(wildcard include/*.h)
@@ -42,7 +45,7 @@ BPFT_BINS := $(patsubst tests/bpf/%.c,$(BUILD)/tests/bpf/%,$(BPFT_SRCS))
 
 .PHONY: all deps test test-asan unit-tests demo clean help bench fuzz fuzz-config fuzz-sim lab lab-down FORCE
 .SECONDARY:
-all: $(BUILD)/xdpleaf
+all: $(BUILD)/xdpleaf $(BASE_SKELS)
 
 help:
 	@echo "make          build $(BUILD)/xdpleaf (BPF objects, skeletons, CLI)"
@@ -73,6 +76,13 @@ $(BUILD)/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS) $(BUILD)/vmlinux.h
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $* > $@.tmp && mv $@.tmp $@
 
+$(BUILD)/bench/baselines/%.bpf.o: bench/baselines/%.bpf.c bench/baselines/forwarder.h $(BUILD)/vmlinux.h
+	@mkdir -p $(@D)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(BUILD)/bench/baselines/%.skel.h: $(BUILD)/bench/baselines/%.bpf.o
+	$(BPFTOOL) gen skeleton $< name base_$* > $@.tmp && mv $@.tmp $@
+
 $(BUILD)/user/%.o: user/%.c $(USER_HDRS) $(SKELS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c $< -o $@
@@ -97,10 +107,13 @@ $(BUILD)/tests/bpf/test_%: tests/bpf/test_%.c tests/bpf/*.h $(LIB_OBJS) $(SKELS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itests/bpf $< $(LIB_OBJS) -o $@ $(LDLIBS) -lcmocka
 
-# tests/bpf/bench_*.c are measurements, not tests: `make bench`.
-$(BUILD)/bench/bench_%: tests/bpf/bench_%.c tests/bpf/*.h $(SKELS) $(USER_HDRS)
+
+# `make bench`'s measuring program (bench/perf/): links the loader, as
+# the tests do, to fill the leaf's maps from a configuration.
+PERF_SRCS := bench/perf/paths.c bench/perf/setup.c
+$(BUILD)/bench/paths: $(PERF_SRCS) bench/perf/perf.h tests/bpf/*.h $(LIB_OBJS) $(SKELS) $(BASE_SKELS) $(USER_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Itests/bpf $< -o $@ $(LDLIBS)
+	$(CC) $(CFLAGS) -Itests/bpf -Ibench/perf $(PERF_SRCS) $(LIB_OBJS) -o $@ $(LDLIBS)
 
 # The MPI program of the job-completion-time benchmark (docs/jct-bench.md),
 # built with Open MPI's compiler wrapper (make deps installs it).
@@ -143,8 +156,8 @@ $(BUILD)/fuzz/fuzz_sim: $(FUZZ_SIM_SRCS) $(USER_HDRS)
 fuzz-sim: $(BUILD)/fuzz/fuzz_sim
 	@tests/fuzz/run_libfuzzer.sh $(BUILD)/fuzz/fuzz_sim $(FUZZ_SECONDS) tests/fuzz/sim_seeds
 
-bench: all $(BUILD)/bench/bench_leaf
-	@$(BUILD)/bench/bench_leaf
+bench: all $(BUILD)/bench/paths
+	@bench/perf/run.sh $(BENCH_ARGS)
 
 lab: deps all
 	@lab/lab.sh up

@@ -164,7 +164,7 @@ __noinline int XL_HOOKED(xl_forward)(XL_CTX *ctx, struct xl_flow *flow, __u32 l3
 		/* every segment of an aggregate pays its line overhead */
 		int q = xl_phantom_queue(out, tos >> 2, tos & XL_ECN_MASK,
 					 len + (detail[1] > 1 ? detail[1] - 1 : 0) *
-						       out->line_overhead);
+						       out->line_overhead, now);
 
 		if (q & XL_Q_DROP)
 			return XDP_DROP << 8 | XL_R_TAIL_DROP;
@@ -276,6 +276,9 @@ static __always_inline int XL_HOOKED(leaf)(XL_CTX *ctx)
 	if (reason != XL_R_FORWARDED)
 		return verdict(st, reason, XDP_PASS);
 
+	/* PSNs are tracked only where the port asks (its `psn_tracking`);
+	 * decided here, while `in` is at hand (no stack for it later) */
+	p.is_roce &= in->psn_tracking;
 	reason = not_for_fast_path(&p, in);
 	if (reason >= XL_FIRST_MALFORMED)
 		return XL_HOOKED(dropped)(ctx, st, reason, malformed_action(), &p.flow, in_ifindex);

@@ -35,7 +35,7 @@ static __always_inline void count_queue(__u32 slot, __u32 cls, __u64 q,
 }
 
 /* Returns XL_Q_* bits for a packet of len bytes, DSCP dscp and ECN field
- * ecn leaving through out. A global function, verified on its own. Both
+ * ecn leaving through out at now_ns (the clock the packet's program read). A global function, verified on its own. Both
  * CPUs may run this for one port at once: the queue is one word moved by
  * compare-and-swap, and the decision is taken again from the fresh value
  * when another CPU got there first, so no byte is lost or counted twice.
@@ -43,15 +43,15 @@ static __always_inline void count_queue(__u32 slot, __u32 cls, __u64 q,
  * queue is busy and its vtime lies ahead of now) the packet's time is
  * added atomically, which is the same update for a non-empty queue. */
 __noinline int xl_phantom_queue(const struct xl_port *out, __u32 dscp,
-				__u32 ecn, __u64 len)
+				__u32 ecn, __u64 len, __u64 now_ns)
 {
 	__u32 slot, cls_id = XL_CLASS_DEFAULT;
-	__u32 rnd = bpf_get_prandom_u32();
+	__u32 rnd = 0;
 	struct xl_queue *queue;
 	struct xl_class *cls;
 	__u32 *id;
 	__u64 old = 0, q = 0, now;
-	int d = XL_Q_ENQUEUE, i, done = 0;
+	int d = XL_Q_ENQUEUE, i, done = 0, drawn = 0;
 	__u64 wire;
 
 	if (!out)
@@ -67,11 +67,19 @@ __noinline int xl_phantom_queue(const struct xl_port *out, __u32 dscp,
 	if (!cls || !queue)
 		return XL_Q_ENQUEUE;
 	for (i = 0; i < XL_CAS_TRIES && !done; i++) {
-		/* The clock is read after the queue word, every round: a
-		 * stale "now" would see the queue longer than it is. */
+		/* The packet's clock, read when it arrived, in the first
+		 * round; after a lost race, the clock is read again after the
+		 * queue word: the other CPU's later "now" is in it, and a
+		 * stale one would see the queue longer than it is. */
 		old = XL_READ_ONCE(queue->vtime);
-		now = xl_vt_now(bpf_ktime_get_ns());
+		now = xl_vt_now(i ? bpf_ktime_get_ns() : now_ns);
 		q = xl_backlog(old, now, out->drain_bps);
+		/* a random number only where WRED can use one: an empty
+		 * queue marks with probability 0 */
+		if (q && !drawn) {
+			rnd = bpf_get_prandom_u32();
+			drawn = 1;
+		}
 		d = xl_queue_decide(q, wire, out->buffer_bytes, &cls->wred,
 				    ecn != XL_ECN_NOT_ECT,
 				    out->overflow == XL_OVERFLOW_MARK, rnd);

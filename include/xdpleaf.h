@@ -52,6 +52,10 @@ struct xl_port {
 	__u8 nexthop4[4];  /* uplink next hop (the spine), network order */
 	__u8 nexthop6[16];
 	char name[XL_IFNAMSIZ];
+	/* RoCEv2 packets arriving here have their QP's PSNs tracked (config
+	 * `psn_tracking`): one LRU lookup per packet, so only where asked. */
+	__u8 psn_tracking;
+	__u8 pad_[3];
 	/* Phantom queue (include/ecn.h); drain_bps 0 = unlimited port, no
 	 * queue, no marking. */
 	__u64 line_rate_bps;

@@ -1336,6 +1336,43 @@ static void jumbo_frame_in_several_buffers(void **state)
 
 /* ---- uplink choice ----------------------------------------------------- */
 
+/* PSN tracking is a port's choice (`psn_tracking`, bpf-leaf.conf: on
+ * xl-d1 only): a RoCEv2 packet arriving on xl-d0 leaves roce_psn as it
+ * was, the same packet arriving on xl-d1 makes its QP's entry; both are
+ * forwarded alike. */
+static void psn_tracked_only_where_asked(void **state)
+{
+	static const struct { int in; __u8 src[16], dst[16]; int tracked; } c[] = {
+		{ P_D0, A_H0, A_H1, 0 },
+		{ P_D1, A_H1, A_H0, 1 },
+	};
+	int fd = bpf_map__fd(E.skel->maps.roce_psn);
+
+	(void)state;
+	for (size_t i = 0; i < 2; i++) {
+		struct pkt_spec s = { FROM_HOST(c[i].in), .family = 4, .ttl = 64,
+				      ROCE(50000 + (int)i, 0x700 + (__u32)i) };
+		struct xl_flow k = { .sport = (__u16)(50000 + i), .dport = PKT_ROCEV2_PORT,
+				     .proto = PKT_UDP, .family = 4, .qp = 0x700 + (__u32)i };
+		__u8 st[256]; /* struct xl_psn_state */
+		__u8 buf[PKT_MAX];
+		struct xdp_md ctx = { .ingress_ifindex = E.ifindex[c[i].in] };
+		LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = buf, .ctx_in = &ctx,
+			    .ctx_size_in = sizeof(ctx), .repeat = 1);
+
+		memcpy(s.saddr, c[i].src, 16);
+		memcpy(s.daddr, c[i].dst, 16);
+		memcpy(k.saddr, c[i].src, 4);
+		memcpy(k.daddr, c[i].dst, 4);
+		o.data_size_in = (__u32)pkt_build(&s, buf, NULL);
+		ctx.data_end = o.data_size_in;
+		assert_int_equal(bpf_prog_test_run_opts(bpf_program__fd(E.skel->progs.xdpleaf_leaf),
+							&o), 0);
+		assert_int_equal(o.retval, XDP_REDIRECT);
+		assert_int_equal(bpf_map_lookup_elem(fd, &k, st) == 0, c[i].tracked);
+	}
+}
+
 /* The program's uplink for a flow is members[hash_member()] as
  * computed here from the same header, for a mix of flows. */
 static void lb_matches_user_space(void **state)
@@ -1682,7 +1719,7 @@ static void fuzz_random_and_mutated(void **state)
 
 int main(void)
 {
-	static struct CMUnitTest tests[N_FIXTURES + N_TRUNCS + 9];
+	static struct CMUnitTest tests[N_FIXTURES + N_TRUNCS + 10];
 	size_t n = 0, i;
 	int rc;
 
@@ -1702,6 +1739,7 @@ int main(void)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(jumbo_frame_in_several_buffers);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_run_rejects_runts);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(lb_matches_user_space);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(psn_tracked_only_where_asked);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(lb_spread_ip4_sport);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(lb_spread_ip6_sport);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(fuzz_random_and_mutated);

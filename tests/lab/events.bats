@@ -4,7 +4,8 @@
 # PSN, NAK, link and PFC events; `xdpleaf events` must show each with its
 # port, flow and packet, and its --pcap file must be one that tshark
 # decodes. leaf1 runs lab/leaf1.conf with malformed = drop, a 10 ms PFC
-# watchdog and s1 at 100 Mbit/s (PFC quanta are bit times of the port).
+# watchdog and s1 at 100 Mbit/s (PFC quanta are bit times of the port),
+# tracking the PSNs of what arrives on s1.
 
 load helpers
 bats_require_minimum_version 1.5.0
@@ -21,7 +22,7 @@ setup_file() {
 	export P="xlt$$e"
 	export EVCONF=$BATS_FILE_TMPDIR/leaf1-events.conf
 	sed -e 's/^malformed = pass$/malformed = drop\npfc_watchdog = 10ms\nflow_table_size = 1K/' \
-		-e 's/^\[port s1\]$/[port s1]\nrate = 100M/' "$CONF" >"$EVCONF"
+		-e 's/^\[port s1\]$/[port s1]\nrate = 100M\npsn_tracking = yes/' "$CONF" >"$EVCONF"
 	grep -q '^pfc_watchdog = 10ms$' "$EVCONF"
 	lab_up_ready "$P" --config "$EVCONF"
 	export S1MAC

@@ -50,6 +50,7 @@ struct xl_cfg_port {
 	bool buffer_default;  /* not set: the loader keeps two of the port's frames */
 	__u32 overflow;       /* enum xl_overflow, default drop */
 	__u32 line_overhead;  /* bytes per frame on the line, default 24 */
+	__u32 psn_tracking;   /* RoCEv2 PSN tracking of what arrives here, default off */
 	/* VLAN IDs the port forwards tagged frames of (bit v); none: tagged
 	 * frames other than priority-tagged (VID 0) go to the kernel */
 	__u8 vlans[4096 / 8];

@@ -125,6 +125,9 @@ const struct xl_key_def xl_keys[K_COUNT] = {
 				     "priority-tagged, is untagged)",
 		      .doc_values = "VLAN IDs 1-4094 and ranges, separated by spaces "
 				    "and/or commas (`100 200-203`)" },
+	[K_PSN_TRACKING] = { S_PORT, "psn_tracking", T_YES_NO, PORT(psn_tracking),
+			     .flags = KF_LEAF_ONLY, .doc_default = "`no`",
+			     .doc_values = "`yes`, `no`" },
 	/* [group] */
 	[K_LB_MODE] = { S_GROUP, "lb_mode", T_CHOICE, .choices = xl_lb_mode_names,
 			.n_choices = XL_LB_MODES, GROUP(lb_mode), .doc_default = "`hash`",

@@ -95,6 +95,7 @@ static int fill_ports(struct leaf *skel, const struct xl_config *cfg)
 			.buffer_bytes = buffer_bytes(cp, max_frame_bytes(cp->ifindex)),
 			.overflow = cp->overflow,
 			.line_overhead = cp->line_overhead,
+			.psn_tracking = (__u8)cp->psn_tracking,
 		};
 
 		memcpy(p.nexthop4, cp->nexthop4, 4);
