@@ -19,9 +19,7 @@
 #include "tc_parse.h"
 #include "tc_act.h"
 #include "event_skb.h"
-
-#define AF_INET_ 2
-#define AF_INET6_ 10
+#include "fwd_cache.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -78,21 +76,6 @@ __noinline int xl_event_xdp(struct xdp_md *ctx, __u64 what, __u32 aux,
 		e->h.snap_len = n;
 	bpf_ringbuf_submit(e, 0);
 	return 1;
-}
-
-static __always_inline struct xl_route *route_lookup(const struct xl_flow *f)
-{
-	if (f->family == 4) {
-		struct xl_lpm4_key k = { .prefixlen = 32 };
-
-		__builtin_memcpy(k.addr, f->daddr, 4);
-		return bpf_map_lookup_elem(&routes4, &k);
-	} else {
-		struct xl_lpm6_key k = { .prefixlen = 128 };
-
-		__builtin_memcpy(k.addr, f->daddr, 16);
-		return bpf_map_lookup_elem(&routes6, &k);
-	}
 }
 
 static __always_inline int is_port_mac(const __u8 *m, const struct xl_port *in)

@@ -42,92 +42,67 @@
 #error "define XL_HOOK_XDP or XL_HOOK_TC"
 #endif
 
-/* Resolve the route to an egress port and the neighbour key of its next
- * hop. Returns XL_R_FORWARDED or the reason it could not. */
-static __always_inline int XL_HOOKED(next_hop)(XL_CTX *ctx, struct xl_flow *f,
-				    const struct xl_route *rt,
-				    struct xl_port **out,
-				    struct xl_neigh_key *nk,
-				    __u64 now, __u64 len, __u32 *detail)
+/* The member of group gid for the packet (xl_choose_uplink), with an
+ * event for a move or a refused one; its ifindex, or 0 with *reason
+ * set. */
+static __always_inline __u32 XL_HOOKED(group_member)(XL_CTX *ctx, struct xl_flow *f,
+						    __u32 gid, __u64 now, __u64 len,
+						    __u32 *detail)
 {
-	__u32 ifindex = rt->target;
-	struct xl_port *port;
+	struct xl_group *g = bpf_map_lookup_elem(&groups, &gid);
+	int m;
 
-	if (rt->kind == XL_ROUTE_GROUP) {
-		__u32 gid = rt->target;
-		struct xl_group *g = bpf_map_lookup_elem(&groups, &gid);
-		int m;
-
-		if (!g)
-			return XL_R_NO_MEMBER;
-		m = xl_choose_uplink(f, gid, now, len, detail);
-		if (m < 0)
-			return XL_R_NO_MEMBER;
-		if (m & (XL_CHOSE_MOVED | XL_CHOSE_REFUSED))
-			XL_EVENT(ctx, XL_EVENT_WHAT(m & XL_CHOSE_MOVED ? XL_EV_MOVE :
-							XL_EV_MOVE_REFUSED, 0,
-							g->members[m & (XL_MAX_GROUP_MEMBERS - 1)]),
-				     g->members[XL_CHOSE_OTHER(m) & (XL_MAX_GROUP_MEMBERS - 1)],
-				     *detail, f);
-		m &= 0xff;
-		if (m >= XL_MAX_GROUP_MEMBERS)
-			return XL_R_NO_MEMBER;
-		/* The mask is a no-op the verifier can see (clang folds the
-		 * check above into one the verifier cannot follow). */
-		ifindex = g->members[m & (XL_MAX_GROUP_MEMBERS - 1)];
-	}
-	port = bpf_map_lookup_elem(&ports, &ifindex);
-	if (!port)
-		return XL_R_UNKNOWN_PORT;
-	nk->ifindex = ifindex;
-	if (rt->kind == XL_ROUTE_PORT) {
-		/* On-link: the destination host is the neighbour. */
-		__builtin_memcpy(nk->addr, f->daddr, 16);
-	} else if (f->family == 4) {
-		if (!port->has_nexthop4)
-			return XL_R_NO_NEIGH;
-		__builtin_memcpy(nk->addr, port->nexthop4, 4);
-	} else {
-		if (!port->has_nexthop6)
-			return XL_R_NO_NEIGH;
-		__builtin_memcpy(nk->addr, port->nexthop6, 16);
-	}
-	nk->family = f->family == 4 ? AF_INET_ : AF_INET6_;
-	*out = port;
-	return XL_R_FORWARDED;
+	if (!g)
+		return 0;
+	m = xl_choose_uplink(f, gid, now, len, detail);
+	if (m < 0)
+		return 0;
+	if (m & (XL_CHOSE_MOVED | XL_CHOSE_REFUSED))
+		XL_EVENT(ctx, XL_EVENT_WHAT(m & XL_CHOSE_MOVED ? XL_EV_MOVE :
+						XL_EV_MOVE_REFUSED, 0,
+						g->members[m & (XL_MAX_GROUP_MEMBERS - 1)]),
+			     g->members[XL_CHOSE_OTHER(m) & (XL_MAX_GROUP_MEMBERS - 1)],
+			     *detail, f);
+	m &= 0xff;
+	if (m >= XL_MAX_GROUP_MEMBERS)
+		return 0;
+	/* The mask is a no-op the verifier can see (clang folds the check
+	 * above into one the verifier cannot follow). */
+	return g->members[m & (XL_MAX_GROUP_MEMBERS - 1)];
 }
 
 /* Everything after the parser: route, choose the uplink, resolve the next
- * hop, apply the egress queue, rewrite and redirect. A global function:
- * the verifier checks it once with unknown arguments, instead of once per
- * combination of header facts (family, VLAN, L4, RoCE) the parser leaves
- * behind, which kept loading slow. flow is the parsed flow, l3 the offset
- * of the IP header with XL_PURE_ACK set in it for a pure acknowledgement
- * and the frames the packet is on the wire (a GRO aggregate's segments,
- * at tc; 0 for 1) in bits XL_L3_SEGS_SHIFT up (no argument more: the
- * program's stack is at its limit), len the packet's bytes on the wire
- * (all fragments, or all segments each with its headers: the caller has
- * them already).
+ * hop, apply the egress queue, rewrite and redirect. The route, the ports
+ * and the next hops' MACs come from this CPU's caches (bpf/fwd_cache.h),
+ * filled from the maps on a miss. A global function: the verifier checks
+ * it once with unknown arguments, instead of once per combination of
+ * header facts (family, VLAN, L4, RoCE) the parser leaves behind, which
+ * kept loading slow. flow is the parsed flow, l3 the offset of the IP
+ * header with XL_PURE_ACK set in it for a pure acknowledgement and the
+ * frames the packet is on the wire (a GRO aggregate's segments, at tc; 0
+ * for 1) in bits XL_L3_SEGS_SHIFT up (no argument more: the program's
+ * stack is at its limit), len the packet's bytes on the wire (all
+ * fragments, or all segments each with its headers: the caller has them
+ * already).
  * Returns (XDP action << 8) | reason. */
 __noinline int XL_HOOKED(xl_forward)(XL_CTX *ctx, struct xl_flow *flow, __u32 l3, __u32 len)
 {
 	void *data = XL_CTX_DATA(ctx);
 	void *end = XL_CTX_END(ctx);
-	__u64 now = bpf_ktime_get_ns();
+	__u64 gen = xl_fwd_gen(), now = 0;
 	struct ethhdr *eth = data;
-	struct xl_neigh_key nk = {};
 	/* [0] in: the packet's kind, for xl_choose_uplink, out: what a move
 	 * weighed; [1] the packet's frames. Side by side: the stack has no
 	 * room for another slot of its own. */
 	__u32 detail[2] = { l3 & XL_PURE_ACK, XL_FWD_SEGS(l3) };
 	__u32 off = l3 & ((1U << XL_L3_SEGS_SHIFT) - 1);
 	struct xl_port_stats *tx_st;
-	struct xl_port *out = NULL;
+	struct xl_route_cached *rt;
+	struct xl_port_cached *out;
+	const __u8 *nh_mac;
+	__u32 ifindex;
 	__u8 tos;
-	struct xl_route *rt;
-	struct xl_neigh *nb;
 	void *l3h;
-	int reason;
 
 	if (!flow || off > sizeof(struct ethhdr) + sizeof(struct vlan_hdr))
 		return XDP_PASS << 8 | XL_R_NO_ROUTE;
@@ -150,42 +125,64 @@ __noinline int XL_HOOKED(xl_forward)(XL_CTX *ctx, struct xl_flow *flow, __u32 l3
 		tos = (ip6->priority << 4) | (ip6->flow_lbl[0] >> 4);
 	}
 
-	rt = route_lookup(flow);
+	rt = route_cached(flow, gen);
 	if (!rt)
 		return XDP_PASS << 8 | XL_R_NO_ROUTE;
-	reason = XL_HOOKED(next_hop)(ctx, flow, rt, &out, &nk, now, len, &detail[0]);
-	if (reason != XL_R_FORWARDED || !out)
-		return XDP_PASS << 8 | reason;
-	nb = bpf_map_lookup_elem(&neigh, &nk);
-	if (!nb)
-		return XDP_PASS << 8 | XL_R_NO_NEIGH;
+	if (rt->kind == XL_ROUTE_GROUP) {
+		/* the clock only where something keeps time: the flowlets, a
+		 * queue, an uplink's rate */
+		now = bpf_ktime_get_ns();
+		ifindex = XL_HOOKED(group_member)(ctx, flow, rt->target, now, len, &detail[0]);
+		if (!ifindex)
+			return XDP_PASS << 8 | XL_R_NO_MEMBER;
+		out = port_cached(ifindex, gen);
+		if (!out)
+			return XDP_PASS << 8 | XL_R_UNKNOWN_PORT;
+		/* through an uplink: its next hop */
+		if (flow->family == 4 ? !out->port.has_nexthop4 || !out->nh_ok[0] :
+					!out->port.has_nexthop6 || !out->nh_ok[1])
+			return XDP_PASS << 8 | XL_R_NO_NEIGH;
+		nh_mac = out->nh_mac[flow->family == 4 ? 0 : 1];
+	} else {
+		/* on-link: the destination host is the neighbour */
+		int known = rt->nh_ok;
 
-	if (out->drain_bps) {
+		nh_mac = rt->nh_mac;
+		out = port_cached(rt->target, gen);
+		if (!out)
+			return XDP_PASS << 8 | XL_R_UNKNOWN_PORT;
+		if (!known)
+			return XDP_PASS << 8 | XL_R_NO_NEIGH;
+		if (out->port.drain_bps || out->port.role == XL_ROLE_UPLINK)
+			now = bpf_ktime_get_ns();
+	}
+
+	if (out->port.drain_bps) {
 		/* every segment of an aggregate pays its line overhead */
-		int q = xl_phantom_queue(out, tos >> 2, tos & XL_ECN_MASK,
+		int q = xl_phantom_queue(&out->port, tos >> 2, tos & XL_ECN_MASK,
 					 len + (detail[1] > 1 ? detail[1] - 1 : 0) *
-						       out->line_overhead, now);
+						       out->port.line_overhead, now);
 
 		if (q & XL_Q_DROP)
 			return XDP_DROP << 8 | XL_R_TAIL_DROP;
 		if (q & XL_Q_MARK) {
 			xl_set_ce(l3h, flow->family == 4 ? XL_ETH_P_IP : XL_ETH_P_IPV6);
 			if (xl_mark_sampled())
-				XL_EVENT(ctx, XL_EVENT_WHAT(XL_EV_MARK, 0, out->ifindex),
+				XL_EVENT(ctx, XL_EVENT_WHAT(XL_EV_MARK, 0, out->port.ifindex),
 					     tos >> 2, 0, flow);
 		}
 	}
 	xl_decrement_ttl(l3h, flow->family == 4 ? XL_ETH_P_IP : XL_ETH_P_IPV6);
-	xl_rewrite_l2(eth, out->mac, nb->mac);
-	if (!XL_CTX_REDIRECT(out->ifindex))
+	xl_rewrite_l2(eth, out->port.mac, nh_mac);
+	if (!XL_CTX_REDIRECT(out->port.ifindex))
 		return XDP_DROP << 8 | XL_R_REDIRECT_FAILED;
-	tx_st = stats_of(out->slot);
+	tx_st = stats_of(out->port.slot);
 	if (tx_st) {
 		tx_st->tx_packets++;
 		tx_st->tx_bytes += len;
 	}
-	if (out->role == XL_ROLE_UPLINK)
-		xl_sample_uplink_rate(out->slot, now);
+	if (out->port.role == XL_ROLE_UPLINK)
+		xl_sample_uplink_rate(out->port.slot, now);
 	return XDP_REDIRECT << 8 | XL_R_FORWARDED;
 }
 
@@ -252,13 +249,15 @@ static __always_inline int XL_HOOKED(leaf)(XL_CTX *ctx)
 	void *data, *end;
 	struct xl_port_stats *st;
 	struct xl_pkt p = {};
+	struct xl_port_cached *in_c;
 	struct xl_port *in;
 	__u32 again; /* header bytes a GRO aggregate's segments repeat */
 	int reason, r;
 
-	in = bpf_map_lookup_elem(&ports, &in_ifindex);
-	if (!in)
+	in_c = port_cached(in_ifindex, xl_fwd_gen());
+	if (!in_c)
 		return XDP_PASS; /* not ours: attached by mistake, stay harmless */
+	in = &in_c->port;
 	XL_CTX_PULL(ctx, len);
 	data = XL_CTX_DATA(ctx);
 	end = XL_CTX_END(ctx);

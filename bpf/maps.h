@@ -168,4 +168,28 @@ struct {
 	__type(value, __u32);
 } XL_MAP_GROUP_RR SEC(".maps");
 
+/* The generation of ports, routes and neighbours (entry 0): user space
+ * writes a new one after changing any of them (include/fwd_gen.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} XL_MAP_FWD_GEN SEC(".maps");
+
+/* The per-CPU forwarding caches (bpf/fwd_cache.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, XL_PORT_CACHE);
+	__type(key, __u32);
+	__type(value, struct xl_port_cached);
+} XL_MAP_PORT_CACHE SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, XL_ROUTE_CACHE);
+	__type(key, __u32);
+	__type(value, struct xl_route_cached);
+} XL_MAP_ROUTE_CACHE SEC(".maps");
+
 #endif /* XL_MAPS_H */

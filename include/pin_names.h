@@ -49,6 +49,9 @@
 #define XL_MAP_GROUP_DOWN   group_down
 #define XL_MAP_GROUP_RR     group_rr
 #define XL_MAP_PORT_VLANS   port_vlans
+#define XL_MAP_FWD_GEN      fwd_gen
+#define XL_MAP_PORT_CACHE   port_cache
+#define XL_MAP_ROUTE_CACHE  route_cache
 #define XL_MAP_LEAF_COUNTERS leaf_counters
 
 /* host mode (bpf/host_maps.h) */

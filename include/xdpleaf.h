@@ -336,6 +336,33 @@ struct xl_neigh_key {
 	__u8 addr[16];
 };
 
+/* The leaf's per-CPU forwarding caches (bpf/fwd_cache.h): a configured
+ * port with its uplink next hops' MACs ([0] IPv4, [1] IPv6), and a
+ * destination's route with its MAC when on-link; gen: the generation of
+ * the maps they were filled from (0: empty). Ports sit at ifindex mod
+ * XL_PORT_CACHE, destinations at a hash of their address. */
+#define XL_PORT_CACHE 256
+#define XL_ROUTE_CACHE 4096
+struct xl_port_cached {
+	__u64 gen;
+	struct xl_port port;
+	__u8 nh_mac[2][XL_ETH_ALEN];
+	__u8 nh_ok[2];
+	__u8 pad[2];
+};
+
+struct xl_route_cached {
+	__u64 gen;
+	__u8 daddr[16];
+	__u8 family;
+	__u8 kind;      /* enum xl_route_kind */
+	__u8 nh_ok;     /* nh_mac is the destination's (on-link routes) */
+	__u8 pad;
+	__u32 target;   /* ifindex (port) or group id */
+	__u8 nh_mac[XL_ETH_ALEN];
+	__u8 pad2[2];
+};
+
 struct xl_neigh {
 	__u8 mac[XL_ETH_ALEN];
 	/* the kernel's entry is static (PERMANENT, NOARP): the daemon does

@@ -60,6 +60,17 @@ struct pathcase {
 };
 
 static struct perf P;
+static char **only; /* keys named on the command line: only those run */
+
+static int wanted(const char *key)
+{
+	if (!only || !*only)
+		return 1;
+	for (char **k = only; *k; k++)
+		if (!strcmp(*k, key))
+			return 1;
+	return 0;
+}
 static char conf_text[16384];
 static const __u8 mac_in[6] = PERF_MAC_IN;
 
@@ -264,7 +275,8 @@ static int leaf_paths(void)
 
 	if (leaf_with(NULL) || perf_baselines(&P, "xb-d", 65536))
 		return -1;
-#define RUN(section) (f = measure_case(&c, in), print_case(section, &c, &f))
+#define RUN(section) \
+	(wanted(c.key) ? (f = measure_case(&c, in), print_case(section, &c, &f)) : (void)0)
 	udp_case(&c, "onlink4", "RoCEv2/IPv4 forwarded on-link", BASE_STATELESS, 4,
 		 "10.9.1.2", 1, PKT_UDP, 0, 0x02);
 	RUN("leaf");
@@ -362,6 +374,8 @@ static int features(void)
 		double on[ROUNDS], off[ROUNDS];
 		int v = 0;
 
+		if (!wanted(F[i].key))
+			continue;
 		udp_case(&c, F[i].key, F[i].name, BASE_NONE, 4, "10.10.3.2", 1, PKT_UDP, 0, 0x02);
 		for (int r = 0; r < ROUNDS; r++) {
 			if (leaf_with(&F[i].on))
@@ -387,9 +401,13 @@ int main(int argc, char **argv)
 {
 	int r;
 
-	(void)argc;
-	(void)argv;
 	memset(&P, 0, sizeof(P));
+	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		printf("usage: %s [KEY...]\n  every path and feature, or only those named "
+		       "(the \"key\" of each JSON line)\n", argv[0]);
+		return 0;
+	}
+	only = argv + 1;
 	if (write_conf(NULL) || perf_ports(&P, conf_text))
 		return 1;
 	r = leaf_paths() || features();

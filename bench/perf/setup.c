@@ -95,6 +95,7 @@ int perf_leaf_config(struct perf *P, const char *conf_text)
 			xl_config_free(&cfg);
 			return -1;
 		}
+		fixture_fwd_gen_fd = bpf_map__fd(P->leaf->maps.fwd_gen);
 	}
 	r = xl_leaf_fill_maps(P->leaf, &cfg);
 	xl_config_free(&cfg);

@@ -30,6 +30,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "common/percpu.h"
+#include "leaf/fwd_gen.h"
 #include "events.h"
 
 /* In a group setup: report and fail the setup. */
@@ -118,10 +119,18 @@ static inline void fixture_close(int n, int *fds)
 			close(fds[p]);
 }
 
+/* The leaf's fwd_gen map, once a suite that loaded the leaf sets it:
+ * every map_set then writes a new generation, as the loader and the
+ * daemon do after a change, so that the leaf's caches see the change
+ * (bpf/fwd_cache.h). */
+static int fixture_fwd_gen_fd = -1;
+
 static inline int map_set(struct bpf_map *map, const void *k, size_t ksz,
 			  const void *v, size_t vsz)
 {
-	return bpf_map__update_elem(map, k, ksz, v, vsz, BPF_ANY);
+	int err = bpf_map__update_elem(map, k, ksz, v, vsz, BPF_ANY);
+
+	return err ? err : xl_fwd_changed(fixture_fwd_gen_fd);
 }
 
 /* Zero a per-CPU map's value at key on every one of ncpu CPUs. */

@@ -267,6 +267,7 @@ static int group_setup(void **state)
 	SETUP_CHECK(E.ncpu > 0, "libbpf_num_possible_cpus: %d\n", E.ncpu);
 	E.skel = sk = leaf__open_and_load();
 	SETUP_CHECK(sk, "leaf__open_and_load: %s\n", strerror(errno));
+	fixture_fwd_gen_fd = bpf_map__fd(sk->maps.fwd_gen);
 	E.prog_fd = bpf_program__fd(sk->progs.xdpleaf_leaf);
 
 	for (p = 0; p < N_PORTS; p++) {

@@ -122,6 +122,7 @@ static int group_setup(void **state)
 	/* the rate sampler sums tx bytes over this many CPUs */
 	sk->rodata->nr_cpus = (__u32)E.ncpu;
 	SETUP_CHECK(!leaf__load(sk), "leaf__load: %s\n", strerror(errno));
+	fixture_fwd_gen_fd = bpf_map__fd(sk->maps.fwd_gen);
 	E.prog_fd = bpf_program__fd(sk->progs.xdpleaf_leaf);
 
 	for (p = 0; p < N_PORTS; p++) {

@@ -249,12 +249,23 @@ static int group_setup(void **state)
 	(void)state;
 	if (fixture_ports(N_PORTS, port_ifname, port_mac, E.tap_fd, E.ifindex))
 		return -1;
+	/* one CPU: its forwarding caches are what the cache_* tests watch */
+	{
+		cpu_set_t one;
+		int cpu = sched_getcpu();
+
+		CPU_ZERO(&one);
+		CPU_SET(cpu < 0 ? 0 : cpu, &one);
+		SETUP_CHECK(!sched_setaffinity(0, sizeof(one), &one), "sched_setaffinity: %s\n",
+			    strerror(errno));
+	}
 	E.lo_ifindex = if_nametoindex("lo");
 	SETUP_CHECK(E.lo_ifindex, "no lo in the new netns\n");
 	E.ncpu = libbpf_num_possible_cpus();
 	SETUP_CHECK(E.ncpu > 0, "libbpf_num_possible_cpus: %d\n", E.ncpu);
 	E.skel = leaf__open_and_load();
 	SETUP_CHECK(E.skel, "leaf__open_and_load: %s\n", strerror(errno));
+	fixture_fwd_gen_fd = bpf_map__fd(E.skel->maps.fwd_gen);
 	E.prog_fd = bpf_program__fd(E.tc ? E.skel->progs.xdpleaf_leaf_tc :
 					   E.skel->progs.xdpleaf_leaf);
 	return fill_maps();
@@ -1039,7 +1050,7 @@ static void run_fixture(void **state)
 	struct pkt_off o;
 	char err[1024];
 	size_t len;
-	int rc;
+	int rc = 0, pass;
 
 	if (f->tune)
 		f->tune(&spec);
@@ -1064,17 +1075,23 @@ static void run_fixture(void **state)
 			fail_msg("fixture %s: no neighbour in the test topology",
 				 f->name);
 	}
+	/* set_malformed writes a new generation: the first run decides from
+	 * the maps, the second from this CPU's caches the first filled
+	 * (bpf/fwd_cache.h), and both must give the same verdict, frame and
+	 * counts */
 	assert_int_equal(set_malformed(f->drop ? XL_MALFORMED_DROP :
 						 XL_MALFORMED_PASS), 0);
-	rc = run_check(&x, in, len, err, sizeof(err), NULL);
+	for (pass = 0; pass < 2 && !rc; pass++)
+		rc = run_check(&x, in, len, err, sizeof(err), NULL);
 	set_malformed(XL_MALFORMED_PASS);
 	if (rc)
-		fail_msg("%s (in %s, want %s/%s%s%s): %s", f->name,
+		fail_msg("%s (in %s, want %s/%s%s%s, %s): %s", f->name,
 			 f->in == IN_UNCONFIGURED ? "lo" : port_ifname[f->in],
 			 verdict_name(f->verdict),
 			 f->reason >= 0 ? xl_reason_names[f->reason] : "-",
 			 x.egress >= 0 ? " via " : "",
-			 x.egress >= 0 ? port_ifname[x.egress] : "", err);
+			 x.egress >= 0 ? port_ifname[x.egress] : "",
+			 pass == 1 ? "from the maps" : "from the caches", err);
 }
 
 /* ---- truncation at every length --------------------------------------- */
@@ -1335,6 +1352,177 @@ static void jumbo_frame_in_several_buffers(void **state)
 }
 
 /* ---- uplink choice ----------------------------------------------------- */
+
+/* ---- the forwarding caches (bpf/fwd_cache.h) ---------------------------- */
+
+/* One frame through the program: its verdict, and the port it left by
+ * (from the rewritten source MAC; -1 if none) with the frame in out. */
+static int send_one(int in, const struct pkt_spec *s, int *egress, __u8 *out, size_t *out_len)
+{
+	static __u8 buf[PKT_MAX];
+	struct xdp_md ctx = { .ingress_ifindex = E.ifindex[in] };
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = buf, .data_out = out,
+		    .data_size_out = PKT_MAX, .ctx_in = &ctx, .ctx_size_in = sizeof(ctx),
+		    .repeat = 1);
+
+	o.data_size_in = (__u32)pkt_build(s, buf, NULL);
+	ctx.data_end = o.data_size_in;
+	assert_int_equal(bpf_prog_test_run_opts(bpf_program__fd(E.skel->progs.xdpleaf_leaf), &o),
+			 0);
+	*egress = -1;
+	for (int p = 0; p < N_PORTS && o.retval == XDP_REDIRECT; p++)
+		if (!memcmp(out + 6, port_mac[p], 6))
+			*egress = p;
+	*out_len = o.data_size_out;
+	return (int)o.retval;
+}
+
+/* It left by `egress`, rewritten as a router does (build_forwarded), to
+ * dst_mac if given. */
+static void assert_left_by(int verdict, int got, int egress, const struct pkt_spec *s,
+			   const __u8 *out, size_t len, const __u8 *dst_mac)
+{
+	static __u8 want[PKT_MAX];
+	size_t n = build_forwarded(s, egress, want);
+
+	assert_int_equal(verdict, XDP_REDIRECT);
+	assert_int_equal(got, egress);
+	if (dst_mac)
+		memcpy(want, dst_mac, 6);
+	assert_int_equal(len, n);
+	assert_memory_equal(out, want, n);
+}
+
+static struct pkt_spec to_h0(void)
+{
+	struct pkt_spec s = { FROM_HOST(P_D1), IPV4(A_H1, A_H0), ROCE(49001, 0x321) };
+
+	return s;
+}
+
+/* A route changed: the next packet takes the new one. Written without a
+ * new generation, the change is not seen (the packet keeps the cached
+ * route: the cache is what forwards); with one, it is. */
+static void cache_follows_route_change(void **state)
+{
+	struct pkt_spec s = to_h0();
+	struct xl_lpm4_key k = { .prefixlen = 24, .addr = A_H0 };
+	struct xl_route port = { XL_ROUTE_PORT, E.ifindex[P_D0] };
+	struct xl_route grp = { XL_ROUTE_GROUP, 0 };
+	static __u8 out[PKT_MAX];
+	size_t len;
+	int v, eg;
+
+	(void)state;
+	k.addr[3] = 0;
+	v = send_one(P_D1, &s, &eg, out, &len);
+	assert_left_by(v, eg, P_D0, &s, out, len, NULL);
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(E.skel->maps.routes4), &k, &grp,
+					     BPF_ANY), 0);
+	v = send_one(P_D1, &s, &eg, out, &len);
+	assert_left_by(v, eg, P_D0, &s, out, len, NULL);
+	assert_int_equal(xl_fwd_changed(fixture_fwd_gen_fd), 0);
+	v = send_one(P_D1, &s, &eg, out, &len);
+	assert_left_by(v, eg, expected_uplink(&s), &s, out, len, NULL);
+	assert_int_equal(map_set(E.skel->maps.routes4, &k, sizeof(k), &port, sizeof(port)), 0);
+	v = send_one(P_D1, &s, &eg, out, &len);
+	assert_left_by(v, eg, P_D0, &s, out, len, NULL);
+}
+
+/* A neighbour's MAC changed (the daemon's write): the next packet goes to
+ * the new MAC; gone, the next packet goes to the kernel. */
+static void cache_follows_neighbour_change(void **state)
+{
+	static const __u8 new_mac[6] = { 0x02, 0x99, 0, 0, 0, 0x42 };
+	struct pkt_spec s = to_h0();
+	struct xl_neigh_key k = { .ifindex = E.ifindex[P_D0], .family = AF_INET,
+				  .addr = A_H0 };
+	struct xl_neigh nv = { .mac = { 0 } }, old;
+	static __u8 out[PKT_MAX];
+	size_t len;
+	int v, eg;
+
+	(void)state;
+	v = send_one(P_D1, &s, &eg, out, &len);
+	assert_left_by(v, eg, P_D0, &s, out, len, NULL);
+	assert_int_equal(bpf_map_lookup_elem(bpf_map__fd(E.skel->maps.neigh), &k, &old), 0);
+	memcpy(nv.mac, new_mac, 6);
+	assert_int_equal(map_set(E.skel->maps.neigh, &k, sizeof(k), &nv, sizeof(nv)), 0);
+	v = send_one(P_D1, &s, &eg, out, &len);
+	assert_left_by(v, eg, P_D0, &s, out, len, new_mac);
+	assert_int_equal(bpf_map_delete_elem(bpf_map__fd(E.skel->maps.neigh), &k), 0);
+	assert_int_equal(xl_fwd_changed(fixture_fwd_gen_fd), 0);
+	assert_int_equal(send_one(P_D1, &s, &eg, out, &len), XDP_PASS);
+	assert_int_equal(map_set(E.skel->maps.neigh, &k, sizeof(k), &old, sizeof(old)), 0);
+	v = send_one(P_D1, &s, &eg, out, &len);
+	assert_left_by(v, eg, P_D0, &s, out, len, NULL);
+}
+
+/* A group member marked down (the daemon's group_down): the next packet
+ * of a flow on it leaves by another member. */
+static void cache_follows_member_down(void **state)
+{
+	struct pkt_spec s = { FROM_HOST(P_D0), IPV4(A_H0, A_REM), ROCE(49002, 0x322) };
+	struct xl_group_down down = { 0 }, none = { 0 };
+	static __u8 out[PKT_MAX];
+	__u32 gid = 0;
+	size_t len;
+	int v, eg, first = expected_uplink(&s);
+
+	(void)state;
+	v = send_one(P_D0, &s, &eg, out, &len);
+	assert_left_by(v, eg, first, &s, out, len, NULL);
+	down.v4 = 1U << (first - P_U0);
+	assert_int_equal(map_set(E.skel->maps.group_down, &gid, sizeof(gid), &down,
+				 sizeof(down)), 0);
+	v = send_one(P_D0, &s, &eg, out, &len);
+	assert_true(eg >= P_U0 && eg != first);
+	assert_left_by(v, eg, eg, &s, out, len, NULL);
+	assert_int_equal(map_set(E.skel->maps.group_down, &gid, sizeof(gid), &none,
+				 sizeof(none)), 0);
+}
+
+/* A reload (the loader's xl_leaf_fill_maps from a changed file) moves a
+ * route: the next packet follows it. */
+static void cache_follows_reload(void **state)
+{
+	struct pkt_spec s = to_h0();
+	static char text[8192];
+	static __u8 out[PKT_MAX];
+	char path[] = "/tmp/xl-test-leaf-XXXXXX", err[XL_ERR_MAX], *at;
+	struct xl_config cfg;
+	FILE *f = fopen("tests/configs/good/bpf-leaf.conf", "r");
+	size_t n, len;
+	int fd, v, eg;
+
+	(void)state;
+	assert_non_null(f);
+	n = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[n] = 0;
+	at = strstr(text, "[route 10.0.0.0/24]\nport = xl-d0");
+	assert_non_null(at);
+	memcpy(at, "[route 10.0.0.0/24]\ngroup =spine", 32); /* the same length */
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, n), (ssize_t)n);
+	close(fd);
+	v = send_one(P_D1, &s, &eg, out, &len);
+	assert_left_by(v, eg, P_D0, &s, out, len, NULL);
+	if (xl_config_load(path, true, &cfg, err, sizeof(err))) {
+		unlink(path);
+		fail_msg("%s", err);
+	}
+	unlink(path);
+	assert_int_equal(xl_leaf_fill_maps(E.skel, &cfg), 0);
+	xl_config_free(&cfg);
+	v = send_one(P_D1, &s, &eg, out, &len);
+	assert_left_by(v, eg, expected_uplink(&s), &s, out, len, NULL);
+	/* as the suite's setup left it */
+	assert_int_equal(fill_maps(), 0);
+	v = send_one(P_D1, &s, &eg, out, &len);
+	assert_left_by(v, eg, P_D0, &s, out, len, NULL);
+}
 
 /* PSN tracking is a port's choice (`psn_tracking`, bpf-leaf.conf: on
  * xl-d1 only): a RoCEv2 packet arriving on xl-d0 leaves roce_psn as it
@@ -1719,7 +1907,7 @@ static void fuzz_random_and_mutated(void **state)
 
 int main(void)
 {
-	static struct CMUnitTest tests[N_FIXTURES + N_TRUNCS + 10];
+	static struct CMUnitTest tests[N_FIXTURES + N_TRUNCS + 14];
 	size_t n = 0, i;
 	int rc;
 
@@ -1740,6 +1928,10 @@ int main(void)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_run_rejects_runts);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(lb_matches_user_space);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(psn_tracked_only_where_asked);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(cache_follows_route_change);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(cache_follows_neighbour_change);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(cache_follows_member_down);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(cache_follows_reload);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(lb_spread_ip4_sport);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(lb_spread_ip6_sport);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(fuzz_random_and_mutated);

@@ -17,6 +17,7 @@
 #include "leaf.skel.h"
 #include "lb.h"
 #include "leaf/loader.h"
+#include "leaf/fwd_gen.h"
 #include "leaf/hook_choice.h"
 #include "common/attach.h"
 #include "leaf/netlink_watch.h"
@@ -53,6 +54,16 @@ static int get_mac(const char *ifname, __u8 mac[XL_ETH_ALEN])
 			return -1;                                        \
 		}                                                         \
 	} while (0)
+
+/* Ports, routes or neighbours changed: the dataplane's caches are stale. */
+static int fwd_changed(struct leaf *skel)
+{
+	if (xl_fwd_changed(bpf_map__fd(skel->maps.fwd_gen))) {
+		fprintf(stderr, "xdpleaf: cannot write fwd_gen: %s\n", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
 
 /* What a port's phantom queue drains at: gamma x its rate (0: none). */
 static __u64 drain_bps(const struct xl_cfg_port *cp)
@@ -252,7 +263,7 @@ int xl_leaf_fill_maps(struct leaf *skel, const struct xl_config *cfg)
 	    fill_classes(skel, cfg) || fill_routes(skel, cfg) ||
 	    fill_labels(skel, cfg) || fill_vlans(skel, cfg))
 		return -1;
-	return 0;
+	return fwd_changed(skel);
 }
 
 /* The config's maps, then what the kernel knows now: neighbours and the
@@ -262,7 +273,8 @@ static int fill_maps(struct leaf *skel, const struct xl_config *cfg)
 	if (xl_record_instance(skel->maps.instance) || xl_leaf_fill_maps(skel, cfg))
 		return -1;
 	if (xl_neigh_sync(bpf_map__fd(skel->maps.neigh),
-			  bpf_map__fd(skel->maps.ports)) ||
+			  bpf_map__fd(skel->maps.ports),
+			  bpf_map__fd(skel->maps.fwd_gen)) ||
 	    xl_link_sync(bpf_map__fd(skel->maps.neigh),
 			 bpf_map__fd(skel->maps.ports),
 			 bpf_map__fd(skel->maps.groups),

@@ -16,6 +16,7 @@
 #include <bpf/bpf.h>
 #include "pin_names.h"
 #include "leaf/netlink_watch.h"
+#include "leaf/fwd_gen.h"
 #include "common/daemon.h"
 #include "common/log.h"
 #include "common/output.h"
@@ -34,6 +35,7 @@ struct watch_ctx {
 	int down_fd;
 	bool resolicit;  /* an uplink came up: resolve its next hops now */
 	int event_prog_fd; /* reports uplink changes as events; -1: none */
+	int gen_fd;      /* fwd_gen: a new generation per neighbour change */
 };
 
 static bool link_running(__u32 ifindex);
@@ -138,6 +140,8 @@ static int on_neigh(const struct nlmsghdr *nlh, void *data)
 		bpf_map_delete_elem(ctx->neigh_fd, &key);
 		log_neigh(&key, had, &old, NULL);
 	}
+	if (xl_fwd_changed(ctx->gen_fd))
+		xl_log(XL_LOG_ERR, "cannot write fwd_gen: %s", strerror(errno));
 	/* an uplink's next hop appeared or went: it may change its use */
 	refresh_uplink(ctx, key.ifindex, link_running(key.ifindex));
 	return MNL_CB_OK;
@@ -439,7 +443,7 @@ static bool link_running(__u32 ifindex)
 
 int xl_link_sync(int neigh_fd, int ports_fd, int groups_fd, int down_fd)
 {
-	struct watch_ctx ctx = { neigh_fd, ports_fd, groups_fd, down_fd, false, -1 };
+	struct watch_ctx ctx = { neigh_fd, ports_fd, groups_fd, down_fd, false, -1, -1 };
 	__u32 key, next;
 	void *prev = NULL;
 
@@ -451,9 +455,9 @@ int xl_link_sync(int neigh_fd, int ports_fd, int groups_fd, int down_fd)
 	return 0;
 }
 
-int xl_neigh_sync(int neigh_fd, int ports_fd)
+int xl_neigh_sync(int neigh_fd, int ports_fd, int gen_fd)
 {
-	struct watch_ctx ctx = { neigh_fd, ports_fd, -1, -1, false, -1 };
+	struct watch_ctx ctx = { neigh_fd, ports_fd, -1, -1, false, -1, gen_fd };
 	struct mnl_socket *nl = open_rtnl(0);
 	int err;
 
@@ -492,6 +496,9 @@ int xl_watch(const char *instance)
 	ctx.ports_fd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_PORTS));
 	ctx.groups_fd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_GROUPS));
 	ctx.down_fd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_GROUP_DOWN));
+	/* an instance of a build without caches has none (bpf/fwd_cache.h) */
+	xl_pin_path(path, sizeof(path), instance, XL_MAP_NAME(XL_MAP_FWD_GEN));
+	ctx.gen_fd = bpf_obj_get(path);
 	if (ctx.neigh_fd < 0 || ctx.ports_fd < 0 || ctx.groups_fd < 0 ||
 	    ctx.down_fd < 0)
 		return -1;
@@ -554,6 +561,8 @@ int xl_watch(const char *instance)
 	mnl_socket_close(events);
 	mnl_socket_close(req);
 	close(ctx.neigh_fd);
+	if (ctx.gen_fd >= 0)
+		close(ctx.gen_fd);
 	close(ctx.ports_fd);
 	close(ctx.groups_fd);
 	close(ctx.down_fd);

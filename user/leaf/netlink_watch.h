@@ -6,8 +6,9 @@
 #define XL_NETLINK_WATCH_H
 
 /* Dump the current neighbours into the map once and ask the kernel to
- * resolve configured uplink next hops it does not know yet. */
-int xl_neigh_sync(int neigh_fd, int ports_fd);
+ * resolve configured uplink next hops it does not know yet; a new
+ * generation into fwd_gen (gen_fd) after each change (leaf/fwd_gen.h). */
+int xl_neigh_sync(int neigh_fd, int ports_fd, int gen_fd);
 /* Mark every uplink that is not usable (link not running, or no next hop
  * resolved) as down in group_down, from the current state. */
 int xl_link_sync(int neigh_fd, int ports_fd, int groups_fd, int down_fd);

@@ -17,6 +17,7 @@
 #include "common/upgrade.h"
 #include "leaf/loader.h"
 #include "leaf/reload.h"
+#include "leaf/fwd_gen.h"
 
 /* The ports must be the loaded ones, in the same order (their counter
  * slots) and roles: those the links and counters are made of. */
@@ -144,7 +145,11 @@ int xl_leaf_reload(const struct xl_config *cfg, const char *instance)
 	prune_routes(bpf_map__fd(skel->maps.routes4), sizeof(struct xl_lpm4_key), cfg, AF_INET);
 	prune_routes(bpf_map__fd(skel->maps.routes6), sizeof(struct xl_lpm6_key), cfg, AF_INET6);
 	prune_rest(skel, cfg);
-	err = 0;
+	/* the pruned routes and ports too: the caches are stale now */
+	if (xl_fwd_changed(bpf_map__fd(skel->maps.fwd_gen)))
+		fprintf(stderr, "xdpleaf: cannot write fwd_gen: %s\n", strerror(errno));
+	else
+		err = 0;
 out:
 	leaf__destroy(skel);
 	return err;

@@ -1,13 +1,18 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <bpf/libbpf.h>
 #include "pin_names.h"
 #include "common/tcx_link.h"
 #include "leaf.skel.h"
 #include "common/upgrade.h"
 #include "leaf/upgrade.h"
+#include "leaf/netlink_watch.h"
+#include "common/daemon.h"
+#include "common/pins.h"
 
 int xl_leaf_upgrade(const char *instance)
 {
@@ -15,6 +20,8 @@ int xl_leaf_upgrade(const char *instance)
 	static const char *const links[] = { XL_PIN_LINK_XDP, XL_PIN_LINK_TCX_IN };
 	static const char *const progs[] = { XL_PIN_PROG_LEAF, XL_PIN_PROG_LEAF_TC };
 	struct leaf *skel = leaf__open();
+	char gen_pin[256];
+	bool had_gen;
 	int err;
 
 	if (!skel) {
@@ -23,8 +30,17 @@ int xl_leaf_upgrade(const char *instance)
 	}
 	/* the load-time knob the loader sets too (the sampler's CPU count) */
 	skel->rodata->nr_cpus = libbpf_num_possible_cpus();
+	xl_pin_path(gen_pin, sizeof(gen_pin), instance, XL_MAP_NAME(XL_MAP_FWD_GEN));
+	had_gen = access(gen_pin, F_OK) == 0;
 	err = xl_upgrade(skel->obj, instance, links, progs, 2,
 			 xl_tcx_ingress_pinned(instance) ? "tc" : "XDP");
 	leaf__destroy(skel);
+	/* From a build without forwarding caches (bpf/fwd_cache.h): its
+	 * daemon does not tell the new programs of neighbour changes (no
+	 * fwd_gen), so this build's takes over. */
+	if (!err && !had_gen && xl_daemon_pid(instance)) {
+		xl_daemon_stop(instance);
+		err = xl_daemon_start(instance, xl_watch);
+	}
 	return err;
 }
