@@ -110,10 +110,17 @@ $(BUILD)/tests/bpf/test_%: tests/bpf/test_%.c tests/bpf/*.h $(LIB_OBJS) $(SKELS)
 
 # `make bench`'s measuring program (bench/perf/): links the loader, as
 # the tests do, to fill the leaf's maps from a configuration.
-PERF_SRCS := bench/perf/paths.c bench/perf/setup.c
-$(BUILD)/bench/paths: $(PERF_SRCS) bench/perf/perf.h tests/bpf/*.h $(LIB_OBJS) $(SKELS) $(BASE_SKELS) $(USER_HDRS)
+# Two programs: paths (every path and feature) and scale (the same with
+# many flows, uplinks and routes in the tables).
+$(BUILD)/bench/%: bench/perf/%.c bench/perf/setup.c bench/perf/perf.h tests/bpf/*.h $(LIB_OBJS) $(SKELS) $(BASE_SKELS) $(USER_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Itests/bpf -Ibench/perf $(PERF_SRCS) $(LIB_OBJS) -o $@ $(LDLIBS)
+	$(CC) $(CFLAGS) -Itests/bpf -Ibench/perf $< bench/perf/setup.c $(LIB_OBJS) -o $@ $(LDLIBS)
+
+# The stateful baseline attached at XDP to real ports, for the lab's
+# forwarding-rate benchmark (bench/perf/lab_rate.sh).
+$(BUILD)/bench/base_attach: bench/perf/base_attach.c $(BUILD)/bench/baselines/stateful.skel.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $< -o $@ -lbpf -lelf -lz
 
 # The MPI program of the job-completion-time benchmark (docs/jct-bench.md),
 # built with Open MPI's compiler wrapper (make deps installs it).
@@ -156,7 +163,7 @@ $(BUILD)/fuzz/fuzz_sim: $(FUZZ_SIM_SRCS) $(USER_HDRS)
 fuzz-sim: $(BUILD)/fuzz/fuzz_sim
 	@tests/fuzz/run_libfuzzer.sh $(BUILD)/fuzz/fuzz_sim $(FUZZ_SECONDS) tests/fuzz/sim_seeds
 
-bench: all $(BUILD)/bench/paths
+bench: all $(BUILD)/bench/paths $(BUILD)/bench/scale
 	@bench/perf/run.sh $(BENCH_ARGS)
 
 lab: deps all

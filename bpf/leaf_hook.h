@@ -129,8 +129,8 @@ __noinline int XL_HOOKED(xl_forward)(XL_CTX *ctx, struct xl_flow *flow, __u32 l3
 	if (!rt)
 		return XDP_PASS << 8 | XL_R_NO_ROUTE;
 	if (rt->kind == XL_ROUTE_GROUP) {
-		/* the clock only where something keeps time: the flowlets, a
-		 * queue, an uplink's rate */
+		/* the clock only where something keeps time: the flowlets,
+		 * an uplink's rate, a queue (which reads one itself if none) */
 		now = bpf_ktime_get_ns();
 		ifindex = XL_HOOKED(group_member)(ctx, flow, rt->target, now, len, &detail[0]);
 		if (!ifindex)
@@ -153,7 +153,8 @@ __noinline int XL_HOOKED(xl_forward)(XL_CTX *ctx, struct xl_flow *flow, __u32 l3
 			return XDP_PASS << 8 | XL_R_UNKNOWN_PORT;
 		if (!known)
 			return XDP_PASS << 8 | XL_R_NO_NEIGH;
-		if (out->port.drain_bps || out->port.role == XL_ROLE_UPLINK)
+		/* a queue reads its own clock (bpf/queue.h) */
+		if (out->port.role == XL_ROLE_UPLINK)
 			now = bpf_ktime_get_ns();
 	}
 

@@ -35,13 +35,22 @@ static __always_inline void count_queue(__u32 slot, __u32 cls, __u64 q,
 }
 
 /* Returns XL_Q_* bits for a packet of len bytes, DSCP dscp and ECN field
- * ecn leaving through out at now_ns (the clock the packet's program read). A global function, verified on its own. Both
+ * ecn leaving through out. A global function, verified on its own. Both
  * CPUs may run this for one port at once: the queue is one word moved by
  * compare-and-swap, and the decision is taken again from the fresh value
  * when another CPU got there first, so no byte is lost or counted twice.
  * After XL_CAS_TRIES lost races (another CPU enqueued each time, so the
  * queue is busy and its vtime lies ahead of now) the packet's time is
- * added atomically, which is the same update for a non-empty queue. */
+ * added atomically, which is the same update for a non-empty queue.
+ *
+ * now_ns: the clock the packet's program read already (0: none). The
+ * first round decides with it, saving a clock read. That clock is older
+ * than the queue word, which may hold another CPU's later enqueue, so the
+ * queue it sees is at most the program's run time too long: a plain
+ * enqueue found with it is what a fresh clock finds too (marks and drops
+ * only grow with the queue), and anything else is decided again on a
+ * fresh clock. A queue that was empty starts its busy period up to that
+ * run time early (tens of ns), once per busy period. */
 __noinline int xl_phantom_queue(const struct xl_port *out, __u32 dscp,
 				__u32 ecn, __u64 len, __u64 now_ns)
 {
@@ -51,7 +60,7 @@ __noinline int xl_phantom_queue(const struct xl_port *out, __u32 dscp,
 	struct xl_class *cls;
 	__u32 *id;
 	__u64 old = 0, q = 0, now;
-	int d = XL_Q_ENQUEUE, i, done = 0, drawn = 0;
+	int d = XL_Q_ENQUEUE, i, done = 0, drawn = 0, stale = now_ns != 0;
 	__u64 wire;
 
 	if (!out)
@@ -66,13 +75,13 @@ __noinline int xl_phantom_queue(const struct xl_port *out, __u32 dscp,
 	queue = bpf_map_lookup_elem(&queues, &slot);
 	if (!cls || !queue)
 		return XL_Q_ENQUEUE;
-	for (i = 0; i < XL_CAS_TRIES && !done; i++) {
-		/* The packet's clock, read when it arrived, in the first
-		 * round; after a lost race, the clock is read again after the
-		 * queue word: the other CPU's later "now" is in it, and a
-		 * stale one would see the queue longer than it is. */
+	/* one round more: a stale clock's round that decided nothing */
+	for (i = 0; i < XL_CAS_TRIES + 1 && !done; i++) {
+		/* A fresh clock is read after the queue word: a clock
+		 * read before it would see another CPU's later enqueue as
+		 * queue (above). */
 		old = XL_READ_ONCE(queue->vtime);
-		now = xl_vt_now(i ? bpf_ktime_get_ns() : now_ns);
+		now = xl_vt_now(stale ? now_ns : bpf_ktime_get_ns());
 		q = xl_backlog(old, now, out->drain_bps);
 		/* a random number only where WRED can use one: an empty
 		 * queue marks with probability 0 */
@@ -83,6 +92,11 @@ __noinline int xl_phantom_queue(const struct xl_port *out, __u32 dscp,
 		d = xl_queue_decide(q, wire, out->buffer_bytes, &cls->wred,
 				    ecn != XL_ECN_NOT_ECT,
 				    out->overflow == XL_OVERFLOW_MARK, rnd);
+		if (stale && d != XL_Q_ENQUEUE) {
+			stale = 0;
+			continue;
+		}
+		stale = 0;
 		if (!(d & XL_Q_ENQUEUE))
 			done = 1;
 		else if (__sync_val_compare_and_swap(&queue->vtime, old,

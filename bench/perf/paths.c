@@ -28,6 +28,7 @@
 #include <bpf/libbpf.h>
 #include "xdpleaf.h"
 #include "icrc.h"
+#include "host.h"
 #include "leaf.skel.h"
 #include "host.skel.h"
 #include "bench/baselines/stateless.skel.h"
@@ -77,14 +78,14 @@ static const __u8 mac_in[6] = PERF_MAC_IN;
 /* A frame to the leaf's ingress port (MAC PERF_MAC_IN). */
 static size_t bth_at; /* where the last frame built has its BTH */
 
-static size_t build(__u8 *buf, int family, const char *dst, __u8 proto,
-		    int roce, int vid, __u8 tos)
+static size_t build_from(__u8 *buf, int family, const char *src, const char *dst, __u8 proto,
+			 int roce, int vid, __u8 tos, int payload)
 {
 	struct pkt_spec s = {
 		.family = family, .ttl = 255, .tos = tos, .proto = proto,
 		.sport = 49152, .dport = roce ? PKT_ROCEV2_PORT : 5201, .bth = roce,
 		.bth_opcode = 0x04 /* SEND_ONLY */, .dest_qp = 0x100, .psn = 1,
-		.payload_len = 100, .payload_seed = 1,
+		.payload_len = payload, .payload_seed = 1,
 	};
 	struct pkt_off o;
 	size_t n;
@@ -95,8 +96,7 @@ static size_t build(__u8 *buf, int family, const char *dst, __u8 proto,
 		s.nvlan = 1;
 		s.tci[0] = (__u16)vid;
 	}
-	if (inet_pton(family == 4 ? AF_INET : AF_INET6, family == 4 ? "10.1.1.2" : "2001:db8:a::2",
-		      s.saddr) != 1 ||
+	if (inet_pton(family == 4 ? AF_INET : AF_INET6, src, s.saddr) != 1 ||
 	    inet_pton(family == 4 ? AF_INET : AF_INET6, dst, s.daddr) != 1)
 		return 0;
 	n = pkt_build(&s, buf, &o);
@@ -113,6 +113,13 @@ static size_t build(__u8 *buf, int family, const char *dst, __u8 proto,
 struct variant {
 	const char *global, *in_port, *group, *tail;
 };
+
+static size_t build(__u8 *buf, int family, const char *dst, __u8 proto, int roce, int vid,
+		    __u8 tos)
+{
+	return build_from(buf, family, family == 4 ? "10.1.1.2" : "2001:db8:a::2", dst, proto,
+			  roce, vid, tos, 100);
+}
 
 static const char *const leaf_conf =
 	"# bench/perf: shipped defaults; only the ports' rates are set\n"
@@ -397,6 +404,81 @@ static int features(void)
 	return leaf_with(NULL);
 }
 
+/* Host mode's ingress (tc): the NP's answer to CE-marked data (a CNP at
+ * most once per cnp_interval per QP: most packets of a batch find it
+ * suppressed, as in a congested flow), the RP's handling of a CNP for a
+ * flow this host sends, plain RoCEv2 data, and a packet that is not
+ * RoCEv2. Ratios to the stateless baseline on the RoCEv2/IPv4 frame (an
+ * XDP program: the tc hook's own cost is in these figures). */
+static int host_paths(void)
+{
+	static struct pathcase c;
+	static __u8 data[PKT_MAX];
+	__u32 in = perf_ifindex(&P, "xb-in");
+	struct xl_host_addr_key k = { .ifindex = in, .family = 4 };
+	__u8 one = 1;
+	struct figure f;
+	size_t n;
+	int v;
+
+	/* up: the NP sends its CNPs out of it */
+	if (perf_up("xb-in") ||
+	    perf_host_config(&P, "[xdpleaf]\nmode = host\n[port xb-in]\nrate = 100G\n"))
+		return -1;
+	inet_pton(AF_INET, "10.9.9.1", k.addr);
+	if (bpf_map_update_elem(bpf_map__fd(P.host->maps.host_addrs), &k, &one, BPF_ANY))
+		return -1;
+	/* the RP knows the flow a CNP is for from our own data, at egress */
+	n = build_from(data, 4, "10.9.9.1", "10.9.9.2", PKT_UDP, 1, 0, 0x02, 100);
+	if (perf_measure(bpf_program__fd(P.host->progs.xdpleaf_host_egress), data, n, in, 0, 1,
+			 1, NULL, &v) < 0)
+		return -1;
+#define HOST_CASE(k_, name_, tos_, roce_, payload_)                                       \
+	do {                                                                              \
+		udp_case(&c, k_, name_, BASE_STATELESS, 4, "10.9.9.1", roce_, PKT_UDP, 0, tos_); \
+		c.len = build_from(c.pkt, 4, "10.9.9.2", "10.9.9.1", PKT_UDP, roce_, 0, tos_,   \
+				   payload_);                                             \
+		c.base_len = build(c.base_pkt, 4, "10.9.1.2", PKT_UDP, 1, 0, 0x02);     \
+		c.prog = PROG_HOST_IN;                                                    \
+	} while (0)
+	HOST_CASE("host_pass", "host: UDP that is not RoCEv2, passed", 0x02, 0, 100);
+	RUN("host");
+	HOST_CASE("host_data", "host: RoCEv2 data, not marked", 0x02, 1, 100);
+	RUN("host");
+	HOST_CASE("host_np", "host NP: CE-marked RoCEv2 data (CNP or suppressed)", 0x03, 1, 100);
+	RUN("host");
+	/* a CNP: the BTH and 16 reserved zero bytes */
+	HOST_CASE("host_rp", "host RP: a CNP for a flow this host sends", 0x02, 1, 16);
+	memset(c.pkt + bth_at + 12, 0, 16);
+	c.pkt[bth_at] = XL_CNP_OPCODE;
+	c.pkt[bth_at + 2] = c.pkt[bth_at + 3] = 0xff; /* a CNP's P_Key */
+	xl_icrc_put(c.pkt + c.len - 4,
+		    xl_icrc(c.pkt + 14, (__u32)(c.len - 14 - 4), 20, 0));
+	RUN("host");
+#undef HOST_CASE
+	{
+		struct xl_host_stats st;
+		__u32 zero = 0;
+
+		if (!xl_percpu_sum_u64(bpf_map__fd(P.host->maps.host_stats), &zero, sizeof(st),
+				       &st))
+			fprintf(stderr, "bench: host: ce %llu, CNPs sent %llu, suppressed %llu, "
+				"received %llu (%llu unknown); refused: np %llu/%llu/%llu, "
+				"rp %llu/%llu/%llu\n", (unsigned long long)st.ce_seen,
+				(unsigned long long)st.cnps_sent,
+				(unsigned long long)st.cnps_suppressed,
+				(unsigned long long)st.cnps_received,
+				(unsigned long long)st.cnps_unknown,
+				(unsigned long long)st.np_not_ours,
+				(unsigned long long)st.np_malformed,
+				(unsigned long long)st.np_bad_icrc,
+				(unsigned long long)st.rp_not_ours,
+				(unsigned long long)st.rp_malformed,
+				(unsigned long long)st.rp_bad_icrc);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int r;
@@ -410,7 +492,7 @@ int main(int argc, char **argv)
 	only = argv + 1;
 	if (write_conf(NULL) || perf_ports(&P, conf_text))
 		return 1;
-	r = leaf_paths() || features();
+	r = leaf_paths() || features() || host_paths();
 	perf_close(&P);
 	return r ? 1 : 0;
 }

@@ -34,6 +34,8 @@ struct perf {
 /* Create the network namespace and the TAPs named in the config text
  * (every "[port NAME]"), each with a MAC of its own. 0 or -1. */
 int perf_ports(struct perf *P, const char *conf_text);
+/* Bring a TAP up (no ARP). 0 or -1. */
+int perf_up(const char *name);
 /* The ifindex of a TAP by name, 0 if none. */
 __u32 perf_ifindex(const struct perf *P, const char *name);
 /* Load the leaf as `xdpleaf load` fills its maps (xl_leaf_fill_maps)

@@ -8,9 +8,11 @@
 # 1. build/bench/paths: every path of the leaf and host programs through
 #    BPF_PROG_TEST_RUN as ratios to the matching baseline, and what each
 #    optional feature adds to the flowlet path (JSON lines).
-# 2. bench/perf/lab_rate.sh, if the lab can run here: Mpps of leaf1 with
+# 2. build/bench/scale: the flowlet path and the stateful baseline with
+#    many live flows, uplinks and routes; the instance's memory.
+# 3. bench/perf/lab_rate.sh, if the lab can run here: Mpps of leaf1 with
 #    xdpleaf at XDP and at tc, the stateful baseline and kernel forwarding.
-# 3. bench/perf/report.py: DIR/results.json and the table.
+# 4. bench/perf/report.py: DIR/results.json, the table and the plots.
 # Each part takes /tmp/xdpleaf-bench.lock while it runs, so that two
 # benchmarks never share the machine's two cores.
 set -euo pipefail
@@ -21,7 +23,7 @@ LAB=1
 PY=/usr/bin/python3 # Debian's; the pyenv python3 on PATH may lack modules
 LOCK=/tmp/xdpleaf-bench.lock
 
-usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; }
 while [[ $# -gt 0 ]]; do
 	case $1 in
 	--out) OUT=${2:?--out needs a directory}; shift 2 ;;
@@ -34,6 +36,7 @@ done
 mkdir -p "$OUT"
 start=$SECONDS
 flock "$LOCK" "$ROOT/build/bench/paths" >"$OUT/paths.jsonl"
+flock "$LOCK" "$ROOT/build/bench/scale" >"$OUT/scale.jsonl"
 if [[ $LAB -eq 1 && -x $ROOT/bench/perf/lab_rate.sh ]]; then
 	"$ROOT/bench/perf/lab_rate.sh" --out "$OUT" >"$OUT/lab_rate.txt"
 fi

@@ -49,6 +49,23 @@ int perf_ports(struct perf *P, const char *conf_text)
 			     P->ifindex);
 }
 
+int perf_up(const char *name)
+{
+	struct ifreq ifr = { 0 };
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), err = 0;
+
+	if (fd < 0)
+		return -1;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
+	if (ioctl(fd, SIOCGIFFLAGS, &ifr) < 0)
+		err = -1;
+	ifr.ifr_flags |= IFF_UP | IFF_NOARP;
+	if (!err && ioctl(fd, SIOCSIFFLAGS, &ifr) < 0)
+		err = -1;
+	close(fd);
+	return err;
+}
+
 __u32 perf_ifindex(const struct perf *P, const char *name)
 {
 	for (int i = 0; i < P->n_taps; i++)
