@@ -163,7 +163,7 @@ $(BUILD)/fuzz/fuzz_sim: $(FUZZ_SIM_SRCS) $(USER_HDRS)
 fuzz-sim: $(BUILD)/fuzz/fuzz_sim
 	@tests/fuzz/run_libfuzzer.sh $(BUILD)/fuzz/fuzz_sim $(FUZZ_SECONDS) tests/fuzz/sim_seeds
 
-bench: all $(BUILD)/bench/paths $(BUILD)/bench/scale
+bench: deps all $(BUILD)/bench/paths $(BUILD)/bench/scale $(BUILD)/bench/base_attach
 	@bench/perf/run.sh $(BENCH_ARGS)
 
 lab: deps all

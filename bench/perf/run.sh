@@ -38,7 +38,8 @@ start=$SECONDS
 flock "$LOCK" "$ROOT/build/bench/paths" >"$OUT/paths.jsonl"
 flock "$LOCK" "$ROOT/build/bench/scale" >"$OUT/scale.jsonl"
 if [[ $LAB -eq 1 && -x $ROOT/bench/perf/lab_rate.sh ]]; then
-	"$ROOT/bench/perf/lab_rate.sh" --out "$OUT" >"$OUT/lab_rate.txt"
+	"$ROOT/bench/perf/lab_rate.sh" --out "$OUT" | tee "$OUT/lab_rate.txt"
 fi
 "$PY" "$ROOT/bench/perf/report.py" "$OUT"
+"$PY" "$ROOT/bench/perf/plot_scale.py" "$OUT"
 echo "($((SECONDS - start)) s; $OUT/results.json)"
