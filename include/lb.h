@@ -22,10 +22,17 @@ static inline __u32 xl_mix32(__u32 h)
 	return h;
 }
 
+/* Four bytes of a flow's address as one word, in host order (the
+ * dataplane and user space share the host, so they agree): one load. The
+ * addresses sit at 4-byte offsets of a 4-byte aligned struct xl_flow;
+ * said so, the compiler loads the word at once, where a byte-wise read
+ * took four loads and six operations per word. */
 static inline __u32 xl_load32(const __u8 *p)
 {
-	return (__u32)p[0] | (__u32)p[1] << 8 | (__u32)p[2] << 16 |
-	       (__u32)p[3] << 24;
+	__u32 w;
+
+	__builtin_memcpy(&w, __builtin_assume_aligned(p, 4), 4);
+	return w;
 }
 
 /* 5-tuple hash (struct xl_flow in xdpleaf.h; the QP is left out, as a
