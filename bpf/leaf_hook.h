@@ -43,8 +43,8 @@
 #endif
 
 /* The member of group gid for the packet (xl_choose_uplink), with an
- * event for a move or a refused one; its ifindex, or 0 with *reason
- * set. */
+ * event for a move or a refused one: its ifindex, or 0 if the group has
+ * none to give (no_member). */
 static __always_inline __u32 XL_HOOKED(group_member)(XL_CTX *ctx, struct xl_flow *f,
 						    __u32 gid, __u64 now, __u64 len,
 						    __u32 *detail)

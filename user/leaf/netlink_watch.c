@@ -99,7 +99,7 @@ static int on_neigh(const struct nlmsghdr *nlh, void *data)
 	struct xl_neigh_key key = {};
 	struct xl_neigh val = {}, old;
 	const void *dst = NULL, *lladdr = NULL;
-	bool had;
+	bool had, changed;
 	int dst_len = 0, ll_len = 0;
 	struct nlattr *a;
 
@@ -134,13 +134,19 @@ static int on_neigh(const struct nlmsghdr *nlh, void *data)
 		val.is_static = !!(nd->ndm_state & (NUD_PERMANENT | NUD_NOARP));
 		bpf_map_update_elem(ctx->neigh_fd, &key, &val, BPF_ANY);
 		log_neigh(&key, had, &old, &val);
+		changed = !had || memcmp(old.mac, val.mac, XL_ETH_ALEN);
 	} else {
 		/* Gone or failed: the dataplane hands such packets to the
 		 * kernel again, which re-resolves. */
 		bpf_map_delete_elem(ctx->neigh_fd, &key);
 		log_neigh(&key, had, &old, NULL);
+		changed = had;
 	}
-	if (xl_fwd_changed(ctx->gen_fd))
+	/* a new generation only for a MAC that came, went or changed: the
+	 * re-validations every few seconds (below) confirm most entries as
+	 * they are, and each new generation makes every CPU's caches fill
+	 * again from the maps */
+	if (changed && xl_fwd_changed(ctx->gen_fd))
 		xl_log(XL_LOG_ERR, "cannot write fwd_gen: %s", strerror(errno));
 	/* an uplink's next hop appeared or went: it may change its use */
 	refresh_uplink(ctx, key.ifindex, link_running(key.ifindex));
