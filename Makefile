@@ -52,7 +52,7 @@ help:
 	@echo "make deps     install missing build/test dependencies (apt)"
 	@echo "make test     deps + build + every test suite; ends 'N passed, N failed'"
 	@echo "make demo     deps + build + lab up + fast path, hash vs flowlet, ECN, DCQCN (measured) + lab down"
-	@echo "make bench    the leaf program's ns/packet per path, as ratios to a baseline"
+	@echo "make bench    ns/packet per path and feature, scaling, lab Mpps, as ratios to baselines (docs/performance.md)"
 	@echo "make fuzz     the leaf program under 10^6 random and mutated frames per seed (XL_FUZZ_SEEDS)"
 	@echo "make fuzz-config  libFuzzer (ASan, UBSan) over the config parser, FUZZ_SECONDS (60)"
 	@echo "make fuzz-sim     the same over sim's trace readers (dcqcn, queue)"

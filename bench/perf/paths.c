@@ -42,7 +42,8 @@
 #define NEW_FLOWS 2000 /* batches of one packet of a flow never seen */
 
 enum base { BASE_STATELESS, BASE_STATEFUL, BASE_NONE };
-enum prog { PROG_LEAF, PROG_HOST_IN };
+/* the leaf at XDP, the leaf at tc ingress (hook = tc, veths' default), host mode */
+enum prog { PROG_LEAF, PROG_LEAF_TC, PROG_HOST_IN };
 
 static const char *const base_names[] = { "stateless", "stateful", "" };
 
@@ -204,8 +205,9 @@ struct figure {
 
 static int prog_fd(enum prog p)
 {
-	return p == PROG_LEAF ? bpf_program__fd(P.leaf->progs.xdpleaf_leaf) :
-				bpf_program__fd(P.host->progs.xdpleaf_host_ingress);
+	return p == PROG_LEAF	 ? bpf_program__fd(P.leaf->progs.xdpleaf_leaf) :
+	       p == PROG_LEAF_TC ? bpf_program__fd(P.leaf->progs.xdpleaf_leaf_tc) :
+				   bpf_program__fd(P.host->progs.xdpleaf_host_ingress);
 }
 
 static int base_fd(enum base b)
@@ -310,6 +312,10 @@ static int leaf_paths(void)
 			udp_case(&c, key, name, BASE_STATEFUL, 4, dst, 1, PKT_UDP, 0, 0x02);
 			RUN("leaf");
 		}
+	udp_case(&c, "tc_flowlet_queue", "RoCEv2/IPv4 flowlet + queue, at tc (an skb)",
+		 BASE_STATEFUL, 4, "10.10.3.2", 1, PKT_UDP, 0, 0x02);
+	c.prog = PROG_LEAF_TC;
+	RUN("leaf");
 	udp_case(&c, "tcp_flowlet_queue", "TCP/IPv4 via a flowlet group + queue", BASE_STATEFUL,
 		 4, "10.10.3.2", 0, PKT_TCP, 0, 0x02);
 	RUN("leaf");

@@ -43,7 +43,7 @@ def main(out):
     with open(os.path.join(out, "results.json"), "w") as f:
         json.dump(res, f, indent=1)
 
-    verdicts = {"leaf": {1: "drop", 2: "pass", 3: "tx", 4: "redirect"},  # XDP
+    verdicts = {"leaf": {1: "drop", 2: "pass", 3: "tx", 4: "redirect", 7: "redirect"},  # XDP; tc
                 "host": {0: "ok", 2: "shot", 7: "redirect"}}  # tc
     print("xdpleaf per packet, BPF_PROG_TEST_RUN (median of rounds; ratio to the "
           "baseline measured beside it)")
