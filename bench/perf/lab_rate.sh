@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Forwarding rate of leaf1 in the netns lab (issue 38, "Forwarding rate in
-# the lab"): one generator core of live frames (`xdpleaf gen`, RoCEv2 SEND
+# Forwarding rate of leaf1 in the netns lab (`make bench`,
+# docs/performance.md): one generator core of live frames (`xdpleaf gen`, RoCEv2 SEND
 # over IPv4, 4 QPs) from s1 into leaf1, through four dataplanes in leaf1:
 #
 #   xdp       xdpleaf with `hook = xdp`

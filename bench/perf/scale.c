@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-/* `make bench`, scaling (issue 38, "Scaling curves"): what a packet of the
+/* `make bench`, scaling (docs/performance.md): what a packet of the
  * flowlet path with a phantom queue costs as the tables fill, through
  * BPF_PROG_TEST_RUN, beside the stateful baseline holding the same flows:
  *
