@@ -4,6 +4,7 @@
 
   import plot                     (bench/ on sys.path)
   plot.lines(png, panels, xlabel, title=None)
+  plot.render(png, make_script)   a script of one's own (make_script(path))
   plot.cdf(values)                -> [(x, fraction at or below x)]
 
 A panel is {"title": str, "ylabel": str, "series": [(name, [(x, y), ...])],
@@ -60,13 +61,21 @@ def script(png, panels, xlabel, title):
 
 def lines(png, panels, xlabel, title=None):
     """Write panels to png; True when gnuplot wrote it."""
+    return render(png, lambda out: script(out, panels, xlabel, title))
+
+
+def render(png, make_script):
+    """Run gnuplot on make_script(path), a script that writes its PNG to
+    path: a file beside png that replaces it only once gnuplot wrote it
+    whole. True when it did; without gnuplot, or when it fails, a word on
+    stderr and False."""
     if not shutil.which("gnuplot"):
         print(f"plot: gnuplot not installed (make deps), {png} not drawn", file=sys.stderr)
         return False
     tmp = png + ".tmp"
     # stdout to /dev/null: when `set output` fails gnuplot draws the PNG
     # there instead
-    r = subprocess.run(["gnuplot"], input=script(tmp, panels, xlabel, title), text=True,
+    r = subprocess.run(["gnuplot"], input=make_script(tmp), text=True,
                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     written = os.path.exists(tmp) and os.path.getsize(tmp) > 0
     if r.returncode != 0 or not written:

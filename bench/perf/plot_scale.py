@@ -16,9 +16,10 @@ word on stderr; the CSV and the table do not depend on it. Stdlib only.
 import csv
 import json
 import os
-import shutil
-import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import plot  # noqa: E402  (bench/plot.py)
 
 CURVES = ("flows", "uplinks", "routes", "routes_new")
 COLUMNS = ["kind", "x", "flows", "uplinks", "routes", "flow_table", "baseline_table",
@@ -112,21 +113,7 @@ def ns_plot(tag):
 
 
 def gnuplot(png, script):
-    if not shutil.which("gnuplot"):
-        print(f"plot_scale: gnuplot not installed (make deps), {png} not drawn",
-              file=sys.stderr)
-        return False
-    tmp = png + ".tmp"
-    # stdout to /dev/null: when `set output` fails gnuplot draws there
-    r = subprocess.run(["gnuplot"], input=script.replace("@OUT@", quote(tmp)), text=True,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    if r.returncode != 0 or not os.path.exists(tmp) or os.path.getsize(tmp) == 0:
-        print(f"plot_scale: gnuplot failed on {png}: {r.stderr.strip()}", file=sys.stderr)
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        return False
-    os.replace(tmp, png)
-    return True
+    return plot.render(png, lambda out: script.replace("@OUT@", quote(out)))
 
 
 def plot_flows(png, pts, subtitle):
