@@ -364,21 +364,30 @@ static int leaf_paths(void)
 /* What each optional feature adds to the flowlet path with a queue (the
  * path of every uplink with a `rate`), switched on and off through the
  * configuration in alternate rounds; "off" is the shipped default where
- * the feature is off by default. */
+ * the feature is off by default. The events ring once more where events
+ * happen: on a port whose queue marks every packet (one mark event in
+ * mark_event_sample, at most event_rate a second; the ring has no reader
+ * here, as in a leaf nobody watches). */
 static int features(void)
 {
 	static const struct {
 		const char *key, *name;
 		struct variant on, off;
+		const char *dst; /* NULL: the flowlet group with a queue */
+		__u8 tos;
 	} F[] = {
 		{ "psn_tracking", "PSN tracking (port psn_tracking = yes)",
-		  { "", "psn_tracking = yes\n", "", "" }, { "", "", "", "" } },
+		  { "", "psn_tracking = yes\n", "", "" }, { "", "", "", "" }, NULL, 0x02 },
 		{ "events", "events ring (event_rate 1000, not 0)",
-		  { "", "", "", "" }, { "event_rate = 0\n", "", "", "" } },
+		  { "", "", "", "" }, { "event_rate = 0\n", "", "", "" }, NULL, 0x02 },
+		{ "events_marking", "events ring, every packet CE-marked (on-link, 10G)",
+		  { "", "", "", "" }, { "event_rate = 0\n", "", "", "" }, "10.9.3.2",
+		  26 << 2 | 0x02 },
 		{ "pfc", "PFC counting and watchdog (pfc_watchdog 200ms, not 0)",
-		  { "", "", "", "" }, { "pfc_watchdog = 0ns\n", "", "", "" } },
+		  { "", "", "", "" }, { "pfc_watchdog = 0ns\n", "", "", "" }, NULL, 0x02 },
 		{ "ecn", "WRED/ECN marking of ECT packets (class mark = yes, not no)",
-		  { "", "", "", "" }, { "", "", "", "[class default]\nmark = no\n" } },
+		  { "", "", "", "" }, { "", "", "", "[class default]\nmark = no\n" }, NULL,
+		  0x02 },
 	};
 	static struct pathcase c;
 	__u32 in = perf_ifindex(&P, "xb-in");
@@ -389,7 +398,8 @@ static int features(void)
 
 		if (!wanted(F[i].key))
 			continue;
-		udp_case(&c, F[i].key, F[i].name, BASE_NONE, 4, "10.10.3.2", 1, PKT_UDP, 0, 0x02);
+		udp_case(&c, F[i].key, F[i].name, BASE_NONE, 4, F[i].dst ? F[i].dst : "10.10.3.2", 1,
+			 PKT_UDP, 0, F[i].tos);
 		for (int r = 0; r < ROUNDS; r++) {
 			if (leaf_with(&F[i].on))
 				return -1;
