@@ -5,7 +5,9 @@
   bench/jct/report.py DIR        prints the table, writes DIR/results.json
                                  and DIR/plots/cdf-UPLINKS-OP-SIZE.png
 
-Each cell is DIR/UPLINKS/LABEL/OP-SIZE/ with steps.json (the collective's
+Each cell is DIR/HOSTS/UPLINKS/LABEL/OP-SIZE/ (HOSTS: the hosts' TCP
+profile, dc or as-is; a run from before the profiles has no such level)
+with steps.json (the collective's
 output: per-step, per-rank CLOCK_MONOTONIC start and end) and counter
 snapshots before (c0.json) and after (c1.json) the mpirun: nstat of every
 host, the qdiscs of every node, xdpleaf's stats. A roce cell's steps.json
@@ -31,6 +33,8 @@ UPLINKS = ["u1", "u2", "u3", "u4"]
 NSTAT = ["TcpExtTCPSACKReorder", "TcpExtTCPTSReorder", "TcpExtTCPRenoReorder",
          "TcpExtTCPOFOQueue", "TcpRetransSegs", "TcpExtTCPDSACKRecv",
          "TcpExtTCPLostRetransmit", "TcpExtTCPTimeouts", "TcpOutSegs", "TcpInSegs"]
+PROFILES = ["dc", "as-is", "rto5"]  # the hosts' TCP (run.sh --host-tcp)
+USETS = ["equal", "unequal", "degraded", "fail"]
 LABEL_ORDER = ["ref", "kernel", "krepath", "flowlet", "hash", "spray", "static", "kstatic"]
 
 
@@ -278,29 +282,50 @@ def main():
     top = sys.argv[1]
     setup = load(os.path.join(top, "setup.json"), {})
     rows = []
-    for uset in ("equal", "unequal", "fail"):
-        d = os.path.join(top, uset)
-        if not os.path.isdir(d):
-            continue
-        for label in sorted(os.listdir(d), key=label_key):
-            meta = load(os.path.join(d, label, "meta.json"))
-            if not meta:
+    for hosts in PROFILES + [None]:
+        base = os.path.join(top, hosts) if hosts else top
+        for uset in USETS:
+            d = os.path.join(base, uset)
+            if not os.path.isdir(d):
                 continue
-            for c in sorted(os.listdir(os.path.join(d, label))):
-                p = os.path.join(d, label, c)
-                if not os.path.isdir(p) or "-" not in c:
+            for label in sorted(os.listdir(d), key=label_key):
+                meta = load(os.path.join(d, label, "meta.json"))
+                if not meta:
                     continue
-                op, size = c.split("-", 1)
-                r = cell(p)
-                row = {"uplinks": uset, "rates": meta.get("rates"), "fabric": meta["fabric"],
-                       "label": label, "lab": meta.get("lab"), "op": op, "size": size,
-                       "bytes": size_bytes(size)}
-                if r is None:
-                    row["failed"] = True
-                else:
-                    row.update(r)
-                rows.append(row)
+                for c in sorted(os.listdir(os.path.join(d, label))):
+                    p = os.path.join(d, label, c)
+                    if not os.path.isdir(p) or "-" not in c:
+                        continue
+                    op, size = c.rsplit("-", 1)
+                    r = cell(p)
+                    row = {"host_tcp": hosts or "", "uplinks": uset, "rates": meta.get("rates"),
+                           "fabric": meta["fabric"], "label": label, "lab": meta.get("lab"),
+                           "op": op, "size": size, "bytes": size_bytes(size)}
+                    if r is None:
+                        row["failed"] = True
+                    else:
+                        row.update(r)
+                    rows.append(row)
+    for i, hosts in enumerate(sorted({r["host_tcp"] for r in rows}, key=profile_key)):
+        if i:
+            print()
+        report(top, setup, hosts, [r for r in rows if r["host_tcp"] == hosts])
+    with open(os.path.join(top, "results.json"), "w") as f:
+        json.dump({"setup": setup, "rows": rows,
+                   "summary": [s for r in rows for s in r.pop("_summary", [])]}, f, indent=1)
+    pngs = plot_cdfs(top, rows)
+    if pngs:
+        print(f"\nstep-time CDFs per fabric: {len(pngs)} plots in {os.path.join(top, 'plots')}/")
 
+
+def profile_key(hosts):
+    return PROFILES.index(hosts) if hosts in PROFILES else len(PROFILES)
+
+
+def report(top, setup, hosts, rows):
+    """The table of one host TCP profile's rows (ratios against the
+    reference of the same profile), and its summary, which goes to
+    results.json with the first row."""
     def find(uset, label, op, size):
         for r in rows:
             if (r["uplinks"], r["label"], r["op"], r["size"]) == (uset, label, op, size) \
@@ -327,7 +352,7 @@ def main():
                                  key=lambda k: (k[0], k[1], size_bytes(k[2]))):
         ks = [r for r in rows if (r["uplinks"], r["op"], r["size"]) == (uset, op, size)
               and r["fabric"] == "kernel" and not r.get("failed")]
-        s = {"uplinks": uset, "op": op, "size": size}
+        s = {"host_tcp": hosts, "uplinks": uset, "op": op, "size": size}
         if ks and "roce_packets" in ks[0]:
             s["kernel_lost_pct"] = [lost_pct(r) for r in ks]
             if "roce_measured_sent" in ks[0]:
@@ -365,14 +390,14 @@ def main():
                 s["kernel_p50_median_x"] = s["kernel_p50_median_ms"] / ref["p50_ms"]
         summary.append(s)
 
-    with open(os.path.join(top, "results.json"), "w") as f:
-        json.dump({"setup": setup, "rows": rows, "summary": summary}, f, indent=1)
+    if rows:
+        rows[0]["_summary"] = summary
 
-    pngs = plot_cdfs(top, rows)
-
-    print(f"{setup.get('mpi', 'MPI')}, 8 ranks ({setup.get('rank_hosts')}), "
+    tcp = setup.get("tcp_congestion_control")
+    print((f"== hosts' TCP {hosts}\n" if hosts else "")
+          + f"{setup.get('mpi', 'MPI')}, 8 ranks ({setup.get('rank_hosts')}), "
           f"{setup.get('steps')} steps after {setup.get('warmup')} warm-up; "
-          f"host TCP: {setup.get('tcp_congestion_control')}; "
+          f"host TCP: {tcp}; "
           f"roce hosts' DCQCN: {setup.get('host_dcqcn', 'spec')}, "
           f"{setup.get('roce_qps', 1)} QP(s) per sender; "
           f"ref = uplinks unlimited, receivers' links at aggregate/4")
@@ -484,8 +509,6 @@ def main():
                          f"{'/'.join(f'{v:.1f}' for v in s['kernel_lost_pct'])} %, "
                          f"flowlet {s['flowlet_lost_pct']:.1f} %")
             print(line)
-    if pngs:
-        print(f"\nstep-time CDFs per fabric: {len(pngs)} plots in {os.path.join(top, 'plots')}/")
 
 
 def plot_cdfs(top, rows):
@@ -493,15 +516,17 @@ def plot_cdfs(top, rows):
     cells = {}
     for r in rows:
         if not r.get("failed"):
-            cells.setdefault((r["uplinks"], r["op"], r["size"]), []).append(r)
+            cells.setdefault((r["host_tcp"], r["uplinks"], r["op"], r["size"]), []).append(r)
     if not cells:
         return []
     os.makedirs(os.path.join(top, "plots"), exist_ok=True)
     pngs = []
-    for (uset, op, size), rs in sorted(cells.items()):
+    for (hosts, uset, op, size), rs in sorted(cells.items()):
         rs.sort(key=lambda r: label_key(r["label"]))
-        png = os.path.join(top, "plots", f"cdf-{uset}-{op}-{size}.png")
-        panel = {"title": f"{op} {size}, uplinks {uset} {rs[0].get('rates') or ''}",
+        png = os.path.join(top, "plots", "cdf-" + (f"{hosts}-" if hosts else "")
+                           + f"{uset}-{op}-{size}.png")
+        panel = {"title": f"{op} {size}, uplinks {uset} {rs[0].get('rates') or ''}"
+                 + (f", hosts' TCP {hosts}" if hosts else ""),
                  "ylabel": "fraction of steps", "yrange": (0, 1), "steps": True,
                  "series": [(r["label"], plot.cdf(r["step_ms"])) for r in rs]}
         if plot.lines(png, [panel], "step time (ms)"):

@@ -8,7 +8,7 @@
 #   bench/jct/run.sh [--fabrics LIST] [--uplinks LIST] [--ops LIST]
 #                        [--sizes LIST] [--steps N] [--warmup N]
 #                        [--ecmp-labs N] [--out DIR] [--prefix P]
-#                        [--quiet-wait N] [--cell-timeout N] [--host-tcp dc|as-is]
+#                        [--quiet-wait N] [--cell-timeout N] [--host-tcp LIST]
 #                        [--host-dcqcn spec|nic|lab] [--roce-qps N] [--hook auto|xdp|tc]
 #                        [--capture]
 #
@@ -43,7 +43,8 @@ WARMUP=2
 ECMP_LABS=3
 QUIET_WAIT=60
 CELL_TIMEOUT=            # default: 60 s + 1 s per MiB per step
-HOST_TCP=dc
+HOST_TCPS="dc as-is"
+HOST_TCP=dc # the profile of the cells being run
 HOST_DCQCN=spec
 ROCE_QPS=1
 HOOK=             # the config's: lab/leaf1.conf has none, so auto
@@ -52,6 +53,9 @@ OUT=
 PREFIX=xlj$$
 RATES_equal=100M,100M,100M,100M
 RATES_unequal=200M,100M,100M,50M
+# degraded: one of four equal uplinks at a quarter of its rate (a link
+# that renegotiated down, or lost lanes)
+RATES_degraded=100M,100M,100M,25M
 # fail: the equal uplinks, and in every cell spine 2 fails (both its links
 # down) for FAIL_S seconds in the middle of the measured steps
 RATES_fail=$RATES_equal
@@ -63,13 +67,14 @@ usage() {
 	cat >&2 <<EOF
 usage: $0 [--fabrics LIST] [--uplinks LIST] [--ops LIST] [--sizes LIST]
           [--steps N] [--warmup N] [--ecmp-labs N] [--out DIR] [--prefix P]
-          [--quiet-wait N] [--cell-timeout N] [--host-tcp dc|as-is]
+          [--quiet-wait N] [--cell-timeout N] [--host-tcp LIST]
           [--host-dcqcn spec|nic|lab] [--roce-qps N] [--hook auto|xdp|tc]
   --fabrics LIST  of ref kernel krepath flowlet hash spray static kstatic
                   (default: all but krepath and kstatic)
-  --uplinks LIST  of equal ($RATES_equal), unequal ($RATES_unequal) and
-                  fail (equal, spine 2 down for ${FAIL_S} s in the middle of
-                  every cell; its reference is equal's) (default: all three)
+  --uplinks LIST  of equal ($RATES_equal), unequal ($RATES_unequal),
+                  degraded ($RATES_degraded) and fail (equal, spine 2 down
+                  for ${FAIL_S} s in the middle of every cell; its reference is
+                  equal's) (default: equal unequal fail)
   --ops LIST      of allreduce alltoall (MPI over TCP) and roce (RoCEv2
                   steps: every sN sends to rN at the NIC rate, paced by host
                   mode's DCQCN) (default: all three)
@@ -88,8 +93,12 @@ usage: $0 [--fabrics LIST] [--uplinks LIST] [--ops LIST] [--sizes LIST]
                   (roce jobs have 30 s + 4 x their time at the hosts' rate;
                   one still running then ends with its times recorded as
                   lower bounds, and is not tried again)
-  --host-tcp P    the hosts' TCP: dc (default): reno, minimum RTO 5 ms, no
-                  slow start after idle; as-is: what the namespaces inherit
+  --host-tcp LIST the hosts' TCP profiles, each TCP cell run with each (in
+                  the same lab, one after the other): dc: reno, minimum RTO
+                  5 ms, no slow start after idle; as-is: the hosts as they
+                  come (what the namespaces inherit: here BBR, RTO >= 200 ms);
+                  rto5: as-is but a minimum RTO of 5 ms (default: dc as-is).
+                  RoCE cells run once, under the first.
   --host-dcqcn D  the roce cells' hosts' DCQCN: spec (default): host mode's
                   defaults, the specification's for 40 Gbit/s NICs (a floor
                   of 100 Mbit/s, all of this lab's NIC rate); nic: its rate
@@ -125,7 +134,7 @@ while [[ $# -gt 0 ]]; do
 	--prefix) PREFIX=$2; shift 2 ;;
 	--quiet-wait) QUIET_WAIT=$2; shift 2 ;;
 	--cell-timeout) CELL_TIMEOUT=$2; shift 2 ;;
-	--host-tcp) HOST_TCP=$2; shift 2 ;;
+	--host-tcp) HOST_TCPS=${2//,/ }; shift 2 ;;
 	--host-dcqcn) HOST_DCQCN=$2; shift 2 ;;
 	--roce-qps) ROCE_QPS=$2; shift 2 ;;
 	--capture) CAPTURE=1; shift ;;
@@ -144,7 +153,7 @@ for f in $FABRICS; do
 	[[ $f =~ ^(ref|kernel|krepath|flowlet|hash|spray|static|kstatic)$ ]] || die "unknown fabric '$f'"
 done
 for u in $UPLINKS; do
-	[[ $u =~ ^(equal|unequal|fail)$ ]] || die "unknown uplink set '$u'"
+	[[ $u =~ ^(equal|unequal|degraded|fail)$ ]] || die "unknown uplink set '$u'"
 done
 for o in $OPS; do
 	[[ $o =~ ^(allreduce|alltoall|roce)$ ]] || die "unknown op '$o'"
@@ -157,7 +166,10 @@ done
 [[ $ECMP_LABS =~ ^[1-9][0-9]*$ ]] || die "--ecmp-labs: a positive number"
 [[ $QUIET_WAIT =~ ^[0-9]+$ ]] || die "--quiet-wait: a whole number of seconds"
 [[ -z $CELL_TIMEOUT || $CELL_TIMEOUT =~ ^[1-9][0-9]*$ ]] || die "--cell-timeout: a positive number of seconds"
-[[ $HOST_TCP =~ ^(dc|as-is)$ ]] || die "--host-tcp: dc or as-is"
+for h in $HOST_TCPS; do
+	[[ $h =~ ^(dc|as-is|rto5)$ ]] || die "--host-tcp: a list of dc, as-is and rto5, not '$h'"
+done
+[[ -n $HOST_TCPS ]] || die "--host-tcp: a list of dc, as-is and rto5"
 [[ $HOST_DCQCN =~ ^(spec|nic|lab)$ ]] || die "--host-dcqcn: spec, nic or lab"
 [[ $ROCE_QPS =~ ^[1-9][0-9]?$ ]] || die "--roce-qps: 1..99"
 if [[ " $OPS " =~ \ roce\  ]]; then
@@ -331,7 +343,7 @@ lab_up() { # fabric uplink-set tag
 	[[ -e /run/netns/$P-leaf1 ]] || die "lab $P did not come up"
 	[[ $fabric != kstatic ]] || kstatic_routes "$rates"
 	linkdown_routes
-	host_tcp
+	host_tcp_save
 	warm_up
 }
 
@@ -353,22 +365,39 @@ linkdown_routes() {
 	done
 }
 
-# The hosts' TCP (--host-tcp dc), as datacenter hosts run it and close to
-# bench_balance's TCP steps (docs/load-balancing-bench.md): a loss-based
-# congestion control instead of this VM's default BBR (which namespaces
-# inherit, and which keeps pushing into a full 2 ms buffer); reno, since
-# a namespace may only pick an algorithm of tcp_allowed_congestion_control
-# (here reno bbr) and, at these sub-3-ms RTTs, cubic runs in its
-# reno-friendly region anyway; a minimum RTO of 5 ms, not 200 ms (with
-# 200 ms one tail drop decides a step); the window kept between steps, as
-# the library keeps its connections warm. ECN as Linux has it: kernel
-# ECMP cannot mark.
-host_tcp() {
+# The hosts' TCP, per profile (--host-tcp). dc: as datacenter hosts run
+# it and close to bench_balance's TCP steps (docs/load-balancing-bench.md):
+# a loss-based congestion control instead of this VM's default BBR (which
+# namespaces inherit, and which keeps pushing into a full 2 ms buffer);
+# reno, since a namespace may only pick an algorithm of
+# tcp_allowed_congestion_control (here reno bbr) and, at these sub-3-ms
+# RTTs, cubic runs in its reno-friendly region anyway; a minimum RTO of
+# 5 ms, not 200 ms (with 200 ms one tail drop decides a step); the window
+# kept between steps, as the library keeps its connections warm. ECN as
+# Linux has it: kernel ECMP cannot mark. as-is: what the hosts had when
+# the lab came up (a new namespace's: this machine's defaults), saved by
+# host_tcp_save, so the profiles alternate in one lab. rto5: as-is with
+# only the minimum RTO at 5 ms, the one setting docs/jct-bench.md
+# recommends to hosts that keep their congestion control.
+HOST_TCP_KEYS=(net.ipv4.tcp_congestion_control net.ipv4.tcp_rto_min_us
+	net.ipv4.tcp_slow_start_after_idle)
+declare -A HOST_TCP_ASIS
+host_tcp_save() {
 	local h
-	[[ $HOST_TCP == dc ]] || return 0
 	for h in s1 s2 s3 s4 r1 r2 r3 r4; do
-		in_ns "$P-$h" sysctl -qw net.ipv4.tcp_congestion_control=reno \
-			net.ipv4.tcp_rto_min_us=5000 net.ipv4.tcp_slow_start_after_idle=0
+		HOST_TCP_ASIS[$h]=$(in_ns "$P-$h" sysctl -n "${HOST_TCP_KEYS[@]}" | paste -sd' ')
+	done
+}
+host_tcp() {
+	local h vals
+	for h in s1 s2 s3 s4 r1 r2 r3 r4; do
+		read -r -a vals <<<"${HOST_TCP_ASIS[$h]}"
+		case $HOST_TCP in
+		dc) vals=(reno 5000 0) ;;
+		rto5) vals[1]=5000 ;;
+		esac
+		in_ns "$P-$h" sysctl -qw "${HOST_TCP_KEYS[0]}=${vals[0]}" \
+			"${HOST_TCP_KEYS[1]}=${vals[1]}" "${HOST_TCP_KEYS[2]}=${vals[2]}"
 	done
 }
 
@@ -472,7 +501,7 @@ hosts_with_rank() {
 # reference's median step of the same op and size (equal uplinks, this
 # run), or FAIL_S x 3 if there is none.
 fail_delay_ns() { # op size
-	local f=$OUT/equal/ref/$1-$2/steps.json
+	local f=$OUT/$HOST_TCP/equal/ref/$1-$2/steps.json
 	if [[ -s $f ]]; then
 		jq --argjson n "$((WARMUP * 2 + STEPS))" \
 			'[.steps[].time_ns] | sort | .[(length - 1) / 2 | floor] * $n / 2 | floor' "$f"
@@ -875,21 +904,31 @@ run_cell() { # op size
 	return 1
 }
 
+# One lab, every cell of it: each host TCP profile in turn (RoCE cells,
+# which use no TCP, under the first only), results in
+# OUT/PROFILE/SET/LABEL/OP-SIZE.
 run_lab() { # fabric set tag label
-	local op size bad=0
+	local op size bad=0 first=1
 	log "$4, uplinks $2 ($(eval echo "\$RATES_$2"))"
 	lab_up "$1" "$2" "$3"
 	SET=$2
-	RUN=$OUT/$2/$4
-	mkdir -p "$RUN"
-	printf '{"fabric": "%s", "uplinks": "%s", "label": "%s", "lab": "%s", "rates": "%s"}\n' \
-		"$1" "$2" "$4" "$P" "$(eval echo "\$RATES_$2")" >"$RUN/meta.json"
-	for op in $OPS; do
-		# gen's RoCE frames have no socket hash: krepath's would be kernel's
-		[[ $1 != krepath || $op != roce ]] || continue
-		for size in $SIZES; do
-			run_cell "$op" "$size" || bad=1
+	for HOST_TCP in $HOST_TCPS; do
+		host_tcp
+		RUN=$OUT/$HOST_TCP/$2/$4
+		mkdir -p "$RUN"
+		printf '{"fabric": "%s", "uplinks": "%s", "label": "%s", "lab": "%s", "rates": "%s", "host_tcp": "%s"}\n' \
+			"$1" "$2" "$4" "$P" "$(eval echo "\$RATES_$2")" "$HOST_TCP" >"$RUN/meta.json"
+		log "  hosts' TCP: $HOST_TCP"
+		for op in $OPS; do
+			# gen's RoCE frames have no socket hash: krepath's would be
+			# kernel's; and they use no TCP
+			[[ $1 != krepath || $op != roce ]] || continue
+			[[ $op != roce ]] || ((first)) || continue
+			for size in $SIZES; do
+				run_cell "$op" "$size" || bad=1
+			done
 		done
+		first=0
 	done
 	lab_down "$P"
 	return "$bad"
@@ -899,8 +938,13 @@ run_lab() { # fabric set tag label
 
 T_START=$(date +%s)
 log "results in $OUT"
-cc=$(sysctl -n net.ipv4.tcp_congestion_control)
-[[ $HOST_TCP == as-is ]] || cc="reno, rto_min 5 ms, no slow start after idle"
+# what as-is hosts get: this machine's defaults, as a new namespace has them
+ip netns add "${PREFIX}probe"
+asis=$(in_ns "${PREFIX}probe" sysctl -n "${HOST_TCP_KEYS[@]}" | paste -sd' ' || true)
+ip netns del "${PREFIX}probe"
+read -r -a asis <<<"$asis"
+((${#asis[@]} == 3)) || die "cannot read a new namespace's TCP settings (${HOST_TCP_KEYS[*]})"
+cc="${HOST_TCPS// /, }; dc = reno, rto_min 5 ms, no slow start after idle; as-is = ${asis[0]}, rto_min $((asis[1] / 1000)) ms, slow start after idle ${asis[2]}; rto5 = as-is with rto_min 5 ms"
 printf '{"fabrics": "%s", "uplinks": "%s", "ops": "%s", "sizes": "%s", "steps": %s, "warmup": %s, "ecmp_labs": %s, "fail_s": %s, "rates_equal": "%s", "rates_unequal": "%s", "rank_hosts": "%s", "tcp_congestion_control": "%s", "host_dcqcn": "%s", "roce_qps": %s, "mpi": "%s", "mpi_params": "%s", "cpus": %s}\n' \
 	"$FABRICS" "$UPLINKS" "$OPS" "$SIZES" "$STEPS" "$WARMUP" "$ECMP_LABS" "$FAIL_S" \
 	"$RATES_equal" "$RATES_unequal" "$RANK_HOSTS" "$cc" "$HOST_DCQCN" "$ROCE_QPS" \

@@ -78,7 +78,7 @@ setup_file() {
 	# fd 3 closed: the daemons the lab starts must not hold bats' pipe
 	"$ROOT/bench/jct/run.sh" --fabrics kernel,flowlet --uplinks equal \
 		--ops allreduce,alltoall,roce --sizes 4M --steps "$JCT_STEPS" --warmup 2 --ecmp-labs 1 \
-		--quiet-wait 20 --cell-timeout 240 --prefix "$JP" --out "$OUT" \
+		--host-tcp dc --quiet-wait 20 --cell-timeout 240 --prefix "$JP" --out "$OUT" \
 		>"$BATS_FILE_TMPDIR/bench.log" 2>&1 3>&- || true
 }
 
@@ -122,7 +122,7 @@ row_ok() { # label op
 	r=$(row "$1" "$2")
 	if [[ -z $r ]] || jq -e '.failed' <<<"$r" >/dev/null; then
 		echo "$1 $2: no result:"
-		tail -5 "$OUT/equal/$1/$2-4M/mpirun.err" 2>/dev/null || true
+		tail -5 "$OUT/dc/equal/$1/$2-4M/mpirun.err" 2>/dev/null || true
 		tail -20 "$BATS_FILE_TMPDIR/bench.log"
 		return 1
 	fi >&2
