@@ -80,8 +80,8 @@ rate_bps() {
 # away. 100 us lost 11-14 % of the rate beside eight MPI ranks on two
 # cores; with 1 ms the loss stops (2 ms is no faster). Both are at least
 # two full frames, so back-to-back frames are not cut.
-# docs/load-balancing-bench.md and docs/jct-bench.md ("The lab's links ran
-# below their rate") have the figures.
+# docs/load-balancing-bench.md and bench/results/2026-11-28-jct-notebook/
+# README.md ("The lab's links ran below their rate") have the figures.
 TBF_BURST_US=1000
 TBF_BUFFER_US=2000
 # Each frame also takes Ethernet's 24 bytes of line overhead (preamble and

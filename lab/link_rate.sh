@@ -7,9 +7,9 @@
 # beside HOGS busy loops (the lab's MPI ranks spin as these do). Printed as
 # a fraction of RATE for each burst. The busy loops call sched_yield()
 # as they spin, as Open MPI's ranks do with mpi_yield_when_idle (the
-# benchmark's setting). docs/jct-bench.md ("The lab's links ran below their
-# rate") has the figures that set lab/lib.sh's TBF_BURST_US, and why a lone
-# link is not the evidence.
+# benchmark's setting). bench/results/2026-11-28-jct-notebook/README.md
+# ("The lab's links ran below their rate") has the figures that set
+# lab/lib.sh's TBF_BURST_US, and why a lone link is not the evidence.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 source "$ROOT/lab/lib.sh" # rate_bps, shape_link, in_ns

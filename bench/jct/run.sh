@@ -687,7 +687,7 @@ fail_arp_start() { # dir
 # round trip through a full uplink buffer is 2 ms (a frame alone takes
 # 88 us at 100 Mbit/s), so with 55 us timers a QP cut by a CNP is back at
 # full rate before the queue that caused the cut has drained (two QPs on
-# one uplink then overflow it; docs/jct-bench.md, "RoCE failover").
+# one uplink then overflow it; docs/jct-bench.md, "The known bounds").
 PINS=/sys/fs/bpf/xdpleaf
 host_rate() { # uplink set -> bit/s
 	local rates=RATES_$1

@@ -19,11 +19,12 @@
 # is the lucky one, two things stand between it and flowlet that are not
 # placement: the lab's XDP_REDIRECT between veths (xdpleaf pinned to the
 # best placement ran up to 1.10 x the kernel forwarding the same placement
-# in run 14, docs/jct-bench.md) and the noise of an 8-step p50 on this
-# 2-core VM (~10 % from run to run). 1.25 covers both and still fails a
-# shared uplink. (It was 1.15 until the lab's links kept their rate,
-# session 27: that made the kernel's lucky draws faster, and a flowlet
-# all-to-all at 1.16 x ECMP's failed the margin-less check below.)
+# in run 14, bench/results/2026-11-28-jct-notebook/README.md) and the
+# noise of an 8-step p50 on this 2-core VM (~10 % from run to run). 1.25
+# covers both and still fails a shared uplink. (It was 1.15 until the
+# lab's links kept their rate, session 27: that made the kernel's lucky
+# draws faster, and a flowlet all-to-all at 1.16 x ECMP's failed the
+# margin-less check below.)
 #
 # And a 4 MiB all-to-all through both: Open MPI's senders send to one
 # receiver at a time and receivers take one sender at a time, so at most
