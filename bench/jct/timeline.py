@@ -24,9 +24,10 @@ measured step's start to the last one's end, and per uplink uN (spine n):
                  the flow on any spine's `down` already carried: the
                  sender's retransmissions, on the uplink that carried them
   rto            those of the retx that came after the flow had sent nothing
-                 for --rto-gap-ms: 3/4 of the hosts' minimum RTO (5 ms
-                 under run.sh's --host-tcp dc, read from the run's
-                 setup.json; else Linux's 200 ms), a silence only the
+                 for --rto-gap-ms: 3/4 of the hosts' minimum RTO under
+                 the cell's --host-tcp profile (5 ms for dc and rto5,
+                 as-is's as setup.json found it; Linux's 200 ms if
+                 neither file says), a silence only the
                  retransmission timer (or a late tail-loss probe) ends;
                  fast retransmits follow within a round trip (2 ms through
                  a full uplink buffer) while the flow still sends
@@ -217,9 +218,11 @@ def find_retx(down, mss, gap_ns):
 
 
 def load_events(path):
-    evs = []
+    """leaf1's events (xdpleaf events --json lines), or None without the
+    file (kernel fabrics have no balancer to record)."""
     if not os.path.exists(path):
         return None
+    evs = []
     with open(path) as f:
         for line in f:
             try:
@@ -237,15 +240,29 @@ def flow_of(e):
 
 
 def rto_gap_ms(cell):
-    """3/4 of the hosts' minimum RTO: 5 ms under run.sh's --host-tcp dc
-    (setup.json says so), else Linux's default 200 ms."""
-    setup = {}
-    for up in ("..", "../..", "../../.."):
+    """3/4 of the cell's hosts' minimum RTO. The run's setup.json names it
+    per host TCP profile ("dc = reno, rto_min 5 ms, ..; as-is = bbr,
+    rto_min 200 ms, ..; rto5 = as-is with rto_min 5 ms"), the cell's
+    meta.json its profile; a run from before the profiles has one
+    ("reno, rto_min 5 ms, .." under dc, the bare algorithm as-is). Without
+    either, Linux's default 200 ms."""
+    setup, meta = {}, {}
+    for up in ("../../..", "../../../.."):  # OUT[/PROFILE]/SET/LABEL/CELL
         p = os.path.join(cell, up, "setup.json")
         if os.path.exists(p):
             setup = json.load(open(p))
             break
-    m = re.search(r"rto_min ([0-9.]+) ms", setup.get("tcp_congestion_control", ""))
+    try:
+        meta = json.load(open(os.path.join(cell, "..", "meta.json")))
+    except (OSError, ValueError):
+        pass
+    tcp = setup.get("tcp_congestion_control", "")
+    prof = meta.get("host_tcp")
+    m = None
+    if prof:
+        m = re.search(rf"(?:^|; ){re.escape(prof)} = [^;]*?rto_min ([0-9.]+) ms", tcp)
+    if not m and " = " not in tcp:
+        m = re.search(r"rto_min ([0-9.]+) ms", tcp)
     return 0.75 * (float(m.group(1)) if m else 200.0)
 
 
@@ -462,7 +479,7 @@ def draw(png, cell, rows, steps, t0, bin_ms, have_down, have_events):
                        "series": [(name, [(x, r[k]) for x, r in zip(xs, rows)])
                                   for name, k in (("moves", "moves"), ("by data", "moves_data"),
                                                   ("refused", "moves_refused"))]})
-    # "unequal/flowlet/allreduce-4M, uplinks 200M,..": the run's layout
+    # "dc/unequal/flowlet/allreduce-4M, uplinks 200M,..": the run's layout
     path = os.path.normpath(os.path.abspath(cell)).split(os.sep)
     meta = {}
     try:
@@ -473,7 +490,7 @@ def draw(png, cell, rows, steps, t0, bin_ms, have_down, have_events):
     width = max(len(name) for p in panels for name, _ in p["series"])
     for p in panels:
         p["series"] = [(name.ljust(width), pts) for name, pts in p["series"]]
-    title = ("/".join(path[-3:]) + (f", uplinks {meta['rates']}" if meta.get("rates") else "")
+    title = ("/".join(path[-4 if meta.get("host_tcp") else -3:]) + (f", uplinks {meta['rates']}" if meta.get("rates") else "")
              + f": {len(steps)} measured steps, {bin_ms:g} ms bins")
     return plot.lines(png, panels, "ms since the first measured step began", title=title)
 

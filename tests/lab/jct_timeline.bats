@@ -12,7 +12,7 @@ setup() {
 	command -v tshark >/dev/null || skip "tshark not installed (make deps)"
 	"$PY" -c 'import scapy' 2>/dev/null || skip "python3-scapy not installed (make deps)"
 	RUN=$BATS_TEST_TMPDIR/run
-	CELL=$RUN/unequal/flowlet/allreduce-4M
+	CELL=$RUN/dc/unequal/flowlet/allreduce-4M
 	mkdir -p "$CELL"
 }
 
@@ -70,8 +70,14 @@ def snap(drops, timeouts):
 json.dump(snap([5, 5, 0, 0], 0), open(f"{cell}/c0.json", "w"))
 json.dump(snap([6, 6, 0, 0], 1), open(f"{cell}/c1.json", "w"))
 EOF
-	echo '{"tcp_congestion_control": "reno, rto_min 5 ms, no slow start after idle"}' >"$RUN/setup.json"
-	echo '{"fabric": "flowlet", "rates": "200M,100M,100M,50M"}' >"$RUN/unequal/flowlet/meta.json"
+	setup_json "dc, as-is; dc = reno, rto_min 5 ms, no slow start after idle; as-is = bbr, rto_min 200 ms, slow start after idle 1; rto5 = as-is with rto_min 5 ms"
+	echo '{"fabric": "flowlet", "rates": "200M,100M,100M,50M", "host_tcp": "dc"}' \
+		>"$RUN/dc/unequal/flowlet/meta.json"
+}
+
+# run.sh's setup.json, its hosts' TCP as given
+setup_json() { # tcp_congestion_control
+	printf '{"tcp_congestion_control": "%s"}\n' "$1" >"$RUN/setup.json"
 }
 
 @test "timeline: a drop on its uplink, retransmissions and the timeout, moves; per step and per bin" {
@@ -126,4 +132,27 @@ print(at(20)['drops_u1'], at(30)['drops_u2'], at(30)['retx_u2'], at(30)['rto_u2'
 	run "$PY" "$ROOT/bench/jct/timeline.py" "$CELL"
 	echo "$output"
 	[[ $status -ne 0 && $output == *"no up1..4.pcap (run.sh --capture)"* ]]
+}
+
+@test "timeline: the timeout's silence follows the cell's host TCP profile" {
+	make_cell
+	gap() { # profile in meta.json, or none
+		local meta=$RUN/dc/unequal/flowlet/meta.json
+		if [[ -n $1 ]]; then
+			printf '{"host_tcp": "%s"}\n' "$1" >"$meta"
+		else
+			echo '{}' >"$meta"
+		fi
+		"$PY" -c "import sys; sys.path.insert(0, '$ROOT/bench/jct'); import timeline
+print(timeline.rto_gap_ms('$CELL'))"
+	}
+	# 3/4 of: dc's 5 ms, as-is's 200 ms (as setup.json found it), rto5's 5 ms
+	[[ $(gap dc) == 3.75 && $(gap as-is) == 150.0 && $(gap rto5) == 3.75 ]]
+	# a run from before the profiles: one setting, dc's or the bare algorithm
+	setup_json "reno, rto_min 5 ms, no slow start after idle"
+	[[ $(gap "") == 3.75 ]]
+	setup_json "bbr"
+	[[ $(gap "") == 150.0 ]]
+	rm "$RUN/setup.json"
+	[[ $(gap dc) == 150.0 ]]
 }
