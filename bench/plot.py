@@ -8,7 +8,9 @@
   plot.cdf(values)                -> [(x, fraction at or below x)]
 
 A panel is {"title": str, "ylabel": str, "series": [(name, [(x, y), ...])],
-optionally "yrange": (lo, hi)}. Panels stack vertically in one PNG, sharing
+optionally "yrange": (lo, hi), "steps": True (drawn as steps) and
+"vlines": [x, ...] (dashed grey marks across the panel, e.g. where a step
+begins)}. Panels stack vertically in one PNG, sharing
 the x label. The data travel inside the gnuplot script (datablocks), so
 nothing but the PNG is written. Without gnuplot (make deps installs
 gnuplot-nox) lines() says so on stderr and returns False: the reports'
@@ -43,6 +45,8 @@ def script(png, panels, xlabel, title):
     out += [f"set terminal pngcairo size 900,{h} font 'sans,9'",
             f"set output {quote(png)}",
             "set grid", "set key outside right top",
+            # one left margin for every panel, so that stacked x axes line up
+            "set lmargin 10",
             f"set multiplot layout {len(panels)},1"
             + (f" title {quote(title)}" if title else "")]
     for p, panel in enumerate(panels):
@@ -51,6 +55,9 @@ def script(png, panels, xlabel, title):
         out.append(f"set ylabel {quote(panel.get('ylabel', ''))}")
         lo, hi = panel.get("yrange", ("*", "*"))
         out.append(f"set yrange [{lo}:{hi}]")
+        out.append("unset arrow")
+        out += [f"set arrow from {x!r}, graph 0 to {x!r}, graph 1 nohead dt 2 lc rgb 'gray50'"
+                for x in panel.get("vlines", [])]
         style = "steps" if panel.get("steps") else "lines"
         plots = [f"$d{p}_{k} using 1:2 with {style} lw 1.5 title {quote(name)}"
                  for k, (name, _) in enumerate(panel["series"])]

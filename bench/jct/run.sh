@@ -112,9 +112,10 @@ usage: $0 [--fabrics LIST] [--uplinks LIST] [--ops LIST] [--sizes LIST]
   --hook H        where xdpleaf runs in leaf1 in the xdpleaf fabrics
                   (config \`hook\`; default: lab/leaf1.conf's, which sets
                   none: auto, tc on the lab's veths)
-  --capture       record the headers of what every uplink's spine sends on
-                  toward leaf2 during each MPI job (up1..4.pcap, after the
-                  uplink's TBF), for bench/jct/uplinks.py; costs CPU
+  --capture       record the headers of what every uplink's spine receives
+                  from leaf1 and sends on toward leaf2 during each MPI job
+                  (down1..4.pcap before the uplink's TBF, up1..4.pcap after
+                  it), for bench/jct/uplinks.py and timeline.py; costs CPU
 Lists are comma or space separated.
 EOF
 	exit 2
@@ -798,23 +799,31 @@ job_once() { # op size dir limit-seconds
 	((rc == 0)) && jq -e '.steps | length > 0' "$dir/steps.json" >/dev/null 2>&1
 }
 
-# --capture: each spine's egress toward leaf2 (after its TBF), the data
-# packets from leaf1's side, headers only. clock.json pairs the capture's
-# clock (CLOCK_REALTIME) with the steps' (CLOCK_MONOTONIC).
+# --capture: the data packets from leaf1's side, headers only, at each
+# spine twice: arriving on `down` from leaf1 (downN.pcap, before the
+# uplink's TBF) and leaving on `up` toward leaf2 (upN.pcap, after it). A
+# segment in the first and not in the second was lost in the spine (its
+# TBF); one whose bytes an earlier packet on any `down` already carried
+# is a retransmission (bench/jct/timeline.py). clock.json pairs the
+# captures' clock (CLOCK_REALTIME) with the steps' (CLOCK_MONOTONIC).
 CAPTURERS=()
 capture_start() { # op dir
-	local n
+	local n dev
 	CAPTURERS=()
 	((CAPTURE)) && [[ $1 != roce ]] || return 0
 	for n in 1 2 3 4; do
-		# nsenter execs dumpcap: $! is the capture itself
-		nsenter --net="/run/netns/$P-sp$n" -- dumpcap -q -P -i up -s 80 -B 64 \
-			-f 'tcp and src net 10.1.0.0/16 and greater 200' \
-			-w "$2/up$n.pcap" </dev/null >/dev/null 2>"$2/up$n.err" &
-		CAPTURERS+=($!)
+		for dev in up down; do
+			# nsenter execs dumpcap: $! is the capture itself
+			nsenter --net="/run/netns/$P-sp$n" -- dumpcap -q -P -i "$dev" -s 80 -B 64 \
+				-f 'tcp and src net 10.1.0.0/16 and greater 200' \
+				-w "$2/$dev$n.pcap" </dev/null >/dev/null 2>"$2/$dev$n.err" &
+			CAPTURERS+=($!)
+		done
 	done
 	for n in 1 2 3 4; do # capturing once its file has a header
-		poll_file "$2/up$n.pcap"
+		for dev in up down; do
+			poll_file "$2/$dev$n.pcap"
+		done
 	done
 	printf '{"realtime_ns": %s, "monotonic_ns": %s}\n' "$(date +%s%N)" "$(mono_ns)" \
 		>"$2/clock.json"
