@@ -25,6 +25,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import plot  # noqa: E402  (bench/plot.py)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import placement  # noqa: E402  (bench/jct/placement.py: which flows carry the data)
+import bound  # noqa: E402  (bench/jct/bound.py: the bound each cell can reach)
 
 HOSTS = ["s1", "s2", "s3", "s4", "r1", "r2", "r3", "r4"]
 RECEIVERS = ["r1", "r2", "r3", "r4"]
@@ -270,6 +271,25 @@ def resent_pct(r):
     return 100 * r["roce_measured_resent"] / n if n else 0.0
 
 
+def add_bound(r):
+    """The bound the cell's op can reach on its uplinks (bound.py: a
+    whole-flow placement's and a fluid split's model time over the
+    reference's), where the model has the op and the set is not the
+    failure (which it does not model)."""
+    if r["uplinks"] == "fail" or r["op"] not in bound.OPS or not r.get("rates"):
+        return
+    try:
+        b = bound.bounds(r["op"], r["bytes"], bound.parse_rates(r["rates"]))
+    except (ValueError, KeyError):
+        return
+    r["bound"] = {"whole_flow_x": b["whole_flow_x"], "fluid_x": b["fluid_x"]}
+
+
+def bound_text(r):
+    b = r.get("bound")
+    return f"{b['whole_flow_x']:.2f}/{b['fluid_x']:.2f}" if b else "-"
+
+
 def label_key(label):
     base, _, n = label.partition("-")
     return (LABEL_ORDER.index(base) if base in LABEL_ORDER else 99, int(n or 0))
@@ -337,6 +357,7 @@ def report(top, setup, hosts, rows):
         return "equal" if uset == "fail" else uset
 
     for r in rows:
+        add_bound(r)
         ref = find(ref_of(r["uplinks"]), "ref", r["op"], r["size"])
         if ref and not r.get("failed"):
             r["p50_x"] = r["p50_ms"] / ref["p50_ms"]
@@ -402,7 +423,8 @@ def report(top, setup, hosts, rows):
           f"{setup.get('roce_qps', 1)} QP(s) per sender; "
           f"ref = uplinks unlimited, receivers' links at aggregate/4")
     hdr = (f"{'uplinks':<24} {'op':<9} {'size':>4}  {'fabric':<9} {'p50ms':>8} {'p99ms':>8} "
-           f"{'p50x':>6} {'p99x':>6} {'reord':>6} {'ofo(r)':>7} {'retx':>6} {'drops':>6}  notes")
+           f"{'p50x':>6} {'p99x':>6} {'bound':>11} {'reord':>6} {'ofo(r)':>7} {'retx':>6} "
+           f"{'drops':>6}  notes")
     print(hdr)
     last = None
     for r in sorted(rows, key=lambda r: (r["uplinks"], r["op"], r["bytes"], label_key(r["label"]))):
@@ -412,7 +434,8 @@ def report(top, setup, hosts, rows):
         last = key
         up = f"{r['uplinks']} {r.get('rates', '')}"
         if r.get("failed"):
-            print(f"{up:<24} {r['op']:<9} {r['size']:>4}  {r['label']:<9} failed")
+            print(f"{up:<24} {r['op']:<9} {r['size']:>4}  {r['label']:<9} failed"
+                  + (f" {'':>8} {'':>8} {'':>6} {'':>6} {bound_text(r):>11}" if "bound" in r else ""))
             continue
         ge = ">=" if r.get("timed_out") else ""
         x50 = f"{ge}{r['p50_x']:.2f}" if "p50_x" in r else "-"
@@ -475,7 +498,7 @@ def report(top, setup, hosts, rows):
         if r.get("cpu_busy_before_pct", 0) > 20:
             notes.append(f"CPUs {r['cpu_busy_before_pct']}% busy before")
         print(f"{up:<24} {r['op']:<9} {r['size']:>4}  {r['label']:<9} {r['p50_ms']:>8.1f} "
-              f"{r['p99_ms']:>8.1f} {x50:>6} {x99:>6} "
+              f"{r['p99_ms']:>8.1f} {x50:>6} {x99:>6} {bound_text(r):>11} "
               f"{r['roce_measured_reordered'] if roce else r['reorder_all']:>6} "
               f"{'-' if roce else r['ofo_receivers']:>7} {'-' if roce else r['retrans']:>6} "
               f"{r['drops']:>6}  {'; '.join(notes)}")
