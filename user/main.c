@@ -37,6 +37,7 @@
 #include "host/addr_watch.h"
 #include "observe/exporter.h"
 #include "views/top.h"
+#include "common/completion.h"
 
 /* The state readers of both modes, for the rooms that present it in other
  * forms (common/readers.h). */
@@ -71,8 +72,9 @@ struct command {
 	const char *notes;   /* more for --help, or NULL */
 	const struct xl_opt *opts; /* what it takes; --help is made from it */
 	/* a command with its own argv (sim, gen, sink: their options and
-	 * --help are tables of their own) */
+	 * --help are tables of their own, named in opts for completion) */
 	int (*own_argv)(int argc, char **argv);
+	const struct xl_cli_cmd *subs; /* the words after it (sim's models) */
 	/* a command that needs no loaded instance (load, unload, check) */
 	int (*run)(const struct opts *o);
 	/* Reads or acts on the instance's interfaces, which only its own
@@ -267,6 +269,11 @@ static const struct xl_opt daemon_opts[] = {
 	XL_OPT_HELP, XL_OPT_END
 };
 
+static int completion_main(int argc, char **argv);
+static const struct xl_cli_cmd completion_shells[] = {
+	{ "bash", "the bash completion script", NULL, NULL, NULL }, XL_CLI_END
+};
+
 static const struct command commands[] = {
 	{ "load", "validate FILE, attach (leaf: at each port's XDP or tc ingress, "
 		  "config `hook`, by default tc on veths and XDP elsewhere; host: the "
@@ -339,24 +346,60 @@ static const struct command commands[] = {
 		   "neighbours the\nfast path uses. Host: keeps the ports' addresses "
 		   "(host_addrs) current. The\ndataplane forwards without it; a new "
 		   "one adopts the pinned state. For a\nservice manager, after load "
-		   "--no-daemon (scripts/xdpleaf-daemon@.service).\nWhile another "
+		   "--no-daemon: the unit xdpleaf-daemon@NAME that\nmake install and "
+		   "the Debian package install (docs/operations.md). While\nanother "
 		   "daemon of the instance runs, it refuses and names its pid;\n"
 		   "--replace stops it and takes its place. Logs to stderr, with the "
 		   "syslog\npriority under systemd. Runs until the instance is unloaded." },
 	{ "events", "stream drop, mark, CNP, PSN, move, link and PFC events "
-		    "('xdpleaf events --help')", .own_argv = xl_events_main },
+		    "('xdpleaf events --help')", .own_argv = xl_events_main,
+	  .opts = xl_events_opts },
 	{ "exporter", "serve Prometheus metrics of the loaded instances over HTTP "
 		      "('xdpleaf exporter --help')",
-	  .own_argv = exporter_main },
+	  .own_argv = exporter_main, .opts = xl_exporter_opts },
 	{ "top", "a live view of an instance, refreshed in place ('xdpleaf top --help')",
-	  .own_argv = cmd_top },
+	  .own_argv = cmd_top, .opts = xl_top_opts },
 	{ "sim", "run the dataplane's algorithms offline ('xdpleaf sim --help')",
-	  .own_argv = xl_sim_main },
-	{ "gen", "send RoCEv2 traffic ('xdpleaf gen --help')", .own_argv = xl_gen_main },
+	  .own_argv = xl_sim_main, .subs = xl_sim_models },
+	{ "gen", "send RoCEv2 traffic ('xdpleaf gen --help')", .own_argv = xl_gen_main,
+	  .opts = xl_gen_opts },
 	{ "sink", "count received RoCEv2 traffic per QP ('xdpleaf sink --help')",
-	  .own_argv = xl_sink_main },
+	  .own_argv = xl_sink_main, .opts = xl_sink_opts },
+	{ "completion", "the bash completion script of these commands ('xdpleaf "
+			"completion --help')",
+	  .own_argv = completion_main, .subs = completion_shells },
 };
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+/* `xdpleaf completion bash`: written from the table above, so it offers
+ * exactly the commands, words and options there are. */
+static int completion_main(int argc, char **argv)
+{
+	struct xl_cli_cmd cmds[N_COMMANDS + 1] = { XL_CLI_END };
+	bool help = argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"));
+
+	if (argc != 2 || strcmp(argv[1], "bash")) {
+		FILE *f = help ? stdout : stderr;
+
+		if (argc == 2 && !help)
+			fprintf(f, "xdpleaf completion: no completion for '%s': bash is "
+				   "the shell there is one for\n", argv[1]);
+		fprintf(f, "usage: xdpleaf completion bash\n\n"
+			   "Writes the bash completion script of xdpleaf to stdout: its "
+			   "commands, sim's\nmodels, each one's options and their values "
+			   "(files, interfaces, loaded\ninstances, words such as "
+			   "flowlet|hash), from the tables the commands parse\nwith. make "
+			   "install installs it (share/bash-completion/completions/xdpleaf);"
+			   "\nto try it in a shell: source <(xdpleaf completion bash)\n");
+		return help ? 0 : 2;
+	}
+	for (size_t i = 0; i < N_COMMANDS; i++)
+		cmds[i] = (struct xl_cli_cmd){ commands[i].name, commands[i].summary,
+					       commands[i].opts, commands[i].subs, NULL };
+	cmds[N_COMMANDS] = (struct xl_cli_cmd)XL_CLI_END;
+	xl_completion_bash(stdout, "xdpleaf", cmds);
+	return 0;
+}
 
 /* The one place that decides an instance's mode, from its pins. */
 static int wrong_mode(const struct command *c, const char *instance,
@@ -401,7 +444,7 @@ static void usage(FILE *f)
 	fprintf(f, "usage: xdpleaf COMMAND [OPTIONS]\n\n"
 		   "An XDP leaf-switch dataplane. Commands:\n");
 	for (size_t i = 0; i < N_COMMANDS; i++)
-		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+		fprintf(f, "  %-11s %s\n", commands[i].name, commands[i].summary);
 	fprintf(f, "\n'xdpleaf COMMAND --help' for a command's options. The "
 		   "default instance is 'default'.\nRun it in the network "
 		   "namespace of the ports: nsenter --net=/run/netns/NS xdpleaf "
@@ -414,11 +457,18 @@ static void usage(FILE *f)
 
 static void command_usage(FILE *f, const struct command *c)
 {
-	char intro[512];
+	/* as long as summary and notes are (a fixed buffer cut daemon's) */
+	size_t len = strlen(c->summary) + (c->notes ? strlen(c->notes) : 0) + 4;
+	char *intro = malloc(len);
 
-	snprintf(intro, sizeof(intro), "%s.%s%s", c->summary, c->notes ? "\n\n" : "",
+	if (!intro) {
+		xl_opt_usage(f, c->name, c->opts, c->summary);
+		return;
+	}
+	snprintf(intro, len, "%s.%s%s", c->summary, c->notes ? "\n\n" : "",
 		 c->notes ? c->notes : "");
 	xl_opt_usage(f, c->name, c->opts, intro);
+	free(intro);
 }
 
 static int parse_opts(const struct command *c, int argc, char **argv,

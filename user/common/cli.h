@@ -42,4 +42,16 @@ void xl_opt_usage(FILE *f, const char *cmd, const struct xl_opt *opts, const cha
 /* Only the usage line (wrapped at 80 columns). */
 void xl_opt_usage_line(FILE *f, const char *cmd, const struct xl_opt *opts);
 
+/* A word of the command line as a whole: a command, or a word after one
+ * (sim's models), with its summary and options. Shell completion is
+ * generated from these (common/completion.h). Lists end with a NULL name. */
+struct xl_cli_cmd {
+	const char *name;
+	const char *summary;
+	const struct xl_opt *opts;      /* NULL: takes none */
+	const struct xl_cli_cmd *subs;  /* the words that may follow, or NULL */
+	int (*run)(int argc, char **argv); /* a sub's own argv (argv[0]: its name) */
+};
+#define XL_CLI_END { NULL, NULL, NULL, NULL, NULL }
+
 #endif

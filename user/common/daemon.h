@@ -2,7 +2,8 @@
 /* An instance's daemon as a process: at most one per instance, its pid in
  * /run/xdpleaf/INSTANCE.pid, in the background (started by load, log in
  * /run/xdpleaf/INSTANCE.log) or in the foreground (`xdpleaf daemon`, for a
- * service manager: scripts/xdpleaf-daemon@.service). What it does is the
+ * service manager: xdpleaf-daemon@.service, from
+ * scripts/xdpleaf-daemon@.service.in). What it does is the
  * mode's: a leaf's follows neighbours and uplinks (leaf/netlink_watch.c),
  * a host's the ports' addresses (host/addr_watch.c). It holds no state of
  * its own: a new one adopts the pinned maps as they are. */

@@ -33,7 +33,7 @@
 
 enum { O_KIND = 256, O_PORT, O_FLOW, O_QP, O_PCAP, O_COUNT, O_DURATION };
 
-static const struct xl_opt opts[] = {
+const struct xl_opt xl_events_opts[] = {
 	XL_OPT("instance", 'i', "NAME", "instance name (default: default)"),
 	XL_OPT("kind", O_KIND, "K[,K...]", "only these kinds: drop, mark, cnp_sent,\n"
 	       "cnp_received, psn_gap, psn_old, nak, move, move_refused,\nlink_down, link_up, pfc_storm"),
@@ -80,7 +80,7 @@ static void on_signal(int sig)
 
 static void usage(FILE *f)
 {
-	xl_opt_usage(f, "events", opts,
+	xl_opt_usage(f, "events", xl_events_opts,
 		     "Streams the instance's events (leaf: drops, sampled ECN marks, PSN gaps,\n"
 		     "NAKs, flow moves and refused moves, uplink down/up, PFC storms; host: CNPs\n"
 		     "sent and received, PSN gaps, NAKs), each with time, port, flow and, for\n"
@@ -133,7 +133,7 @@ static int parse_count(const char *what, const char *v, unsigned long max,
 
 static int parse_opts(int argc, char **argv, struct events_opts *o)
 {
-	struct xl_opt_parser p = { .opts = opts };
+	struct xl_opt_parser p = { .opts = xl_events_opts };
 	unsigned long n;
 	char err[256];
 	int ch, bad = 0;
@@ -173,7 +173,7 @@ static int parse_opts(int argc, char **argv, struct events_opts *o)
 			}
 			break;
 		case 'h': usage(stdout); xl_opt_free(&p); exit(0);
-		default: xl_opt_usage_line(stderr, "events", opts); bad = -1;
+		default: xl_opt_usage_line(stderr, "events", xl_events_opts); bad = -1;
 		}
 	}
 	xl_opt_free(&p);

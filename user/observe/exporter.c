@@ -38,7 +38,7 @@ struct exporter {
 };
 
 enum { OPT_TOP_FLOWS = 256, OPT_LIST_METRICS };
-static const struct xl_opt exporter_opts[] = {
+const struct xl_opt xl_exporter_opts[] = {
 	XL_OPT("listen", 'l', "ADDR:PORT", "where to serve (default " DEFAULT_LISTEN
 	       "): a numeric\nIPv4 address, or IPv6 in brackets ([::1]:9435); "
 	       "port 0:\nany free port (the start line names it)"),
@@ -298,7 +298,7 @@ int xl_exporter_main(int argc, char **argv, const struct xl_readers *readers,
 		     int (*privileged)(void))
 {
 	struct exporter x = { .readers = readers, .top_flows = DEFAULT_TOP_FLOWS };
-	struct xl_opt_parser p = { .opts = exporter_opts };
+	struct xl_opt_parser p = { .opts = xl_exporter_opts };
 	const char *listen_s = DEFAULT_LISTEN;
 	struct sockaddr_storage ss;
 	struct MHD_Daemon *d;
@@ -314,11 +314,11 @@ int xl_exporter_main(int argc, char **argv, const struct xl_readers *readers,
 		case OPT_TOP_FLOWS: err = parse_top(optarg, &x.top_flows); break;
 		case OPT_LIST_METRICS: xl_metrics_list(stdout); xl_opt_free(&p); return 0;
 		case 'h':
-			xl_opt_usage(stdout, "exporter", exporter_opts, intro);
+			xl_opt_usage(stdout, "exporter", xl_exporter_opts, intro);
 			xl_opt_free(&p);
 			return 0;
 		default: /* getopt said which option */
-			xl_opt_usage_line(stderr, "exporter", exporter_opts);
+			xl_opt_usage_line(stderr, "exporter", xl_exporter_opts);
 			err = -1;
 		}
 	}

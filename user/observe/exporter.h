@@ -4,7 +4,11 @@
 #ifndef XL_EXPORTER_H
 #define XL_EXPORTER_H
 
+#include "common/cli.h"
+
 struct xl_readers;
+/* its options (for shell completion) */
+extern const struct xl_opt xl_exporter_opts[];
 
 /* argv[0] is "exporter". Reads every instance (or those named) through
  * readers at each scrape; privileged() says (0) whether this process may

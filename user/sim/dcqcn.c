@@ -138,7 +138,7 @@ static int set_param(struct xl_dcqcn_params *p, const char *kv)
 }
 
 enum { O_TRACE = 256, O_VARIANT, O_LINE_RATE, O_SET };
-static const struct xl_opt opts[] = {
+const struct xl_opt xl_sim_dcqcn_opts[] = {
 	XL_OPT_REQUIRED("trace", O_TRACE, "FILE.csv", "time_ns,event,arg; events cnp | send,BYTES |\n"
 						     "pace,BYTES (backlogged, BYTES-byte packets paced\n"
 						     "at Rc; pace,0 stops) | end"),
@@ -152,14 +152,14 @@ static const struct xl_opt opts[] = {
 
 static void usage(FILE *f)
 {
-	xl_opt_usage(f, "sim dcqcn", opts,
+	xl_opt_usage(f, "sim dcqcn", xl_sim_dcqcn_opts,
 		     "Replays a trace through the DCQCN reaction point (the dataplane's code).\n"
 		     "Output: time_ns,rc_bps,rt_bps,alpha at time 0 and after every change.");
 }
 
 int xl_sim_dcqcn(int argc, char **argv)
 {
-	struct xl_opt_parser op = { .opts = opts };
+	struct xl_opt_parser op = { .opts = xl_sim_dcqcn_opts };
 	const char *trace = NULL, *sets[64];
 	int ch, n_sets = 0, n_ev = 0, variant = -1;
 	__u64 c = 100000000000ULL, pace_bytes = 0, next_pace = ~0ULL;

@@ -275,7 +275,7 @@ int xl_lb_sim_run(struct xl_lb_sim *s)
 
 enum { O_CAPS = 256, O_FLOWS, O_RATE, O_MESSAGE, O_DUTY, O_DURATION, O_MODE, O_STEPS,
        O_FLOWLET_TIMEOUT, O_PATH_SKEW, O_REORDER, O_NO_FLOWLET_RATE, O_NO_PENDING, O_SEED };
-static const struct xl_opt opts[] = {
+const struct xl_opt xl_sim_flowlet_opts[] = {
 	XL_OPT("caps", O_CAPS, "R1,R2,...", "the members' capacities (default 200M,100M,100M,100M)"),
 	XL_OPT("flows", O_FLOWS, "N", "on/off flows (default 16)"),
 	XL_OPT("rate", O_RATE, "PEAK", "a flow's rate while it sends (default 27.3M: 70 % load)"),
@@ -303,7 +303,7 @@ static const struct xl_opt opts[] = {
 
 static void usage(FILE *f)
 {
-	xl_opt_usage(f, "sim flowlet", opts,
+	xl_opt_usage(f, "sim flowlet", xl_sim_flowlet_opts,
 		     "Runs the uplink choice (the dataplane's code) over N on/off flows: each\n"
 		     "sends messages of BYTES at PEAK bit/s, a fraction D of the time, with\n"
 		     "uniform gaps of 0.5..1.5x the mean between them; every message after a\n"
@@ -382,7 +382,7 @@ static void print_result(const struct xl_lb_sim *s, int json)
 
 int xl_sim_flowlet(int argc, char **argv)
 {
-	struct xl_opt_parser p = { .opts = opts };
+	struct xl_opt_parser p = { .opts = xl_sim_flowlet_opts };
 	struct xl_lb_sim s;
 	char err[256] = "", *end;
 	int ch, bad = 0, json = 0;

@@ -100,7 +100,7 @@ static int run_trace(struct queue_sim *s, const char *path, int ect)
 
 enum { O_RATE = 256, O_GAMMA, O_BUFFER, O_OVERFLOW, O_LINE_OVERHEAD, O_KMIN, O_KMAX, O_PMAX, O_FIT, O_NOT_ECT,
        O_SEED, O_TRACE, O_LOAD, O_PACKET, O_DURATION };
-static const struct xl_opt opts[] = {
+const struct xl_opt xl_sim_queue_opts[] = {
 	XL_OPT_REQUIRED("rate", O_RATE, "RATE", "the port's line rate (e.g. 1G)"),
 	XL_OPT("gamma", O_GAMMA, "G", "the fraction of RATE the queue drains at (default 1)"),
 	XL_OPT("buffer", O_BUFFER, "BYTES", "the queue's capacity (default 1M, or 2 ms of RATE if\n"
@@ -124,7 +124,7 @@ static const struct xl_opt opts[] = {
 
 static void usage(FILE *f)
 {
-	xl_opt_usage(f, "sim queue", opts,
+	xl_opt_usage(f, "sim queue", xl_sim_queue_opts,
 		     "Runs one port's phantom queue and WRED marking (the dataplane's code) over\n"
 		     "a packet trace (--trace) or a constant-rate load (--load, --duration), and\n"
 		     "prints time_ns,bytes,queue_bytes,action per packet (action: queued,\n"
@@ -135,7 +135,7 @@ static void usage(FILE *f)
 
 int xl_sim_queue(int argc, char **argv)
 {
-	struct xl_opt_parser p = { .opts = opts };
+	struct xl_opt_parser p = { .opts = xl_sim_queue_opts };
 	struct queue_sim s = {
 		.buffer = 0, /* unset: xl_default_buffer of the rate, as the config */
 		.wred = { .kmin = XL_WRED_PAPER_KMIN, .kmax = XL_WRED_PAPER_KMAX,

@@ -6,12 +6,16 @@
 
 #include <linux/types.h>
 #include "xdpleaf.h"
+#include "common/cli.h"
 
 /* argv[0] is the model name ("queue"). */
 int xl_sim_queue(int argc, char **argv);
 int xl_sim_dcqcn(int argc, char **argv);
 int xl_sim_flowlet(int argc, char **argv);
 int xl_sim_main(int argc, char **argv);
+/* The models with their options, as `sim --help` and completion list them. */
+extern const struct xl_cli_cmd xl_sim_models[];
+extern const struct xl_opt xl_sim_queue_opts[], xl_sim_flowlet_opts[], xl_sim_dcqcn_opts[];
 
 /* `xdpleaf sim flowlet` (user/sim/flowlet.c): on/off flows over a group of
  * n members, in synthetic time. */

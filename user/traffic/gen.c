@@ -271,7 +271,7 @@ enum { O_DST = 256, O_SRC, O_GWMAC, O_QPS, O_QPBASE, O_SPORT, O_SIZE,
        O_RELIABLE, O_ACKTIMEOUT };
 #define STR_(x) #x
 #define STR(x) STR_(x)
-static const struct xl_opt opts[] = {
+const struct xl_opt xl_gen_opts[] = {
 	XL_OPT_REQUIRED("dev", 'd', "IF", "interface to send on"),
 	XL_OPT_REQUIRED("dst", O_DST, "IP", "destination (IPv4 or IPv6: sets the family)"),
 	XL_OPT("src", O_SRC, "IP", "source (default: IF's first address of that family)"),
@@ -326,7 +326,7 @@ static const struct xl_opt opts[] = {
 
 static void usage(FILE *f)
 {
-	xl_opt_usage(f, "gen", opts,
+	xl_opt_usage(f, "gen", xl_gen_opts,
 		     "Sends RoCEv2 (RC SEND or RDMA WRITE) from this network namespace out of IF,\n"
 		     "with BPF_PROG_RUN live frames (docs/traffic-tools.md).");
 }
@@ -386,7 +386,7 @@ bad:
 
 static int parse_opts(int argc, char **argv, struct gen_opts *o)
 {
-	struct xl_opt_parser p = { .opts = opts };
+	struct xl_opt_parser p = { .opts = xl_gen_opts };
 	char err[256] = "";
 	__u64 v;
 	int ch;

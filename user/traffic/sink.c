@@ -49,7 +49,7 @@ struct flow {
 };
 
 enum { O_DURATION = 256, O_PASS, O_GENERIC, O_INTERVAL, O_RESPOND };
-static const struct xl_opt opts[] = {
+const struct xl_opt xl_sink_opts[] = {
 	XL_OPT_REQUIRED("dev", 'd', "IF", "interface to attach to (in this network namespace)"),
 	XL_OPT("duration", O_DURATION, "T", "stop after T (e.g. 5s, 500ms; default: until a signal)"),
 	XL_OPT("interval", O_INTERVAL, "T", "while running, every T (>= 1ms) print one line of\n"
@@ -69,7 +69,7 @@ static const struct xl_opt opts[] = {
 
 static void usage(FILE *f)
 {
-	xl_opt_usage(f, "sink", opts,
+	xl_opt_usage(f, "sink", xl_sink_opts,
 		     "Counts received RoCEv2 packets per (source, destination QP, UDP source port)\n"
 		     "with an XDP program on IF, until --duration or SIGINT/SIGTERM, then detaches\n"
 		     "and prints packets, bytes, CE marks, reordered, lost and duplicate packets.\n"
@@ -78,7 +78,7 @@ static void usage(FILE *f)
 
 static int parse_opts(int argc, char **argv, struct sink_opts *o)
 {
-	struct xl_opt_parser p = { .opts = opts };
+	struct xl_opt_parser p = { .opts = xl_sink_opts };
 	char err[256];
 	int ch;
 

@@ -7,9 +7,12 @@
 
 #include <stdbool.h>
 #include <linux/types.h>
+#include "common/cli.h"
 
 int xl_gen_main(int argc, char **argv);
 int xl_sink_main(int argc, char **argv);
+/* their options (for shell completion) */
+extern const struct xl_opt xl_gen_opts[], xl_sink_opts[];
 
 /* CAP_SYS_ADMIN, or CAP_BPF and CAP_NET_ADMIN. */
 bool xl_traffic_privileged(void);

@@ -34,7 +34,7 @@ static const unsigned interval_steps[] = {
 #define N_STEPS (sizeof(interval_steps) / sizeof(interval_steps[0]))
 
 enum { OPT_INTERVAL = 256, OPT_ONCE };
-static const struct xl_opt top_opts[] = {
+const struct xl_opt xl_top_opts[] = {
 	XL_OPT("instance", 'i', "NAME", "instance name (default: default)"),
 	XL_OPT("interval", OPT_INTERVAL, "MS", "refresh every MS milliseconds, 100..60000 "
 	       "(default 1000);\nrates are counter differences between two refreshes"),
@@ -79,7 +79,7 @@ static __u64 now_ms(void)
 
 static int parse(int argc, char **argv, struct top_frame_info *info, bool *once)
 {
-	struct xl_opt_parser p = { .opts = top_opts };
+	struct xl_opt_parser p = { .opts = xl_top_opts };
 	char err[128];
 	int ch;
 
@@ -101,11 +101,11 @@ static int parse(int argc, char **argv, struct top_frame_info *info, bool *once)
 			*once = true;
 			break;
 		case 'h':
-			xl_opt_usage(stdout, "top", top_opts, top_intro);
+			xl_opt_usage(stdout, "top", xl_top_opts, top_intro);
 			xl_opt_free(&p);
 			exit(0);
 		default: /* getopt said which option */
-			xl_opt_usage_line(stderr, "top", top_opts);
+			xl_opt_usage_line(stderr, "top", xl_top_opts);
 			xl_opt_free(&p);
 			return -1;
 		}

@@ -5,7 +5,11 @@
 #ifndef XL_TOP_H
 #define XL_TOP_H
 
+#include "common/cli.h"
+
 struct xl_readers;
+/* its options (for shell completion) */
+extern const struct xl_opt xl_top_opts[];
 
 /* argv[0] is "top". need_privileges() says why and returns -1 when the
  * caller may not open pinned maps (asked after --help, which needs none).
