@@ -61,6 +61,8 @@ help:
 	@echo "make bench-balance  load-balancing modes vs kernel ECMP (docs/load-balancing-bench.md)"
 	@echo "make bench-dcqcn    DCQCN closed loop, off and on (docs/dcqcn.md)"
 	@echo "make bench-jct      MPI collectives' and RoCE steps' times per fabric (docs/jct-bench.md)"
+	@echo "make install  the command, its unit, man pages, completion and docs (PREFIX, DESTDIR; make uninstall)"
+	@echo "make deb      the Debian package, into $(BUILD)/deb/ (debian/)"
 	@echo "make clean    remove $(BUILD)/"
 
 deps:
@@ -85,7 +87,7 @@ $(BUILD)/bench/baselines/%.skel.h: $(BUILD)/bench/baselines/%.bpf.o
 
 $(BUILD)/user/%.o: user/%.c $(USER_HDRS) $(SKELS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 # Rewritten only when the strings change, so that a build of the same
 # commit recompiles and relinks nothing.
@@ -97,7 +99,7 @@ $(BUILD)/build_version.h: FORCE
 $(BUILD)/user/common/version.o: $(BUILD)/build_version.h
 
 $(BUILD)/xdpleaf: $(USER_OBJS)
-	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
 $(BUILD)/tests/unit/test_%: tests/unit/test_%.c $(LIB_OBJS) $(USER_HDRS)
 	@mkdir -p $(@D)
@@ -204,3 +206,6 @@ bench-jct: deps all $(BUILD)/bench/collective
 
 clean:
 	rm -rf $(BUILD)
+
+# make install, uninstall, deb, man, completion
+include scripts/install.mk

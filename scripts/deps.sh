@@ -27,6 +27,8 @@ PACKAGES=(
 	gnuplot-nox
 	# systemd-analyze verify of the shipped unit (tests/lab/cli.bats)
 	systemd
+	# make install's man pages, make deb (tests/lab/install.bats)
+	help2man debhelper
 )
 
 missing=()

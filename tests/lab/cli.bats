@@ -312,8 +312,9 @@ s1_conf() {
 
 @test "the Makefile's commit: a hash, -dirty with local changes, unknown outside git" {
 	local d=$BATS_TEST_TMPDIR/mk
-	mkdir -p "$d"
+	mkdir -p "$d/scripts"
 	cp "$ROOT/Makefile" "$d/"
+	cp "$ROOT/scripts/install.mk" "$d/scripts/" # the Makefile includes it
 	make -s -C "$d" build/build_version.h
 	grep -qx '#define XL_GIT_COMMIT "unknown"' "$d/build/build_version.h"
 	git -C "$d" init -q
@@ -379,16 +380,17 @@ s1_conf() {
 }
 
 @test "the shipped systemd unit passes systemd-analyze verify, and its command line takes over as the daemon" {
-	local unit=$ROOT/scripts/xdpleaf-daemon@.service dir=$BATS_TEST_TMPDIR/units cmd pid
+	local unit=$ROOT/scripts/xdpleaf-daemon@.service.in dir=$BATS_TEST_TMPDIR/units cmd pid
 	make_ns
 	mkdir -p "$dir"
-	sed "s|/usr/local/sbin/xdpleaf|$XDPLEAF|" "$unit" >"$dir/xdpleaf-daemon@.service"
+	# as make install writes it (tests/lab/install.bats), for build/xdpleaf
+	sed "s|@SBINDIR@/xdpleaf|$XDPLEAF|" "$unit" >"$dir/xdpleaf-daemon@.service"
 	run systemd-analyze verify "$dir/xdpleaf-daemon@$P.service"
 	echo "$output"
 	[[ $status -eq 0 && -z $output ]]
 	grep -qx 'Restart=always' "$unit"
 	# ExecStart as systemd would run it (%i: the instance), after load
-	cmd=$(sed -n "s|^ExecStart=/usr/local/sbin/xdpleaf ||p" "$unit" | sed "s/%i/$P/g")
+	cmd=$(sed -n "s|^ExecStart=@SBINDIR@/xdpleaf ||p" "$unit" | sed "s/%i/$P/g")
 	run xl load --config "$CONF" --instance "$P" --no-daemon
 	[[ $status -eq 0 ]]
 	# shellcheck disable=SC2086 # the unit's words
