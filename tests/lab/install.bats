@@ -31,10 +31,9 @@ teardown() {
 	[[ -z $PID ]] || { kill "$PID" 2>/dev/null || true; wait "$PID" 2>/dev/null || true; }
 	"$XDPLEAF" unload --instance "$P" >/dev/null 2>&1 || true
 	[[ -z $NS ]] || ip netns del "$NS" 2>/dev/null || true
-	if [[ -n $INSTALLED ]]; then
-		rm -f "/etc/systemd/system/multi-user.target.wants/xdpleaf-daemon@$P.service"
-		dpkg -P xdpleaf >/dev/null 2>&1 || true
-	fi
+	# this run's enabling (named after it), whether or not the purge took it
+	rm -f "/etc/systemd/system/multi-user.target.wants/xdpleaf-daemon@$P.service"
+	[[ -z $INSTALLED ]] || dpkg -P xdpleaf >/dev/null 2>&1 || true
 	[[ -z $DEB_LOCKED ]] || exec 9>&-
 }
 
@@ -196,7 +195,9 @@ pages() {
 	for page in $(pages); do
 		grep -qx "/usr/share/man/man8/$page.8.gz" <<<"$files" || { echo "no page $page"; return 1; }
 	done
-	[[ $(/usr/sbin/xdpleaf --version) == "$("$XDPLEAF" --version)" ]]
+	# built from this tree's commit (make deb passes it to the copy, which has no .git)
+	[[ $(/usr/sbin/xdpleaf --version) =~ ^xdpleaf\ $version\ \(git\ ([0-9a-f]{7,})(-dirty)?\)$ ]]
+	git -c safe.directory="$ROOT" -C "$ROOT" cat-file -e "${BASH_REMATCH[1]}^{commit}"
 	grep -q '^ExecStart=/usr/sbin/xdpleaf daemon ' "$unit"
 	if command -v systemd-analyze >/dev/null; then
 		run systemd-analyze verify "/lib/systemd/system/xdpleaf-daemon@$P.service"
