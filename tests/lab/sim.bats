@@ -107,6 +107,21 @@ bats_require_minimum_version 1.5.0 # run --separate-stderr
 	jq -e '.members[0].share < 0.3' <<<"$output" >/dev/null
 }
 
+@test "sim flowlet: on the degraded set (100/100/100/25M) at 70 % load every member carries its capacity's share and is never over it for more than 1 % of the time; hash's whole flows overload one for seconds" {
+	run --separate-stderr "$XDPLEAF" sim flowlet --caps 100M,100M,100M,25M --flows 16 \
+		--rate 14M --duration 20s --json
+	[[ $status -eq 0 ]] || { echo "$stderr"; return 1; }
+	echo "$output" | jq -c '[.members[] | [.share, .capacity_share, .overloaded_s]]'
+	jq -e 'all(.members[]; (.share - .capacity_share) | fabs <= 0.02) and
+		all(.members[]; .overloaded_s <= 0.2)' <<<"$output" >/dev/null
+	# whole flows by hash: some member over its capacity far longer
+	run --separate-stderr "$XDPLEAF" sim flowlet --caps 100M,100M,100M,25M --flows 16 \
+		--rate 14M --duration 20s --mode hash --json
+	[[ $status -eq 0 ]]
+	echo "$output" | jq -c '[.members[].overloaded_s]'
+	jq -e '[.members[].overloaded_s] | max > 2' <<<"$output" >/dev/null
+}
+
 @test "sim flowlet: moves the reorder-free rule refuses are shown; --reorder free makes them, as unsafe" {
 	# 95 % load, ~0.2 ms gaps between 16K messages: queues outlast gaps
 	local w=(--duty 0.99 --message 16K --rate 30M --duration 5s)
