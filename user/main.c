@@ -32,6 +32,7 @@
 #include "common/tcx_link.h"
 #include "common/version.h"
 #include "common/daemon.h"
+#include "common/inst_lock.h"
 #include "common/log.h"
 #include "leaf/netlink_watch.h"
 #include "host/addr_watch.h"
@@ -80,6 +81,9 @@ struct command {
 	/* Reads or acts on the instance's interfaces, which only its own
 	 * network namespace sees (user/common/netns.h): refused elsewhere. */
 	bool netns_bound;
+	/* Changes the instance: runs holding its lock (common/inst_lock.h),
+	 * so that no other such command sees it half made or half gone. */
+	bool exclusive;
 	/* A command about a loaded instance (run is NULL): each mode's own,
 	 * NULL where a mode keeps nothing of the kind (wrong_mode()). */
 	int (*leaf)(const struct opts *o);
@@ -278,14 +282,14 @@ static const struct command commands[] = {
 	{ "load", "validate FILE, attach (leaf: at each port's XDP or tc ingress, "
 		  "config `hook`, by default tc on veths and XDP elsewhere; host: the "
 		  "DCQCN tc programs), pin state, start the instance's daemon",
-	  .opts = load_opts, .run = cmd_load,
+	  .opts = load_opts, .run = cmd_load, .exclusive = true,
 	  .notes = "A port another XDP program holds is refused with its holder: "
 		   "an xdpleaf instance\n(and its unload line), or another "
 		   "program and how to detach it. Warnings of the file\n"
 		   "(FILE:LINE: warning: ..., as check prints them) go to stderr; "
 		   "it loads all the same." },
 	{ "unload", "detach and remove everything of the instance (idempotent)",
-	  .opts = instance_opts, .run = cmd_unload,
+	  .opts = instance_opts, .run = cmd_unload, .exclusive = true,
 	  .notes = "Exits 0, saying so, when there is nothing to unload. Works "
 		   "from any network\nnamespace: the pins are the same in all." },
 	{ "check", "validate FILE (and that its interfaces exist) without loading",
@@ -301,7 +305,7 @@ static const struct command commands[] = {
 	{ "upgrade", "replace the instance's programs with this build's, keeping every "
 		     "map (flows, rates, queues, counters)",
 	  .opts = instance_opts, .leaf = leaf_upgrade, .host = host_upgrade,
-	  .what = "programs",
+	  .what = "programs", .exclusive = true,
 	  .notes = "Each link switches atomically (bpf_link_update): no packet goes "
 		   "unprocessed.\nA map whose layout this build changed is refused, by "
 		   "name, before anything\nchanges (then unload and load). The daemon "
@@ -309,7 +313,7 @@ static const struct command commands[] = {
 	{ "reload", "apply a changed FILE to the running instance: routes, groups, "
 		    "rates, classes, settings; counters and flows kept",
 	  .opts = load_opts_reload, .netns_bound = true, .leaf = leaf_reload,
-	  .host = host_reload, .what = "configuration",
+	  .host = host_reload, .what = "configuration", .exclusive = true,
 	  .notes = "FILE is validated whole first: a refused file changes nothing. "
 		   "Its ports must\nbe the loaded ones (same order and roles) and "
 		   "flow_table_size the same;\nfor other changes unload and load. "
@@ -452,21 +456,32 @@ static void usage(FILE *f)
 		   "qps, daemon and reload run in another one refuse and print that line.\n"
 		   "Exit status: 0 done, 1 error, 2 bad usage, 3 not loaded "
 		   "(status, events, top --once).\n'xdpleaf --version': the version and git commit "
-		   "it was built from.\n");
+		   "it was built from.\nload, unload, upgrade and reload of one instance run one "
+		   "at a time; a second waits\nup to %d s for the first "
+		   "(XDPLEAF_LOCK_WAIT=SECONDS).\n", XL_LOCK_WAIT_S);
 }
 
 static void command_usage(FILE *f, const struct command *c)
 {
-	/* as long as summary and notes are (a fixed buffer cut daemon's) */
-	size_t len = strlen(c->summary) + (c->notes ? strlen(c->notes) : 0) + 4;
-	char *intro = malloc(len);
+	char lock[256] = "";
+	size_t len;
+	char *intro;
 
+	if (c->exclusive)
+		snprintf(lock, sizeof(lock), "\n\nload, unload, upgrade and reload of one "
+			 "instance run one at a time: while another\nruns, this one waits "
+			 "for it, up to %d s (XDPLEAF_LOCK_WAIT=SECONDS), then fails naming\n"
+			 "the instance and the other's pid and command line, having changed "
+			 "nothing.", XL_LOCK_WAIT_S);
+	/* as long as summary, notes and lock note are (a fixed buffer cut daemon's) */
+	len = strlen(c->summary) + (c->notes ? strlen(c->notes) : 0) + strlen(lock) + 4;
+	intro = malloc(len);
 	if (!intro) {
 		xl_opt_usage(f, c->name, c->opts, c->summary);
 		return;
 	}
-	snprintf(intro, len, "%s.%s%s", c->summary, c->notes ? "\n\n" : "",
-		 c->notes ? c->notes : "");
+	snprintf(intro, len, "%s.%s%s%s", c->summary, c->notes ? "\n\n" : "",
+		 c->notes ? c->notes : "", lock);
 	xl_opt_usage(f, c->name, c->opts, intro);
 	free(intro);
 }
@@ -555,6 +570,7 @@ static int quiet_libbpf(enum libbpf_print_level level, const char *fmt,
 int main(int argc, char **argv)
 {
 	char prog[64];
+	int lock = -1;
 	struct opts o = { .interval_ms = XL_FLOWS_DEFAULT_INTERVAL_MS, .log_level = XL_LOG_INFO };
 	int ret;
 
@@ -582,8 +598,14 @@ int main(int argc, char **argv)
 		if (commands[i].netns_bound &&
 		    xl_netns_check(o.instance, commands[i].name, argc, argv))
 			return 1;
+		/* held from before the command first looks at the pins until
+		 * its changes are done */
+		if (commands[i].exclusive &&
+		    (need_privileges() || (lock = xl_inst_lock(o.instance, commands[i].name)) < 0))
+			return 1;
 		ret = commands[i].run ? commands[i].run(&o) :
 					  run_on_instance(&commands[i], &o);
+		xl_inst_unlock(lock, o.instance);
 		return ret == XL_EXIT_NOT_LOADED ? ret : ret ? 1 : 0;
 	}
 	fprintf(stderr, "xdpleaf: unknown command '%s'\n\n", argv[1]);

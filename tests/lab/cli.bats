@@ -37,6 +37,8 @@ teardown() {
 	fi
 	rm -f "/sys/fs/bpf/$P-foreign" "/sys/fs/bpf/$P-prog"
 	rmdir "/sys/fs/bpf/xdpleaf/${P}n" 2>/dev/null || true
+	# a refused load leaves the lock of an instance directory it did not make
+	rm -f "/run/xdpleaf/${P}n.lock"
 	ip link del "${P}v1" 2>/dev/null || true
 	[[ -z $NS ]] || ip netns del "$NS" 2>/dev/null || true
 }

@@ -62,13 +62,15 @@ int xl_pin_object(struct bpf_object *obj, const struct xl_attach_state *st,
 	/* made by us now or before, or by someone else: checked either way */
 	if (xl_check_pin_dirs(instance))
 		return -1;
+	/* Another's directory (made after our check by a process that
+	 * holds no instance lock) is refused and left as it is. */
 	if (mkdir(dir, 0700))
 		goto fail;
 	bpf_object__for_each_map(map, obj) {
 		if (bpf_map__is_internal(map))
 			continue; /* .rodata/.bss: nothing an operator reads */
 		if (pin_one(bpf_map__fd(map), instance, bpf_map__name(map)))
-			return -1;
+			goto undo;
 	}
 	bpf_object__for_each_program(prog, obj) {
 		/* "xdpleaf_leaf" -> XL_PIN_PROG_LEAF */
@@ -77,12 +79,15 @@ int xl_pin_object(struct bpf_object *obj, const struct xl_attach_state *st,
 		snprintf(name, sizeof(name), XL_PIN_PROG_PREFIX "%s",
 			 strncmp(n, "xdpleaf_", 8) ? n : n + 8);
 		if (pin_one(bpf_program__fd(prog), instance, name))
-			return -1;
+			goto undo;
 	}
 	for (int i = 0; i < st->n_links; i++)
 		if (pin_one(st->links[i].fd, instance, st->links[i].name))
-			return -1;
+			goto undo;
 	return 0;
+undo: /* the directory is ours, made above: it goes with what is in it */
+	xl_remove_pins(instance);
+	return -1;
 fail:
 	fprintf(stderr, "xdpleaf: cannot create %s: %s\n", dir, strerror(errno));
 	return -1;

@@ -26,7 +26,9 @@ int xl_check_new_instance(const char *instance);
 /* Write the `instance` map: this namespace and xdpleaf's version. */
 struct bpf_map;
 int xl_record_instance(struct bpf_map *map);
-/* Pin every map, program (prog_NAME) and link under the instance dir. */
+/* Pin every map, program (prog_NAME) and link under the instance dir,
+ * which it makes: on a failure it removes that directory, and never one
+ * it did not make. */
 struct bpf_object;
 int xl_pin_object(struct bpf_object *obj, const struct xl_attach_state *st,
 		  const char *instance);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include "common/pins.h"
 #include "common/daemon.h"
+#include "common/inst_lock.h"
 
 static void run_file(char *buf, size_t len, const char *instance,
 		     const char *ext)
@@ -153,24 +154,32 @@ void xl_daemon_stop(const char *instance)
 int xl_daemon_revive(const char *instance, xl_daemon_work work)
 {
 	char path[256];
-	int old = 0;
+	int old = 0, lock, err = 0;
 	FILE *f;
 
-	if (xl_daemon_pid(instance))
-		return 0;
 	run_file(path, sizeof(path), instance, "pid");
-	f = fopen(path, "r");
+	if (xl_daemon_pid(instance) || access(path, F_OK))
+		return 0; /* running, or none was started (load --no-daemon): not ours */
+	/* A command changing the instance (a load about to start its daemon,
+	 * an unload that stopped it) sees to the daemon itself. */
+	lock = xl_inst_trylock(instance);
+	if (lock < 0)
+		return 0;
+	/* as it is now that nothing else changes it */
+	f = xl_instance_exists(instance) && !xl_daemon_pid(instance) ? fopen(path, "r") : NULL;
 	if (!f)
-		return 0; /* none was started (load --no-daemon): not ours to start */
+		goto out;
 	if (fscanf(f, "%d", &old) != 1)
 		old = 0;
 	fclose(f);
-	if (xl_daemon_start(instance, work))
-		return -1;
-	fprintf(stderr, "xdpleaf: instance '%s': its daemon (pid %d) was gone; "
-		"started a new one, pid %d (log %s/%s.log)\n", instance, old,
-		xl_daemon_pid(instance), XL_RUN_DIR, instance);
-	return 0;
+	err = xl_daemon_start(instance, work);
+	if (!err)
+		fprintf(stderr, "xdpleaf: instance '%s': its daemon (pid %d) was gone; "
+			"started a new one, pid %d (log %s/%s.log)\n", instance, old,
+			xl_daemon_pid(instance), XL_RUN_DIR, instance);
+out:
+	xl_inst_unlock(lock, instance);
+	return err;
 }
 
 int xl_daemon_start(const char *instance, xl_daemon_work work)
@@ -222,16 +231,19 @@ int xl_daemon_start(const char *instance, xl_daemon_work work)
 	return 0;
 }
 
-/* Two daemons would do the same work twice, and status and unload know
- * only the one whose pid is on file. So there is one, and replacing it
- * is the operator's explicit choice. */
-int xl_daemon_run(const char *instance, bool replace, enum xl_log_level level,
-		  xl_daemon_work work)
+/* This process becomes the instance's daemon on file: refused beside a
+ * running one, unless replace (then that one is stopped). The one it
+ * replaced in *old (0: none). 0, or -1 after saying why. */
+static int take_over(const char *instance, bool replace, int *old_pid)
 {
-	int old = xl_daemon_pid(instance), err;
+	int old = xl_daemon_pid(instance);
 	const char *why;
-	char path[256];
 
+	*old_pid = old;
+	if (!xl_instance_exists(instance)) {
+		fprintf(stderr, "xdpleaf daemon: instance '%s' is not loaded\n", instance);
+		return -1;
+	}
 	if (old && !replace) {
 		fprintf(stderr,
 			"xdpleaf daemon: instance '%s' already has a daemon, pid %d "
@@ -247,7 +259,26 @@ int xl_daemon_run(const char *instance, bool replace, enum xl_log_level level,
 			"instance '%s': %s\n", old, instance, why);
 		return -1;
 	}
-	if (write_pid(instance, getpid()))
+	return write_pid(instance, getpid());
+}
+
+/* Two daemons would do the same work twice, and status and unload know
+ * only the one whose pid is on file. So there is one, and replacing it
+ * is the operator's explicit choice. */
+int xl_daemon_run(const char *instance, bool replace, enum xl_log_level level,
+		  xl_daemon_work work)
+{
+	int old, err, lock;
+	char path[256];
+
+	/* held until this process is the one on file, so that a load's or an
+	 * upgrade's daemon start cannot interleave with the take-over */
+	lock = xl_inst_lock(instance, "daemon");
+	if (lock < 0)
+		return -1;
+	err = take_over(instance, replace, &old);
+	xl_inst_unlock(lock, instance);
+	if (err)
 		return -1;
 	prctl(PR_SET_NAME, DAEMON_COMM);
 	xl_log_init(level);

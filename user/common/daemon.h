@@ -25,8 +25,9 @@ bool xl_daemon_stopping(void);
 int xl_daemon_pid(const char *instance);
 /* A daemon that was started (its pid file is there) but is gone (killed,
  * crashed; or the pid on file is now another process's): start a new one
- * in the background. The caller runs in the instance's network namespace.
- * 0, or -1 after saying why. */
+ * in the background; left alone while a command holds the instance's
+ * lock (that command sees to the daemon). The caller runs in the
+ * instance's network namespace. 0, or -1 after saying why. */
 int xl_daemon_revive(const char *instance, xl_daemon_work work);
 /* Fork it into the background at level info. 0, or -1 after saying why. */
 int xl_daemon_start(const char *instance, xl_daemon_work work);

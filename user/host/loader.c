@@ -95,7 +95,6 @@ int xl_host_load(const struct xl_config *cfg, const char *instance)
 {
 	struct xl_attach_state st = { .n_links = 0 };
 	struct host *skel;
-	bool pinned = false;
 	int err = -1;
 
 	if (xl_check_new_instance(instance))
@@ -110,14 +109,11 @@ int xl_host_load(const struct xl_config *cfg, const char *instance)
 		goto out;
 	if (attach_tcx(skel, cfg, &st))
 		goto out;
-	pinned = true;
 	if (xl_pin_object(skel->obj, &st, instance))
 		goto out;
 	err = 0;
 out:
 	xl_attach_close(&st);
 	host__destroy(skel);
-	if (err && pinned)
-		xl_remove_pins(instance);
 	return err;
 }

@@ -388,7 +388,6 @@ int xl_leaf_load(const struct xl_config *cfg, const char *instance)
 {
 	struct xl_attach_state st = { .n_links = 0 };
 	struct leaf *skel;
-	bool pinned = false;
 	int err = -1;
 
 	if (xl_check_new_instance(instance))
@@ -415,14 +414,11 @@ int xl_leaf_load(const struct xl_config *cfg, const char *instance)
 	}
 	if (fill_maps(skel, cfg) || attach_all(skel, cfg, &st))
 		goto out;
-	pinned = true;
 	if (xl_pin_object(skel->obj, &st, instance))
 		goto out;
 	err = 0;
 out:
 	xl_attach_close(&st);
 	leaf__destroy(skel);
-	if (err && pinned)
-		xl_remove_pins(instance);
 	return err;
 }
