@@ -7,6 +7,7 @@
 #include "pin_names.h"
 #include "events.h"
 #include "telemetry.h"
+#include "common/map_walk.h"
 #include "common/names.h"
 #include "common/percpu.h"
 #include "common/pins.h"
@@ -45,31 +46,34 @@ json_object *xl_event_counts_json(const char *instance)
 	return o;
 }
 
+static void add_psn(const void *key, const void *value, void *ctx)
+{
+	const struct xl_psn_state *s = value;
+	struct xl_psn_state *t = ctx;
+
+	(void)key;
+	t->packets += s->packets;
+	t->gaps += s->gaps;
+	t->missing += s->missing;
+	t->old += s->old;
+	t->naks += s->naks;
+	t->rnr_naks += s->rnr_naks;
+}
+
 json_object *xl_psn_totals_json(const char *instance)
 {
 	int fd = open_quiet(instance, XL_MAP_NAME(XL_MAP_PSN));
-	struct xl_psn_state s, t = {};
-	struct xl_flow key, next;
-	void *prev = NULL;
-	__u64 flows = 0;
+	struct xl_psn_state t = {};
 	json_object *o;
+	long flows;
 
 	if (fd < 0)
 		return NULL;
-	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &s))
-			continue; /* evicted meanwhile */
-		flows++;
-		t.packets += s.packets;
-		t.gaps += s.gaps;
-		t.missing += s.missing;
-		t.old += s.old;
-		t.naks += s.naks;
-		t.rnr_naks += s.rnr_naks;
-	}
+	flows = xl_map_walk(fd, XL_MAP_NAME(XL_MAP_PSN), sizeof(struct xl_flow),
+			    sizeof(struct xl_psn_state), add_psn, &t);
 	close(fd);
+	if (flows < 0)
+		return NULL;
 	o = json_object_new_object();
 	json_object_object_add(o, "flows", json_object_new_uint64(flows));
 	json_object_object_add(o, "packets", json_object_new_uint64(t.packets));

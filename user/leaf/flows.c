@@ -9,6 +9,7 @@
 #include <bpf/bpf.h>
 #include "pin_names.h"
 #include "leaf/flows.h"
+#include "common/map_walk.h"
 #include "common/output.h"
 #include "common/percpu.h"
 #include "common/pins.h"
@@ -62,80 +63,163 @@ static void port_name(int ports_fd, __u32 ifindex, char *buf, size_t len)
 		snprintf(buf, len, "if%u", ifindex);
 }
 
-/* Every flow of the table, unsorted; NULL on error. */
-static struct flow_row *read_flows(int fd, int *n_out)
-{
-	int n = 0, cap = 1024;
-	struct flow_row *rows = malloc(cap * sizeof(*rows));
-	struct xl_flow key, next;
-	void *prev = NULL;
-
-	if (!rows)
-		return NULL;
-	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		key = next;
-		prev = &key;
-		if (n == cap) {
-			struct flow_row *more = realloc(rows, 2 * cap * sizeof(*rows));
-
-			if (!more)
-				break;
-			rows = more;
-			cap *= 2;
-		}
-		if (bpf_map_lookup_elem(fd, &key, &rows[n].st))
-			continue; /* evicted meanwhile */
-		rows[n].key = key;
-		rows[n].rate_bps = 0;
-		n++;
-	}
-	*n_out = n;
-	return rows;
-}
-
 static int by_key(const void *a, const void *b)
 {
 	return memcmp(&((const struct flow_row *)a)->key,
 		      &((const struct flow_row *)b)->key, sizeof(struct xl_flow));
 }
 
-/* Rates: with an interval, the bytes each flow sent between two reads of
- * the table interval_ms apart (a flow that appeared in between: all its
+/* What a walk of the table keeps: every flow (cap 0), or the cap busiest
+ * (by_rate) in a heap whose root is the least busy kept, so that the top
+ * N of a million flows takes N rows and no sort of the million. */
+struct pick {
+	struct flow_row *rows;
+	int n, size, cap;
+	bool no_memory;
+	/* each row's rate: over the dataplane's window at now; or, with
+	 * before (sorted by_key), the bytes sent since before was read,
+	 * dt_ns earlier; or none (before's own walk) */
+	enum { RATE_NONE, RATE_WINDOW, RATE_SINCE } rate;
+	__u64 now, dt_ns;
+	const struct flow_row *before;
+	int n_before;
+};
+
+/* Whether row a is busier than row b: first by_rate. */
+static bool busier(const struct flow_row *a, const struct flow_row *b)
+{
+	return by_rate(a, b) < 0;
+}
+
+/* The heap of the cap busiest: no parent busier than its children, so
+ * the least busy is at 0, the one a busier newcomer replaces. */
+static void sift_down(struct flow_row *h, int n, int i)
+{
+	for (;;) {
+		int l = 2 * i + 1, r = l + 1, m = i;
+		struct flow_row t;
+
+		if (l < n && busier(&h[m], &h[l]))
+			m = l;
+		if (r < n && busier(&h[m], &h[r]))
+			m = r;
+		if (m == i)
+			return;
+		t = h[i];
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
+}
+
+static void sift_up(struct flow_row *h, int i)
+{
+	while (i > 0 && busier(&h[(i - 1) / 2], &h[i])) {
+		struct flow_row t = h[i];
+
+		h[i] = h[(i - 1) / 2];
+		h[(i - 1) / 2] = t;
+		i = (i - 1) / 2;
+	}
+}
+
+static __u64 rate_since(const struct pick *p, const struct flow_row *r)
+{
+	const struct flow_row *b = bsearch(r, p->before, p->n_before, sizeof(*r), by_key);
+	/* an entry evicted and re-created in between starts again */
+	__u64 was = b && b->st.bytes <= r->st.bytes ? b->st.bytes : 0;
+
+	return (r->st.bytes - was) * 8 * 1000000000ULL / p->dt_ns;
+}
+
+static void offer(const void *key, const void *value, void *ctx)
+{
+	struct pick *p = ctx;
+	struct flow_row r;
+
+	memcpy(&r.key, key, sizeof(r.key));
+	memcpy(&r.st, value, sizeof(r.st));
+	r.rate_bps = p->rate == RATE_WINDOW ? flow_rate(&r.st, p->now) :
+		     p->rate == RATE_SINCE ? rate_since(p, &r) : 0;
+	if (p->cap && p->n == p->cap) {
+		if (busier(&r, &p->rows[0])) {
+			p->rows[0] = r;
+			sift_down(p->rows, p->n, 0);
+		}
+		return;
+	}
+	if (p->n == p->size) {
+		int size = p->size ? 2 * p->size : 1024;
+		struct flow_row *more;
+
+		if (p->cap && size > p->cap)
+			size = p->cap;
+		more = realloc(p->rows, size * sizeof(*more));
+		if (!more) {
+			p->no_memory = true;
+			return;
+		}
+		p->rows = more;
+		p->size = size;
+	}
+	p->rows[p->n] = r;
+	if (p->cap)
+		sift_up(p->rows, p->n);
+	p->n++;
+}
+
+/* Walk the table into p; the entries it has, or -1 after saying why. */
+static long walk_flows(int fd, struct pick *p)
+{
+	long entries = xl_map_walk(fd, XL_MAP_NAME(XL_MAP_FLOWS), sizeof(struct xl_flow),
+				   sizeof(struct xl_flow_state), offer, p);
+
+	if (entries < 0)
+		return -1;
+	if (p->no_memory) {
+		fprintf(stderr, "xdpleaf: flow table: out of memory for %d flows\n", p->n);
+		return -1;
+	}
+	return entries;
+}
+
+/* The top flows (top 0: all), unsorted, and in *entries how many the
+ * table has; NULL after saying why. Rates:
+ * with an interval, the bytes each flow sent between two reads of the
+ * table interval_ms apart (a flow that appeared in between: all its
  * bytes); without, the dataplane's last complete 10 ms window, which is 0
  * between the bursts of a flow that sends in bursts. */
-static struct flow_row *read_rated(int fd, unsigned interval_ms, int *n)
+static struct flow_row *read_rated(int fd, int top, unsigned interval_ms, int *n,
+				   long *entries)
 {
-	struct flow_row *before, *after;
-	int n0;
-	__u64 t0, t1;
+	struct pick before = { .rate = RATE_NONE };
+	struct pick p = { .cap = top > 0 ? top : 0, .rate = RATE_WINDOW };
+	__u64 t0 = 0;
 
-	if (!interval_ms) {
-		__u64 now = xl_monotonic_ns();
-
-		after = read_flows(fd, n);
-		for (int i = 0; after && i < *n; i++)
-			after[i].rate_bps = flow_rate(&after[i].st, now);
-		return after;
+	if (interval_ms) {
+		t0 = xl_monotonic_ns();
+		if (walk_flows(fd, &before) < 0) {
+			free(before.rows);
+			return NULL;
+		}
+		qsort(before.rows, before.n, sizeof(*before.rows), by_key);
+		usleep(interval_ms * 1000U);
+		p.rate = RATE_SINCE;
+		p.before = before.rows;
+		p.n_before = before.n;
 	}
-	t0 = xl_monotonic_ns();
-	before = read_flows(fd, &n0);
-	if (!before)
+	p.now = xl_monotonic_ns();
+	if (interval_ms)
+		p.dt_ns = p.now - t0;
+	*entries = walk_flows(fd, &p);
+	free(before.rows);
+	if (*entries < 0) {
+		free(p.rows);
 		return NULL;
-	qsort(before, n0, sizeof(*before), by_key);
-	usleep(interval_ms * 1000U);
-	t1 = xl_monotonic_ns();
-	after = read_flows(fd, n);
-	for (int i = 0; after && i < *n; i++) {
-		const struct flow_row *b = bsearch(&after[i], before, n0,
-						   sizeof(*before), by_key);
-		/* an entry evicted and re-created in between starts again */
-		__u64 was = b && b->st.bytes <= after[i].st.bytes ? b->st.bytes : 0;
-
-		after[i].rate_bps = (after[i].st.bytes - was) * 8 * 1000000000ULL /
-				    (t1 - t0);
 	}
-	free(before);
-	return after;
+	*n = p.n;
+	/* an empty table: a row array all the same */
+	return p.rows ? p.rows : calloc(1, sizeof(*p.rows));
 }
 
 /* ms the flow has been on its uplink, now; -1 for an entry written by a
@@ -186,19 +270,54 @@ static json_object *flow_json(const struct flow_row *r, const char *src,
 	return o;
 }
 
-/* The listing as a table, or (out non-NULL) as a JSON array into *out. */
+/* {capacity, entries, created, evicted} of the table at fd, which a walk
+ * found entries in. */
+static json_object *table_json(const char *instance, int fd, long entries)
+{
+	struct bpf_map_info info = {};
+	__u32 info_len = sizeof(info), zero = 0;
+	struct xl_leaf_counters lc = {};
+	char path[256];
+	json_object *o;
+	int cfd;
+
+	bpf_obj_get_info_by_fd(fd, &info, &info_len);
+	/* quietly absent in an instance pinned before the counter */
+	xl_pin_path(path, sizeof(path), instance, XL_MAP_NAME(XL_MAP_LEAF_COUNTERS));
+	cfd = bpf_obj_get(path);
+	if (cfd >= 0) {
+		xl_percpu_sum_u64(cfd, &zero, sizeof(lc), &lc);
+		close(cfd);
+	}
+	o = json_object_new_object();
+	json_object_object_add(o, "capacity", json_object_new_uint64(info.max_entries));
+	json_object_object_add(o, "entries", json_object_new_uint64(entries));
+	if (cfd >= 0) {
+		json_object_object_add(o, "created", json_object_new_uint64(lc.flows_created));
+		/* every entry but a few racing CPUs' is one created and not
+		 * yet evicted */
+		json_object_object_add(o, "evicted", json_object_new_uint64(
+			lc.flows_created > (__u64)entries ? lc.flows_created - entries : 0));
+	}
+	return o;
+}
+
+/* The listing as a table, or (out non-NULL) as a JSON array into *out and
+ * the table's summary (xl_flow_table_json's) from the same walk into
+ * *table. */
 static int flows_listing(const char *instance, int top, unsigned interval_ms,
-			 json_object **out)
+			 json_object **out, json_object **table)
 {
 	int fd, ports_fd, psn_fd, n = 0;
 	struct flow_row *rows;
 	char path[256];
+	long entries;
 
 	fd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_FLOWS));
 	if (fd < 0)
 		return -1;
 	ports_fd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_PORTS));
-	rows = ports_fd < 0 ? NULL : read_rated(fd, interval_ms, &n);
+	rows = ports_fd < 0 ? NULL : read_rated(fd, top, interval_ms, &n, &entries);
 	if (!rows) {
 		close(fd);
 		if (ports_fd >= 0)
@@ -208,12 +327,11 @@ static int flows_listing(const char *instance, int top, unsigned interval_ms,
 	/* quietly absent in an instance pinned before PSN tracking */
 	xl_pin_path(path, sizeof(path), instance, XL_MAP_NAME(XL_MAP_PSN));
 	psn_fd = bpf_obj_get(path);
-	qsort(rows, n, sizeof(*rows), by_rate);
-	if (top > 0 && n > top)
-		n = top;
-	if (out)
+	qsort(rows, n, sizeof(*rows), by_rate); /* the top ones only */
+	if (out) {
 		*out = json_object_new_array();
-	else
+		*table = table_json(instance, fd, entries);
+	} else
 		printf("%-26s %-26s %5s %5s %5s %8s %-6s %11s %10s %8s %6s %7s %12s\n",
 		       "src", "dst", "proto", "sport", "dport", "qp", "uplink",
 		       "packets", "MB", "flowlets", "moves", "refused", "rate_Mbps");
@@ -243,13 +361,14 @@ static int flows_listing(const char *instance, int top, unsigned interval_ms,
 
 json_object *xl_leaf_flows_json(const char *instance, int top, unsigned interval_ms)
 {
-	json_object *arr = NULL, *o;
+	json_object *arr = NULL, *table = NULL, *o;
 
-	if (flows_listing(instance, top, interval_ms, &arr))
+	if (flows_listing(instance, top, interval_ms, &arr, &table))
 		return NULL;
 	o = json_object_new_object();
 	json_object_object_add(o, "instance", json_object_new_string(instance));
 	json_object_object_add(o, "rate_interval_ms", json_object_new_int(interval_ms));
+	json_object_object_add(o, "flow_table", table);
 	json_object_object_add(o, "flows", arr);
 	return o;
 }
@@ -259,7 +378,7 @@ int xl_leaf_flows(const char *instance, int top, unsigned interval_ms, bool json
 	json_object *o;
 
 	if (!json)
-		return flows_listing(instance, top, interval_ms, NULL);
+		return flows_listing(instance, top, interval_ms, NULL, NULL);
 	o = xl_leaf_flows_json(instance, top, interval_ms);
 	if (!o)
 		return -1;
@@ -267,44 +386,25 @@ int xl_leaf_flows(const char *instance, int top, unsigned interval_ms, bool json
 	return 0;
 }
 
+static void count_one(const void *key, const void *value, void *ctx)
+{
+	(void)key;
+	(void)value;
+	(void)ctx;
+}
+
 json_object *xl_flow_table_json(const char *instance)
 {
 	int fd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_FLOWS));
-	struct bpf_map_info info = {};
-	__u32 info_len = sizeof(info), zero = 0;
-	struct xl_leaf_counters lc = {};
-	struct xl_flow key, next;
-	void *prev = NULL;
-	__u64 entries = 0;
-	char path[256];
-	json_object *o;
-	int cfd;
+	json_object *o = NULL;
+	long entries;
 
 	if (fd < 0)
 		return NULL;
-	bpf_obj_get_info_by_fd(fd, &info, &info_len);
-	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		key = next;
-		prev = &key;
-		entries++;
-	}
+	entries = xl_map_walk(fd, XL_MAP_NAME(XL_MAP_FLOWS), sizeof(struct xl_flow),
+			      sizeof(struct xl_flow_state), count_one, NULL);
+	if (entries >= 0)
+		o = table_json(instance, fd, entries);
 	close(fd);
-	/* quietly absent in an instance pinned before the counter */
-	xl_pin_path(path, sizeof(path), instance, XL_MAP_NAME(XL_MAP_LEAF_COUNTERS));
-	cfd = bpf_obj_get(path);
-	if (cfd >= 0) {
-		xl_percpu_sum_u64(cfd, &zero, sizeof(lc), &lc);
-		close(cfd);
-	}
-	o = json_object_new_object();
-	json_object_object_add(o, "capacity", json_object_new_uint64(info.max_entries));
-	json_object_object_add(o, "entries", json_object_new_uint64(entries));
-	if (cfd >= 0) {
-		json_object_object_add(o, "created", json_object_new_uint64(lc.flows_created));
-		/* every entry but a few racing CPUs' is one created and not
-		 * yet evicted */
-		json_object_object_add(o, "evicted", json_object_new_uint64(
-			lc.flows_created > entries ? lc.flows_created - entries : 0));
-	}
 	return o;
 }
