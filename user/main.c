@@ -44,6 +44,7 @@
  * forms (common/readers.h). */
 static const struct xl_readers readers = {
 	.leaf_stats = xl_leaf_stats_json,
+	.leaf_stats_no_flow_table = xl_leaf_stats_no_flow_table_json,
 	.leaf_flows = xl_leaf_flows_json,
 	.host_stats = xl_host_stats_json,
 	.host_qps = xl_host_qps_json,

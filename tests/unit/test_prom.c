@@ -140,9 +140,11 @@ static char *write_fixture(struct xl_scraped *s, int n)
 	static char *buf;
 	static size_t len;
 	FILE *f = open_memstream(&buf, &len);
+	json_object *read = json_tokener_parse("{\"began\":1795858431.25,\"duration\":0.5}");
 
-	xl_metrics_write(f, s, n);
+	xl_metrics_write(f, s, n, read);
 	fclose(f);
+	json_object_put(read);
 	return buf;
 }
 
@@ -213,6 +215,9 @@ static void fixture_metrics(void **state)
 	contains(t, "xdpleaf_pfc_frames_total{instance=\"l1\",port=\"s1\",priority=\"3\"} 2\n");
 	contains(t, "xdpleaf_pfc_paused{instance=\"l1\",port=\"s1\",priority=\"3\"} 1\n");
 	contains(t, "xdpleaf_pfc_storm{instance=\"l1\",port=\"s1\",priority=\"3\"} 0\n");
+	/* the exporter's read: when it began and how long it took */
+	contains(t, "xdpleaf_exporter_read_timestamp_seconds 1795858431.25\n");
+	contains(t, "xdpleaf_exporter_read_duration_seconds 0.5\n");
 	/* leaf metrics never for the host, nor host metrics for the leaf */
 	assert_null(strstr(t, "xdpleaf_port_rx_packets_total{instance=\"h1\""));
 	assert_null(strstr(t, "xdpleaf_host_ce_seen_total{instance=\"l1\""));

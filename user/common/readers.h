@@ -11,8 +11,13 @@ struct json_object;
 
 struct xl_readers {
 	struct json_object *(*leaf_stats)(const char *instance);
+	/* the same without flow_table, which counts its entries by reading
+	 * the whole table: for a reader that takes it from leaf_flows,
+	 * which reads the table anyway */
+	struct json_object *(*leaf_stats_no_flow_table)(const char *instance);
 	/* busiest first, at most top (0: all); rates over interval_ms (0:
-	 * the dataplane's last 10 ms window, no wait) */
+	 * the dataplane's last 10 ms window, no wait); and flow_table, as
+	 * leaf_stats has it, from the same read of the table */
 	struct json_object *(*leaf_flows)(const char *instance, int top,
 					  unsigned interval_ms);
 	struct json_object *(*host_stats)(const char *instance);

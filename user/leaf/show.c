@@ -322,7 +322,7 @@ static void stats_close(struct stats_maps *m)
 		close(m->pfc_counts_fd);
 }
 
-json_object *xl_leaf_stats_json(const char *instance)
+static json_object *stats_json(const char *instance, bool flow_table)
 {
 	json_object *root, *arr;
 	struct stats_maps m;
@@ -346,11 +346,22 @@ json_object *xl_leaf_stats_json(const char *instance)
 	}
 	json_object_object_add(root, "ports", arr);
 	json_object_object_add(root, "groups", groups_json(instance, &m.pl));
-	json_object_object_add(root, "flow_table", xl_flow_table_json(instance));
+	if (flow_table)
+		json_object_object_add(root, "flow_table", xl_flow_table_json(instance));
 	json_object_object_add(root, "events", xl_event_counts_json(instance));
 	json_object_object_add(root, "roce_psn", xl_psn_totals_json(instance));
 	stats_close(&m);
 	return root;
+}
+
+json_object *xl_leaf_stats_json(const char *instance)
+{
+	return stats_json(instance, true);
+}
+
+json_object *xl_leaf_stats_no_flow_table_json(const char *instance)
+{
+	return stats_json(instance, false);
 }
 
 int xl_leaf_stats(const char *instance, bool json)

@@ -14,6 +14,9 @@ int xl_leaf_stats(const char *instance, bool json);
  * NULL after saying why: for the exporter and top too. */
 struct json_object;
 struct json_object *xl_leaf_stats_json(const char *instance);
+/* The same without flow_table, whose entry count walks the whole flow
+ * table: for a reader that has it from flows --json's walk. */
+struct json_object *xl_leaf_stats_no_flow_table_json(const char *instance);
 int xl_leaf_routes(const char *instance, bool json);
 int xl_leaf_neigh(const char *instance, bool json);
 

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* The exporter's HTTP side and its life: options, the listening socket,
  * libmicrohttpd serving / and /metrics, and a clean exit on SIGINT or
- * SIGTERM. Every scrape reads the pinned maps anew through the readers
- * (common/readers.h), so the exporter outlives unloads, loads and
- * upgrades of the instances it watches: what is loaded at the scrape is
- * what it serves. */
+ * SIGTERM. A thread reads the pinned maps anew through the readers
+ * (common/readers.h) every --interval and a scrape serves the latest
+ * text (observe/snapshot.h), so the exporter outlives unloads, loads and
+ * upgrades of the instances it watches, and a scrape costs a copy
+ * however big their tables. Connections are limited in number, per
+ * address and in idle time, and served by a pool of threads, so that
+ * clients that never finish a request cannot keep Prometheus out. */
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h> /* optarg, optind */
@@ -13,9 +16,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <json-c/json.h>
 #include <microhttpd.h>
@@ -23,21 +28,35 @@
 #include "common/pins.h"
 #include "common/readers.h"
 #include "observe/exporter.h"
+#include "observe/log_limit.h"
 #include "observe/metrics.h"
 #include "observe/prom.h"
+#include "observe/snapshot.h"
 
 #define DEFAULT_LISTEN "127.0.0.1:9435"
 #define DEFAULT_TOP_FLOWS 10
+#define DEFAULT_INTERVAL_MS 1000
 #define MAX_INSTANCES 256
+
+/* The HTTP server's bounds. A Prometheus holds one connection per
+ * target and sends its request at once; a client that holds many, or
+ * sends a request a line at a time, must not use up the server. */
+#define CONN_MAX 4096       /* connections at once, fewer if the open-file limit is lower */
+#define CONN_PER_ADDRESS 64 /* of them from one client address */
+#define CONN_IDLE_S 10      /* a connection silent this long is closed */
+#define CONN_MEMORY 16384   /* bytes for a connection's request headers */
+#define SERVE_THREADS 2     /* requests served at once */
+#define SPARE_FDS 128       /* open files kept for the reads of the maps */
 
 struct exporter {
 	const struct xl_readers *readers;
 	char (*named)[XL_INSTANCE_MAX]; /* --instance, or NULL: all */
 	int n_named;
 	int top_flows;
+	struct xl_snapshot *snap;
 };
 
-enum { OPT_TOP_FLOWS = 256, OPT_LIST_METRICS };
+enum { OPT_TOP_FLOWS = 256, OPT_INTERVAL, OPT_LIST_METRICS };
 const struct xl_opt xl_exporter_opts[] = {
 	XL_OPT("listen", 'l', "ADDR:PORT", "where to serve (default " DEFAULT_LISTEN
 	       "): a numeric\nIPv4 address, or IPv6 in brackets ([::1]:9435); "
@@ -46,6 +65,8 @@ const struct xl_opt xl_exporter_opts[] = {
 	       "every\ninstance under " XL_PIN_ROOT ")"),
 	XL_OPT("top-flows", OPT_TOP_FLOWS, "N", "export the N busiest leaf flows and "
 	       "the first N\nDCQCN RP flows of each instance (default 10)"),
+	XL_OPT("interval", OPT_INTERVAL, "MS", "read the maps every MS milliseconds, "
+	       "100..60000\n(default 1000); a scrape serves the latest read"),
 	XL_OPT("list-metrics", OPT_LIST_METRICS, NULL, "print every metric as a "
 	       "markdown row\n(name, type, labels, help) and exit"),
 	XL_OPT_HELP, XL_OPT_END
@@ -53,11 +74,16 @@ const struct xl_opt xl_exporter_opts[] = {
 
 static const char intro[] =
 	"Serve Prometheus metrics (text format 0.0.4) of xdpleaf instances at\n"
-	"http://ADDR:PORT/metrics until SIGINT or SIGTERM (then exit 0). Every\n"
-	"scrape reads the pinned maps again, so an instance loaded, unloaded or\n"
-	"upgraded meanwhile is exported as it is at the scrape, without a restart;\n"
-	"one that is not loaded is not exported (not an error). Only reads maps.\n"
-	"Needs root, or CAP_BPF and CAP_NET_ADMIN. Metrics: docs/metrics.md.";
+	"http://ADDR:PORT/metrics until SIGINT or SIGTERM (then exit 0). The\n"
+	"pinned maps are read every --interval and a scrape serves the latest\n"
+	"read: an instance loaded, unloaded or upgraded meanwhile is exported as\n"
+	"it is at the next read, without a restart; one that is not loaded is\n"
+	"not exported (not an error). After a read comes a pause of at least\n"
+	"five times its duration (a big flow table: seconds). Only reads maps.\n"
+	"At most 4096 connections (fewer under a low open-file limit: the start\n"
+	"line says), 64 from one address, closed after 10 s idle; stderr at\n"
+	"most one line a second. Needs root, or CAP_BPF and CAP_NET_ADMIN.\n"
+	"Metrics: docs/metrics.md, docs/operations.md.";
 
 /* ADDR:PORT into a socket address; 0, or -1 after saying why. */
 static int parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *len)
@@ -139,7 +165,7 @@ static int listen_on(const char *text, struct sockaddr_storage *ss, socklen_t le
 
 	if (fd < 0 ||
 	    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
-	    bind(fd, (struct sockaddr *)ss, len) || listen(fd, 64) ||
+	    bind(fd, (struct sockaddr *)ss, len) || listen(fd, SOMAXCONN) ||
 	    getsockname(fd, (struct sockaddr *)ss, &len)) {
 		fprintf(stderr, "xdpleaf exporter: cannot listen on %s: %s\n", text,
 			strerror(errno));
@@ -150,17 +176,22 @@ static int listen_on(const char *text, struct sockaddr_storage *ss, socklen_t le
 	return fd;
 }
 
-/* One scrape: each instance's documents, turned into the exposition
- * text (malloc'd, *len bytes). */
-static char *scrape(const struct exporter *x, size_t *len)
+/* One read: each instance's documents, turned into the exposition text
+ * (malloc'd, *len bytes), with when the read began (began_ns, Unix time)
+ * and how long it took. The snapshot thread's xl_snapshot_make. */
+static char *read_all(void *ctx, __u64 began_ns, size_t *len)
 {
 	static char all[MAX_INSTANCES][XL_INSTANCE_MAX];
+	const struct exporter *x = ctx;
 	char (*names)[XL_INSTANCE_MAX] = x->named;
 	int n = x->n_named, k = 0;
 	struct xl_scraped *s;
+	json_object *read;
+	struct timespec t0, t1;
 	char *buf = NULL;
 	FILE *f;
 
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (!names) {
 		names = all;
 		n = xl_list_instances(all, MAX_INSTANCES);
@@ -181,21 +212,32 @@ static char *scrape(const struct exporter *x, size_t *len)
 			e->stats = x->readers->host_stats(e->name);
 			e->more = x->readers->host_qps(e->name, x->top_flows);
 		} else {
-			e->stats = x->readers->leaf_stats(e->name);
-			/* interval 0: no wait; rate() of the bytes does the rest */
+			/* interval 0: no wait; rate() of the bytes does the
+			 * rest. The flow table is walked once, for the top
+			 * flows and its entry count both. */
 			e->more = x->readers->leaf_flows(e->name, x->top_flows, 0);
+			e->stats = x->readers->leaf_stats_no_flow_table(e->name);
+			if (e->stats && e->more)
+				json_object_object_add(e->stats, "flow_table", json_object_get(
+					json_object_object_get(e->more, "flow_table")));
 		}
 		e->ok = e->stats && e->more;
 		k++;
 	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	read = json_object_new_object();
+	json_object_object_add(read, "began", json_object_new_double(began_ns / 1e9));
+	json_object_object_add(read, "duration", json_object_new_double(
+		(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9));
 	f = open_memstream(&buf, len);
 	if (f) {
-		xl_metrics_write(f, s, k);
+		xl_metrics_write(f, s, k, read);
 		if (fclose(f)) {
 			free(buf);
 			buf = NULL;
 		}
 	}
+	json_object_put(read);
 	for (int i = 0; i < k; i++) {
 		json_object_put(s[i].stats);
 		json_object_put(s[i].more);
@@ -232,7 +274,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	static char not_found[] = "not found: the metrics are at /metrics\n";
 	static char no_method[] = "only GET and HEAD\n";
 	static char failed[] = "scrape failed: out of memory\n";
-	const struct exporter *x = cls;
+	struct exporter *x = cls;
 	size_t len;
 	char *body;
 
@@ -249,7 +291,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	if (strcmp(url, "/metrics"))
 		return reply(c, MHD_HTTP_NOT_FOUND, TEXT, not_found,
 			     strlen(not_found), MHD_RESPMEM_PERSISTENT);
-	body = scrape(x, &len);
+	body = xl_snapshot_copy(x->snap, &len);
 	if (!body)
 		return reply(c, MHD_HTTP_INTERNAL_SERVER_ERROR, TEXT, failed,
 			     strlen(failed), MHD_RESPMEM_PERSISTENT);
@@ -257,18 +299,18 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 		     MHD_RESPMEM_MUST_FREE);
 }
 
-static int parse_top(const char *s, int *top)
+/* A whole number lo..hi into *v; -1 after saying which option wants it. */
+static int parse_num(const char *s, const char *opt, long lo, long hi, long *v)
 {
 	char *end;
-	long v;
 
 	errno = 0;
-	v = strtol(s, &end, 10);
-	if (*end || end == s || errno || v < 1 || v > 100000) {
-		fprintf(stderr, "xdpleaf exporter: --top-flows wants a number 1..100000\n");
+	*v = strtol(s, &end, 10);
+	if (*end || end == s || errno || *v < lo || *v > hi) {
+		fprintf(stderr, "xdpleaf exporter: %s wants a number %ld..%ld, not '%s'\n",
+			opt, lo, hi, s);
 		return -1;
 	}
-	*top = (int)v;
 	return 0;
 }
 
@@ -294,15 +336,35 @@ static int add_instance(struct exporter *x, const char *name)
 	return 0;
 }
 
+/* The open-file limit raised, as far as the hard limit allows, to what
+ * CONN_MAX connections need; the connections it leaves room for. */
+static unsigned conn_limit(void)
+{
+	struct rlimit r;
+	rlim_t want = CONN_MAX + SPARE_FDS;
+
+	if (getrlimit(RLIMIT_NOFILE, &r))
+		return 64;
+	if (r.rlim_cur < want) {
+		r.rlim_cur = r.rlim_max < want ? r.rlim_max : want;
+		setrlimit(RLIMIT_NOFILE, &r);
+		getrlimit(RLIMIT_NOFILE, &r);
+	}
+	return r.rlim_cur >= want ? CONN_MAX :
+	       r.rlim_cur > SPARE_FDS + 64 ? (unsigned)(r.rlim_cur - SPARE_FDS) : 64;
+}
+
 int xl_exporter_main(int argc, char **argv, const struct xl_readers *readers,
 		     int (*privileged)(void))
 {
 	struct exporter x = { .readers = readers, .top_flows = DEFAULT_TOP_FLOWS };
 	struct xl_opt_parser p = { .opts = xl_exporter_opts };
 	const char *listen_s = DEFAULT_LISTEN;
+	long top = DEFAULT_TOP_FLOWS, interval = DEFAULT_INTERVAL_MS;
 	struct sockaddr_storage ss;
 	struct MHD_Daemon *d;
 	char where[INET6_ADDRSTRLEN + 16];
+	unsigned conns;
 	socklen_t len;
 	sigset_t stop;
 	int ch, err = 0, fd, sig;
@@ -311,7 +373,12 @@ int xl_exporter_main(int argc, char **argv, const struct xl_readers *readers,
 		switch (ch) {
 		case 'l': listen_s = optarg; break;
 		case 'i': err = add_instance(&x, optarg); break;
-		case OPT_TOP_FLOWS: err = parse_top(optarg, &x.top_flows); break;
+		case OPT_TOP_FLOWS:
+			err = parse_num(optarg, "--top-flows", 1, 100000, &top);
+			break;
+		case OPT_INTERVAL:
+			err = parse_num(optarg, "--interval", 100, 60000, &interval);
+			break;
 		case OPT_LIST_METRICS: xl_metrics_list(stdout); xl_opt_free(&p); return 0;
 		case 'h':
 			xl_opt_usage(stdout, "exporter", xl_exporter_opts, intro);
@@ -323,6 +390,7 @@ int xl_exporter_main(int argc, char **argv, const struct xl_readers *readers,
 		}
 	}
 	xl_opt_free(&p);
+	x.top_flows = (int)top;
 	if (!err && optind < argc) {
 		fprintf(stderr, "xdpleaf exporter: unexpected argument '%s'\n", argv[optind]);
 		err = -1;
@@ -331,11 +399,13 @@ int xl_exporter_main(int argc, char **argv, const struct xl_readers *readers,
 		return 2;
 	if (privileged() || xl_ensure_bpffs())
 		return 1;
+	conns = conn_limit();
 	fd = listen_on(listen_s, &ss, len);
 	if (fd < 0)
 		return 1;
-	/* the signals wait for sigwait() here; libmicrohttpd's thread,
-	 * started next, inherits the mask and never takes them */
+	/* the signals wait for sigwait() here; the threads started next
+	 * (the reads, the stderr limit, libmicrohttpd's) inherit the mask
+	 * and never take them */
 	sigemptyset(&stop);
 	sigaddset(&stop, SIGINT);
 	sigaddset(&stop, SIGTERM);
@@ -345,16 +415,32 @@ int xl_exporter_main(int argc, char **argv, const struct xl_readers *readers,
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGPIPE, SIG_IGN);
+	if (xl_log_limit_start()) {
+		close(fd);
+		return 1;
+	}
+	x.snap = xl_snapshot_start((unsigned)interval, read_all, &x);
+	if (!x.snap) {
+		close(fd);
+		xl_log_limit_stop();
+		return 1;
+	}
 	d = MHD_start_daemon(MHD_USE_AUTO | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG |
 			     (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
 			     0, NULL, NULL, handle, &x,
 			     MHD_OPTION_LISTEN_SOCKET, fd,
-			     MHD_OPTION_CONNECTION_TIMEOUT, 30U,
+			     MHD_OPTION_THREAD_POOL_SIZE, (unsigned)SERVE_THREADS,
+			     MHD_OPTION_CONNECTION_LIMIT, conns,
+			     MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)CONN_PER_ADDRESS,
+			     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)CONN_IDLE_S,
+			     MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
 			     MHD_OPTION_END);
 	if (!d) {
 		fprintf(stderr, "xdpleaf exporter: cannot start the HTTP server on %s\n",
 			listen_s);
 		close(fd);
+		xl_snapshot_stop(x.snap);
+		xl_log_limit_stop();
 		return 1;
 	}
 	addr_text(&ss, where, sizeof(where));
@@ -364,11 +450,14 @@ int xl_exporter_main(int argc, char **argv, const struct xl_readers *readers,
 			printf("%s%s", i ? ", " : "instances ", x.named[i]);
 	else
 		printf("every instance under %s", XL_PIN_ROOT);
-	printf(")\n");
+	printf("), read every %ld ms; at most %u connections, %d from one address\n",
+	       interval, conns, CONN_PER_ADDRESS);
 	fflush(stdout);
 	while (sigwait(&stop, &sig))
 		;
 	MHD_stop_daemon(d); /* closes the listening socket too */
+	xl_snapshot_stop(x.snap);
+	xl_log_limit_stop();
 	printf("xdpleaf exporter: stopped by %s\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
 	return 0;
 }

@@ -13,7 +13,8 @@
 
 /* Which objects a row's samples come from, with which labels. */
 enum scope {
-	S_BUILD,    /* once per scrape */
+	S_BUILD,    /* once per text */
+	S_EXPORTER, /* once per text: the exporter's read of the maps */
 	S_INSTANCE, /* each instance */
 	S_PORT,     /* leaf stats .ports[] */
 	S_UPLINK,   /* leaf stats .ports[] with role uplink */
@@ -37,6 +38,7 @@ static const struct {
 	enum xl_inst_mode mode; /* 0: any (build, instance) */
 } scopes[S_COUNT] = {
 	[S_BUILD] = { "version, git_commit", 0 },
+	[S_EXPORTER] = { "none", 0 },
 	[S_INSTANCE] = { "instance, mode", 0 },
 	[S_PORT] = { "instance, port, role", XL_INST_LEAF },
 	[S_UPLINK] = { "instance, group, port", XL_INST_LEAF },
@@ -85,7 +87,7 @@ static const struct metric metrics[] = {
 	{ "xdpleaf_build_info", G, S_BUILD, ONE, NULL, NULL, 0,
 	  "Always 1: the labels say which xdpleaf serves these metrics." },
 	{ "xdpleaf_up", G, S_INSTANCE, UP, NULL, NULL, 0,
-	  "1 when every read of the instance's pinned maps in this scrape "
+	  "1 when every read of the instance's pinned maps in the exporter's last read "
 	  "succeeded, 0 when one failed (the exporter's stderr says why). An "
 	  "instance that is not loaded is not exported." },
 
@@ -151,7 +153,7 @@ static const struct metric metrics[] = {
 	  "Bytes each frame also takes on the port's line (its line_overhead), "
 	  "counted by the phantom queue." },
 	{ "xdpleaf_queue_length_bytes", G, S_QUEUE, VALUE, "length_bytes", NULL, 0,
-	  "Bytes in the port's phantom queue at the scrape." },
+	  "Bytes in the port's phantom queue at the exporter's last read." },
 	{ "xdpleaf_queue_packets_total", C, S_CLASS, VALUE, "packets", NULL, 0,
 	  "Packets of the traffic class offered to the port's phantom queue." },
 	{ "xdpleaf_queue_bytes_total", C, S_CLASS, VALUE, "bytes", NULL, 0,
@@ -279,9 +281,18 @@ static const struct metric metrics[] = {
 	{ "xdpleaf_pfc_storms_total", C, S_PFC, VALUE, "storms", NULL, 0,
 	  "PFC storms the watchdog detected on the port and priority." },
 	{ "xdpleaf_pfc_paused", G, S_PFC, VALUE, "paused", NULL, 0,
-	  "1 while the port's peer asks the priority to pause, at the scrape." },
+	  "1 while the port's peer asks the priority to pause, at the exporter's last read." },
 	{ "xdpleaf_pfc_storm", G, S_PFC, VALUE, "storm", NULL, 0,
-	  "1 while the watchdog counts the priority's pause as a storm, at the scrape." },
+	  "1 while the watchdog counts the priority's pause as a storm, at the "
+	  "exporter's last read." },
+
+	{ "xdpleaf_exporter_read_timestamp_seconds", G, S_EXPORTER, VALUE, "began", NULL, 0,
+	  "When the exporter's last read of the maps began (Unix time): every "
+	  "other sample is as the maps were then. time() minus it is their age "
+	  "(docs/metrics.md, \"Freshness\")." },
+	{ "xdpleaf_exporter_read_duration_seconds", G, S_EXPORTER, VALUE, "duration", NULL, 0,
+	  "How long the exporter's last read of every instance's maps took, the "
+	  "walk of each flow table included." },
 };
 #undef C
 #undef G
@@ -417,6 +428,7 @@ static void write_instance(struct xl_prom *p, const struct metric *m,
 	xl_prom_label(&base, "instance", s->name);
 	switch (m->scope) {
 	case S_BUILD:
+	case S_EXPORTER:
 	case S_COUNT:
 		break;
 	case S_INSTANCE:
@@ -531,7 +543,7 @@ static void write_instance(struct xl_prom *p, const struct metric *m,
 	}
 }
 
-void xl_metrics_write(FILE *f, const struct xl_scraped *inst, int n)
+void xl_metrics_write(FILE *f, const struct xl_scraped *inst, int n, json_object *read)
 {
 	struct xl_prom p = { .f = f };
 
@@ -545,6 +557,10 @@ void xl_metrics_write(FILE *f, const struct xl_scraped *inst, int n)
 			xl_prom_label(&l, "version", xl_version);
 			xl_prom_label(&l, "git_commit", xl_git_commit);
 			xl_prom_sample(&p, "", &l, NULL, NULL, "1");
+			continue;
+		}
+		if (m->scope == S_EXPORTER) {
+			emit(&p, m, read, NULL);
 			continue;
 		}
 		for (int i = 0; i < n; i++) {

@@ -21,8 +21,11 @@ struct xl_scraped {
 	bool ok;                     /* every read succeeded: xdpleaf_up */
 };
 
-/* Every family that has a sample, the instances in the order given. */
-void xl_metrics_write(FILE *f, const struct xl_scraped *inst, int n);
+/* Every family that has a sample, the instances in the order given, and
+ * the exporter's own from read: {began, duration} of the read that made
+ * inst, in seconds (Unix time, and how long); NULL: none. */
+void xl_metrics_write(FILE *f, const struct xl_scraped *inst, int n,
+		      struct json_object *read);
 /* The table as markdown rows, as docs/metrics.md has them: | `name` |
  * type | labels | help |. */
 void xl_metrics_list(FILE *f);
