@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # `xdpleaf sim queue` runs the dataplane's phantom queue offline: an
-# overload is capped at the port's rate, marks and drops show up, and a bad
-# trace line is reported with its line number. `xdpleaf sim flowlet` runs
+# overload is capped at the port's rate, marks and drops show up, a bad
+# trace line is reported with its line number, field and fault, and the
+# CSV forms a trace may take (an empty ect, CRLF, a BOM, long lines) read. `xdpleaf sim flowlet` runs
 # the uplink choice over on/off flows: shares follow capacities.
 
 load helpers
@@ -87,6 +88,73 @@ bats_require_minimum_version 1.5.0 # run --separate-stderr
 		run --separate-stderr "$XDPLEAF" sim queue --rate 1G --trace "$trace"
 		[[ $status -eq 1 && $stderr == *"$trace:3:"* ]] || { echo "$bad: $status $stderr"; return 1; }
 	done
+}
+
+# qtrace NAME LINE... : a queue trace (header time_ns,bytes,ect) in
+# $BATS_TEST_TMPDIR, its path on stdout
+qtrace() {
+	local f=$BATS_TEST_TMPDIR/$1
+	shift
+	{
+		echo time_ns,bytes,ect
+		printf '%s\n' "$@"
+	} >"$f"
+	echo "$f"
+}
+
+# The CSV forms the reader once refused with one generic message: an
+# empty optional ect (the default then: 1, or 0 with --not-ect), CRLF, a
+# UTF-8 BOM, a line longer than the old 256-byte buffer. Each gives the
+# plain trace's output.
+@test "sim queue: an empty ect, CRLF, a UTF-8 BOM and a 4,000-byte line read as the plain trace" {
+	local plain pad t=$BATS_TEST_TMPDIR/forms
+	run --separate-stderr "$XDPLEAF" sim queue --rate 1G --trace "$(qtrace plain 0,1500,1 10,1500,1 20,64,0)"
+	[[ $status -eq 0 && ${#lines[@]} -eq 4 ]] || { echo "$stderr"; return 1; }
+	plain=$output
+	run --separate-stderr "$XDPLEAF" sim queue --rate 1G --trace "$(qtrace empty 0,1500, 10,1500 20,64,0)"
+	[[ $status -eq 0 && $output == "$plain" ]] || { echo "empty ect: $stderr"; return 1; }
+	printf '\xef\xbb\xbftime_ns,bytes,ect\r\n0,1500,1\r\n10,1500,1\r\n20,64,0\r\n' >"$t"
+	run --separate-stderr "$XDPLEAF" sim queue --rate 1G --trace "$t"
+	[[ $status -eq 0 && $output == "$plain" ]] || { echo "CRLF and BOM: $stderr"; return 1; }
+	printf -v pad '%4000s' ''
+	run --separate-stderr "$XDPLEAF" sim queue --rate 1G --trace "$(qtrace long "0,1500,1$pad" 10,1500,1 20,64,0)"
+	[[ $status -eq 0 && $output == "$plain" ]] || { echo "long line: $stderr"; return 1; }
+	# an empty ect is the default: ECT (marked past kmax), or --not-ect's 0
+	t=$(qtrace empty_ect 0,1500, 1,1500,)
+	run --separate-stderr "$XDPLEAF" sim queue --rate 1G --kmin 0 --kmax 1 --trace "$t"
+	[[ $status -eq 0 && ${lines[2]} == 1,1500,*,marked ]] || { echo "${lines[*]}"; return 1; }
+	run --separate-stderr "$XDPLEAF" sim queue --rate 1G --kmin 0 --kmax 1 --not-ect --trace "$t"
+	[[ $status -eq 0 && ${lines[2]} == 1,1500,*,queued ]] || { echo "${lines[*]}"; return 1; }
+	t=$(qtrace long_then_bad "0,1500,1$pad" 10,1500,2)
+	run --separate-stderr "$XDPLEAF" sim queue --rate 1G --trace "$t"
+	[[ $status -eq 1 && $stderr == "$t:3: ect: 2 is not 0 or 1" ]] || { echo "$stderr"; return 1; }
+}
+
+@test "sim queue: each refusal names the line, the field and the fault" {
+	local t line want
+	while IFS='|' read -r line want; do
+		t=$(qtrace refused 0,1500 "$line")
+		run --separate-stderr "$XDPLEAF" sim queue --rate 1G --trace "$t"
+		# refused whole: not one row of the good line before it
+		[[ $status -eq 1 && -z $output && $stderr == "$t:3: $want" ]] ||
+			{ echo "'$line': status $status, stderr '$stderr', want '$want'"; return 1; }
+	done <<-'EOF'
+		10,zero|bytes: 'zero' is not a decimal number
+		10|bytes: missing
+		10,|bytes: empty, need a number
+		,1500|time_ns: empty, need a number
+		-5,1500|time_ns: '-5' has a sign; numbers are plain decimal digits
+		10,1500x|bytes: '1500x' is not a decimal number (text after the digits)
+		10,0|bytes: 0 is out of range 1..65535
+		10,65536|bytes: 65536 is out of range 1..65535
+		10,1500,-1|ect: '-1' has a sign; numbers are plain decimal digits
+		10,1500,2|ect: 2 is not 0 or 1
+		10,1500,1,0|4 fields, at most 3: time_ns,bytes,ect
+	EOF
+	t=$(qtrace backwards 0,1500 10,1500 5,1500)
+	run --separate-stderr "$XDPLEAF" sim queue --rate 1G --trace "$t"
+	[[ $status -eq 1 && $stderr == "$t:4: time_ns: 5 is before the previous packet's 10 (time must not decrease)" ]] ||
+		{ echo "$stderr"; return 1; }
 }
 
 @test "sim queue: a duration without its unit and a bad seed exit 2 with the reason" {

@@ -2,8 +2,9 @@
 # `xdpleaf sim dcqcn` replays a trace through the DCQCN reaction point
 # (include/dcqcn.h) as docs/dcqcn-spec.md specifies: output header and
 # first row, the paper cut and its recovery, the nvidia first cut, pace
-# semantics, the paper's default B (10^7 bytes), --set, trace errors,
-# --help. Needs only build/xdpleaf.
+# semantics, the paper's default B (10^7 bytes), --set, trace errors
+# (each naming its line, field and fault), the CSV forms read (an empty
+# optional field, CRLF, a BOM, lines of any length), --help. Needs only build/xdpleaf.
 # shellcheck disable=SC2154 # $stderr: set by run --separate-stderr
 
 load helpers
@@ -213,6 +214,86 @@ first_row_where() {
 	# blanks around fields are fine
 	t=$(trace blanks "0, cnp" " 10 ,send, 1000 ")
 	dcqcn "$t" --variant paper
+}
+
+# refused LINE MESSAGE: a trace of the header, 0,cnp and LINE is refused
+# with "FILE:3: MESSAGE" (exit 1, nothing on stdout).
+refused() {
+	local t
+	t=$(trace refused 0,cnp "$1")
+	run --separate-stderr "$XDPLEAF" sim dcqcn --trace "$t" --variant paper
+	[[ $status -eq 1 && -z $output && $stderr == "$t:3: $2" ]] ||
+		{ echo "'$1': status $status, stderr '$stderr', want '$t:3: $2'"; return 1; }
+}
+
+# The standard CSV forms the readers once refused with one generic
+# message: an empty optional field, CRLF line ends, a UTF-8 BOM, a line
+# longer than the old 256-byte buffer (fgets split it and the rest was
+# refused as the next line). Each gives what the plain trace gives.
+@test "sim dcqcn: an empty optional arg (1000000,cnp, and 2000000,end,) reads as none" {
+	local plain
+	dcqcn "$(trace plain 1000000,cnp 2000000,end)" --variant paper
+	plain=$output
+	dcqcn "$(trace empty_arg 1000000,cnp, 2000000,end,)" --variant paper
+	[[ $output == "$plain" && ${#lines[@]} -gt 2 ]]
+}
+
+@test "sim dcqcn: CRLF line ends and a UTF-8 BOM before the header read as plain lines" {
+	local plain t=$BATS_TEST_TMPDIR/crlf_bom
+	dcqcn "$(trace plain 1000000,cnp 1000000,pace,1500 2000000,end)" --variant paper
+	plain=$output
+	printf '\xef\xbb\xbftime_ns,event,arg\r\n1000000,cnp\r\n1000000,pace,1500\r\n2000000,end\r\n' >"$t"
+	dcqcn "$t" --variant paper
+	[[ $output == "$plain" && ${#lines[@]} -gt 2 ]]
+	# a BOM and no header
+	printf '\xef\xbb\xbf1000000,cnp\n1000000,pace,1500\n2000000,end\n' >"$t"
+	dcqcn "$t" --variant paper
+	[[ $output == "$plain" ]]
+}
+
+@test "sim dcqcn: a line of 4,000 bytes is one line; the line after it keeps its number" {
+	local plain pad t
+	printf -v pad '%4000s' ''
+	dcqcn "$(trace plain 1000000,cnp 2000000,end)" --variant paper
+	plain=$output
+	t=$(trace long "1000000,cnp$pad" "2000000,end")
+	(($(sed -n 2p "$t" | wc -c) > 4000))
+	dcqcn "$t" --variant paper
+	[[ $output == "$plain" ]]
+	t=$(trace long_then_bad "1000000,cnp$pad" "2000000,bogus")
+	run --separate-stderr "$XDPLEAF" sim dcqcn --trace "$t" --variant paper
+	[[ $status -eq 1 && $stderr == "$t:3: event: 'bogus' is not cnp, send, pace or end" ]] ||
+		{ echo "$stderr"; return 1; }
+}
+
+@test "sim dcqcn: each refusal names the line, the field and the fault" {
+	refused 10,bogus "event: 'bogus' is not cnp, send, pace or end"
+	refused 10 "event: missing; one of cnp, send, pace, end"
+	refused 10, "event: empty; one of cnp, send, pace, end"
+	refused ,cnp "time_ns: empty, need a number"
+	refused -5,cnp "time_ns: '-5' has a sign; numbers are plain decimal digits"
+	refused +5,cnp "time_ns: '+5' has a sign; numbers are plain decimal digits"
+	refused 0x10,cnp "time_ns: '0x10' is not a decimal number (text after the digits)"
+	refused x,cnp "time_ns: 'x' is not a decimal number"
+	refused 18446744073709551616,cnp "time_ns: '18446744073709551616' is above 2^64 - 1"
+	refused 10,send "arg: missing; send needs BYTES"
+	refused 10,send, "arg: empty; send needs BYTES"
+	refused 10,pace "arg: missing; pace needs BYTES"
+	refused 10,send,0 "arg: send needs BYTES of at least 1"
+	refused 10,send,-5 "arg: '-5' has a sign; numbers are plain decimal digits"
+	refused 10,cnp,1,2 "4 fields, at most 3: time_ns,event,arg"
+	# time order: named only when the times are out of order
+	local t
+	t=$(trace backwards 0,cnp 100,cnp 50,cnp)
+	run --separate-stderr "$XDPLEAF" sim dcqcn --trace "$t" --variant paper
+	[[ $status -eq 1 && $stderr == "$t:4: time_ns: 50 is before the previous event's 100 (time must not decrease)" ]] ||
+		{ echo "$stderr"; return 1; }
+	# garbage: a NUL byte, a long field (shown cut at 32 characters)
+	t=$BATS_TEST_TMPDIR/nul
+	printf 'time_ns,event,arg\n0,c\0np\n' >"$t"
+	run --separate-stderr "$XDPLEAF" sim dcqcn --trace "$t" --variant paper
+	[[ $status -eq 1 && $stderr == "$t:2: a NUL byte at column 4" ]] || { echo "$stderr"; return 1; }
+	refused "10,$(printf 'x%.0s' {1..40})" "event: '$(printf 'x%.0s' {1..32})...' is not cnp, send, pace or end"
 }
 
 @test "sim dcqcn: bad options exit 2, --help exits 0" {

@@ -60,64 +60,83 @@ static void timers_until(struct xl_dcqcn_state *s,
 	}
 }
 
+static int event_kind(const char *name)
+{
+	static const char *const names[] = {
+		[EV_CNP] = "cnp", [EV_SEND] = "send", [EV_PACE] = "pace", [EV_END] = "end",
+	};
+
+	for (int k = 0; k < (int)(sizeof(names) / sizeof(names[0])); k++)
+		if (!strcmp(name, names[k]))
+			return k;
+	return -1;
+}
+
+/* One line of the trace into *e: 0, or -1 refused naming the field. */
+static int read_event(const struct xl_csv *c, struct event *e, const struct event *prev)
+{
+	unsigned long long t, arg = 0;
+	const char *name;
+
+	if (xl_csv_u64(c, 0, "time_ns", 0, &t))
+		return -1;
+	if (prev && t < prev->t)
+		return xl_csv_refuse(c, "time_ns", "%llu is before the previous event's %llu "
+				     "(time must not decrease)", t, (unsigned long long)prev->t);
+	name = c->n > 1 ? c->field[1] : "";
+	e->kind = event_kind(name);
+	if (e->kind < 0 && !*name)
+		return xl_csv_refuse(c, "event", "%s; one of cnp, send, pace, end",
+				     c->n > 1 ? "empty" : "missing");
+	if (e->kind < 0)
+		return xl_csv_refuse(c, "event", XL_CSV_SHOWN " is not cnp, send, pace or end",
+				     XL_CSV_SHOW(name));
+	/* arg: BYTES for send and pace, ignored (and may be empty) otherwise */
+	if ((e->kind == EV_SEND || e->kind == EV_PACE) && (c->n < 3 || !*c->field[2]))
+		return xl_csv_refuse(c, "arg", "%s; %s needs BYTES", c->n < 3 ? "missing" : "empty",
+				     name);
+	if (xl_csv_u64(c, 2, "arg", 1, &arg))
+		return -1;
+	if (e->kind == EV_SEND && arg == 0)
+		return xl_csv_refuse(c, "arg", "send needs BYTES of at least 1");
+	e->t = t;
+	e->arg = arg;
+	return 0;
+}
+
 static int read_trace(const char *path, struct event **out, int *n_out)
 {
-	FILE *f = fopen(path, "r");
 	struct event *ev = NULL;
-	int n = 0, cap = 0, line = 0;
-	char buf[256];
+	struct xl_csv c;
+	int n = 0, cap = 0, rc;
 
-	if (!f) {
-		fprintf(stderr, "xdpleaf sim dcqcn: %s: %s\n", path, strerror(errno));
+	if (xl_csv_open(&c, path, "time_ns,event,arg", "xdpleaf sim dcqcn"))
 		return -1;
-	}
-	while (fgets(buf, sizeof(buf), f)) {
-		unsigned long long t, arg = 0;
-		char *field[3], *name;
-		int fields;
-
-		line++;
-		buf[strcspn(buf, "\r\n")] = 0;
-		if (!buf[0] || (line == 1 && !strncmp(buf, "time_ns", 7)))
-			continue;
-		fields = xl_csv_split(buf, field, 3);
-		if (fields < 2 || xl_csv_u64(field[0], &t) ||
-		    (fields == 3 && xl_csv_u64(field[2], &arg)) || (n && t < ev[n - 1].t))
-			goto bad;
-		name = field[1];
+	while ((rc = xl_csv_next(&c)) > 0) {
 		if (n == cap) {
 			struct event *more;
 
 			cap = cap ? 2 * cap : 256;
 			more = realloc(ev, cap * sizeof(*ev));
-			if (!more)
-				goto bad;
+			if (!more) {
+				rc = xl_csv_refuse(&c, NULL, "out of memory");
+				break;
+			}
 			ev = more;
 		}
-		ev[n].t = t;
-		ev[n].arg = arg;
-		if (!strcmp(name, "cnp"))
-			ev[n].kind = EV_CNP;
-		else if (!strcmp(name, "send") && fields == 3 && arg > 0)
-			ev[n].kind = EV_SEND;
-		else if (!strcmp(name, "pace") && fields == 3)
-			ev[n].kind = EV_PACE;
-		else if (!strcmp(name, "end"))
-			ev[n].kind = EV_END;
-		else
-			goto bad;
+		rc = read_event(&c, &ev[n], n ? &ev[n - 1] : NULL);
+		if (rc)
+			break;
 		n++;
 	}
-	fclose(f);
+	xl_csv_close(&c);
+	if (rc) {
+		free(ev);
+		return -1;
+	}
 	*out = ev;
 	*n_out = n;
 	return 0;
-bad:
-	fprintf(stderr, "%s:%d: expected time_ns,cnp | send,BYTES | pace,BYTES | "
-			"end, with time not decreasing\n", path, line);
-	fclose(f);
-	free(ev);
-	return -1;
 }
 
 /* --set key=value: every RP parameter of docs/dcqcn-spec.md, read by the

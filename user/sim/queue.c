@@ -63,38 +63,64 @@ static void offer(struct queue_sim *s, __u64 t_ns, __u64 len, int ect)
 	printf("%llu,%llu,%llu,%s\n", t_ns, len, q, action_name(d));
 }
 
-static int run_trace(struct queue_sim *s, const char *path, int ect)
-{
-	FILE *f = fopen(path, "r");
-	char line[256];
-	int n = 0;
+struct packet {
+	__u64 t;
+	__u32 len;
+	__u32 ect;
+};
 
-	if (!f) {
-		fprintf(stderr, "xdpleaf sim queue: %s: %s\n", path, strerror(errno));
+/* The whole trace, read before any packet is offered (a refused line
+ * leaves no partial output): 0, or -1 refused naming the field. */
+static int read_trace(const char *path, int ect, struct packet **out, size_t *n_out)
+{
+	struct packet *pk = NULL;
+	size_t n = 0, cap = 0;
+	struct xl_csv c;
+	int rc;
+
+	if (xl_csv_open(&c, path, "time_ns,bytes,ect", "xdpleaf sim queue"))
+		return -1;
+	while ((rc = xl_csv_next(&c)) > 0) {
+		unsigned long long t, len, e = (unsigned long long)ect;
+
+		rc = -1;
+		if (xl_csv_u64(&c, 0, "time_ns", 0, &t) || xl_csv_u64(&c, 1, "bytes", 0, &len) ||
+		    xl_csv_u64(&c, 2, "ect", 1, &e))
+			break;
+		if (n && t < pk[n - 1].t) {
+			xl_csv_refuse(&c, "time_ns", "%llu is before the previous packet's %llu "
+				      "(time must not decrease)", t, (unsigned long long)pk[n - 1].t);
+			break;
+		}
+		if (len == 0 || len > 65535) {
+			xl_csv_refuse(&c, "bytes", "%llu is out of range 1..65535", len);
+			break;
+		}
+		if (e > 1) {
+			xl_csv_refuse(&c, "ect", "%llu is not 0 or 1", e);
+			break;
+		}
+		if (n == cap) {
+			struct packet *more;
+
+			cap = cap ? 2 * cap : 1024;
+			more = realloc(pk, cap * sizeof(*pk));
+			if (!more) {
+				xl_csv_refuse(&c, NULL, "out of memory");
+				break;
+			}
+			pk = more;
+		}
+		pk[n++] = (struct packet){ .t = t, .len = (__u32)len, .ect = (__u32)e };
+		rc = 0;
+	}
+	xl_csv_close(&c);
+	if (rc) {
+		free(pk);
 		return -1;
 	}
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long t, len, e = (unsigned long long)ect;
-		char *field[3];
-		int fields;
-
-		n++;
-		line[strcspn(line, "\r\n")] = 0;
-		if (n == 1 && !strncmp(line, "time_ns", 7))
-			continue;
-		fields = xl_csv_split(line, field, 3);
-		if (fields < 2 || xl_csv_u64(field[0], &t) || xl_csv_u64(field[1], &len) ||
-		    (fields == 3 && xl_csv_u64(field[2], &e)) ||
-		    len == 0 || len > 65535 || e > 1 || (s->packets && t < s->last_ns)) {
-			fprintf(stderr, "%s:%d: expected time_ns,bytes[,ect] with time "
-					"not decreasing, 1..65535 bytes, ect 0 or 1\n",
-				path, n);
-			fclose(f);
-			return -1;
-		}
-		offer(s, t, len, (int)e);
-	}
-	fclose(f);
+	*out = pk;
+	*n_out = n;
 	return 0;
 }
 
@@ -146,6 +172,8 @@ int xl_sim_queue(int argc, char **argv)
 	__u64 rate = 0, load = 0, duration = 0, packet = 1500;
 	__u32 gamma = 1000000, u32v;
 	const char *trace = NULL;
+	struct packet *pk = NULL;
+	size_t n_pk = 0;
 	char err[256] = "";
 	int ch, ect = 1, bad = 0, thresholds = 0;
 
@@ -217,10 +245,13 @@ int xl_sim_queue(int argc, char **argv)
 	if (!s.buffer)
 		s.buffer = xl_default_buffer(rate);
 	s.drain_bps = rate * gamma / 1000000;
+	if (trace && read_trace(trace, ect, &pk, &n_pk))
+		return 1;
 	printf("time_ns,bytes,queue_bytes,action\n");
 	if (trace) {
-		if (run_trace(&s, trace, ect))
-			return 1;
+		for (size_t i = 0; i < n_pk; i++)
+			offer(&s, pk[i].t, pk[i].len, (int)pk[i].ect);
+		free(pk);
 	} else {
 		/* Arrivals every packet·8/load seconds, on an exact ns grid. */
 		for (__u64 i = 0;; i++) {
