@@ -11,8 +11,10 @@
 #   3. ECN: an incast into r1, whose port on leaf2 is a 400 Mb/s phantom
 #      queue; what it delivered, marked and dropped
 #   4. DCQCN in host mode: the same incast with r1 sending CNPs and the
-#      senders' reaction points pacing each QP; its rate before, at the
-#      cut and after recovery
+#      senders' reaction points pacing each QP, their steps and timers
+#      scaled to the lab's rate; each QP's rate before, at the cut and
+#      after recovery, then the port's drops and the QPs' shares with and
+#      without DCQCN at the same offered load
 #
 # Everything it creates (namespaces, xdpleaf instances, processes) is
 # removed on exit, also on failure or Ctrl-C. Exits 1 if a section did not
@@ -43,6 +45,20 @@ PORT_RATE=400M
 LIGHT=25M
 C_BPS=250000000
 RECOVER_S=5       # bound on the wait for every QP to be back near C
+# The RP's rate steps, floor and timers as the specification (and host
+# mode's defaults) have them are sized for a 40 Gbit/s NIC: with them the
+# 8 QPs' floor alone (8 x 100M) overloads r1's port, and a cut QP climbs
+# back before r1's queue, drained 100 times slower at 400M than at 40G,
+# is gone. Scaled to this lab (as bench-dcqcn and bench-jct --host-dcqcn
+# lab do; docs/dcqcn.md): R_AI and R_HAI the config's least (1/40 of
+# 40M, 200M), the floor 1 % of C, the timers K and T 10 times longer.
+NIC_BPS=40000000000
+SCALED=(r_ai=1M r_hai=5M min_rate=2.5M k=550us t=550us)
+# Section 4's targets against section 3 (the same gens, no DCQCN): at
+# least 95 % fewer drops at r1's port, and every QP's share of what r1
+# received within 25 % of an equal 1/8 (12.5 %: 9.4 to 15.6 %).
+FEWER_PCT=95
+SHARE_TOL_PCT=25
 TMP=$(mktemp -d)
 HOSTS=(r1 s1 s2 s3 s4) # host-mode instances of section 4: P_<host>
 FAILED=0
@@ -91,6 +107,8 @@ cleanup() {
 }
 
 proves() { echo "proves: $*"; }
+# bit/s as Mb/s: whole above 10M, one decimal below (the scaled floor, 2.5M)
+mbps() { awk -v b="$1" 'BEGIN { printf (b < 1e7 ? "%.1f" : "%d"), b / 1e6 }'; }
 # A section that did not show its point says so, and the demo exits 1.
 did_not() { echo "did not prove: $*"; FAILED=1; }
 
@@ -280,7 +298,36 @@ gens_wait() {
 	((rc == 0)) || { cat "$TMP"/gen-*.out >&2; exit 1; }
 }
 
+# xdpleaf sink on r1 counts each QP's delivered bytes during an incast
+# (--pass: the kernel, and in section 4 r1's NP at tc, still get every
+# packet).
+SINK_PID=
+sink_start() { # tag
+	nsenter --net="/run/netns/$P-r1" -- "$XDPLEAF" sink --dev eth0 --pass --json \
+		>"$TMP/sink-$1.json" 2>"$TMP/sink-$1.err" </dev/null &
+	SINK_PID=$!
+	for _ in $(seq 100); do
+		grep -q ready "$TMP/sink-$1.err" && return 0
+		kill -0 "$SINK_PID" 2>/dev/null || break
+		sleep 0.05
+	done
+	cat "$TMP/sink-$1.err" >&2
+	exit 1
+}
+sink_stop() { # tag
+	kill -TERM "$SINK_PID"
+	wait "$SINK_PID" || { cat "$TMP/sink-$1.err" >&2; exit 1; }
+}
+# "QPS MIN MAX": the QPs r1 received from, and the smallest and largest
+# share of the bytes, in % (one decimal)
+qp_shares() { # tag
+	jq -r '[.qps[].bytes] as $b | ($b | add) as $t
+		| [($b | length)] + ([($b | min), ($b | max)] | map(. * 1000 / $t | round / 10))
+		| @tsv' "$TMP/sink-$1.json"
+}
+
 read -r q0pk q0by q0mk q0dr _ < <(r1_queue)
+sink_start ecn
 d0=$(rx_bytes "$P-r1")
 t0=$(date +%s%N)
 gens "$INCAST_S" "$C"
@@ -288,11 +335,15 @@ gens_wait
 t1=$(date +%s%N)
 read -r q1pk q1by q1mk q1dr peak < <(r1_queue)
 d1=$(rx_bytes "$P-r1")
+sink_stop ecn
 ms=$(((t1 - t0) / 1000000))
 pk=$((q1pk - q0pk)) mk=$((q1mk - q0mk)) dr=$((q1dr - q0dr))
-ecn_drops=$dr
+ecn_drops=$dr ecn_mbps=$(((d1 - d0) * 8 / ms / 1000))
+read -r ecn_qps ecn_min ecn_max < <(qp_shares ecn)
 printf '  offered to the port  %5d Mbit/s  (%d packets)\n' $(((q1by - q0by) * 8 / ms / 1000)) "$pk"
-printf '  delivered to r1      %5d Mbit/s\n' $(((d1 - d0) * 8 / ms / 1000))
+printf '  delivered to r1      %5d Mbit/s\n' "$ecn_mbps"
+printf '  share per QP         %s..%s %% of what r1 received (%d QPs; equal: 12.5 %%)\n' \
+	"$ecn_min" "$ecn_max" "$ecn_qps"
 printf '  CE-marked            %5d packets (%s %%)\n' "$mk" \
 	"$(awk -v m="$mk" -v p="$pk" 'BEGIN { printf "%.1f", p ? 100 * m / p : 0 }')"
 printf '  tail-dropped         %5d packets (past the 400 KB buffer)\n' "$dr"
@@ -308,9 +359,15 @@ fi
 
 echo
 echo "== 4. DCQCN in host mode: the same incast; r1 sends CNPs for marked packets (NP), each sender cuts and recovers its QPs' rates (RP, paper variant, C = $C)"
+echo "   the lab runs at 1/$((NIC_BPS / C_BPS)) of a $((NIC_BPS / 1000000000)) Gbit/s NIC's rate (C = $C), the rate the specification's RP steps and timers are sized for;"
+echo "   scaled to the lab: R_AI 40M -> 1M, R_HAI 200M -> 5M (1/40: the config's least), min_rate 100M -> 2.5M (1 % of C), K = T 55us -> 550us (x10)"
 printf '[xdpleaf]\nmode = host\n\n[port eth0]\n\n[dcqcn]\nnp = yes\nrp = no\n' >"$TMP/r1.conf"
-printf '[xdpleaf]\nmode = host\n\n[port eth0]\nrate = %s\n\n[dcqcn]\nvariant = paper\nnp = no\n' \
-	"$C" >"$TMP/sender.conf"
+{
+	printf '[xdpleaf]\nmode = host\n\n[port eth0]\nrate = %s\n\n[dcqcn]\nvariant = paper\nnp = no\n' "$C"
+	for kv in "${SCALED[@]}"; do
+		printf '%s = %s\n' "${kv%%=*}" "${kv#*=}"
+	done
+} >"$TMP/sender.conf"
 in_ns "$P-r1" "$XDPLEAF" load --config "$TMP/r1.conf" --instance "${P}_r1" </dev/null >/dev/null
 for n in 1 2 3 4; do
 	in_ns "$P-s$n" "$XDPLEAF" load --config "$TMP/sender.conf" --instance "${P}_s$n" </dev/null >/dev/null
@@ -347,12 +404,18 @@ done < <(published)
 # The incast, then light load again: poll until every QP's published
 # rate is back at >= 95 % of C, or RECOVER_S has passed.
 read -r q0pk q0by q0mk q0dr _ < <(r1_queue)
+sink_start dcqcn
+d0=$(rx_bytes "$P-r1")
 t0=$(date +%s%N)
 gens "$INCAST_S" "$C" dcqcn
 gens_wait
 t1=$(date +%s%N)
 read -r q1pk q1by q1mk q1dr _ < <(r1_queue)
+d1=$(rx_bytes "$P-r1")
+sink_stop dcqcn
 dcqcn_drops=$((q1dr - q0dr))
+dcqcn_mbps=$(((d1 - d0) * 8 / ((t1 - t0) / 1000000) / 1000))
+read -r dcqcn_qps dcqcn_min dcqcn_max < <(qp_shares dcqcn)
 # what the incast offered r1's port, and how much of it was marked
 incast_mbps=$(((q1by - q0by) * 8 / ((t1 - t0) / 1000000) / 1000))
 incast_marked=$((q1mk - q0mk)) incast_pk=$((q1pk - q0pk))
@@ -395,9 +458,9 @@ cut=0 lowest=$C_BPS highest_low=0 slowest=0
 {
 	printf 'QP\tBEFORE\tAT THE CUT\tAFTER\tBACK AT 95 %% OF C\n'
 	while read -r qp low rec; do
-		printf '%s\t%s\t%d Mb/s\t%s\t%s\n' "$qp" \
-			"${before[$qp]:+$((before[$qp] / 1000000)) Mb/s}" $((low / 1000000)) \
-			"${rate_back[$qp]:+$((rate_back[$qp] / 1000000)) Mb/s}" \
+		printf '%s\t%s\t%s Mb/s\t%s\t%s\n' "$qp" \
+			"${before[$qp]:+$(mbps "${before[$qp]}") Mb/s}" "$(mbps "$low")" \
+			"${rate_back[$qp]:+$(mbps "${rate_back[$qp]}") Mb/s}" \
 			"$([[ $rec == - ]] && echo "not seen" || echo "$rec ms after its last cut")"
 	done <"$TMP/qp-rates.txt"
 } | align
@@ -410,15 +473,34 @@ done <"$TMP/qp-rates.txt"
 echo "  (BEFORE and AFTER: published rates at $LIGHT per QP, before the incast and once back; AT THE CUT: the lowest"
 echo "   during the incast; rates sampled every 10 ms from the senders' maps)"
 echo "  the incast offered r1's port $incast_mbps Mbit/s ($incast_pk packets, $incast_marked CE-marked)"
-echo "  CNPs: r1 sent $cnps_sent, the senders received $cnps_recv; tail drops at r1's port: $dcqcn_drops (section 3, without DCQCN: $ecn_drops)"
-# the rate a cut never goes below ([dcqcn] min_rate, default 100M)
+echo "  CNPs: r1 sent $cnps_sent, the senders received $cnps_recv"
+# the rate a cut never goes below ([dcqcn] min_rate)
 floor=$(in_ns "$P-s1" "$XDPLEAF" status --json --instance "${P}_s1" | jq '.dcqcn.min_rate_bps')
-cut_to="$((lowest / 1000000))..$((highest_low / 1000000)) Mb/s"
-((lowest == highest_low && lowest == floor)) && cut_to="the RP's floor, min_rate = $((floor / 1000000)) Mb/s,"
-if ((cut == 8 && ${#back[@]} == 8 && cnps_sent > 0)); then
-	proves "r1 turned CE marks into $cnps_sent CNPs; every one of the 8 QPs was cut from $((C_BPS / 1000000)) Mb/s to $cut_to and was back at >= 95 % of C at most $slowest ms after its last cut"
+cut_to="$(mbps "$lowest")..$(mbps "$highest_low") Mb/s"
+((lowest == highest_low && lowest == floor)) && cut_to="the RP's floor, min_rate = $(mbps "$floor") Mb/s,"
+
+# Drops and shares with and without DCQCN: the same gens (8 QPs at C for
+# INCAST_S into the same port), section 3's run without it.
+fewer=$(awk -v a="$ecn_drops" -v b="$dcqcn_drops" 'BEGIN { printf "%.1f", a ? 100 * (a - b) / a : 0 }')
+echo
+echo "  at the same offered load, 8 QPs x $C for ${INCAST_S}s into r1's $PORT_RATE port:"
+{
+	printf '\tWITHOUT DCQCN (section 3)\tWITH DCQCN\n'
+	printf 'delivered to r1\t%d Mbit/s\t%d Mbit/s\n' "$ecn_mbps" "$dcqcn_mbps"
+	printf 'tail drops at the port\t%d\t%d (%s %% fewer)\n' "$ecn_drops" "$dcqcn_drops" "$fewer"
+	printf 'share per QP\t%s..%s %%\t%s..%s %% (equal: 12.5 %%)\n' \
+		"$ecn_min" "$ecn_max" "$dcqcn_min" "$dcqcn_max"
+} | align | sed 's/^/  /'
+# the targets: FEWER_PCT fewer drops, every share within SHARE_TOL_PCT of 1/8
+fewer_ok=$(awk -v a="$ecn_drops" -v b="$dcqcn_drops" -v p="$FEWER_PCT" \
+	'BEGIN { print (a > 0 && 100 * (a - b) >= p * a) }')
+shares_ok=$(awk -v n="$dcqcn_qps" -v lo="$dcqcn_min" -v hi="$dcqcn_max" -v t="$SHARE_TOL_PCT" \
+	'BEGIN { e = 100 / 8; print (n == 8 && lo >= e * (1 - t / 100) && hi <= e * (1 + t / 100)) }')
+echo "  (targets: >= $FEWER_PCT % fewer drops; every QP's share within $SHARE_TOL_PCT % of 12.5 %, i.e. 9.4..15.6 %)"
+if ((cut == 8 && ${#back[@]} == 8 && cnps_sent > 0 && fewer_ok && shares_ok)); then
+	proves "r1 turned CE marks into $cnps_sent CNPs; every one of the 8 QPs was cut from $((C_BPS / 1000000)) Mb/s to $cut_to and was back at >= 95 % of C at most $slowest ms after its last cut; at the same offered load r1's port dropped $fewer % fewer packets than without DCQCN ($dcqcn_drops vs $ecn_drops) and every QP got $dcqcn_min..$dcqcn_max % of what it delivered"
 else
-	did_not "$cut of 8 QPs cut below 90 % of C, ${#back[@]} of 8 back within ${RECOVER_S}s, $cnps_sent CNPs sent"
+	did_not "$cut of 8 QPs cut below 90 % of C, ${#back[@]} of 8 back within ${RECOVER_S}s, $cnps_sent CNPs sent; drops $dcqcn_drops with DCQCN vs $ecn_drops without ($fewer % fewer, target $FEWER_PCT); shares $dcqcn_min..$dcqcn_max % of $dcqcn_qps QPs (target: 8 QPs within $SHARE_TOL_PCT % of 12.5 %)"
 fi
 
 echo

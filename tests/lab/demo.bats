@@ -1,9 +1,10 @@
 #!/usr/bin/env bats
 # `make demo` (lab/demo.sh) in its quick mode (DEMO_QUICK=1: shorter
 # traffic) under a per-run prefix: it tells four stories, the fast path,
-# hash vs flowlet, ECN marking and DCQCN's cut and recovery, each ending in
-# one "proves:" line backed by the numbers it printed, and leaves no
-# namespace or xdpleaf instance behind; also when it is stopped halfway.
+# hash vs flowlet, ECN marking and DCQCN's cut and recovery (then its drops
+# and shares against ECN alone), each ending in one "proves:" line backed
+# by the numbers it printed, and leaves no namespace or xdpleaf instance
+# behind; also when it is stopped halfway.
 
 load helpers
 
@@ -59,6 +60,21 @@ nothing_left() {
 	grep -qE '^flowlet +([0-9.]+ +){4}[0-9.]+ +[0-9]+ Mbit/s' <<<"$output"
 	grep -qE '^  CE-marked +[1-9][0-9]* packets' <<<"$output"
 	(($(grep -cE '^s[1-4]/[0-9]+ +[0-9]+ Mb/s' <<<"$output") == 8))
+	# section 4 says at what fraction of a NIC's rate the lab runs and
+	# how the RP was scaled to it ...
+	grep -qE '^   the lab runs at 1/160 of a 40 Gbit/s NIC.s rate' <<<"$output"
+	grep -qE '^   scaled to the lab: R_AI 40M -> 1M, .*min_rate 100M -> 2\.5M.*K = T 55us -> [0-9]+us' <<<"$output"
+	# ... and ends with the drops and shares at the same offered load:
+	# at least 95 % fewer drops with DCQCN than without (section 3), and
+	# every QP's share of what r1 received within 25 % of an equal 1/8
+	# (12.5 %: 9.375..15.625 %)
+	local without with lo hi
+	read -r without with < <(sed -nE 's/^  tail drops at the port +([0-9]+) +([0-9]+) \(.*/\1 \2/p' <<<"$output")
+	((without > 0 && with * 100 <= without * 5)) ||
+		{ echo "drops at r1's port: $with with DCQCN, $without without"; return 1; }
+	read -r lo hi < <(sed -nE 's/^  share per QP +[0-9.]+\.\.[0-9.]+ % +([0-9.]+)\.\.([0-9.]+) % \(equal: 12\.5 %\)$/\1 \2/p' <<<"$output")
+	awk -v lo="$lo" -v hi="$hi" 'BEGIN { exit !(lo != "" && lo >= 9.375 && hi <= 15.625) }' ||
+		{ echo "QP shares with DCQCN: '$lo'..'$hi' %"; return 1; }
 	# every reason the demo printed is explained in docs/architecture.md
 	local r reasons
 	reasons=$(sed -n '/^## Reasons/,/^## [^R]/p' "$ROOT/docs/architecture.md")
