@@ -19,8 +19,9 @@ PACKAGES=(
 	# xdpleaf top under a terminal (tests/lab/top.bats)
 	tmux
 	# MPI collectives through the lab (make bench-jct, tests/lab/jct.bats):
-	# mpirun and mpicc
-	openmpi-bin libopenmpi-dev
+	# mpirun and mpicc; MPICH beside it (--ops mpich-*: mpiexec.mpich,
+	# mpicc.mpich), the other library with its own algorithm choice
+	openmpi-bin libopenmpi-dev mpich libmpich-dev
 	# the exporter's tests: promtool and a Prometheus server to scrape it
 	prometheus curl
 	# the benchmarks' plots (bench/plot.py)

@@ -6,7 +6,8 @@
                                  and DIR/plots/cdf-UPLINKS-OP-SIZE.png
 
 Each cell is DIR/HOSTS/UPLINKS/LABEL/OP-SIZE/ (HOSTS: the hosts' TCP
-profile, dc or as-is; a run from before the profiles has no such level)
+profile, dc or as-is; a run from before the profiles has no such level;
+OP may itself hold '-', as mpich-allreduce: SIZE is what follows the last)
 with steps.json (the collective's
 output: per-step, per-rank CLOCK_MONOTONIC start and end) and counter
 snapshots before (c0.json) and after (c1.json) the mpirun: nstat of every
@@ -422,7 +423,8 @@ def report(top, setup, hosts, rows):
           f"roce hosts' DCQCN: {setup.get('host_dcqcn', 'spec')}, "
           f"{setup.get('roce_qps', 1)} QP(s) per sender; "
           f"ref = uplinks unlimited, receivers' links at aggregate/4")
-    hdr = (f"{'uplinks':<24} {'op':<9} {'size':>4}  {'fabric':<9} {'p50ms':>8} {'p99ms':>8} "
+    opw = max([9] + [len(r["op"]) for r in rows])  # allreduce-rabenseifner: 22
+    hdr = (f"{'uplinks':<24} {'op':<{opw}} {'size':>4}  {'fabric':<9} {'p50ms':>8} {'p99ms':>8} "
            f"{'p50x':>6} {'p99x':>6} {'bound':>11} {'reord':>6} {'ofo(r)':>7} {'retx':>6} "
            f"{'drops':>6}  notes")
     print(hdr)
@@ -434,7 +436,7 @@ def report(top, setup, hosts, rows):
         last = key
         up = f"{r['uplinks']} {r.get('rates', '')}"
         if r.get("failed"):
-            print(f"{up:<24} {r['op']:<9} {r['size']:>4}  {r['label']:<9} failed"
+            print(f"{up:<24} {r['op']:<{opw}} {r['size']:>4}  {r['label']:<9} failed"
                   + (f" {'':>8} {'':>8} {'':>6} {'':>6} {bound_text(r):>11}" if "bound" in r else ""))
             continue
         ge = ">=" if r.get("timed_out") else ""
@@ -497,7 +499,7 @@ def report(top, setup, hosts, rows):
             notes.append(f"WRONG RESULTS {r['wrong_results']}")
         if r.get("cpu_busy_before_pct", 0) > 20:
             notes.append(f"CPUs {r['cpu_busy_before_pct']}% busy before")
-        print(f"{up:<24} {r['op']:<9} {r['size']:>4}  {r['label']:<9} {r['p50_ms']:>8.1f} "
+        print(f"{up:<24} {r['op']:<{opw}} {r['size']:>4}  {r['label']:<9} {r['p50_ms']:>8.1f} "
               f"{r['p99_ms']:>8.1f} {x50:>6} {x99:>6} {bound_text(r):>11} "
               f"{r['roce_measured_reordered'] if roce else r['reorder_all']:>6} "
               f"{'-' if roce else r['ofo_receivers']:>7} {'-' if roce else r['retrans']:>6} "
@@ -508,7 +510,7 @@ def report(top, setup, hosts, rows):
             if "kernel_labs" not in s:
                 continue
             ge = ">=" if s.get("kernel_timed_out") else ""
-            line = (f"  {s['uplinks']:<8} {s['op']:<9} {s['size']:>4}: kernel p50 "
+            line = (f"  {s['uplinks']:<8} {s['op']:<{opw}} {s['size']:>4}: kernel p50 "
                     f"{'/'.join(f'{v:.0f}' for v in s['kernel_p50_ms'])} ms, median "
                     f"{ge}{s['kernel_p50_median_ms']:.0f} ms"
                     + (f" ({s['kernel_timed_out']} lab(s) out of time: lower bounds)"
