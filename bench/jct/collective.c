@@ -23,6 +23,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <signal.h>
 #include <ifaddrs.h>
 #include <inttypes.h>
 #include <netinet/in.h>
@@ -32,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <mpi.h>
 
@@ -173,6 +175,26 @@ static void dev_addr(const char *dev, char out[ADDR_LEN])
 	freeifaddrs(ifa);
 }
 
+#ifdef MPICH_VERSION
+/*
+ * MPICH 4.0's ch4:ucx can deadlock in MPI_Finalize: a rank that has closed
+ * its UCX endpoints waits, blocked, in a PMI barrier, while another rank's
+ * close needs it to make progress (pmodels/mpich#6596, fixed after 4.0;
+ * Debian 12's 4.0.2 hung so in every job in the lab). By then every step is
+ * done and printed, and the wrong results summed over all ranks: a rank
+ * still in MPI_Finalize after FINALIZE_S leaves with the status it would
+ * have had.
+ */
+#define FINALIZE_S 5
+static volatile sig_atomic_t exit_status;
+
+static void finalize_stuck(int sig)
+{
+	(void)sig;
+	_exit(exit_status);
+}
+#endif
+
 static unsigned char block_tag(int src, int dst)
 {
 	return (unsigned char)(src * 16 + dst + 1);
@@ -278,6 +300,9 @@ int main(int argc, char **argv)
 	if (rank == 0) {
 		MPI_Get_library_version(lib, &len);
 		lib[strcspn(lib, "\n,")] = '\0';
+		for (char *c = lib; *c; c++) /* MPICH's has a tab: not in a JSON string */
+			if ((unsigned char)*c < ' ' || *c == '"' || *c == '\\')
+				*c = ' ';
 		printf("{\"op\": \"%s\", \"bytes\": %" PRIu64 ", \"ranks\": %d, \"warmup\": %d, "
 		       "\"library\": \"%s\", \"wrong_results\": %d,\n \"hosts\": [",
 		       o.op == OP_ALLREDUCE ? "allreduce" : "alltoall", o.bytes, size,
@@ -318,6 +343,11 @@ int main(int argc, char **argv)
 	free(mine);
 	free(sbuf);
 	free(rbuf);
+#ifdef MPICH_VERSION
+	exit_status = bad ? 1 : 0;
+	signal(SIGALRM, finalize_stuck);
+	alarm(FINALIZE_S);
+#endif
 	MPI_Finalize();
 	return bad ? 1 : 0;
 }

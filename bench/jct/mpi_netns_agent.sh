@@ -1,6 +1,8 @@
 #!/bin/sh
-# Open MPI's "remote shell" for the lab: mpirun starts its daemon (orted) on
-# a host by running `AGENT [OPTIONS] HOST COMMAND...`, as it would run ssh.
+# The MPI launchers' "remote shell" for the lab: Open MPI's mpirun starts
+# its daemon (orted) on a host, and MPICH's hydra its proxy
+# (hydra_pmi_proxy), by running `AGENT [OPTIONS] HOST COMMAND...`, as it
+# would run ssh or rsh.
 # In the lab a host is a network namespace of this machine, so this script
 # finds the namespace and runs COMMAND there, in a shell, as sshd would:
 # `nsenter --net` (not `ip netns exec`, which also makes a new mount
@@ -16,7 +18,8 @@
 # The daemon's temporary files go to /tmp/xl-mpi-NETNS (its own per host);
 # the caller removes them.
 #
-# Used through mpirun's `--mca plm_rsh_agent THIS_SCRIPT` (bench/jct/run.sh).
+# Used through mpirun's `--mca plm_rsh_agent THIS_SCRIPT` and hydra's
+# `-launcher rsh -launcher-exec THIS_SCRIPT` (bench/jct/run.sh).
 set -eu
 while [ $# -gt 0 ]; do
 	case $1 in

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Job-completion-time benchmark: steps of real MPI collectives (Open MPI,
-# one rank in each of the lab's 8 hosts) and of RoCEv2 messages (xdpleaf
-# gen under host mode's DCQCN) through each fabric, and one table of their
+# Job-completion-time benchmark: steps of real MPI collectives (Open MPI
+# with each of its named algorithms, or MPICH with its own choice; one
+# rank in each of the lab's 8 hosts) and of RoCEv2 messages (xdpleaf gen
+# under host mode's DCQCN) through each fabric, and one table of their
 # step times as ratios to a non-blocking reference measured in the same
 # run. docs/jct-bench.md.
 #
@@ -11,6 +12,12 @@
 #                        [--quiet-wait N] [--cell-timeout N] [--host-tcp LIST]
 #                        [--host-dcqcn spec|nic|lab] [--roce-qps N] [--hook auto|xdp|tc]
 #                        [--capture]
+#
+# Ops: allreduce (Open MPI's ring), allreduce-segring (segmented ring),
+# allreduce-recdbl (recursive doubling), allreduce-rabenseifner
+# (reduce-scatter + allgather), alltoall (pairwise), alltoall-linear (all
+# peers at once), mpich-allreduce and mpich-alltoall (MPICH, its default
+# selection), roce (RoCEv2 steps).
 #
 # Fabrics: ref (uplinks unlimited, every receiver's link shaped to the
 # aggregate uplink capacity / 4: what crosses the fabric, spread perfectly),
@@ -29,6 +36,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 XDPLEAF=$ROOT/build/xdpleaf
 COLLECTIVE=$ROOT/build/bench/collective
+COLLECTIVE_MPICH=$ROOT/build/bench/collective-mpich
 AGENT=$ROOT/bench/jct/mpi_netns_agent.sh
 LAB=$ROOT/lab/lab.sh
 BENCH=$ROOT/bench/jct
@@ -75,10 +83,19 @@ usage: $0 [--fabrics LIST] [--uplinks LIST] [--ops LIST] [--sizes LIST]
                   degraded ($RATES_degraded) and fail (equal, spine 2 down
                   for ${FAIL_S} s in the middle of every cell; its reference is
                   equal's) (default: equal unequal fail)
-  --ops LIST      of allreduce alltoall (MPI over TCP) and roce (RoCEv2
-                  steps: every sN sends to rN at the NIC rate, paced by host
-                  mode's DCQCN) (default: all three)
-  --sizes LIST    bytes per rank, K/M = 2^10/2^20 (default: 1M 4M 16M)
+  --ops LIST      of (default: allreduce alltoall roce)
+                  allreduce  Open MPI, ring (coll_tuned algorithm 4)
+                  allreduce-segring  segmented ring (5; 1 MiB segments)
+                  allreduce-recdbl  recursive doubling (3)
+                  allreduce-rabenseifner  reduce-scatter + allgather (6)
+                  alltoall  Open MPI, pairwise (coll_tuned algorithm 2)
+                  alltoall-linear  every peer at once (1)
+                  mpich-allreduce, mpich-alltoall  MPICH, its own choice
+                    of algorithm (docs/jct-bench.md)
+                  roce  RoCEv2 steps: every sN sends to rN at the NIC rate,
+                    paced by host mode's DCQCN
+                  (MPI over TCP, one rank per host)
+  --sizes LIST    bytes per rank, K/M = 2^10/2^20, e.g. 64M (default: 1M 4M 16M)
   --steps N       measured steps per cell (default $STEPS), after
   --warmup N      unmeasured ones (default $WARMUP)
   --ecmp-labs N   fresh kernel-ECMP labs per uplink set (default $ECMP_LABS):
@@ -157,7 +174,8 @@ for u in $UPLINKS; do
 	[[ $u =~ ^(equal|unequal|degraded|fail)$ ]] || die "unknown uplink set '$u'"
 done
 for o in $OPS; do
-	[[ $o =~ ^(allreduce|alltoall|roce)$ ]] || die "unknown op '$o'"
+	[[ $o =~ ^(allreduce(-segring|-recdbl|-rabenseifner)?|alltoall(-linear)?|mpich-(allreduce|alltoall)|roce)$ ]] ||
+		die "unknown op '$o'"
 done
 for s in $SIZES; do
 	[[ $s =~ ^[1-9][0-9]*[KM]?$ ]] || die "bad size '$s' (e.g. 4M)"
@@ -181,10 +199,14 @@ if [[ " $OPS " =~ \ roce\  ]]; then
 fi
 [[ $PREFIX =~ ^[A-Za-z0-9_]{1,14}$ ]] || die "--prefix: letters, digits, _; at most 14"
 [[ -x $COLLECTIVE ]] || die "$COLLECTIVE not built (make build/bench/collective)"
+if [[ " $OPS " =~ \ mpich- ]]; then
+	[[ -x $COLLECTIVE_MPICH ]] || die "$COLLECTIVE_MPICH not built (make build/bench/collective-mpich)"
+	command -v mpiexec.mpich >/dev/null || die "mpiexec.mpich not installed (make deps)"
+fi
 if [[ " $FABRICS " =~ \ (flowlet|hash|spray|static)\  || " $OPS " =~ \ roce\  ]]; then
 	[[ -x $XDPLEAF ]] || die "$XDPLEAF not built (run make)"
 fi
-for tool in mpirun ip tc nstat jq nsenter ping awk "$PY"; do
+for tool in mpirun.openmpi ip tc nstat jq nsenter ping awk "$PY"; do
 	command -v "$tool" >/dev/null || die "$tool not installed (make deps)"
 done
 OUT=${OUT:-$ROOT/build/bench-jct/$(date +%Y%m%d-%H%M%S)}
@@ -455,18 +477,19 @@ counters() { # file
 	} >"$1"
 }
 
-# Open MPI, one rank per lab host. mpirun runs in s1's namespace (its
-# daemons must reach it over the fabric) and starts s1's rank itself; for
-# every other host it starts a daemon through the agent script, which
-# enters the namespace that has the host's address (the hostfile lists
+# One rank per lab host, with either library. The launcher runs in s1's
+# namespace (its daemons or proxies must reach it over the fabric) and
+# starts s1's rank itself; for every other host it starts a daemon (Open
+# MPI's orted, hydra's pmi_proxy) through the agent script, which enters
+# the namespace that has the host's address (the hostfile lists
 # addresses: names would be looked up in a DNS the lab cannot reach, and
 # each lookup waits for its timeout). docs/jct-bench.md explains each
 # parameter.
-write_hostfile() { # file
+write_hostfile() { # file suffix: " slots=1" (Open MPI) or ":1" (hydra)
 	local h a
 	for h in $RANK_HOSTS; do
 		for a in "${HOST_ADDRS[@]}"; do
-			[[ ${a%%:*} == "$h" ]] && echo "${a#*:} slots=1"
+			[[ ${a%%:*} == "$h" ]] && echo "${a#*:}$2"
 		done
 	done >"$1"
 }
@@ -476,17 +499,58 @@ MPI_PARAMS=(
 	--mca oob_tcp_if_include eth0 --mca oob_tcp_disable_ipv6_family 1
 	--mca btl "tcp,self" --mca btl_tcp_if_include eth0 --mca btl_tcp_disable_family 6
 	--mca mpi_yield_when_idle 1
-	--mca coll_tuned_use_dynamic_rules 1
-	--mca coll_tuned_allreduce_algorithm 4 # ring
-	--mca coll_tuned_alltoall_algorithm 2  # pairwise
 )
 
-# Hosts of lab P that have a rank running (a `collective` process).
+# Open MPI's algorithms, named per job through coll_tuned's dynamic rules:
+# the op's for its collective, ring (4) and pairwise (2) otherwise, as
+# `allreduce` and `alltoall` have always run. The numbers are Open MPI
+# 4.1.4's (`ompi_info --param coll tuned --level 9`): allreduce 3
+# recursive_doubling, 4 ring, 5 segmented_ring, 6 rabenseifner; alltoall
+# 1 linear, 2 pairwise. The segmented ring gets the 1 MiB segments of
+# Open MPI's own fixed rules (which switch to it above ranks x 1 MiB):
+# the parameter's default, 0, is one segment, which is the plain ring.
+# With 8 ranks it segments above 8 MiB per rank (16M: 2 phases, 64M: 8);
+# below that the library itself falls back to the plain ring.
+ompi_coll_params() { # op -> OMPI_COLL
+	local ar=4 aa=2
+	OMPI_COLL=()
+	case $1 in
+	allreduce-segring)
+		ar=5
+		OMPI_COLL=(--mca coll_tuned_allreduce_algorithm_segmentsize $((1 << 20)))
+		;;
+	allreduce-recdbl) ar=3 ;;
+	allreduce-rabenseifner) ar=6 ;;
+	alltoall-linear) aa=1 ;;
+	esac
+	OMPI_COLL+=(--mca coll_tuned_use_dynamic_rules 1
+		--mca coll_tuned_allreduce_algorithm "$ar" --mca coll_tuned_alltoall_algorithm "$aa")
+}
+
+# MPICH (Debian 12: 4.0.2, device ch4:ucx, hydra) with its own choice of
+# algorithm (docs/jct-bench.md: Rabenseifner's all-reduce, pairwise
+# all-to-all at these sizes). Hydra starts its proxies through the same
+# agent (rsh launcher: `AGENT HOST PROXY ARGS...`; the host that is s1's
+# own address it forks itself), and -iface eth0 gives them s1's eth0
+# address to call back to. UCX, which carries the ranks' data, is held to
+# TCP on eth0: the ranks all run on one machine, and its shared memory
+# transports would carry the data past the fabric. MPICH's progress loop
+# yields the CPU only when the rank is threaded, as Open MPI's
+# mpi_yield_when_idle: 8 ranks spinning on 2 CPUs ran 1 MiB all-reduce
+# steps in 750-1010 ms, yielding in 330-500 ms (kernel ECMP, no TCP tuning).
+MPICH_PARAMS=(
+	-launcher rsh -launcher-exec "$AGENT" -iface eth0
+	-genv UCX_TLS "tcp,self" -genv UCX_NET_DEVICES eth0
+	-genv MPIR_CVAR_DEFAULT_THREAD_LEVEL MPI_THREAD_MULTIPLE
+)
+
+# Hosts of lab P that have a rank running (a `collective` process, or
+# `collective-mpich`, whose comm is cut to 15 characters).
 hosts_with_rank() {
 	local h n=0 pid
 	for h in s1 s2 s3 s4 r1 r2 r3 r4; do
 		for pid in $(ip netns pids "$P-$h" 2>/dev/null); do
-			if [[ $(cat "/proc/$pid/comm" 2>/dev/null) == collective ]]; then
+			if [[ $(cat "/proc/$pid/comm" 2>/dev/null) == collective* ]]; then
 				n=$((n + 1))
 				break
 			fi
@@ -736,11 +800,21 @@ job_start() { # op size dir limit-seconds
 		return
 	fi
 	: >"$3/progress" # there and empty until rank 0's first step
+	local launch coll=${1#mpich-}
+	coll=${coll%%-*} # the collective: allreduce or alltoall
+	if [[ $1 == mpich-* ]]; then
+		write_hostfile "$3/hostfile" :1
+		launch=(mpiexec.mpich -n 8 -f "$3/hostfile" "${MPICH_PARAMS[@]}" "$COLLECTIVE_MPICH")
+	else
+		write_hostfile "$3/hostfile" " slots=1"
+		ompi_coll_params "$1"
+		launch=(mpirun.openmpi --allow-run-as-root -np 8 --hostfile "$3/hostfile"
+			--map-by node --bind-to none "${MPI_PARAMS[@]}" "${OMPI_COLL[@]}" "$COLLECTIVE")
+	fi
+	printf '%s\n' "${launch[*]}" >"$3/launch" # what ran, for the record
 	mkdir -p "/tmp/xl-mpi-$P-s1"
 	TMPDIR=/tmp/xl-mpi-$P-s1 XL_MPI_NETNS_PREFIX=$P nsenter --net="/run/netns/$P-s1" -- \
-		mpirun --allow-run-as-root -np 8 --hostfile "$3/hostfile" \
-		--map-by node --bind-to none "${MPI_PARAMS[@]}" \
-		"$COLLECTIVE" --op "$1" --bytes "$2" --steps "$STEPS" --warmup "$WARMUP" \
+		"${launch[@]}" --op "$coll" --bytes "$2" --steps "$STEPS" --warmup "$WARMUP" \
 		--progress "$3/progress" >"$3/steps.json" 2>"$3/mpirun.err" </dev/null &
 }
 
@@ -860,7 +934,6 @@ run_cell() { # op size
 	# bounds (roce_steps.py) instead of holding the run for minutes
 	[[ $op != roce ]] ||
 		limit=$(awk -v b="$(numfmt --from=iec "$size")" -v n=$((STEPS + WARMUP)) 			-v r="$(host_rate "$SET")" 'BEGIN { printf "%d", 30 + 4 * n * b * 8 * 1082 / 1024 / r }')
-	write_hostfile "$dir/hostfile"
 	if [[ $SET == fail ]]; then
 		FAIL_DELAY=$(fail_delay_ns "$op" "$size")
 		fail_prepare
@@ -954,10 +1027,12 @@ ip netns del "${PREFIX}probe"
 read -r -a asis <<<"$asis"
 ((${#asis[@]} == 3)) || die "cannot read a new namespace's TCP settings (${HOST_TCP_KEYS[*]})"
 cc="${HOST_TCPS// /, }; dc = reno, rto_min 5 ms, no slow start after idle; as-is = ${asis[0]}, rto_min $((asis[1] / 1000)) ms, slow start after idle ${asis[2]}; rto5 = as-is with rto_min 5 ms"
-printf '{"fabrics": "%s", "uplinks": "%s", "ops": "%s", "sizes": "%s", "steps": %s, "warmup": %s, "ecmp_labs": %s, "fail_s": %s, "rates_equal": "%s", "rates_unequal": "%s", "rank_hosts": "%s", "tcp_congestion_control": "%s", "host_dcqcn": "%s", "roce_qps": %s, "mpi": "%s", "mpi_params": "%s", "cpus": %s}\n' \
+printf '{"fabrics": "%s", "uplinks": "%s", "ops": "%s", "sizes": "%s", "steps": %s, "warmup": %s, "ecmp_labs": %s, "fail_s": %s, "rates_equal": "%s", "rates_unequal": "%s", "rank_hosts": "%s", "tcp_congestion_control": "%s", "host_dcqcn": "%s", "roce_qps": %s, "mpi": "%s", "mpi_params": "%s", "mpich": "%s", "mpich_params": "%s", "cpus": %s}\n' \
 	"$FABRICS" "$UPLINKS" "$OPS" "$SIZES" "$STEPS" "$WARMUP" "$ECMP_LABS" "$FAIL_S" \
 	"$RATES_equal" "$RATES_unequal" "$RANK_HOSTS" "$cc" "$HOST_DCQCN" "$ROCE_QPS" \
-	"$(mpirun --version 2>/dev/null | head -1)" "${MPI_PARAMS[*]}" "$(nproc)" >"$OUT/setup.json"
+	"$(mpirun.openmpi --version 2>/dev/null | head -1)" "${MPI_PARAMS[*]}" \
+	"$(mpichversion 2>/dev/null | awk -F'\t+' '/^MPICH (Version|Device)/ { printf "%s%s", (n++ ? " " : "MPICH "), $2 }')" \
+	"${MPICH_PARAMS[*]}" "$(nproc)" >"$OUT/setup.json"
 if [[ -x $XDPLEAF ]]; then
 	# the dataplane measured: the commit it was built from, and the binary
 	printf '%s\n%s\n' "$("$XDPLEAF" --version)" "$(sha256sum "$XDPLEAF")" >"$OUT/xdpleaf_version"

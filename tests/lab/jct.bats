@@ -67,8 +67,8 @@ setup_file() {
 	export LAB_SKIP
 	LAB_SKIP=$(lab_unavailable)
 	[[ -z $LAB_SKIP ]] || return 0
-	if ! command -v mpirun >/dev/null; then
-		LAB_SKIP="mpirun not installed (make deps)"
+	if ! command -v mpirun.openmpi >/dev/null; then
+		LAB_SKIP="mpirun.openmpi not installed (make deps)"
 		return 0
 	fi
 	if [[ ! -x $ROOT/build/bench/collective ]]; then
