@@ -416,8 +416,11 @@ def report(top, setup, hosts, rows):
         rows[0]["_summary"] = summary
 
     tcp = setup.get("tcp_congestion_control")
+    libs = setup.get("mpi", "MPI")
+    if any(r["op"].startswith("mpich-") for r in rows):
+        libs += f" and {setup.get('mpich', 'MPICH')}"
     print((f"== hosts' TCP {hosts}\n" if hosts else "")
-          + f"{setup.get('mpi', 'MPI')}, 8 ranks ({setup.get('rank_hosts')}), "
+          + f"{libs}, 8 ranks ({setup.get('rank_hosts')}), "
           f"{setup.get('steps')} steps after {setup.get('warmup')} warm-up; "
           f"host TCP: {tcp}; "
           f"roce hosts' DCQCN: {setup.get('host_dcqcn', 'spec')}, "

@@ -1030,7 +1030,7 @@ cc="${HOST_TCPS// /, }; dc = reno, rto_min 5 ms, no slow start after idle; as-is
 printf '{"fabrics": "%s", "uplinks": "%s", "ops": "%s", "sizes": "%s", "steps": %s, "warmup": %s, "ecmp_labs": %s, "fail_s": %s, "rates_equal": "%s", "rates_unequal": "%s", "rank_hosts": "%s", "tcp_congestion_control": "%s", "host_dcqcn": "%s", "roce_qps": %s, "mpi": "%s", "mpi_params": "%s", "mpich": "%s", "mpich_params": "%s", "cpus": %s}\n' \
 	"$FABRICS" "$UPLINKS" "$OPS" "$SIZES" "$STEPS" "$WARMUP" "$ECMP_LABS" "$FAIL_S" \
 	"$RATES_equal" "$RATES_unequal" "$RANK_HOSTS" "$cc" "$HOST_DCQCN" "$ROCE_QPS" \
-	"$(mpirun.openmpi --version 2>/dev/null | head -1)" "${MPI_PARAMS[*]}" \
+	"$(ompi_info --version 2>/dev/null | head -1)" "${MPI_PARAMS[*]}" \
 	"$(mpichversion 2>/dev/null | awk -F'\t+' '/^MPICH (Version|Device)/ { printf "%s%s", (n++ ? " " : "MPICH "), $2 }')" \
 	"${MPICH_PARAMS[*]}" "$(nproc)" >"$OUT/setup.json"
 if [[ -x $XDPLEAF ]]; then
