@@ -870,6 +870,18 @@ job_once() { # op size dir limit-seconds
 	# a job that ended with the link still down brings it back
 	[[ $SET != fail || $FAIL_STATE != 1 ]] || link_up "$dir"
 	echo $((($(date +%s%N) - t0) / 1000000)) >"$dir/mpirun_ms"
+	# An MPICH job's exit status is no verdict once its steps are out:
+	# collective-mpich's ranks leave MPI_Finalize's deadlock on a timer
+	# (collective.c), and a rank gone before hydra answers its PMI barrier
+	# makes hydra report an error (2 of 24 MPICH jobs, as-is hosts). Rank 0
+	# prints only after every step, and the wrong results summed over all
+	# ranks: all steps there with none wrong is a job done.
+	echo "$rc" >"$dir/exit_status"
+	if ((rc != 0)) && [[ $op == mpich-* ]] && jq -e --argjson n "$STEPS" \
+		'(.steps | length) == $n and .wrong_results == 0' "$dir/steps.json" >/dev/null 2>&1; then
+		log "  $op $size: mpiexec exited $rc after every step was done and right (MPICH's finalize)"
+		rc=0
+	fi
 	((rc == 0)) && jq -e '.steps | length > 0' "$dir/steps.json" >/dev/null 2>&1
 }
 

@@ -30,7 +30,7 @@ setup_file() {
 	# fd 3 closed: the daemons the lab starts must not hold bats' pipe
 	"$ROOT/bench/jct/run.sh" --fabrics flowlet --uplinks equal \
 		--ops mpich-allreduce,allreduce-rabenseifner --sizes 1M --steps 2 --warmup 1 \
-		--quiet-wait 20 --cell-timeout 120 --prefix "$JP" --out "$OUT" \
+		--host-tcp dc --quiet-wait 20 --cell-timeout 120 --prefix "$JP" --out "$OUT" \
 		>"$BATS_FILE_TMPDIR/bench.log" 2>&1 3>&- || true
 }
 
@@ -61,10 +61,11 @@ setup() {
 # is none.
 row_ok() { # op
 	local r
-	r=$(jq -c --arg o "$1" '.rows[] | select(.op == $o and .size == "1M")' "$OUT/results.json")
+	r=$(jq -c --arg o "$1" '.rows[] | select(.op == $o and .size == "1M" and .host_tcp == "dc")' \
+		"$OUT/results.json")
 	if [[ -z $r ]] || jq -e '.failed' <<<"$r" >/dev/null; then
 		echo "$1: no result:"
-		tail -5 "$OUT/equal/flowlet/$1-1M/mpirun.err" 2>/dev/null || true
+		tail -5 "$OUT/dc/equal/flowlet/$1-1M/mpirun.err" 2>/dev/null || true
 		tail -20 "$BATS_FILE_TMPDIR/bench.log"
 		return 1
 	fi >&2
@@ -82,8 +83,8 @@ row_ok() { # op
 		if [[ $op == mpich-* ]]; then [[ $lib == MPICH* ]]; else [[ $lib == "Open MPI"* ]]; fi
 	done
 	# the algorithm asked for, in the command that ran
-	grep -q -- '--mca coll_tuned_allreduce_algorithm 6 ' "$OUT/equal/flowlet/allreduce-rabenseifner-1M/launch"
-	grep -q '^mpiexec.mpich ' "$OUT/equal/flowlet/mpich-allreduce-1M/launch"
+	grep -q -- '--mca coll_tuned_allreduce_algorithm 6 ' "$OUT/dc/equal/flowlet/allreduce-rabenseifner-1M/launch"
+	grep -q '^mpiexec.mpich ' "$OUT/dc/equal/flowlet/mpich-allreduce-1M/launch"
 }
 
 @test "nothing of the run is left: no namespace, no process, no temporary file" {
