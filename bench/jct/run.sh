@@ -218,10 +218,11 @@ source "$ROOT/lab/lib.sh"
 
 # ---- cleanup: our processes by pid, our labs by prefix ------------------
 
-# The processes this script starts in a lab (mpirun, Open MPI's daemons,
+# The processes this script starts in a lab (mpirun and Open MPI's
+# daemons, or mpiexec and hydra's proxies; the agents that started them;
 # the ranks) all live in the lab's host namespaces: `ip netns pids` lists
-# exactly those, so nothing outside the lab is ever signalled. mpirun
-# itself is also this shell's job.
+# exactly those, so nothing outside the lab is ever signalled. The
+# launcher itself is also this shell's job.
 LABS=()
 kill_lab_procs() { # prefix
 	local h pids
