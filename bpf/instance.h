@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
-/* The instance's record (struct xl_instance), declared in both modes'
- * objects so that it is created, pinned and described by BTF like their
- * other maps. Written once by the loader; no program touches it. */
+/* The instance's record (struct xl_instance) and its daemon's heartbeat
+ * (struct xl_heartbeat), declared in both modes' objects so that they are
+ * created, pinned and described by BTF like their other maps. The record
+ * is written once by the loader, the heartbeat by the daemon
+ * (user/common/heartbeat.c); no program touches either. */
 #ifndef XL_INSTANCE_H
 #define XL_INSTANCE_H
 
@@ -14,5 +16,12 @@ struct {
 	__type(key, __u32);
 	__type(value, struct xl_instance);
 } XL_MAP_INSTANCE SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct xl_heartbeat);
+} XL_MAP_HEARTBEAT SEC(".maps");
 
 #endif

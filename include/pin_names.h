@@ -19,6 +19,8 @@
 
 /* every instance (bpf/instance.h): where and by what it was loaded */
 #define XL_MAP_INSTANCE     instance
+/* every instance (bpf/instance.h): the daemon's heartbeat */
+#define XL_MAP_HEARTBEAT    heartbeat
 
 /* events, both modes (bpf/event_ring.h), and RoCE/PFC telemetry
  * (bpf/psn.h; pfc_* leaf only) */

@@ -493,6 +493,21 @@ struct xl_instance {
 	char git_commit[48];
 };
 
+/* Single entry of the `heartbeat` array, both modes: the daemon's sign of
+ * life, so that a daemon that is stopped or hung (its pid alive, its loop
+ * not running) is told from one that works. The daemon writes it from its
+ * loop, 0.5-1.5 s apart; the loader writes the load's time with pid 0.
+ * CLOCK_MONOTONIC, bpf_ktime_get_ns()'s clock, so a program could compare
+ * it with its own time; and a suspended machine's sleep, in which no
+ * daemon can beat, is no age (CLOCK_BOOTTIME would count it). All zero:
+ * no beat and no load time (the map was added by an upgrade). */
+struct xl_heartbeat {
+	__u64 time_ns; /* CLOCK_MONOTONIC of the last beat (or of the load) */
+	__u64 beats;   /* beats written by this pid */
+	__u32 pid;     /* the daemon that beat; 0: none since load */
+	__u32 pad;
+};
+
 /* Enum fields are typed so that BTF names their values (bpftool prints
  * "XL_ROLE_UPLINK", not 1); they must stay 4 bytes. */
 _Static_assert(sizeof(enum xl_port_role) == 4 && sizeof(enum xl_lb_mode) == 4,

@@ -33,6 +33,7 @@
 #include "common/version.h"
 #include "common/daemon.h"
 #include "common/inst_lock.h"
+#include "common/heartbeat.h"
 #include "common/log.h"
 #include "leaf/netlink_watch.h"
 #include "host/addr_watch.h"
@@ -321,13 +322,15 @@ static const struct command commands[] = {
 		   "Entries are rewritten one by one: a packet\nsees each entry old "
 		   "or new; none is lost." },
 	{ "status", "whether the instance is loaded, attached ports, its daemon "
-		    "(started again if it died)",
+		    "(started again if it died) and its heartbeat",
 	  .opts = show_opts, .netns_bound = true, .leaf = leaf_status, .host = host_status,
-	  .notes = "Exit status: 0 loaded, 3 not loaded, 1 error, including "
-		   "running it in another\nnetwork namespace than the one the "
-		   "instance was loaded in (it prints the\nnsenter line to "
-		   "use), 2 bad usage. --json also has this xdpleaf's version "
-		   "and\ngit_commit, and loaded_by and netns of the instance." },
+	  .notes = "Exit status: 0 loaded, 3 not loaded, 4 loaded but its daemon "
+		   "not responding (its\nprocess alive, its heartbeat older than "
+		   XL_HEARTBEAT_LIMIT_TEXT ": stopped or hung), 1 error,\n"
+		   "including running it in another network namespace than the "
+		   "one the instance\nwas loaded in (it prints the nsenter line "
+		   "to use), 2 bad usage. --json also has\nthis xdpleaf's version "
+		   "and git_commit, and loaded_by and netns of the instance." },
 	{ "stats", "leaf: per-port packet, byte, verdict, reason and queue counters; "
 		   "host: DCQCN counters",
 	  .opts = show_opts, .leaf = leaf_stats, .host = host_stats },
@@ -456,8 +459,9 @@ static void usage(FILE *f)
 		   "... (not 'ip netns exec', which hides /sys/fs/bpf).\nstatus, "
 		   "qps, daemon and reload run in another one refuse and print that line.\n"
 		   "Exit status: 0 done, 1 error, 2 bad usage, 3 not loaded "
-		   "(status, events, top --once).\n'xdpleaf --version': the version and git commit "
-		   "it was built from.\nload, unload, upgrade and reload of one instance run one "
+		   "(status, events, top --once),\n4 daemon not responding (status).\n"
+		   "'xdpleaf --version': the version and git commit it was built from.\n"
+		   "load, unload, upgrade and reload of one instance run one "
 		   "at a time; a second waits\nup to %d s for the first "
 		   "(XDPLEAF_LOCK_WAIT=SECONDS).\n", XL_LOCK_WAIT_S);
 }
@@ -607,7 +611,8 @@ int main(int argc, char **argv)
 		ret = commands[i].run ? commands[i].run(&o) :
 					  run_on_instance(&commands[i], &o);
 		xl_inst_unlock(lock, o.instance);
-		return ret == XL_EXIT_NOT_LOADED ? ret : ret ? 1 : 0;
+		return ret == XL_EXIT_NOT_LOADED || ret == XL_EXIT_DAEMON_STALE ? ret :
+		       ret ? 1 : 0;
 	}
 	fprintf(stderr, "xdpleaf: unknown command '%s'\n\n", argv[1]);
 	usage(stderr);

@@ -4,12 +4,16 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "common/pins.h"
 #include "common/daemon.h"
 #include "common/inst_lock.h"
+#include "common/heartbeat.h"
+#include "common/output.h"
+#include "common/sd_notify.h"
 
 static void run_file(char *buf, size_t len, const char *instance,
 		     const char *ext)
@@ -47,6 +51,7 @@ static void catch_stop_signals(void)
 
 static void log_exit(const char *instance, int err)
 {
+	xl_sd_notify("STOPPING=1");
 	xl_log(err ? XL_LOG_ERR : XL_LOG_INFO, "instance '%s': daemon exits (%s)",
 	       instance, err ? "netlink error" :
 	       stop_asked == SIGTERM ? "SIGTERM" : stop_asked == SIGINT ? "SIGINT" :
@@ -69,9 +74,7 @@ static bool is_daemon(int pid)
 	return !strcmp(comm, DAEMON_COMM);
 }
 
-/* A dead process can linger as a zombie until its parent reaps it; that
- * is not a running daemon. */
-static bool process_alive(int pid)
+char xl_process_state(int pid)
 {
 	char path[64], state = 0;
 	FILE *f;
@@ -79,11 +82,85 @@ static bool process_alive(int pid)
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
 	f = fopen(path, "r");
 	if (!f)
-		return false;
+		return 0;
 	if (fscanf(f, "%*d (%*[^)]) %c", &state) != 1)
 		state = 0;
 	fclose(f);
+	return state;
+}
+
+/* A dead process can linger as a zombie until its parent reaps it; that
+ * is not a running daemon. */
+static bool process_alive(int pid)
+{
+	char state = xl_process_state(pid);
+
 	return state && state != 'Z' && state != 'X';
+}
+
+/* The heartbeat (common/heartbeat.h), written by the daemon's loop
+ * through xl_daemon_beat: the map (-1: the instance has none), when the
+ * last beat was, how many; whether systemd has been told READY=1. */
+static struct {
+	bool active; /* in a daemon, past its first beat */
+	int fd;
+	__u64 last_ns, beats;
+	bool ready;
+} hb = { .fd = -1 };
+
+static void beat(void)
+{
+	hb.last_ns = xl_monotonic_ns();
+	if (hb.fd >= 0 && xl_heartbeat_write(hb.fd, getpid(), ++hb.beats))
+		xl_log(XL_LOG_WARN, "cannot write the heartbeat: %s", strerror(errno));
+}
+
+/* The first beat, before the daemon's pid is on file: whoever reads a
+ * live pid there (status) finds that daemon's beat too. */
+static void first_beat(const char *instance)
+{
+	hb.fd = xl_heartbeat_open(instance);
+	hb.active = true;
+	beat();
+}
+
+/* Into the daemon's log, once it has one. */
+static void warn_no_beat(const char *instance)
+{
+	if (hb.fd < 0)
+		xl_log(XL_LOG_WARN, "instance '%s' has no heartbeat map (loaded by "
+		       "an older build; xdpleaf upgrade adds it): status cannot "
+		       "tell whether this daemon responds", instance);
+}
+
+/* Beats 0.5-1.5 s apart: the loops call this at least once a second
+ * (their poll's timeout) and more often on events; only those half an
+ * interval after the last beat write. */
+void xl_daemon_beat(void)
+{
+	if (!hb.active)
+		return;
+	if (!hb.ready) {
+		xl_sd_notify("READY=1");
+		hb.ready = true;
+	}
+	if (xl_monotonic_ns() - hb.last_ns < XL_HEARTBEAT_INTERVAL_MS * 500000ULL)
+		return;
+	beat();
+	xl_sd_notify("WATCHDOG=1");
+}
+
+/* Until the new daemon's first beat is in the map (at most 2 s): a status
+ * right after the start then judges its beat, not a dead one's. */
+static void wait_first_beat(const char *instance, int pid)
+{
+	struct xl_heartbeat b;
+
+	for (int i = 0; i < 200 && process_alive(pid); i++) {
+		if (xl_heartbeat_read(instance, &b) || b.pid == (__u32)pid)
+			return;
+		usleep(10000);
+	}
 }
 
 int xl_daemon_pid(const char *instance)
@@ -210,6 +287,8 @@ int xl_daemon_start(const char *instance, xl_daemon_work work)
 
 		closefrom(3);
 		setsid();
+		/* a service's helper (a load run by systemd) is no service */
+		unsetenv("NOTIFY_SOCKET");
 		run_file(log, sizeof(log), instance, "log");
 		null = open("/dev/null", O_RDONLY);
 		out = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
@@ -220,10 +299,13 @@ int xl_daemon_start(const char *instance, xl_daemon_work work)
 		xl_log(XL_LOG_INFO, "instance '%s': daemon started, pid %d", instance,
 		       (int)getpid());
 		catch_stop_signals();
+		first_beat(instance);
+		warn_no_beat(instance);
 		err = work(instance);
 		log_exit(instance, err);
 		_exit(err ? 1 : 0);
 	}
+	wait_first_beat(instance, pid);
 	if (write_pid(instance, pid)) {
 		kill(pid, SIGTERM);
 		return -1;
@@ -259,6 +341,7 @@ static int take_over(const char *instance, bool replace, int *old_pid)
 			"instance '%s': %s\n", old, instance, why);
 		return -1;
 	}
+	first_beat(instance);
 	return write_pid(instance, getpid());
 }
 
@@ -282,6 +365,7 @@ int xl_daemon_run(const char *instance, bool replace, enum xl_log_level level,
 		return -1;
 	prctl(PR_SET_NAME, DAEMON_COMM);
 	xl_log_init(level);
+	warn_no_beat(instance);
 	if (old)
 		xl_log(XL_LOG_INFO, "instance '%s': replaced the daemon pid %d; "
 		       "running in the foreground as pid %d", instance, old, getpid());

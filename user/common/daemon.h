@@ -20,6 +20,16 @@ typedef int (*xl_daemon_work)(const char *instance);
  * functions end their loop then, as when the instance is unloaded. */
 bool xl_daemon_stopping(void);
 
+/* The work's loop calls this at least once a second: the heartbeat
+ * (common/heartbeat.h) and, under systemd, READY=1 the first time and
+ * WATCHDOG=1 with each beat (common/sd_notify.h). Outside a daemon it
+ * does nothing. */
+void xl_daemon_beat(void);
+
+/* The state letter of /proc/PID/stat (R, S, T stopped, Z, ...), 0 if
+ * there is no such process. */
+char xl_process_state(int pid);
+
 /* Pid of the instance's running daemon, 0 if none: a pid on file counts
  * only if that process is alive and is our daemon (its name). */
 int xl_daemon_pid(const char *instance);

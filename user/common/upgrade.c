@@ -199,6 +199,21 @@ static int switch_links(struct bpf_object *obj, const char *instance,
 	return err;
 }
 
+int xl_upgrade_daemon(const char *instance, xl_daemon_work work)
+{
+	int old = xl_daemon_pid(instance);
+
+	if (!old)
+		return 0;
+	xl_daemon_stop(instance);
+	if (xl_daemon_start(instance, work))
+		return -1;
+	printf("xdpleaf: instance '%s': its daemon (pid %d) was an older build's; "
+	       "replaced by this build's, pid %d\n", instance, old,
+	       xl_daemon_pid(instance));
+	return 0;
+}
+
 /* The instance record's version and commit become this build's. */
 static int record_version(const char *instance)
 {

@@ -4,6 +4,8 @@
 #ifndef XL_UPGRADE_H
 #define XL_UPGRADE_H
 
+#include "common/daemon.h"
+
 struct bpf_object;
 
 /* Before load: every map of obj reuses the instance's pinned one of its
@@ -22,5 +24,11 @@ int xl_upgrade_adopt_maps(struct bpf_object *obj, const char *instance);
 int xl_upgrade(struct bpf_object *obj, const char *instance,
 	       const char *const *link_prefixes, const char *const *prog_pins,
 	       int n, const char *kind);
+
+/* After upgrading an instance loaded by a build whose daemon lacks what
+ * this build's programs need (the mode says what): its running daemon,
+ * if any, is replaced by this build's, saying so. 0, or -1 after saying
+ * why. */
+int xl_upgrade_daemon(const char *instance, xl_daemon_work work);
 
 #endif

@@ -174,6 +174,7 @@ int xl_host_watch(const char *instance)
 		struct pollfd pfd = { mnl_socket_get_fd(nl), POLLIN, 0 };
 		int n;
 
+		xl_daemon_beat();
 		if (poll(&pfd, 1, 1000) <= 0)
 			continue;
 		/* Any address message (or lost ones: ENOBUFS) means: read the

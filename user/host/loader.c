@@ -14,6 +14,7 @@
 #include "host/loader.h"
 #include "host/addr_watch.h"
 #include "common/attach.h"
+#include "common/heartbeat.h"
 #include "common/pins.h"
 
 #include "host.skel.h"
@@ -105,7 +106,8 @@ int xl_host_load(const struct xl_config *cfg, const char *instance)
 			strerror(errno));
 		return -1;
 	}
-	if (xl_record_instance(skel->maps.instance) || xl_host_fill_maps(skel, cfg))
+	if (xl_record_instance(skel->maps.instance) ||
+	    xl_heartbeat_init(skel->maps.heartbeat) || xl_host_fill_maps(skel, cfg))
 		goto out;
 	if (attach_tcx(skel, cfg, &st))
 		goto out;

@@ -22,6 +22,7 @@
 #include "host/show.h"
 #include "host/ports.h"
 #include "common/daemon.h"
+#include "common/heartbeat.h"
 #include "common/telemetry_json.h"
 #include "common/output.h"
 #include "common/units.h"
@@ -170,7 +171,8 @@ int xl_host_status(const char *instance, bool json)
 	__u32 in_id, out_id;
 	char dir[256], ifname[IF_NAMESIZE];
 	json_object *root, *arr, *progs;
-	int n, pid = xl_daemon_pid(instance);
+	struct xl_daemon_health dh;
+	int n;
 
 	if (read_host_cfg(instance, &hc))
 		return -1;
@@ -180,13 +182,12 @@ int xl_host_status(const char *instance, bool json)
 	in_id = xl_pinned_prog_id(instance, XL_PIN_PROG_HOST_IN);
 	out_id = xl_pinned_prog_id(instance, XL_PIN_PROG_HOST_OUT);
 	xl_pin_path(dir, sizeof(dir), instance, NULL);
+	xl_daemon_health(instance, &dh);
 	if (!json) {
 		printf("instance %s: loaded, host mode, pins in %s\n", instance, dir);
 		printf("programs: ingress id %u, egress id %u, daemon ", in_id, out_id);
-		if (pid)
-			printf("running, pid %d\n", pid);
-		else
-			printf("NOT running\n");
+		xl_daemon_health_print(stdout, &dh);
+		printf("\n");
 		print_dcqcn(&hc);
 		printf("%-16s %-8s %-24s %s\n", "port", "ifindex", "tcx ingress",
 		       "tcx egress");
@@ -201,7 +202,7 @@ int xl_host_status(const char *instance, bool json)
 			printf("%-16s %-8u %-24s %s\n", xl_host_port_ifname(p, ifname),
 			       xl_host_port_ifindex(p), in, out);
 		}
-		return 0;
+		return xl_daemon_health_exit(&dh);
 	}
 	root = json_object_new_object();
 	arr = json_object_new_array();
@@ -214,7 +215,8 @@ int xl_host_status(const char *instance, bool json)
 	json_object_object_add(progs, "ingress", json_object_new_int64(in_id));
 	json_object_object_add(progs, "egress", json_object_new_int64(out_id));
 	json_object_object_add(root, "prog_ids", progs);
-	json_object_object_add(root, "daemon_pid", json_object_new_int64(pid));
+	json_object_object_add(root, "daemon_pid", json_object_new_int64(dh.pid));
+	json_object_object_add(root, "daemon", xl_daemon_health_json(&dh));
 	json_object_object_add(root, "dcqcn", dcqcn_json(&hc));
 	for (int i = 0; i < n; i++) {
 		const struct xl_host_port *p = &ports[i];
@@ -230,7 +232,7 @@ int xl_host_status(const char *instance, bool json)
 	}
 	json_object_object_add(root, "ports", arr);
 	xl_print_json("status", root);
-	return 0;
+	return xl_daemon_health_exit(&dh);
 }
 
 /* ---- stats --------------------------------------------------------------- */
@@ -301,6 +303,7 @@ json_object *xl_host_stats_json(const char *instance)
 	json_object_object_add(root, "counters", c);
 	json_object_object_add(root, "events", xl_event_counts_json(instance));
 	json_object_object_add(root, "roce_psn", xl_psn_totals_json(instance));
+	json_object_object_add(root, "daemon", xl_daemon_json(instance));
 	return root;
 }
 

@@ -20,6 +20,7 @@
 #include "leaf/fwd_gen.h"
 #include "leaf/hook_choice.h"
 #include "common/attach.h"
+#include "common/heartbeat.h"
 #include "leaf/netlink_watch.h"
 #include "common/netns.h"
 #include "common/percpu.h"
@@ -270,7 +271,8 @@ int xl_leaf_fill_maps(struct leaf *skel, const struct xl_config *cfg)
  * uplinks' link state (the daemon keeps them current from here on). */
 static int fill_maps(struct leaf *skel, const struct xl_config *cfg)
 {
-	if (xl_record_instance(skel->maps.instance) || xl_leaf_fill_maps(skel, cfg))
+	if (xl_record_instance(skel->maps.instance) ||
+	    xl_heartbeat_init(skel->maps.heartbeat) || xl_leaf_fill_maps(skel, cfg))
 		return -1;
 	if (xl_neigh_sync(bpf_map__fd(skel->maps.neigh),
 			  bpf_map__fd(skel->maps.ports),

@@ -525,6 +525,7 @@ int xl_watch(const char *instance)
 		time_t now = time(NULL);
 		int n;
 
+		xl_daemon_beat();
 		/* At most once a second: the kernel rate-limits probes anyway. */
 		if (now != last_solicit) {
 			solicit_next_hops(req, &ctx, false);

@@ -24,6 +24,7 @@
 #include "common/output.h"
 #include "common/version.h"
 #include "common/daemon.h"
+#include "common/heartbeat.h"
 #include "xdpleaf.h"
 #include "telemetry.h"
 #include "common/telemetry_json.h"
@@ -350,6 +351,7 @@ static json_object *stats_json(const char *instance, bool flow_table)
 		json_object_object_add(root, "flow_table", xl_flow_table_json(instance));
 	json_object_object_add(root, "events", xl_event_counts_json(instance));
 	json_object_object_add(root, "roce_psn", xl_psn_totals_json(instance));
+	json_object_object_add(root, "daemon", xl_daemon_json(instance));
 	stats_close(&m);
 	return root;
 }
@@ -590,7 +592,8 @@ int xl_leaf_status(const char *instance, bool json)
 	__u32 info_len = sizeof(info);
 	struct port_list pl;
 	json_object *root, *ports;
-	int prog_fd, pid;
+	struct xl_daemon_health dh;
+	int prog_fd;
 	bool tc;
 
 	if (read_ports(instance, &pl))
@@ -602,7 +605,7 @@ int xl_leaf_status(const char *instance, bool json)
 		bpf_obj_get_info_by_fd(prog_fd, &info, &info_len);
 		close(prog_fd);
 	}
-	pid = xl_daemon_pid(instance);
+	xl_daemon_health(instance, &dh);
 	root = json_object_new_object();
 	ports = json_object_new_array();
 	json_object_object_add(root, "instance", json_object_new_string(instance));
@@ -612,7 +615,8 @@ int xl_leaf_status(const char *instance, bool json)
 		(xl_pin_path(path, sizeof(path), instance, NULL), path)));
 	json_object_object_add(root, "hook", json_object_new_string(tc ? "tc" : "xdp"));
 	json_object_object_add(root, "prog_id", json_object_new_int64(info.id));
-	json_object_object_add(root, "daemon_pid", json_object_new_int64(pid));
+	json_object_object_add(root, "daemon_pid", json_object_new_int64(dh.pid));
+	json_object_object_add(root, "daemon", xl_daemon_health_json(&dh));
 	for (int i = 0; i < pl.n; i++) {
 		json_object *o = json_object_new_object();
 		const char *state = port_state(instance, &pl.p[i], tc, info.id);
@@ -627,17 +631,15 @@ int xl_leaf_status(const char *instance, bool json)
 	json_object_object_add(root, "ports", ports);
 	if (json) {
 		xl_print_json("status", root);
-		return 0;
+		return xl_daemon_health_exit(&dh);
 	}
 	printf("instance %s: loaded, pins in %s\n", instance, path);
-	printf("program id %u, daemon %s", info.id,
-	       pid ? "running, pid " : "NOT running");
-	if (pid)
-		printf("%d", pid);
+	printf("program id %u, daemon ", info.id);
+	xl_daemon_health_print(stdout, &dh);
 	printf("\n%-8s %-8s %-8s %s\n", "port", "ifindex", "role", tc ? "tc" : "xdp");
 	for (int i = 0; i < pl.n; i++)
 		printf("%-8s %-8u %-8s %s\n", pl.p[i].name, pl.p[i].ifindex,
 		       xl_role_name(pl.p[i].role), port_state(instance, &pl.p[i], tc, info.id));
 	json_object_put(root);
-	return 0;
+	return xl_daemon_health_exit(&dh);
 }

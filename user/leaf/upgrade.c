@@ -12,6 +12,7 @@
 #include "leaf/upgrade.h"
 #include "leaf/netlink_watch.h"
 #include "common/daemon.h"
+#include "common/heartbeat.h"
 #include "common/pins.h"
 
 int xl_leaf_upgrade(const char *instance)
@@ -21,7 +22,7 @@ int xl_leaf_upgrade(const char *instance)
 	static const char *const progs[] = { XL_PIN_PROG_LEAF, XL_PIN_PROG_LEAF_TC };
 	struct leaf *skel = leaf__open();
 	char gen_pin[256];
-	bool had_gen;
+	bool had_gen, had_beat;
 	int err;
 
 	if (!skel) {
@@ -32,15 +33,14 @@ int xl_leaf_upgrade(const char *instance)
 	skel->rodata->nr_cpus = libbpf_num_possible_cpus();
 	xl_pin_path(gen_pin, sizeof(gen_pin), instance, XL_MAP_NAME(XL_MAP_FWD_GEN));
 	had_gen = access(gen_pin, F_OK) == 0;
+	had_beat = xl_heartbeat_pinned(instance);
 	err = xl_upgrade(skel->obj, instance, links, progs, 2,
 			 xl_tcx_ingress_pinned(instance) ? "tc" : "XDP");
 	leaf__destroy(skel);
-	/* From a build without forwarding caches (bpf/fwd_cache.h): its
-	 * daemon does not tell the new programs of neighbour changes (no
-	 * fwd_gen), so this build's takes over. */
-	if (!err && !had_gen && xl_daemon_pid(instance)) {
-		xl_daemon_stop(instance);
-		err = xl_daemon_start(instance, xl_watch);
-	}
+	/* From a build without forwarding caches (bpf/fwd_cache.h) or
+	 * heartbeats: its daemon does not tell the new programs of neighbour
+	 * changes (no fwd_gen) or does not beat, so this build's takes over. */
+	if (!err && (!had_gen || !had_beat))
+		err = xl_upgrade_daemon(instance, xl_watch);
 	return err;
 }

@@ -7,6 +7,7 @@
  * is the table, the inner one the instances. */
 #include <string.h>
 #include <json-c/json.h>
+#include "common/heartbeat.h"
 #include "common/version.h"
 #include "observe/metrics.h"
 #include "observe/prom.h"
@@ -30,6 +31,7 @@ enum scope {
 	S_PSN,      /* stats .roce_psn (either mode) */
 	S_PFC,      /* leaf stats .ports[].pfc[], one per priority */
 	S_FLOW_TABLE, /* leaf stats .flow_table */
+	S_DAEMON,   /* stats .daemon (either mode) */
 	S_COUNT
 };
 
@@ -54,6 +56,7 @@ static const struct {
 	[S_PSN] = { "instance", 0 },
 	[S_PFC] = { "instance, port, priority", XL_INST_LEAF },
 	[S_FLOW_TABLE] = { "instance", XL_INST_LEAF },
+	[S_DAEMON] = { "instance", 0 },
 };
 
 /* What a row makes of its field. */
@@ -285,6 +288,14 @@ static const struct metric metrics[] = {
 	{ "xdpleaf_pfc_storm", G, S_PFC, VALUE, "storm", NULL, 0,
 	  "1 while the watchdog counts the priority's pause as a storm, at the "
 	  "exporter's last read." },
+
+	{ "xdpleaf_daemon_heartbeat_age_seconds", G, S_DAEMON, VALUE, "heartbeat_age_seconds", NULL, 0,
+	  "Seconds since the instance's daemon last wrote its heartbeat (about "
+	  "once a second; since the load if none has). Past "
+	  XL_HEARTBEAT_LIMIT_TEXT " the daemon is "
+	  "stopped, hung or gone: neighbour, link and address changes are not "
+	  "followed. As of the exporter's last read; no sample for an instance "
+	  "loaded by a build without heartbeats." },
 
 	{ "xdpleaf_exporter_read_timestamp_seconds", G, S_EXPORTER, VALUE, "began", NULL, 0,
 	  "When the exporter's last read of the maps began (Unix time): every "
@@ -530,6 +541,9 @@ static void write_instance(struct xl_prom *p, const struct metric *m,
 		break;
 	case S_FLOW_TABLE:
 		emit(p, m, field(s->stats, "flow_table"), &base);
+		break;
+	case S_DAEMON:
+		emit(p, m, field(s->stats, "daemon"), &base);
 		break;
 	case S_PFC:
 		FOR_EACH(array(s->stats, "ports"), i, e)
