@@ -322,7 +322,7 @@ static const struct command commands[] = {
 		   "Entries are rewritten one by one: a packet\nsees each entry old "
 		   "or new; none is lost." },
 	{ "status", "whether the instance is loaded, attached ports, its daemon "
-		    "(started again if it died) and its heartbeat",
+		    "(started again if it died) and its heartbeat, its maps' kernel memory",
 	  .opts = show_opts, .netns_bound = true, .leaf = leaf_status, .host = host_status,
 	  .notes = "Exit status: 0 loaded, 3 not loaded, 4 loaded but its daemon "
 		   "not responding (its\nprocess alive, its heartbeat older than "

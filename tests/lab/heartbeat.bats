@@ -1,11 +1,13 @@
 #!/usr/bin/env bats
-# The daemon's heartbeat (docs/operations.md, "The daemon"). The lab's
-# leaf1: a daemon that beats is reported running; one stopped with SIGSTOP
-# is reported not responding (status exits 4, the exporter's age passes the
+# The daemon's heartbeat and the instance's kernel memory
+# (docs/operations.md, "The daemon" and "Kernel memory"). The lab's leaf1:
+# a daemon that beats is reported running; one stopped with SIGSTOP is
+# reported not responding (status exits 4, the exporter's age passes the
 # limit) while a host's MAC change goes unfollowed, and after SIGCONT all
 # is well again. A throwaway namespace P-a with one veth for the rest:
-# the notifications of the systemd unit's command line, and an instance
-# without a heartbeat map (an older build's) and its upgrade.
+# the notifications of the systemd unit's command line, an instance
+# without a heartbeat map (an older build's) and its upgrade, and the
+# memory status prints against bpftool's.
 #
 # The SIGSTOP test sends pings through the lab: run the file under
 # flock /tmp/xdpleaf-bench.lock when other lab traffic may run.
@@ -257,4 +259,58 @@ a_beats_at_least() { # n: P_a's
 	j=$(xa status --json --instance "${P}a")
 	jq -e --argjson pid "$new" '.daemon | .state == "running" and .pid == $pid and
 		.heartbeat_pid == $pid and .heartbeat_age_seconds <= 5' <<<"$j"
+}
+
+@test "status: the maps' kernel memory, total and largest, is bpftool's memlock; a flow entry takes 240 B" {
+	local j total n sum count f b1 b2 per
+	make_ns
+	xa load --config "$BATS_TEST_TMPDIR/a.conf" --instance "${P}a" >/dev/null
+	j=$(xa status --json --instance "${P}a")
+	total=$(jq .memory.bytes <<<"$j")
+	n=$(jq '.memory.maps | length' <<<"$j")
+	sum=0 count=0
+	for f in /sys/fs/bpf/xdpleaf/"${P}a"/*; do
+		b1=$(bpftool -j map show pinned "$f" 2>/dev/null | jq '.bytes_memlock // empty') || continue
+		[[ -n $b1 ]] || continue
+		sum=$((sum + b1)) count=$((count + 1))
+	done
+	echo "status: $total in $n maps; bpftool: $sum in $count"
+	((total == sum && n == count && n >= 20))
+	# largest first; each map's own figure is bpftool's too
+	jq -e '[.memory.maps[].bytes] | . == (sort | reverse)' <<<"$j"
+	[[ $(jq -r '.memory.maps[0].name' <<<"$j") == flows ]]
+	[[ $(jq .memory.maps[0].bytes <<<"$j") -eq \
+		$(bpftool -j map show pinned "/sys/fs/bpf/xdpleaf/${P}a/flows" | jq .bytes_memlock) ]]
+	run --separate-stderr xa status --instance "${P}a"
+	grep -qE "^kernel memory: [0-9.]+ MiB in $n maps; largest: flows [0-9.]+ MiB \(65536 entries\), [a-z_]+ [0-9.]+ [KM]iB( \([0-9]+ entries\))?, [a-z_]+ [0-9.]+ [KM]iB" <<<"$output" ||
+		{ echo "$output"; return 1; }
+	note "default instance (one port, $(nproc) CPUs): $(grep '^kernel memory' <<<"$output")"
+	note "its maps: $(jq -r '[.memory.maps[] | "\(.name) \(.bytes)"] | join(", ")' <<<"$j")"
+	# a flow entry: the flow table's growth from 65536 to 131072 entries;
+	# a route: the tries' bytes with 1000 IPv4 and 1000 IPv6 routes
+	b1=$(jq .memory.maps[0].bytes <<<"$j")
+	xa unload --instance "${P}a" >/dev/null
+	{
+		printf '[xdpleaf]\nflow_table_size = 131072\n\n[port xa]\nrole = downlink\n'
+		for i in $(seq 1 1000); do
+			printf '\n[route 10.%d.%d.0/24]\nport = xa\n' $((i / 256)) $((i % 256))
+			printf '\n[route fd00:%x::/48]\nport = xa\n' "$i"
+		done
+	} >"$BATS_TEST_TMPDIR/b.conf"
+	xa load --config "$BATS_TEST_TMPDIR/b.conf" --instance "${P}a" --no-daemon >/dev/null
+	j=$(xa status --json --instance "${P}a")
+	b2=$(jq '.memory.maps[] | select(.name == "flows") | .bytes' <<<"$j")
+	per=$(((b2 - b1) / 65536))
+	note "a flow entry: $per B ($b1 B at 65536 entries, $b2 B at 131072; the instance $(jq .memory.bytes <<<"$j") B)"
+	((per == 240))
+	note "1000 routes of each family: $(jq -r '[.memory.maps[] | select(.name | startswith("routes")) | "\(.name) \(.bytes)"] | join(", ")' <<<"$j")"
+	jq -e '[.memory.maps[] | select(.name | startswith("routes")) | .bytes > 0] | all and length == 2' <<<"$j"
+	# a host instance, every default
+	xa unload --instance "${P}a" >/dev/null
+	printf '[xdpleaf]\nmode = host\n\n[port xa]\nrate = 100G\n' >"$BATS_TEST_TMPDIR/h.conf"
+	xa load --config "$BATS_TEST_TMPDIR/h.conf" --instance "${P}a" --no-daemon >/dev/null 2>&1
+	run --separate-stderr xa status --instance "${P}a"
+	grep -qE "^kernel memory: [0-9.]+ MiB in [0-9]+ maps; largest: roce_psn " <<<"$output" ||
+		{ echo "$output"; return 1; }
+	note "host instance (one port): $(grep '^kernel memory' <<<"$output")"
 }

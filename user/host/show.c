@@ -23,6 +23,7 @@
 #include "host/ports.h"
 #include "common/daemon.h"
 #include "common/heartbeat.h"
+#include "common/map_memory.h"
 #include "common/telemetry_json.h"
 #include "common/output.h"
 #include "common/units.h"
@@ -188,6 +189,7 @@ int xl_host_status(const char *instance, bool json)
 		printf("programs: ingress id %u, egress id %u, daemon ", in_id, out_id);
 		xl_daemon_health_print(stdout, &dh);
 		printf("\n");
+		xl_map_memory_print(stdout, instance, 3);
 		print_dcqcn(&hc);
 		printf("%-16s %-8s %-24s %s\n", "port", "ifindex", "tcx ingress",
 		       "tcx egress");
@@ -217,6 +219,7 @@ int xl_host_status(const char *instance, bool json)
 	json_object_object_add(root, "prog_ids", progs);
 	json_object_object_add(root, "daemon_pid", json_object_new_int64(dh.pid));
 	json_object_object_add(root, "daemon", xl_daemon_health_json(&dh));
+	json_object_object_add(root, "memory", xl_map_memory_json(instance));
 	json_object_object_add(root, "dcqcn", dcqcn_json(&hc));
 	for (int i = 0; i < n; i++) {
 		const struct xl_host_port *p = &ports[i];

@@ -25,6 +25,7 @@
 #include "common/version.h"
 #include "common/daemon.h"
 #include "common/heartbeat.h"
+#include "common/map_memory.h"
 #include "xdpleaf.h"
 #include "telemetry.h"
 #include "common/telemetry_json.h"
@@ -617,6 +618,7 @@ int xl_leaf_status(const char *instance, bool json)
 	json_object_object_add(root, "prog_id", json_object_new_int64(info.id));
 	json_object_object_add(root, "daemon_pid", json_object_new_int64(dh.pid));
 	json_object_object_add(root, "daemon", xl_daemon_health_json(&dh));
+	json_object_object_add(root, "memory", xl_map_memory_json(instance));
 	for (int i = 0; i < pl.n; i++) {
 		json_object *o = json_object_new_object();
 		const char *state = port_state(instance, &pl.p[i], tc, info.id);
@@ -636,7 +638,9 @@ int xl_leaf_status(const char *instance, bool json)
 	printf("instance %s: loaded, pins in %s\n", instance, path);
 	printf("program id %u, daemon ", info.id);
 	xl_daemon_health_print(stdout, &dh);
-	printf("\n%-8s %-8s %-8s %s\n", "port", "ifindex", "role", tc ? "tc" : "xdp");
+	printf("\n");
+	xl_map_memory_print(stdout, instance, 3);
+	printf("%-8s %-8s %-8s %s\n", "port", "ifindex", "role", tc ? "tc" : "xdp");
 	for (int i = 0; i < pl.n; i++)
 		printf("%-8s %-8u %-8s %s\n", pl.p[i].name, pl.p[i].ifindex,
 		       xl_role_name(pl.p[i].role), port_state(instance, &pl.p[i], tc, info.id));
