@@ -91,7 +91,8 @@ def data_flow_moves(path):
     data_flows), or None without leaf1's flow table before and after it.
     The other moves are control messages: in a 1 MiB all-reduce they made
     nearly all of leaf1's moves while the data connections never moved
-    (bench/results/2026-11-28-jct-notebook/README.md, "Session 33")."""
+    (measured 27 November 2026: bench/results/2026-11-28-jct-notebook/
+    README.md, "why the unequal all-to-all trails `static`")."""
     if not all(os.path.exists(os.path.join(path, f)) for f in ("flows0.json", "flows.json")):
         return None
     return sum(m for (_, _, m) in placement.data_flows(path).values())

@@ -22,9 +22,9 @@
 # in run 14, bench/results/2026-11-28-jct-notebook/README.md) and the
 # noise of an 8-step p50 on this 2-core VM (~10 % from run to run). 1.25
 # covers both and still fails a shared uplink. (It was 1.15 until the
-# lab's links kept their rate, session 27: that made the kernel's lucky
-# draws faster, and a flowlet all-to-all at 1.16 x ECMP's failed the
-# margin-less check below.)
+# lab's TBFs got a 1 ms bucket on 26 November 2026 and kept their rate:
+# that made the kernel's lucky draws faster, and a flowlet all-to-all at
+# 1.16 x ECMP's failed the margin-less check below.)
 #
 # And a 4 MiB all-to-all through both: Open MPI's senders send to one
 # receiver at a time and receivers take one sender at a time, so at most
@@ -33,8 +33,8 @@
 # goes: docs/load-balancing.md; tests/bpf/test_flowlet.c holds that rule
 # exactly). Not slower than ECMP's draw by more than the margin: run 14
 # (20 steps) measured flowlet 0.66 x the reference against ECMP's
-# 0.69-0.91 x; with the ACKs deciding (session 23, the old lab links)
-# flowlet ran 0.86-0.99 x.
+# 0.69-0.91 x; with the ACKs deciding (26 November 2026, before pure
+# ACKs followed their flow; the old lab links) flowlet ran 0.86-0.99 x.
 #
 # The same run also takes RoCEv2 steps through both fabrics (--ops roce:
 # xdpleaf gen --reliable from s1..s4 to r1..r4 under host mode's DCQCN,
