@@ -522,9 +522,10 @@ static inline __u64 xl_expected_rate(__u64 flowlet_rate_bps, __u64 cap_bps)
  * the flow could start there; from there its demand reads as what that
  * member lets it send (xl_flow_demand caps it there), no other member
  * looks better by the move margin, and the slowest flow of a ring never
- * pauses long enough to be moved anyway: make bench-jct's run 11 had a
- * ring flow on the 50 Mbit/s member of 200/100/100/50 Mbit/s from its
- * first packet to the end of the job (3 flowlets in all in another run),
+ * pauses long enough to be moved anyway: make bench-jct's run 11 (26
+ * November 2026, bench/results/2026-11-28-jct-notebook) had a ring flow
+ * on the 50 Mbit/s member of 200/100/100/50 Mbit/s from its first packet
+ * to the end of the job (3 flowlets in all in another run),
  * the whole ring at its rate (2.02 x). So such a flow is taken to send at
  * the members' mean capacity, not capped at each candidate's own: on a
  * member smaller than that it weighs more than the member can carry, and
@@ -726,7 +727,7 @@ static inline __u64 xl_held_load_leave(__u64 held_bps, __u64 share_bps)
  * took 100 Mbit/s out of a held load that held ~45 of its, the member
  * read as carrying one flow, not two, and the flow came back at its next
  * pause, six times in 260 ms (make bench-jct, unequal 1 MiB all-reduce,
- * run 15).
+ * run 15 of 26 November 2026: bench/results/2026-11-28-jct-notebook).
  *
  * An average over tau that the flow's samples raised from nothing holds
  * 1 - e^-t/tau of its rate after t. That in 1/1024, by 1 - 1/(1 + x +

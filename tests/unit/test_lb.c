@@ -955,7 +955,8 @@ static void placed_ns_across_the_wrap(void **state)
 	assert_int_equal(xl_placed_tick(t + 3 * tick), 2);
 }
 
-/* The flapping the share ends (make bench-jct run 15, unequal 1 MiB
+/* The flapping the share ends (make bench-jct run 15 of 26 November
+ * 2026, bench/results/2026-11-28-jct-notebook; unequal 1 MiB
  * all-reduce): the 200M member's held load is two ring flows averaging
  * 75M, and a third that stayed 83 ms. When it leaves, taking its whole
  * rate out left 92M, and a 100M flow alone on its 100M member (its burst
