@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /* Shared setup of the BPF_PROG_TEST_RUN suites: a private network
  * namespace with one TAP device per port, so the devmap and
- * ctx.ingress_ifindex see real ifindexes, and small map helpers.
+ * ctx.ingress_ifindex see real ifindexes; the suite's state as the product
+ * gets it (a configuration text through the real parser, for the loader's
+ * fill functions; neighbours and addresses in the kernel, for the
+ * user-space code that copies them into the maps); small map helpers.
  *
  * The devmap (`tx_ports`) only accepts ifindexes of existing devices, and
  * test_run resolves ctx.ingress_ifindex in the caller's netns, so a suite
@@ -15,6 +18,7 @@
 #define XL_TEST_FIXTURE_H
 
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
@@ -27,8 +31,12 @@
 #include <sys/socket.h>
 #include <linux/types.h>
 #include <linux/if_tun.h>
+#include <linux/neighbour.h>
+#include <linux/rtnetlink.h>
+#include <libmnl/libmnl.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "common/config.h"
 #include "common/percpu.h"
 #include "leaf/fwd_gen.h"
 #include "events.h"
@@ -117,6 +125,114 @@ static inline void fixture_close(int n, int *fds)
 	for (int p = 0; p < n; p++)
 		if (fds[p] >= 0)
 			close(fds[p]);
+}
+
+/* ---- state the way the product gets it --------------------------------- */
+
+/* Parse a configuration given as text, printf-style, as `xdpleaf load`
+ * parses a file: written to a temporary file and read by xl_config_load
+ * with the interfaces checked (so the ports must exist: fixture_ports
+ * first). The suite then hands cfg to the loader's fill function
+ * (xl_leaf_fill_maps, xl_host_fill_maps) and frees it (xl_config_free).
+ * 0, or -1 after printing the parser's message and the text. */
+static inline int fixture_config(struct xl_config *cfg, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static inline int fixture_config(struct xl_config *cfg, const char *fmt, ...)
+{
+	char path[] = "/tmp/xl-test-XXXXXX.conf", err[XL_ERR_MAX], *text = NULL;
+	va_list ap;
+	int fd, n, rc = -1;
+
+	va_start(ap, fmt);
+	n = vasprintf(&text, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -1;
+	fd = mkstemps(path, 5);
+	if (fd < 0 || write(fd, text, (size_t)n) != n) {
+		fprintf(stderr, "setup: %s: %s\n", path, strerror(errno));
+		goto out;
+	}
+	rc = xl_config_load(path, true, cfg, err, sizeof(err));
+	if (rc)
+		fprintf(stderr, "setup: %s\n--- the configuration:\n%s---\n", err, text);
+out:
+	if (fd >= 0) {
+		close(fd);
+		unlink(path);
+	}
+	free(text);
+	return rc;
+}
+
+/* One request to the kernel's rtnetlink, waiting for its acknowledgement.
+ * 0, or -1 with errno set. */
+static inline int fixture_rtnl(struct nlmsghdr *nlh)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct mnl_socket *nl = mnl_socket_open(NETLINK_ROUTE);
+	int n, rc = -1;
+
+	if (!nl)
+		return -1;
+	nlh->nlmsg_flags |= NLM_F_REQUEST | NLM_F_ACK;
+	nlh->nlmsg_seq = 1;
+	if (!mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) &&
+	    mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) >= 0) {
+		n = mnl_socket_recvfrom(nl, buf, sizeof(buf));
+		if (n >= 0)
+			rc = mnl_cb_run(buf, (size_t)n, 1, mnl_socket_get_portid(nl),
+					NULL, NULL) < 0 ? -1 : 0;
+	}
+	n = errno;
+	mnl_socket_close(nl);
+	errno = n;
+	return rc;
+}
+
+/* A permanent neighbour entry (family 4 or 6) in the kernel's table, where
+ * the product's neighbours come from: the suite then copies the table into
+ * its `neigh` map with the loader's and the daemon's own code
+ * (xl_neigh_sync, leaf/netlink_watch.h), after the ports are filled. */
+static inline int fixture_neigh_add(__u32 ifindex, int family, const __u8 *addr,
+				    const __u8 mac[6])
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct ndmsg *nd;
+
+	nlh->nlmsg_type = RTM_NEWNEIGH;
+	nlh->nlmsg_flags = NLM_F_CREATE | NLM_F_REPLACE;
+	nd = mnl_nlmsg_put_extra_header(nlh, sizeof(*nd));
+	nd->ndm_family = family == 4 ? AF_INET : AF_INET6;
+	nd->ndm_ifindex = (int)ifindex;
+	nd->ndm_state = NUD_PERMANENT;
+	mnl_attr_put(nlh, NDA_DST, family == 4 ? 4 : 16, addr);
+	mnl_attr_put(nlh, NDA_LLADDR, 6, mac);
+	return fixture_rtnl(nlh);
+}
+
+/* An address (family 4 or 6, prefix plen) on an interface, as an
+ * administrator would give a host port: the host loader reads the ports'
+ * addresses from the kernel (xl_host_addrs_sync). No duplicate address
+ * detection, so it is usable at once. */
+static inline int fixture_addr_add(__u32 ifindex, int family, const __u8 *addr,
+				   __u8 plen)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct ifaddrmsg *ifa;
+
+	nlh->nlmsg_type = RTM_NEWADDR;
+	nlh->nlmsg_flags = NLM_F_CREATE | NLM_F_REPLACE;
+	ifa = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifa));
+	ifa->ifa_family = family == 4 ? AF_INET : AF_INET6;
+	ifa->ifa_prefixlen = plen;
+	ifa->ifa_flags = IFA_F_NODAD;
+	ifa->ifa_index = ifindex;
+	mnl_attr_put(nlh, IFA_LOCAL, family == 4 ? 4 : 16, addr);
+	mnl_attr_put(nlh, IFA_ADDRESS, family == 4 ? 4 : 16, addr);
+	return fixture_rtnl(nlh);
 }
 
 /* The leaf's fwd_gen map, once a suite that loaded the leaf sets it:

@@ -49,6 +49,8 @@
 #include <bpf/libbpf.h>
 
 #include "xdpleaf.h"
+#include "common/config.h"
+#include "host/loader.h"
 #include "roce.h"
 #include "host.h"
 #include "icrc.h"
@@ -146,27 +148,47 @@ static void find_paths(void)
 		return;
 }
 
-static struct xl_host_cfg default_cfg(void)
+/* The host's maps as `xdpleaf load` and `reload` write them: a
+ * configuration with xl-h0 at `rate` and the keys `dcqcn` ("" for the
+ * defaults) in [dcqcn], through the parser and xl_host_fill_maps (which
+ * also reads xl-h0's addresses into host_addrs). min_rate, if not 0,
+ * replaces the parsed min_rate before the fill: the EDT tests need a
+ * floor below the 1M the configuration accepts, so that a cut of a
+ * 1 Mbit/s port's rate shows. 0, or -1 after printing why; *out, if
+ * given, gets what host_cfg then holds. */
+static int host_fill(const char *rate, const char *dcqcn, __u64 min_rate,
+		     struct xl_host_cfg *out)
+{
+	struct xl_config cfg;
+	__u32 zero = 0;
+	int err;
+
+	if (fixture_config(&cfg, "[xdpleaf]\nmode = host\n\n[port xl-h0]\nrate = %s\n\n"
+			   "[dcqcn]\n%s", rate, dcqcn))
+		return -1;
+	if (min_rate)
+		cfg.host.rp.min_rate = min_rate;
+	err = xl_host_fill_maps(E.skel, &cfg);
+	xl_config_free(&cfg);
+	if (err || !out)
+		return err;
+	return bpf_map_lookup_elem(bpf_map__fd(E.skel->maps.host_cfg), &zero, out);
+}
+
+/* host_fill in a test: the settings the programs now run with. */
+static struct xl_host_cfg host_cfg(const char *rate, const char *dcqcn, __u64 min_rate)
 {
 	struct xl_host_cfg c;
 
-	memset(&c, 0, sizeof(c));
-	c.cnp_interval_ns = XL_CNP_INTERVAL_DEFAULT_NS;
-	c.cnp_scope = XL_CNP_PER_QP;
-	c.cnp_dscp = XL_CNP_DSCP_DEFAULT;
-	c.np_enabled = 1;
-	c.rp_enabled = 1;
-	c.cnp_port_rate = XL_CNP_PORT_RATE_DEFAULT;
-	xl_dcqcn_defaults(&c.rp, XL_DCQCN_PAPER, 100000000000ULL);
+	assert_int_equal(host_fill(rate, dcqcn, min_rate, &c), 0);
 	return c;
 }
 
-static void set_cfg(const struct xl_host_cfg *c)
+/* The defaults every test starts from: a 100 Gbit/s port, [dcqcn] empty. */
+#define C_100G 100000000000ULL
+static struct xl_host_cfg default_cfg(void)
 {
-	__u32 zero = 0;
-
-	assert_int_equal(map_set(E.skel->maps.host_cfg, &zero, sizeof(zero), c,
-				 sizeof(*c)), 0);
+	return host_cfg("100G", "", 0);
 }
 
 static void clear_map(struct bpf_map *m)
@@ -215,8 +237,6 @@ static void drain_tap(void)
 
 static int group_setup(void **state)
 {
-	struct xl_host_cfg cfg = default_cfg();
-	__u32 zero = 0;
 	int err, fl;
 
 	(void)state;
@@ -228,10 +248,20 @@ static int group_setup(void **state)
 	SETUP_CHECK(!err, "tap xl-h0: %s\n", strerror(-err));
 	E.ifindex = if_nametoindex("xl-h0");
 	SETUP_CHECK(E.ifindex, "if_nametoindex(xl-h0): %s\n", strerror(errno));
-	/* no router solicitations or neighbour discovery on the TAP */
-	write_file("/proc/sys/net/ipv6/conf/xl-h0/disable_ipv6", "1");
+	/* nothing of the kernel's own on the TAP: no link-local address (so
+	 * no router solicitation), no router advertisements taken, and
+	 * IFF_NOARP (if_up): no neighbour discovery, no solicited-node
+	 * group joined (so no MLD report) */
+	write_file("/proc/sys/net/ipv6/conf/xl-h0/addr_gen_mode", "1");
+	write_file("/proc/sys/net/ipv6/conf/xl-h0/accept_ra", "0");
+	write_file("/proc/sys/net/ipv6/conf/xl-h0/router_solicitations", "0");
 	err = if_up("xl-h0");
 	SETUP_CHECK(!err, "xl-h0 up: %s\n", strerror(-err));
+	/* this host's addresses on xl-h0: the loader reads them from the
+	 * kernel into host_addrs (host_fill) */
+	SETUP_CHECK(!fixture_addr_add(E.ifindex, 4, A_HOST, 24) &&
+		    !fixture_addr_add(E.ifindex, 6, A6_HOST, 64),
+		    "addresses on xl-h0: %s\n", strerror(errno));
 	fl = fcntl(E.tap_fd, F_GETFL);
 	fcntl(E.tap_fd, F_SETFL, fl | O_NONBLOCK);
 	E.ncpu = libbpf_num_possible_cpus();
@@ -240,24 +270,22 @@ static int group_setup(void **state)
 	SETUP_CHECK(E.skel, "host__open_and_load: %s\n", strerror(errno));
 	E.in_fd = bpf_program__fd(E.skel->progs.xdpleaf_host_ingress);
 	E.eg_fd = bpf_program__fd(E.skel->progs.xdpleaf_host_egress);
-	SETUP_CHECK(!bpf_map_update_elem(bpf_map__fd(E.skel->maps.host_cfg), &zero,
-					 &cfg, BPF_ANY), "host_cfg: %s\n",
-		    strerror(errno));
+	SETUP_CHECK(!host_fill("100G", "", 0, NULL), "the host's maps\n");
 	E.link_fd = bpf_link_create(E.eg_fd, (int)E.ifindex, TCX_EGRESS, NULL);
 	SETUP_CHECK(E.link_fd >= 0, "tcx egress link on xl-h0: %s\n",
 		    strerror(errno));
-	/* this host's addresses on xl-h0, as the loader writes them */
+	/* exactly this host's two addresses, as the loader found them */
 	{
 		struct xl_host_addr_key k4 = { .ifindex = E.ifindex, .family = 4 };
 		struct xl_host_addr_key k6 = { .ifindex = E.ifindex, .family = 6 };
-		__u8 one = 1;
+		__u8 v;
 
 		memcpy(k4.addr, A_HOST, 16);
 		memcpy(k6.addr, A6_HOST, 16);
-		SETUP_CHECK(!bpf_map_update_elem(bpf_map__fd(E.skel->maps.host_addrs), &k4,
-						 &one, BPF_ANY) &&
-			    !bpf_map_update_elem(bpf_map__fd(E.skel->maps.host_addrs), &k6,
-						 &one, BPF_ANY), "host_addrs: %s\n", strerror(errno));
+		SETUP_CHECK(!bpf_map_lookup_elem(bpf_map__fd(E.skel->maps.host_addrs), &k4, &v) &&
+			    !bpf_map_lookup_elem(bpf_map__fd(E.skel->maps.host_addrs), &k6, &v) &&
+			    map_count(E.skel->maps.host_addrs) == 2,
+			    "host_addrs does not hold xl-h0's two addresses\n");
 	}
 	return 0;
 }
@@ -277,16 +305,34 @@ static int group_teardown(void **state)
  * TAP. */
 static int test_setup(void **state)
 {
-	struct xl_host_cfg cfg = default_cfg();
-	__u32 zero = 0;
-
 	(void)state;
 	clear_map(E.skel->maps.np_flows);
 	clear_map(E.skel->maps.rp_flows);
 	clear_map(E.skel->maps.rp_rates);
-	bpf_map_update_elem(bpf_map__fd(E.skel->maps.host_cfg), &zero, &cfg, BPF_ANY);
 	drain_tap();
-	return 0;
+	return host_fill("100G", "", 0, NULL);
+}
+
+/* ---- settings ----------------------------------------------------------- */
+
+/* A configuration without [dcqcn] keys gives the programs the host
+ * defaults as the parser defines them (xl_host_defaults), with DCQCN's C
+ * the port's rate; variant = nvidia, that variant's. */
+static void config_defaults_reach_host_cfg(void **state)
+{
+	static const __u32 variants[] = { XL_DCQCN_PAPER, XL_DCQCN_NVIDIA };
+	struct xl_host_cfg want, got;
+
+	(void)state;
+	for (size_t i = 0; i < 2; i++) {
+		got = host_cfg("100G", variants[i] == XL_DCQCN_NVIDIA ? "variant = nvidia\n" : "",
+			       0);
+		xl_host_defaults(&want, variants[i]);
+		want.rp.line_rate = C_100G;
+		assert_memory_equal(&got, &want, sizeof(want));
+	}
+	got = host_cfg("25G", "", 0);
+	assert_int_equal(got.rp.line_rate, 25000000000ULL);
 }
 
 /* ---- packets ------------------------------------------------------------ */
@@ -620,12 +666,10 @@ static void np_ce_vlan_sends_cnp(void **state)
  * interval (1 s here): the right frame right after is answered. */
 static void bad_icrc_refused_then_right_answered(__u8 *pkt, size_t len, size_t at)
 {
-	struct xl_host_cfg cfg = default_cfg();
 	__u8 cnp[PKT_MAX];
 	struct xl_host_stats s0, s1;
 
-	cfg.cnp_interval_ns = 1000000000ULL;
-	set_cfg(&cfg);
+	host_cfg("100G", "cnp_interval = 1s\n", 0);
 	s0 = stats();
 	pkt[at] ^= 0x40;
 	ingress_passes(pkt, len);
@@ -668,15 +712,13 @@ static void np_icrc_checked_over_a_large_frame(void **state)
 
 static void np_second_ce_within_interval_suppressed(void **state)
 {
-	struct xl_host_cfg cfg = default_cfg();
 	__u8 pkt[PKT_MAX], cnp[PKT_MAX];
 	struct xl_host_stats s0, s1;
 	struct xl_np_flow nf;
 	size_t len = roce(&DATA4, pkt);
 
 	(void)state;
-	cfg.cnp_interval_ns = 1000000000ULL; /* 1 s: surely within */
-	set_cfg(&cfg);
+	host_cfg("100G", "cnp_interval = 1s\n", 0); /* 1 s: surely within */
 	ingress_passes(pkt, len);
 	assert_true(read_cnp(cnp, 1000) > 0);
 	s0 = stats();
@@ -694,7 +736,7 @@ static void np_second_ce_within_interval_suppressed(void **state)
 
 static void np_ce_after_interval_sends_again(void **state)
 {
-	struct xl_host_cfg cfg = default_cfg();
+	struct xl_host_cfg cfg = host_cfg("100G", "cnp_interval = 2ms\n", 0);
 	__u8 pkt[PKT_MAX], cnp[PKT_MAX];
 	struct xl_host_stats s0, s1;
 	struct xl_np_flow nf;
@@ -702,8 +744,7 @@ static void np_ce_after_interval_sends_again(void **state)
 	__u64 first;
 
 	(void)state;
-	cfg.cnp_interval_ns = 2000000; /* 2 ms */
-	set_cfg(&cfg);
+	assert_int_equal(cfg.cnp_interval_ns, 2000000);
 	s0 = stats();
 	ingress_passes(pkt, len);
 	assert_true(read_cnp(cnp, 1000) > 0);
@@ -723,7 +764,7 @@ static void np_ce_after_interval_sends_again(void **state)
  * per QP (default): each flow has its own. */
 static void np_scope_per_port_and_per_qp(void **state)
 {
-	struct xl_host_cfg cfg = default_cfg();
+	struct xl_host_cfg cfg;
 	struct flow f2 = DATA4;
 	__u8 p1[PKT_MAX], p2[PKT_MAX], cnp[PKT_MAX];
 	struct xl_host_stats s0, s1;
@@ -735,9 +776,8 @@ static void np_scope_per_port_and_per_qp(void **state)
 	f2.src = A_PEER2;
 	f2.qp = QP2;
 	l2 = roce(&f2, p2);
-	cfg.cnp_interval_ns = 1000000000ULL;
-	cfg.cnp_scope = XL_CNP_PER_PORT;
-	set_cfg(&cfg);
+	cfg = host_cfg("100G", "cnp_interval = 1s\ncnp_scope = port\n", 0);
+	assert_int_equal(cfg.cnp_scope, XL_CNP_PER_PORT);
 	s0 = stats();
 	ingress_passes(p1, l1);
 	ingress_passes(p2, l2);
@@ -753,8 +793,8 @@ static void np_scope_per_port_and_per_qp(void **state)
 	assert_int_equal(nf.cnps_sent, 1);
 
 	clear_map(E.skel->maps.np_flows);
-	cfg.cnp_scope = XL_CNP_PER_QP;
-	set_cfg(&cfg);
+	cfg = host_cfg("100G", "cnp_interval = 1s\n", 0);
+	assert_int_equal(cfg.cnp_scope, XL_CNP_PER_QP);
 	s0 = stats();
 	ingress_passes(p1, l1);
 	ingress_passes(p2, l2);
@@ -770,7 +810,6 @@ static void np_scope_per_port_and_per_qp(void **state)
 static void np_not_ce_nothing(void **state)
 {
 	static const __u8 ecns[] = { XL_ECN_NOT_ECT, XL_ECN_ECT0, XL_ECN_ECT1 };
-	struct xl_host_cfg cfg = default_cfg();
 	struct xl_host_stats s0 = stats(), s1;
 	__u8 pkt[PKT_MAX], cnp[PKT_MAX];
 	struct flow f = DATA4;
@@ -798,8 +837,7 @@ static void np_not_ce_nothing(void **state)
 	len = pkt_build(&udp, pkt, NULL);
 	ingress_passes(pkt, len);
 	/* NP disabled: CE counted, no CNP */
-	cfg.np_enabled = 0;
-	set_cfg(&cfg);
+	host_cfg("100G", "np = no\n", 0);
 	len = roce(&DATA4, pkt);
 	ingress_passes(pkt, len);
 	s1 = stats();
@@ -939,9 +977,9 @@ static void rp_learns_flow_and_cnp_cuts_rate(void **state)
 	(void)state;
 	egress_data(&OUT4);
 	assert_int_equal(rp_flow(&k, &f0), 0);
-	assert_int_equal(f0.s.rc, 100000000000ULL);
+	assert_int_equal(f0.s.rc, C_100G);
 	assert_int_equal(f0.bytes, roce(&OUT4, pkt));
-	assert_int_equal(rp_rate(&k), 100000000000ULL);
+	assert_int_equal(rp_rate(&k), C_100G);
 	/* the peer's CNP: dropped, Rc cut (paper, alpha 1: to C/2) */
 	len = cnp_for(&OUT4, pkt);
 	assert_int_equal(run(E.in_fd, pkt, len, 0, out, NULL, NULL), TC_ACT_SHOT);
@@ -949,7 +987,7 @@ static void rp_learns_flow_and_cnp_cuts_rate(void **state)
 	assert_int_equal(f1.cnps, 1);
 	assert_int_equal(f1.version, f0.version + 1);
 	assert_int_equal(f1.s.rc, 50000000000ULL);
-	assert_int_equal(f1.s.rt, 100000000000ULL);
+	assert_int_equal(f1.s.rt, C_100G);
 	assert_int_equal(f1.s.alpha, XL_Q32_ONE);
 	assert_int_equal(f1.s.phase, XL_PHASE_FR);
 	assert_int_equal(f1.s.inc_due, f1.last_ns + cfg.rp.t_ns);
@@ -971,7 +1009,7 @@ static void rp_learns_flow_and_cnp_cuts_rate(void **state)
  * does, when the next event advances the timers. */
 static void rp_nvidia_timers(void **state)
 {
-	struct xl_host_cfg cfg = default_cfg();
+	struct xl_host_cfg cfg;
 	struct xl_qp_key k = rp_key(A_PEER, 4, QP1);
 	struct xl_rp_flow f0, f1, f2;
 	struct xl_dcqcn_state ref;
@@ -979,20 +1017,19 @@ static void rp_nvidia_timers(void **state)
 	size_t len;
 
 	(void)state;
-	xl_dcqcn_defaults(&cfg.rp, XL_DCQCN_NVIDIA, 100000000000ULL);
-	set_cfg(&cfg);
+	cfg = host_cfg("100G", "variant = nvidia\n", 0);
 	egress_data(&OUT4);
 	assert_int_equal(rp_flow(&k, &f0), 0);
 	len = cnp_for(&OUT4, pkt);
 	assert_int_equal(run(E.in_fd, pkt, len, 0, out, NULL, NULL), TC_ACT_SHOT);
 	assert_int_equal(rp_flow(&k, &f1), 0);
-	assert_int_equal(f1.s.rc, 100000000000ULL); /* no cut yet */
+	assert_int_equal(f1.s.rc, C_100G); /* no cut yet */
 	assert_int_equal(f1.s.alpha, cfg.rp.alpha_first);
-	assert_int_equal(rp_rate(&k), 100000000000ULL);
+	assert_int_equal(rp_rate(&k), C_100G);
 	usleep(20); /* past t_dec = 4 us */
 	egress_data(&OUT4);
 	assert_int_equal(rp_flow(&k, &f2), 0);
-	assert_true(f2.s.rc < 100000000000ULL);
+	assert_true(f2.s.rc < C_100G);
 	ref = f0.s;
 	xl_dcqcn_advance(&ref, &cfg.rp, f1.last_ns, 64);
 	xl_dcqcn_cnp(&ref, &cfg.rp, f1.last_ns);
@@ -1042,14 +1079,12 @@ static void rp_cnp_unknown_flow_ignored(void **state)
 /* RP off: CNPs pass up untouched, our data is neither learnt nor stamped. */
 static void rp_disabled_passes(void **state)
 {
-	struct xl_host_cfg cfg = default_cfg();
 	struct xl_host_stats s0 = stats(), s1;
 	__u8 pkt[PKT_MAX];
 	size_t len;
 
 	(void)state;
-	cfg.rp_enabled = 0;
-	set_cfg(&cfg);
+	host_cfg("100G", "rp = no\n", 0);
 	assert_int_equal(egress_data(&OUT4), 0);
 	len = cnp_for(&OUT4, pkt);
 	ingress_passes(pkt, len);
@@ -1064,7 +1099,6 @@ static void rp_disabled_passes(void **state)
  * that a gap (8 ms for 1000 bytes) is far longer than a test run. */
 static void rp_edt_spacing(void **state)
 {
-	struct xl_host_cfg cfg = default_cfg();
 	struct xl_host_stats s0 = stats(), s1;
 	struct flow f = OUT4;
 	__u8 pkt[PKT_MAX], out[PKT_MAX];
@@ -1074,10 +1108,8 @@ static void rp_edt_spacing(void **state)
 	int i;
 
 	(void)state;
-	cfg.rp.line_rate = 1000000;
-	cfg.rp.min_rate = 100000;
-	cfg.rp.k_ns = cfg.rp.t_ns = 10000000000ULL; /* no timer in the test */
-	set_cfg(&cfg);
+	/* C from the port's rate; no timer in the test (1 s, the longest) */
+	host_cfg("1M", "min_rate = 1M\nk = 1s\nt = 1s\n", 100000);
 	f.payload = 1000 - 14 - 20 - 8 - 12 - 4; /* 1000-byte frames */
 	assert_int_equal(roce(&f, pkt), 1000);
 	gap = 1000ULL * 8 * 1000000000ULL / 1000000;
@@ -1103,16 +1135,12 @@ static void rp_edt_spacing(void **state)
  * (3 Mbit/s, 1000 bytes: 2666666.67 ns, 6 gaps = 16 ms). */
 static void rp_edt_fractional_gap(void **state)
 {
-	struct xl_host_cfg cfg = default_cfg();
 	struct flow f = OUT4;
 	__u64 ts[7];
 	int i;
 
 	(void)state;
-	cfg.rp.line_rate = 3000000;
-	cfg.rp.min_rate = 100000;
-	cfg.rp.k_ns = cfg.rp.t_ns = 10000000000ULL;
-	set_cfg(&cfg);
+	host_cfg("3M", "min_rate = 1M\nk = 1s\nt = 1s\n", 100000);
 	f.payload = 1000 - 14 - 20 - 8 - 12 - 4;
 	for (i = 0; i < 7; i++)
 		ts[i] = egress_data(&f);
@@ -1185,7 +1213,7 @@ static void gen_rp_run(struct gen *g)
  * packet, as 25 xl_dcqcn_sent() calls would. */
 static void gen_accounts_batches_to_rp(void **state)
 {
-	struct xl_host_cfg cfg = default_cfg();
+	struct xl_host_cfg cfg = host_cfg("100G", "b = 10000\n", 0);
 	struct xl_qp_key k1 = rp_key(A_PEER, 4, QP1), k2 = rp_key(A_PEER, 4, QP2);
 	struct xl_rp_flow f0, f1, f2;
 	struct xl_dcqcn_state ref;
@@ -1195,8 +1223,7 @@ static void gen_accounts_batches_to_rp(void **state)
 	int i;
 
 	(void)state;
-	cfg.rp.b_bytes = 10000;
-	set_cfg(&cfg);
+	assert_int_equal(cfg.rp.b_bytes, 10000);
 	g = gen_rp_open(4, A_PEER);
 	g->bss->gen_rp_len = 1000;
 	g->bss->gen_rp_n = 2;
@@ -1360,6 +1387,7 @@ static void gen_rate_map_paces_and_accounts(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(config_defaults_reach_host_cfg, test_setup),
 		cmocka_unit_test_setup(np_ce_ipv4_sends_cnp, test_setup),
 		cmocka_unit_test_setup(np_ce_ipv6_sends_cnp, test_setup),
 		cmocka_unit_test_setup(np_ce_vlan_sends_cnp, test_setup),

@@ -703,7 +703,7 @@ int xl_config_load(const char *path, bool check_interfaces,
 	c.host = scan_host_mode(text, len);
 	if (c.host) {
 		cfg->mode = XL_MODE_HOST;
-		cfg_host_defaults(&cfg->host, XL_DCQCN_PAPER); /* until [dcqcn] says otherwise */
+		xl_host_defaults(&cfg->host, XL_DCQCN_PAPER); /* until [dcqcn] says otherwise */
 	}
 	/* An empty file has no lines (fmemopen takes no empty buffer). */
 	if (len) {

@@ -149,6 +149,12 @@ void xl_config_free(struct xl_config *cfg);
  * many. load, reload and check print them to stderr. */
 int xl_config_warn(const struct xl_config *cfg, const char *path, FILE *out);
 
+/* Host-mode settings with every default: NP and RP on, the variant's RP
+ * parameters, line_rate 0 (the loader sets the port's). What a host
+ * config without [dcqcn] keys gets; the one definition of the host's
+ * defaults (config_check.c), for the parser and the tests. */
+void xl_host_defaults(struct xl_host_cfg *h, __u32 variant);
+
 /* "10.0.0.0/8" or "fd00::/16" -> family, addr, prefixlen. Rejects host bits
  * set past the prefix. Returns 0 or -1 with a reason in err. */
 int xl_parse_prefix(const char *s, int *family, __u8 addr[16], __u32 *plen,

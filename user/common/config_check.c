@@ -52,9 +52,7 @@ static enum xl_key_id first_key(const struct ctx *c, const enum xl_key_id *ks, s
 	return first;
 }
 
-/* Host-mode settings with every default: NP and RP on, the variant's RP
- * parameters (line_rate 0: the loader sets each port's). */
-void cfg_host_defaults(struct xl_host_cfg *h, __u32 variant)
+void xl_host_defaults(struct xl_host_cfg *h, __u32 variant)
 {
 	*h = (struct xl_host_cfg){
 		.cnp_interval_ns = XL_CNP_INTERVAL_DEFAULT_NS,
@@ -87,7 +85,7 @@ static bool close_dcqcn(struct ctx *c)
 			    xl_keys[bad].name, variant_name(v),
 			    c->key_line[K_VARIANT] ? "" : ", the default", xl_keys[bad].name,
 			    variant_name(!v));
-	cfg_host_defaults(h, v);
+	xl_host_defaults(h, v);
 	/* each key set: its field (the table knows where and how wide) */
 	for (k = 0; k < K_COUNT; k++) {
 		const struct xl_key_def *kd = &xl_keys[k];

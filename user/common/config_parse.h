@@ -54,8 +54,6 @@ __attribute__((format(printf, 3, 4)))
 int cfg_fail(struct ctx *c, int line, const char *fmt, ...);
 /* "10.0.0.0/8" of a route, for messages. */
 void cfg_prefix_str(const struct xl_cfg_route *r, char *buf, size_t len);
-/* Host-mode settings with every default (the variant's RP parameters). */
-void cfg_host_defaults(struct xl_host_cfg *h, __u32 variant);
 /* The checks of the section being left; false (and the error recorded) if
  * it fails one. */
 bool cfg_close_section(struct ctx *c);
