@@ -5,9 +5,16 @@
  *
  * Topology: one ingress port (xe-in), one limited downlink (xe-q, 1 Mb/s,
  * so the queue drains 125 bytes per ms and barely moves during a test) and
- * one unlimited downlink (xe-u, drain_bps 0). Classes: default (id 0),
- * cnp (id 1, DSCP 48, no-mark + no-drop) and roce (id 2, DSCP 26). Every
- * test starts from zeroed queues and counters and the default profile.
+ * one unlimited downlink (xe-u, no rate: drain_bps 0). Classes: default
+ * (id 0), cnp (id 1, DSCP 48, no-mark + no-drop) and roce (id 2, DSCP 26),
+ * the configuration's built-in three. Every test starts from zeroed queues
+ * and counters and the profiles of reset().
+ *
+ * The maps are filled as `xdpleaf load` fills them: a configuration text
+ * (ecn_apply) through the parser and xl_leaf_fill_maps, again whenever a
+ * test changes xe-q or a class; the neighbours through the kernel's table
+ * and xl_neigh_sync. Only the dataplane's own state (queues, counters) is
+ * written directly.
  *
  * Expected frames are built from scratch by tests/bpf/packets.h (TTL − 1,
  * egress MACs, the expected ECN bits, a fully recomputed IPv4 checksum)
@@ -30,22 +37,36 @@
 #include <linux/bpf.h>
 
 #include "xdpleaf.h"
+#include "common/config.h"
 #include "common/names.h"
+#include "leaf/loader.h"
+#include "leaf/netlink_watch.h"
 #include "leaf.skel.h"
 #include "packets.h"
 #include "fixture.h"
 
 /* ---- topology ----------------------------------------------------------- */
 
-enum { P_IN, P_Q, P_U, N_PORTS };
+/* The three ports under test, then five idle ones that the configuration
+ * lists around them (N_TAPS devices in all). */
+enum { P_IN, P_Q, P_U, N_PORTS, N_TAPS = N_PORTS + 5 };
 
-static const char *const port_ifname[N_PORTS] = { "xe-in", "xe-q", "xe-u" };
-/* Slots differ from the port indexes, so a mix-up shows. */
+static const char *const port_ifname[N_TAPS] = {
+	"xe-in", "xe-q", "xe-u", "xe-x0", "xe-x1", "xe-x2", "xe-x4", "xe-x6",
+};
+/* Slots differ from the port indexes, so a mix-up shows: the loader gives
+ * each port its place in the file, and the idle ports take 0-2, 4 and 6
+ * (ecn_apply). */
 static const __u32 port_slot[N_PORTS] = { 3, 5, 7 };
-static const __u8 port_mac[N_PORTS][6] = {
+static const __u8 port_mac[N_TAPS][6] = {
 	{ 0x02, 0x00, 0x00, 0x00, 0x02, 0x00 },
 	{ 0x02, 0x00, 0x00, 0x00, 0x02, 0x01 },
 	{ 0x02, 0x00, 0x00, 0x00, 0x02, 0x02 },
+	{ 0x02, 0x00, 0x00, 0x00, 0x02, 0x10 },
+	{ 0x02, 0x00, 0x00, 0x00, 0x02, 0x11 },
+	{ 0x02, 0x00, 0x00, 0x00, 0x02, 0x12 },
+	{ 0x02, 0x00, 0x00, 0x00, 0x02, 0x14 },
+	{ 0x02, 0x00, 0x00, 0x00, 0x02, 0x16 },
 };
 /* host .2 on each port's subnet */
 static const __u8 host_mac[N_PORTS][6] = {
@@ -74,7 +95,6 @@ enum { C_DEFAULT = XL_CLASS_DEFAULT, C_CNP = XL_CLASS_CNP, C_ROCE = 2 };
 #define DSCP_ROCE 26
 #define KMIN 1000
 #define KMAX 2000
-#define PROB(p) ((__u32)((p) * 4294967296.0 + 0.5))
 
 #define ECN_NOT 0
 #define ECN_ECT1 1
@@ -86,8 +106,14 @@ static struct {
 	struct leaf *skel;
 	int prog_fd;
 	int ncpu;
-	int tap_fd[N_PORTS];
-	__u32 ifindex[N_PORTS];
+	int tap_fd[N_TAPS];
+	__u32 ifindex[N_TAPS];
+	/* what ecn_apply writes: xe-q's buffer, overflow and line overhead,
+	 * and the keys of each class's section */
+	__u32 q_buffer;
+	__u32 q_overflow;
+	__u32 q_overhead;
+	char class_keys[3][96];
 } E;
 
 /* ---- maps ---------------------------------------------------------------- */
@@ -100,55 +126,95 @@ static __u64 mono_ns(void)
 	return (__u64)ts.tv_sec * NS_PER_S + (__u64)ts.tv_nsec;
 }
 
+/* The maps from the configuration E describes, as `xdpleaf load` and
+ * `reload` write them (xl_leaf_fill_maps): the ports in the order that
+ * gives port_slot, xe-q limited, VLAN 100 on the three (the tagged
+ * case's), a /24 and a /64 to each of them, the three classes. Events
+ * off (a test turns them on). Written only when the text changed: the
+ * tests' time windows (a queue draining 125 bytes per ms) are short, and a
+ * process that has just worked for long is the first to wait for a CPU on
+ * a busy machine. */
+static void ecn_apply(void)
+{
+	static const char *const overflow[] = { [XL_OVERFLOW_DROP] = "drop",
+						[XL_OVERFLOW_MARK] = "mark" };
+	static char *applied;
+	struct xl_config cfg;
+	char *text;
+	int err;
+
+	assert_true(asprintf(&text,
+		"[xdpleaf]\nmalformed = pass\nevent_rate = 0\n\n"
+		"[port xe-x0]\n[port xe-x1]\n[port xe-x2]\n"
+		"[port xe-in]\nvlans = 100\n"
+		"[port xe-x4]\n"
+		"[port xe-q]\nvlans = 100\nrate = 1M\nbuffer = %u\noverflow = %s\n"
+		"line_overhead = %u\n"
+		"[port xe-x6]\n"
+		"[port xe-u]\nvlans = 100\n\n"
+		"[route 10.1.0.0/24]\nport = xe-in\n[route 10.1.1.0/24]\nport = xe-q\n"
+		"[route 10.1.2.0/24]\nport = xe-u\n"
+		"[route 2001:db8::/64]\nport = xe-in\n[route 2001:db8:1::/64]\nport = xe-q\n"
+		"[route 2001:db8:2::/64]\nport = xe-u\n\n"
+		"[class default]\n%s[class cnp]\n%s[class roce]\n%s",
+		E.q_buffer, overflow[E.q_overflow], E.q_overhead, E.class_keys[C_DEFAULT],
+		E.class_keys[C_CNP], E.class_keys[C_ROCE]) > 0);
+	if (applied && !strcmp(applied, text)) {
+		free(text);
+		return;
+	}
+	free(applied);
+	applied = NULL;
+	assert_int_equal(fixture_config(&cfg, "%s", text), 0);
+	err = xl_leaf_fill_maps(E.skel, &cfg);
+	xl_config_free(&cfg);
+	assert_int_equal(err, 0);
+	applied = text;
+}
+
+/* xe-q (the only port a test changes); line_overhead stays. */
 static void port_set(int p, __u64 drain, __u32 buffer, __u32 overflow)
 {
-	struct xl_port port = {
-		.ifindex = E.ifindex[p],
-		.slot = port_slot[p],
-		.role = XL_ROLE_DOWNLINK,
-		.line_rate_bps = drain,
-		.drain_bps = drain,
-		.gamma_ppm = 1000000,
-		.buffer_bytes = buffer,
-		.overflow = overflow,
-	};
-
-	memcpy(port.mac, port_mac[p], 6);
-	snprintf(port.name, sizeof(port.name), "%s", port_ifname[p]);
-	assert_int_equal(map_set(E.skel->maps.ports, &port.ifindex, 4, &port,
-				 sizeof(port)), 0);
+	assert_int_equal(p, P_Q);
+	assert_int_equal(drain, RATE_Q);
+	E.q_buffer = buffer;
+	E.q_overflow = overflow;
+	ecn_apply();
 }
 
-/* Port p's line_overhead (port_set leaves what the port had). */
+/* xe-q's line_overhead (reset: 0). */
 static void port_overhead_set(int p, __u32 overhead)
 {
-	struct xl_port port;
-	__u32 ifx = E.ifindex[p];
-
-	assert_int_equal(bpf_map__lookup_elem(E.skel->maps.ports, &ifx, 4, &port,
-					      sizeof(port), 0), 0);
-	port.line_overhead = overhead;
-	assert_int_equal(map_set(E.skel->maps.ports, &ifx, 4, &port, sizeof(port)), 0);
+	assert_int_equal(p, P_Q);
+	E.q_overhead = overhead;
+	ecn_apply();
 }
 
-static void class_set(__u32 id, const char *name, __u32 kmin, __u32 kmax,
-		      __u32 pmax, __u32 flags)
+/* Class id's section: these keys ("" for the built-in profile). */
+static void class_keys(__u32 id, const char *keys)
 {
-	struct xl_class c = { .wred = { kmin, kmax, pmax, flags } };
-
-	snprintf(c.name, sizeof(c.name), "%s", name);
-	assert_int_equal(map_set(E.skel->maps.classes, &id, 4, &c, sizeof(c)),
-			 0);
+	snprintf(E.class_keys[id], sizeof(E.class_keys[id]), "%s", keys);
 }
 
-static void profile_set(__u32 id, __u32 kmin, __u32 kmax, __u32 pmax)
+static void class_set(__u32 id, const char *keys)
 {
-	static const char *const names[] = { "default", "cnp", "roce" };
-	static const __u32 flags[] = {
-		0, XL_CLASS_NO_MARK | XL_CLASS_NO_DROP, 0,
-	};
+	class_keys(id, keys);
+	ecn_apply();
+}
 
-	class_set(id, names[id], kmin, kmax, pmax, flags[id]);
+/* Class id's profile; pmax as the configuration writes it. The
+ * configuration takes only kmin < kmax: a step at K (no mark up to K,
+ * every packet above) is kmin K - 1, kmax K, pmax 0 (include/ecn.h). */
+static void profile_keys(__u32 id, __u32 kmin, __u32 kmax, const char *pmax)
+{
+	snprintf(E.class_keys[id], sizeof(E.class_keys[id]),
+		 "kmin = %u\nkmax = %u\npmax = %s\n", kmin, kmax, pmax);
+}
+
+static void profile_set(__u32 id, __u32 kmin, __u32 kmax, const char *pmax)
+{
+	profile_keys(id, kmin, kmax, pmax);
+	ecn_apply();
 }
 
 static __u64 queue_get(int p)
@@ -184,9 +250,10 @@ static __s64 queue_bytes_now(void)
 	return ahead > 0 ? (ahead >> XL_VT_SHIFT) / (__s64)NS_PER_BYTE : 0;
 }
 
-#define N_QS_FIELDS (sizeof(struct xl_queue_stats) / sizeof(__u64))
+#define N_QS_FIELDS (XL_QUEUE_STATS_COUNTERS / sizeof(__u64))
 
-/* queue_stats of (port slot, class), summed over CPUs; peak is the max. */
+/* queue_stats of (port slot, class), summed over CPUs; peak is the max.
+ * The counters only: the rest is the entry's label (the loader's). */
 static void qstats_read(int p, __u32 cls, struct xl_queue_stats *sum)
 {
 	struct xl_queue_stats vals[E.ncpu];
@@ -217,7 +284,7 @@ static bool qstats_zero(int p, __u32 cls)
 	struct xl_queue_stats q, zero = { 0 };
 
 	qstats_read(p, cls, &q);
-	return !memcmp(&q, &zero, sizeof(q));
+	return !memcmp(&q, &zero, XL_QUEUE_STATS_COUNTERS);
 }
 
 static void pstats_read(int p, struct xl_port_stats *sum)
@@ -234,12 +301,12 @@ static int reset(void **state)
 	__u32 p, c;
 
 	(void)state;
-	port_set(P_IN, 0, 0, XL_OVERFLOW_DROP);
-	port_set(P_Q, RATE_Q, BUF_Q, XL_OVERFLOW_DROP);
-	port_set(P_U, 0, 0, XL_OVERFLOW_DROP);
-	profile_set(C_DEFAULT, KMIN, KMAX, PROB(0.01));
-	profile_set(C_CNP, KMIN, KMAX, PROB(0.01));
-	profile_set(C_ROCE, KMIN, KMAX, PROB(0.2));
+	E.q_buffer = BUF_Q;
+	E.q_overflow = XL_OVERFLOW_DROP;
+	E.q_overhead = 0;
+	for (c = 0; c < 3; c++)
+		profile_keys(c, KMIN, KMAX, c == C_ROCE ? "0.2" : "0.01");
+	ecn_apply();
 	for (p = 0; p < N_PORTS; p++) {
 		queue_put((int)p, 0);
 		assert_int_equal(percpu_zero(E.skel->maps.port_stats,
@@ -254,14 +321,28 @@ static int reset(void **state)
 	return 0;
 }
 
+/* The ports' hosts (.2 on each subnet) as neighbours in the kernel's
+ * table, where the product learns them, and copied into `neigh` by the
+ * loader's own code (xl_neigh_sync). */
+static int neighbours(void)
+{
+	for (int p = 0; p < N_PORTS; p++)
+		SETUP_CHECK(!fixture_neigh_add(E.ifindex[p], 4, host4[p], host_mac[p]) &&
+			    !fixture_neigh_add(E.ifindex[p], 6, host6[p], host_mac[p]),
+			    "neighbours on %s: %s\n", port_ifname[p], strerror(errno));
+	SETUP_CHECK(!xl_neigh_sync(bpf_map__fd(E.skel->maps.neigh),
+				   bpf_map__fd(E.skel->maps.ports),
+				   bpf_map__fd(E.skel->maps.fwd_gen)), "xl_neigh_sync failed\n");
+	return 0;
+}
+
 static int group_setup(void **state)
 {
 	struct leaf *sk;
-	__u32 d, cnp = C_CNP, roce = C_ROCE, zero = 0;
 	int p;
 
 	(void)state;
-	if (fixture_ports(N_PORTS, port_ifname, port_mac, E.tap_fd, E.ifindex))
+	if (fixture_ports(N_TAPS, port_ifname, port_mac, E.tap_fd, E.ifindex))
 		return -1;
 	E.ncpu = libbpf_num_possible_cpus();
 	SETUP_CHECK(E.ncpu > 0, "libbpf_num_possible_cpus: %d\n", E.ncpu);
@@ -269,51 +350,16 @@ static int group_setup(void **state)
 	SETUP_CHECK(sk, "leaf__open_and_load: %s\n", strerror(errno));
 	fixture_fwd_gen_fd = bpf_map__fd(sk->maps.fwd_gen);
 	E.prog_fd = bpf_program__fd(sk->progs.xdpleaf_leaf);
-
+	reset(NULL);
+	/* what the tests expect of the loader: each port at its slot */
 	for (p = 0; p < N_PORTS; p++) {
-		struct xl_lpm4_key k4 = { .prefixlen = 24 };
-		struct xl_lpm6_key k6 = { .prefixlen = 64 };
-		struct xl_route rt = { XL_ROUTE_PORT, E.ifindex[p] };
-		struct xl_neigh_key n4 = { E.ifindex[p], AF_INET, { 0 } };
-		struct xl_neigh_key n6 = { E.ifindex[p], AF_INET6, { 0 } };
-		struct xl_neigh nb = { { 0 }, 0 };
-		struct xl_vlan_key vk = { E.ifindex[p], 100 };
-		__u8 one = 1;
+		struct xl_port port;
 
-		memcpy(k4.addr, host4[p], 3);
-		memcpy(k6.addr, host6[p], 8);
-		memcpy(n4.addr, host4[p], 4);
-		memcpy(n6.addr, host6[p], 16);
-		memcpy(nb.mac, host_mac[p], 6);
-		SETUP_CHECK(!map_set(sk->maps.tx_ports, &E.ifindex[p], 4,
-				     &E.ifindex[p], 4) &&
-			    !map_set(sk->maps.routes4, &k4, sizeof(k4), &rt,
-				     sizeof(rt)) &&
-			    !map_set(sk->maps.routes6, &k6, sizeof(k6), &rt,
-				     sizeof(rt)) &&
-			    !map_set(sk->maps.neigh, &n4, sizeof(n4), &nb,
-				     sizeof(nb)) &&
-			    !map_set(sk->maps.neigh, &n6, sizeof(n6), &nb,
-				     sizeof(nb)) &&
-			    /* VLAN 100: the tagged case's */
-			    !map_set(sk->maps.port_vlans, &vk, sizeof(vk), &one, 1),
-			    "maps for %s: %s\n", port_ifname[p],
-			    strerror(errno));
+		SETUP_CHECK(!bpf_map_lookup_elem(bpf_map__fd(sk->maps.ports), &E.ifindex[p],
+						 &port) && port.slot == port_slot[p],
+			    "ports[%s] is not at slot %u\n", port_ifname[p], port_slot[p]);
 	}
-	/* DSCP 48 -> cnp, 26 -> roce, the rest -> default (0) */
-	for (d = 0; d < 64; d++)
-		SETUP_CHECK(!map_set(sk->maps.dscp_class, &d, 4,
-				     d == DSCP_CNP ? &cnp :
-				     d == DSCP_ROCE ? &roce : &zero, 4),
-			    "dscp_class: %s\n", strerror(errno));
-	{
-		struct xl_settings s = { .malformed = XL_MALFORMED_PASS };
-
-		SETUP_CHECK(!map_set(sk->maps.settings, &zero, 4, &s,
-				     sizeof(s)), "settings: %s\n",
-			    strerror(errno));
-	}
-	return reset(NULL);
+	return neighbours();
 }
 
 static int group_teardown(void **state)
@@ -321,7 +367,7 @@ static int group_teardown(void **state)
 	(void)state;
 	leaf__destroy(E.skel);
 	E.skel = NULL;
-	fixture_close(N_PORTS, E.tap_fd);
+	fixture_close(N_TAPS, E.tap_fd);
 	return 0;
 }
 
@@ -627,6 +673,10 @@ static void cnp_never_marked_never_dropped(void **state)
 	/* overflow = mark: default ECT is marked and not queued, CNPs stay
 	 * unmarked and are queued */
 	port_set(P_Q, RATE_Q, 4096, XL_OVERFLOW_MARK);
+	/* full again: the queue drains 125 bytes per ms, and a starved
+	 * process may spend 100 ms in the configuration's refill */
+	queue_fill_to(6000);
+	vt1 = queue_get(P_Q);
 	{
 		struct pkt_spec s = pkt(4, P_Q, DSCP_ECN(0, ECN_ECT0), 100);
 		struct pkt_spec c = pkt(6, P_Q, DSCP_ECN(DSCP_CNP, ECN_ECT0),
@@ -664,8 +714,9 @@ static void roce_profile_fitted_to_buffer(void **state)
 
 	(void)state;
 	port_set(P_Q, RATE_Q, 25000, XL_OVERFLOW_DROP);
-	class_set(C_ROCE, "roce", XL_WRED_PAPER_KMIN, XL_WRED_PAPER_KMAX, 0, XL_CLASS_FIT);
-	profile_set(C_DEFAULT, XL_WRED_PAPER_KMIN, XL_WRED_PAPER_KMAX, 0);
+	/* the built-in thresholds, the paper's: roce's fitted, default's not */
+	class_keys(C_ROCE, "pmax = 0\n");
+	class_set(C_DEFAULT, "pmax = 0\n");
 	queue_fill_to(13000);
 	expect_fwd(&s, P_Q, ECN_CE, "roce, fitted, 13000 of 25000 bytes");
 	expect_fwd(&d, P_Q, ECN_SAME, "default, as it is, 13000 of 25000 bytes");
@@ -679,14 +730,14 @@ static void roce_profile_fitted_to_buffer(void **state)
 
 /* ---- (5): a full buffer drops, or marks --------------------------------- */
 
-/* A 3000-byte buffer takes three 1000-byte frames; WRED is off (Kmin =
+/* A 3000-byte buffer takes three 1000-byte frames; WRED is off (Kmin and
  * Kmax far above the buffer), so only the buffer marks or drops. */
 static void fill_small_buffer(__u32 overflow)
 {
 	int i;
 
+	profile_keys(C_DEFAULT, 1000000 - 1, 1000000, "0.5");
 	port_set(P_Q, RATE_Q, 3000, overflow);
-	profile_set(C_DEFAULT, 1000000, 1000000, PROB(0.5));
 	for (i = 0; i < 3; i++) {
 		struct pkt_spec s = pkt(4, P_Q, DSCP_ECN(0, ECN_ECT0), 1000);
 
@@ -775,7 +826,7 @@ static void overflow_mark(void **state)
 
 #define N_STATS_PKTS 14
 #define STATS_LEN 500    /* 4 ms each at 1 Mb/s */
-#define STATS_K 2250     /* Kmin = Kmax: marked above, between 2000 and 2500 */
+#define STATS_K 2250     /* a step: marked above, between 2000 and 2500 */
 
 /* 14 frames of 500 bytes back to back into an empty xe-q: packet k finds
  * k x 500 bytes minus what drained since packet 0 (125 bytes per ms). The
@@ -795,7 +846,7 @@ static bool stats_sequence(char *why, size_t whylen)
 	int k, b;
 
 	reset(NULL);
-	profile_set(C_DEFAULT, STATS_K, STATS_K, PROB(0.01));
+	profile_set(C_DEFAULT, STATS_K - 1, STATS_K, "0"); /* a step at STATS_K */
 	for (k = 0; k < N_STATS_PKTS; k++) {
 		__u32 out_len, v;
 
@@ -886,9 +937,10 @@ static void unlimited_port_never_marks(void **state)
 	int i, round;
 
 	(void)state;
-	/* any queue at all would be above Kmax, and any buffer full */
-	profile_set(C_DEFAULT, 0, 0, PROB(0.5));
-	profile_set(C_ROCE, 0, 0, PROB(0.5));
+	/* any queue of more than a byte would be above Kmax, and any buffer
+	 * full */
+	profile_keys(C_DEFAULT, 0, 1, "0.5");
+	profile_set(C_ROCE, 0, 1, "0.5");
 	for (round = 0; round < 2; round++) {
 		stale = round ? (mono_ns() + 10 * NS_PER_S) << XL_VT_SHIFT : 0;
 		queue_put(P_U, stale);
@@ -1008,7 +1060,7 @@ static void wred_random_at_midpoint(void **state)
 	double p = 0.5, frac;
 
 	(void)state;
-	profile_set(C_DEFAULT, 0, 12500, 0xffffffffu);
+	profile_set(C_DEFAULT, 0, 12500, "1");
 	for (i = 0; i < n; i++) {
 		struct pkt_spec s = pkt(i % 2 ? 6 : 4, P_Q,
 					DSCP_ECN(0, i % 3 ? ECN_ECT0 : ECN_ECT1),
@@ -1153,8 +1205,8 @@ static void line_overhead_counted(void **state)
 	int i;
 
 	(void)state;
+	E.q_overhead = XL_DEFAULT_LINE_OVERHEAD;
 	port_set(P_Q, RATE_Q, 4096, XL_OVERFLOW_DROP);
-	port_overhead_set(P_Q, XL_DEFAULT_LINE_OVERHEAD);
 
 	queue_fill_to(2000);
 	vt0 = queue_get(P_Q);
@@ -1218,8 +1270,8 @@ static void tc_aggregate_pays_each_segment(void **state)
 	__u64 vt0;
 
 	(void)state;
+	E.q_overhead = XL_DEFAULT_LINE_OVERHEAD;
 	port_set(P_Q, RATE_Q, 1 << 20, XL_OVERFLOW_DROP);
-	port_overhead_set(P_Q, XL_DEFAULT_LINE_OVERHEAD);
 	queue_fill_to(2000);
 	vt0 = queue_get(P_Q);
 	pstats_read(P_IN, &in0);
