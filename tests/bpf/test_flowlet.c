@@ -11,6 +11,16 @@
  * timeout per test), an empty flow table, zero rates, rotation, down mask
  * and counters.
  *
+ * The maps are filled as `xdpleaf load` fills them: a configuration text
+ * (flowlet_config) through the parser and xl_leaf_fill_maps, the spines
+ * and the host as neighbours in the kernel's table copied by
+ * xl_neigh_sync. What the configuration cannot say is then set in the
+ * group the loader wrote (set_group): members of a known capacity without
+ * a phantom queue on their ports (`rate` gives a port both; these tests
+ * hold the queues themselves) and a flowlet timeout of 0. A few tests
+ * then change one field of that group in place (set_rule's drain and
+ * skew on members without queues, flowlet_auto, spray_reorder).
+ *
  * Time: bpf_ktime_get_ns is CLOCK_MONOTONIC, and each test_run is
  * bracketed by two readings of it, so the program's `now` for a packet is
  * known to lie between them. Whether a gap between two packets exceeded
@@ -35,26 +45,38 @@
 
 #include "xdpleaf.h"
 #include "lb.h"
+#include "common/config.h"
+#include "common/names.h"
+#include "leaf/loader.h"
+#include "leaf/netlink_watch.h"
 #include "leaf.skel.h"
 #include "packets.h"
 #include "fixture.h"
 
 /* ---- topology ----------------------------------------------------------- */
 
-enum { P_IN, P_U0, P_U1, P_U2, P_U3, N_PORTS };
+/* The five ports under test, then four idle ones the configuration lists
+ * between them (N_TAPS devices in all). */
+enum { P_IN, P_U0, P_U1, P_U2, P_U3, N_PORTS, N_TAPS = N_PORTS + 4 };
 #define N_UP 4
 #define GID 0
 
-static const char *const port_ifname[N_PORTS] = {
-	"xf-in", "xf-u0", "xf-u1", "xf-u2", "xf-u3",
+static const char *const port_ifname[N_TAPS] = {
+	"xf-in", "xf-u0", "xf-u1", "xf-u2", "xf-u3", "xf-x0", "xf-x1", "xf-x3", "xf-x7",
 };
-static const __u32 port_slot[N_PORTS] = { 6, 21, 17, 9, 30 };
-static const __u8 port_mac[N_PORTS][6] = {
+/* The loader gives each port its place in the file (flowlet_config):
+ * slots differ from the port indexes and the member indexes. */
+static const __u32 port_slot[N_PORTS] = { 4, 2, 5, 6, 8 };
+static const __u8 port_mac[N_TAPS][6] = {
 	{ 0x02, 0x00, 0x00, 0x00, 0x03, 0x00 },
 	{ 0x02, 0x00, 0x00, 0x00, 0x03, 0x01 },
 	{ 0x02, 0x00, 0x00, 0x00, 0x03, 0x02 },
 	{ 0x02, 0x00, 0x00, 0x00, 0x03, 0x03 },
 	{ 0x02, 0x00, 0x00, 0x00, 0x03, 0x04 },
+	{ 0x02, 0x00, 0x00, 0x00, 0x03, 0x10 },
+	{ 0x02, 0x00, 0x00, 0x00, 0x03, 0x11 },
+	{ 0x02, 0x00, 0x00, 0x00, 0x03, 0x13 },
+	{ 0x02, 0x00, 0x00, 0x00, 0x03, 0x17 },
 };
 static const __u8 spine_mac[N_UP][6] = {
 	{ 0x02, 0x5b, 0x00, 0x00, 0x01, 0x00 },
@@ -77,8 +99,8 @@ static struct {
 	struct leaf *skel;
 	int prog_fd;
 	int ncpu;
-	int tap_fd[N_PORTS];
-	__u32 ifindex[N_PORTS];
+	int tap_fd[N_TAPS];
+	__u32 ifindex[N_TAPS];
 	struct xl_group group;
 } E;
 
@@ -107,13 +129,49 @@ static void sleep_ns(__u64 ns)
 
 /* ---- environment -------------------------------------------------------- */
 
+/* The leaf as `xdpleaf load` fills it from a configuration: the ports in
+ * the order that gives port_slot (uplinks toward spine i at 172.17.i.1),
+ * group `spines` in lb_mode `mode` (and, for the modes with flowlets,
+ * timeout_ns if the configuration can say it, no skew), the hosts' /24 on
+ * xf-in, 10.6.0.0/16 to the group. */
+static int flowlet_config(__u32 mode, __u64 timeout_ns)
+{
+	char group_keys[128] = "";
+	struct xl_config cfg;
+	int err;
+
+	if ((mode == XL_LB_FLOWLET || mode == XL_LB_FLOWLET_RANDOM) && timeout_ns)
+		snprintf(group_keys, sizeof(group_keys),
+			 "path_skew = 0ns\nflowlet_timeout = %lluns\n",
+			 (unsigned long long)timeout_ns);
+	else if (mode == XL_LB_FLOWLET || mode == XL_LB_FLOWLET_RANDOM)
+		snprintf(group_keys, sizeof(group_keys), "path_skew = 0ns\n");
+	if (fixture_config(&cfg,
+			   "[xdpleaf]\nmalformed = pass\n\n"
+			   "[port xf-x0]\n[port xf-x1]\n"
+			   "[port xf-u0]\nrole = uplink\ngroup = spines\nnexthop4 = 172.17.0.1\n"
+			   "[port xf-x3]\n[port xf-in]\n"
+			   "[port xf-u1]\nrole = uplink\ngroup = spines\nnexthop4 = 172.17.1.1\n"
+			   "[port xf-u2]\nrole = uplink\ngroup = spines\nnexthop4 = 172.17.2.1\n"
+			   "[port xf-x7]\n"
+			   "[port xf-u3]\nrole = uplink\ngroup = spines\nnexthop4 = 172.17.3.1\n\n"
+			   "[group spines]\nlb_mode = %s\n%s\n"
+			   "[route 10.5.0.0/24]\nport = xf-in\n"
+			   "[route 10.6.0.0/16]\ngroup = spines\n",
+			   xl_lb_mode_names[mode], group_keys))
+		return -1;
+	err = xl_leaf_fill_maps(E.skel, &cfg);
+	xl_config_free(&cfg);
+	return err;
+}
+
 static int group_setup(void **state)
 {
 	struct leaf *sk;
 	int p;
 
 	(void)state;
-	if (fixture_ports(N_PORTS, port_ifname, port_mac, E.tap_fd, E.ifindex))
+	if (fixture_ports(N_TAPS, port_ifname, port_mac, E.tap_fd, E.ifindex))
 		return -1;
 	E.ncpu = libbpf_num_possible_cpus();
 	SETUP_CHECK(E.ncpu > 0, "libbpf_num_possible_cpus: %d\n", E.ncpu);
@@ -124,61 +182,26 @@ static int group_setup(void **state)
 	SETUP_CHECK(!leaf__load(sk), "leaf__load: %s\n", strerror(errno));
 	fixture_fwd_gen_fd = bpf_map__fd(sk->maps.fwd_gen);
 	E.prog_fd = bpf_program__fd(sk->progs.xdpleaf_leaf);
-
+	SETUP_CHECK(!flowlet_config(XL_LB_FLOWLET, TIMEOUT), "the leaf's maps\n");
 	for (p = 0; p < N_PORTS; p++) {
-		struct xl_port port = {
-			.ifindex = E.ifindex[p],
-			.slot = port_slot[p],
-			.role = p == P_IN ? XL_ROLE_DOWNLINK : XL_ROLE_UPLINK,
-			.group = GID,
-		};
+		struct xl_port port;
 
-		memcpy(port.mac, port_mac[p], 6);
-		if (p != P_IN) {
-			__u8 nh[4] = { 172, 17, (__u8)(p - P_U0), 1 };
-			struct xl_neigh_key nk = { E.ifindex[p], AF_INET, { 0 } };
-			struct xl_neigh nb = { { 0 }, 0 };
-
-			port.has_nexthop4 = 1;
-			memcpy(port.nexthop4, nh, 4);
-			memcpy(nk.addr, nh, 4);
-			memcpy(nb.mac, spine_mac[p - P_U0], 6);
-			SETUP_CHECK(!map_set(sk->maps.neigh, &nk, sizeof(nk),
-					     &nb, sizeof(nb)),
-				    "neigh %s: %s\n", port_ifname[p],
-				    strerror(errno));
-		}
-		snprintf(port.name, sizeof(port.name), "%s", port_ifname[p]);
-		SETUP_CHECK(!map_set(sk->maps.ports, &port.ifindex, 4, &port,
-				     sizeof(port)) &&
-			    !map_set(sk->maps.tx_ports, &port.ifindex, 4,
-				     &port.ifindex, 4),
-			    "ports %s: %s\n", port_ifname[p], strerror(errno));
+		SETUP_CHECK(!bpf_map_lookup_elem(bpf_map__fd(sk->maps.ports), &E.ifindex[p],
+						 &port) && port.slot == port_slot[p],
+			    "ports[%s] is not at slot %u\n", port_ifname[p], port_slot[p]);
 	}
-	{
-		struct xl_lpm4_key k_in = { .prefixlen = 24 };
-		struct xl_lpm4_key k_rem = { .prefixlen = 16 };
-		struct xl_route r_in = { XL_ROUTE_PORT, E.ifindex[P_IN] };
-		struct xl_route r_rem = { XL_ROUTE_GROUP, GID };
-		struct xl_neigh_key nk = { E.ifindex[P_IN], AF_INET, { 0 } };
-		struct xl_neigh nb = { { 0 }, 0 };
-		struct xl_settings st = { .malformed = XL_MALFORMED_PASS };
-		__u32 zero = 0;
+	/* the neighbours, where the product learns them: the kernel's table,
+	 * copied into `neigh` by the loader's and the daemon's code */
+	for (p = P_U0; p < N_PORTS; p++) {
+		__u8 nh[4] = { 172, 17, (__u8)(p - P_U0), 1 };
 
-		memcpy(k_in.addr, host4, 3);
-		memcpy(k_rem.addr, remote4, 2);
-		memcpy(nk.addr, host4, 4);
-		memcpy(nb.mac, host_mac, 6);
-		SETUP_CHECK(!map_set(sk->maps.routes4, &k_in, sizeof(k_in),
-				     &r_in, sizeof(r_in)) &&
-			    !map_set(sk->maps.routes4, &k_rem, sizeof(k_rem),
-				     &r_rem, sizeof(r_rem)) &&
-			    !map_set(sk->maps.neigh, &nk, sizeof(nk), &nb,
-				     sizeof(nb)) &&
-			    !map_set(sk->maps.settings, &zero, 4, &st,
-				     sizeof(st)),
-			    "routes: %s\n", strerror(errno));
+		SETUP_CHECK(!fixture_neigh_add(E.ifindex[p], 4, nh, spine_mac[p - P_U0]),
+			    "neighbour on %s: %s\n", port_ifname[p], strerror(errno));
 	}
+	SETUP_CHECK(!fixture_neigh_add(E.ifindex[P_IN], 4, host4, host_mac),
+		    "neighbour on %s: %s\n", port_ifname[P_IN], strerror(errno));
+	SETUP_CHECK(!xl_neigh_sync(bpf_map__fd(sk->maps.neigh), bpf_map__fd(sk->maps.ports),
+				   bpf_map__fd(sk->maps.fwd_gen)), "xl_neigh_sync failed\n");
 	return 0;
 }
 
@@ -187,26 +210,33 @@ static int group_teardown(void **state)
 	(void)state;
 	leaf__destroy(E.skel);
 	E.skel = NULL;
-	fixture_close(N_PORTS, E.tap_fd);
+	fixture_close(N_TAPS, E.tap_fd);
 	return 0;
 }
 
+/* Group GID from the configuration (flowlet_config), then what it cannot
+ * say: each member's capacity (caps, or CAP each) without a phantom
+ * queue, and a flowlet timeout of 0 (every gap a new flowlet). */
 static void set_group(__u32 mode, __u64 timeout_ns, const __u64 *caps)
 {
 	__u32 gid = GID;
 	int i;
 
-	memset(&E.group, 0, sizeof(E.group));
-	E.group.lb_mode = mode;
-	E.group.flowlet_timeout_ns = timeout_ns;
-	snprintf(E.group.name, sizeof(E.group.name), "spines");
+	assert_int_equal(flowlet_config(mode, timeout_ns), 0);
+	assert_int_equal(bpf_map__lookup_elem(E.skel->maps.groups, &gid, 4, &E.group,
+					      sizeof(E.group), 0), 0);
+	assert_int_equal(E.group.lb_mode, mode);
+	assert_int_equal(E.group.n_members, N_UP);
 	for (i = 0; i < N_UP; i++) {
-		E.group.members[i] = E.ifindex[P_U0 + i];
-		E.group.member_slot[i] = port_slot[P_U0 + i];
+		assert_int_equal(E.group.members[i], E.ifindex[P_U0 + i]);
+		assert_int_equal(E.group.member_slot[i], port_slot[P_U0 + i]);
 		E.group.capacity_bps[i] = caps ? caps[i] : CAP;
 	}
-	E.group.n_members = N_UP;
-	/* as the loader fills it */
+	if (!timeout_ns) {
+		E.group.flowlet_timeout_ns = 0;
+		E.group.flowlet_auto = 0;
+	}
+	/* as the loader derives it from the capacities */
 	E.group.unknown_rate_mbps = xl_unknown_flow_mbps(E.group.capacity_bps, N_UP);
 	assert_int_equal(map_set(E.skel->maps.groups, &gid, 4, &E.group,
 				 sizeof(E.group)), 0);
