@@ -52,6 +52,7 @@ static inline int hash_member(const struct xl_group *g, const struct xl_flow *f)
 #include "common/names.h"
 #include "common/rng.h"
 #include "leaf/loader.h"
+#include "leaf/netlink_watch.h"
 #include "leaf.skel.h"
 #include "packets.h"
 #include "fixture.h" /* tap_create, SETUP_CHECK, map_set */
@@ -177,8 +178,9 @@ static int set_malformed(__u32 action)
  * (xl_leaf_fill_maps: the same translation `xdpleaf load` uses), plus what
  * no valid config can say, for the fixtures that need it: group 1 with no
  * members (and a route to it), a port route to an ifindex no port has, D2
- * missing from tx_ports (a failing redirect), and the neighbours (the
- * loader takes those from the kernel). */
+ * missing from tx_ports (a failing redirect). The neighbours go into the
+ * kernel's table, from which xl_neigh_sync copies them, as in the
+ * product. */
 static int fill_maps(void)
 {
 	struct leaf *sk = E.skel;
@@ -228,19 +230,14 @@ static int fill_maps(void)
 			    "routes4: %s\n", strerror(errno));
 	}
 
-	for (i = 0; i < sizeof(nbrs) / sizeof(nbrs[0]); i++) {
-		struct xl_neigh_key k = {
-			.ifindex = E.ifindex[nbrs[i].port],
-			.family = nbrs[i].family == 4 ? AF_INET : AF_INET6,
-		};
-		struct xl_neigh v = { 0 };
-
-		memcpy(k.addr, nbrs[i].addr, nbrs[i].family == 4 ? 4 : 16);
-		memcpy(v.mac, nbrs[i].mac, 6);
-		SETUP_CHECK(!map_set(sk->maps.neigh, &k, sizeof(k), &v,
-				     sizeof(v)),
-			    "neigh: %s\n", strerror(errno));
-	}
+	/* the neighbours where the product learns them, the kernel's table,
+	 * copied into `neigh` by the loader's and the daemon's code */
+	for (i = 0; i < sizeof(nbrs) / sizeof(nbrs[0]); i++)
+		SETUP_CHECK(!fixture_neigh_add(E.ifindex[nbrs[i].port], nbrs[i].family,
+					       nbrs[i].addr, nbrs[i].mac),
+			    "neighbour on %s: %s\n", port_ifname[nbrs[i].port], strerror(errno));
+	SETUP_CHECK(!xl_neigh_sync(bpf_map__fd(sk->maps.neigh), bpf_map__fd(sk->maps.ports),
+				   bpf_map__fd(sk->maps.fwd_gen)), "xl_neigh_sync failed\n");
 	return 0;
 }
 
