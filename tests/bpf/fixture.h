@@ -190,6 +190,16 @@ static inline int fixture_rtnl(struct nlmsghdr *nlh)
 	return rc;
 }
 
+/* A new-or-replace request of `type` in buf, its family header (hdr
+ * bytes, zeroed) returned for the caller to fill. */
+static inline void *fixture_rtnl_new(char *buf, __u16 type, size_t hdr, struct nlmsghdr **nlh)
+{
+	*nlh = mnl_nlmsg_put_header(buf);
+	(*nlh)->nlmsg_type = type;
+	(*nlh)->nlmsg_flags = NLM_F_CREATE | NLM_F_REPLACE;
+	return mnl_nlmsg_put_extra_header(*nlh, hdr);
+}
+
 /* A permanent neighbour entry (family 4 or 6) in the kernel's table, where
  * the product's neighbours come from: the suite then copies the table into
  * its `neigh` map with the loader's and the daemon's own code
@@ -198,12 +208,9 @@ static inline int fixture_neigh_add(__u32 ifindex, int family, const __u8 *addr,
 				    const __u8 mac[6])
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
-	struct ndmsg *nd;
+	struct nlmsghdr *nlh;
+	struct ndmsg *nd = fixture_rtnl_new(buf, RTM_NEWNEIGH, sizeof(*nd), &nlh);
 
-	nlh->nlmsg_type = RTM_NEWNEIGH;
-	nlh->nlmsg_flags = NLM_F_CREATE | NLM_F_REPLACE;
-	nd = mnl_nlmsg_put_extra_header(nlh, sizeof(*nd));
 	nd->ndm_family = family == 4 ? AF_INET : AF_INET6;
 	nd->ndm_ifindex = (int)ifindex;
 	nd->ndm_state = NUD_PERMANENT;
@@ -220,12 +227,9 @@ static inline int fixture_addr_add(__u32 ifindex, int family, const __u8 *addr,
 				   __u8 plen)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
-	struct ifaddrmsg *ifa;
+	struct nlmsghdr *nlh;
+	struct ifaddrmsg *ifa = fixture_rtnl_new(buf, RTM_NEWADDR, sizeof(*ifa), &nlh);
 
-	nlh->nlmsg_type = RTM_NEWADDR;
-	nlh->nlmsg_flags = NLM_F_CREATE | NLM_F_REPLACE;
-	ifa = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifa));
 	ifa->ifa_family = family == 4 ? AF_INET : AF_INET6;
 	ifa->ifa_prefixlen = plen;
 	ifa->ifa_flags = IFA_F_NODAD;
