@@ -54,14 +54,6 @@ json_object *xl_json_hist_le(int n)
 	return a;
 }
 
-__u64 xl_monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 void xl_status_json_about(json_object *root, const char *instance)
 {
 	struct xl_instance rec;

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /* What every read-only command shares, in either mode: the JSON printer,
- * the dataplane's clock, the "not loaded" exit code and status --json's
- * about-block. */
+ * the dataplane's clock (common/clock.h), the "not loaded" exit code and
+ * status --json's about-block. */
 #ifndef XL_OUTPUT_H
 #define XL_OUTPUT_H
 
 #include <stdbool.h>
 #include <linux/types.h>
+#include "common/clock.h"
 
 /* status of an instance that is not loaded: the exit code, as
  * systemctl's "not running" (an error is 1, bad usage 2). */
@@ -26,9 +27,6 @@ struct json_object *xl_json_doc(const char *kind, struct json_object *o);
 /* A histogram's upper bounds ("le", bytes) as a JSON array of n: the last
  * is null (no bound), as Prometheus' +Inf. */
 struct json_object *xl_json_hist_le(int n);
-/* CLOCK_MONOTONIC in ns: bpf_ktime_get_ns()'s clock, for ages of map
- * entries. */
-__u64 xl_monotonic_ns(void);
 /* The version of xdpleaf, and who loaded the instance and in which
  * network namespace, into status --json's root object (both modes). */
 void xl_status_json_about(struct json_object *root, const char *instance);

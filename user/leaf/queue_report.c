@@ -90,14 +90,11 @@ static int read_class(struct xl_queue_reader *r, __u32 slot, __u32 cls,
 static __u64 queue_now(struct xl_queue_reader *r, const struct xl_port *p)
 {
 	struct xl_queue q = {};
-	struct timespec ts;
+	__u64 now = xl_monotonic_ns();
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
 	if (bpf_map_lookup_elem(r->queues_fd, &p->slot, &q))
 		return 0;
-	return xl_backlog(q.vtime,
-			  xl_vt_now((__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec),
-			  p->drain_bps);
+	return xl_backlog(q.vtime, xl_vt_now(now), p->drain_bps);
 }
 
 static const char *overflow_name(__u32 o)

@@ -83,7 +83,6 @@ static void uplink_rate_now(int rates_fd, __u32 slot, __u64 *rate,
 			    __u64 *slow, __u64 *pending, __u64 *held)
 {
 	struct xl_uplink_rate r = {};
-	struct timespec ts;
 	__u64 now, idle;
 
 	*rate = *slow = *pending = *held = 0;
@@ -93,8 +92,7 @@ static void uplink_rate_now(int rates_fd, __u32 slot, __u64 *rate,
 		*pending = r.pending_bps;
 		return;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	now = (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+	now = xl_monotonic_ns();
 	idle = now > r.sample_ns ? now - r.sample_ns : 0;
 	*rate = xl_rate_now(r.rate_bps, idle, XL_RATE_TAU_NS);
 	*slow = xl_rate_now(r.rate_slow_bps, idle, XL_RATE_SLOW_TAU_NS);

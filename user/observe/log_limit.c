@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "common/clock.h"
 #include "observe/log_limit.h"
 
 bool xl_log_limit_line(struct xl_log_limit *l, __u64 now, unsigned long *report)
@@ -46,14 +47,6 @@ static struct {
 	size_t len;
 } lim = { .out = -1, .in = -1 };
 
-static __u64 now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (__u64)t.tv_sec * 1000000000ULL + t.tv_nsec;
-}
-
 static void put(const char *s, size_t n)
 {
 	while (n) {
@@ -85,7 +78,7 @@ static void line_done(void)
 {
 	unsigned long held;
 
-	if (xl_log_limit_line(&lim.rule, now_ns(), &held)) {
+	if (xl_log_limit_line(&lim.rule, xl_monotonic_ns(), &held)) {
 		report(held);
 		put(lim.line, lim.len);
 		put("\n", 1);
@@ -104,7 +97,7 @@ static void *drain(void *arg)
 
 		/* a second without lines: report what was held back */
 		if (poll(&p, 1, 1000) == 0) {
-			report(xl_log_limit_tick(&lim.rule, now_ns()));
+			report(xl_log_limit_tick(&lim.rule, xl_monotonic_ns()));
 			continue;
 		}
 		n = read(lim.in, buf, sizeof(buf));

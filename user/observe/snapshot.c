@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "common/clock.h"
 #include "observe/snapshot.h"
 
 struct xl_snapshot {
@@ -22,21 +23,13 @@ struct xl_snapshot {
 	void *ctx;
 };
 
-static __u64 clock_ns(clockid_t c)
-{
-	struct timespec t;
-
-	clock_gettime(c, &t);
-	return (__u64)t.tv_sec * 1000000000ULL + t.tv_nsec;
-}
-
 /* One read, timed into s->took (only the refresh thread, or the start
  * before it, reads it). */
 static void refresh(struct xl_snapshot *s)
 {
-	__u64 t0 = clock_ns(CLOCK_MONOTONIC);
+	__u64 t0 = xl_clock_ns(CLOCK_MONOTONIC);
 	size_t len;
-	char *text = s->make(s->ctx, clock_ns(CLOCK_REALTIME), &len), *old;
+	char *text = s->make(s->ctx, xl_clock_ns(CLOCK_REALTIME), &len), *old;
 
 	if (text) {
 		pthread_mutex_lock(&s->lock);
@@ -46,13 +39,13 @@ static void refresh(struct xl_snapshot *s)
 		pthread_mutex_unlock(&s->lock);
 		free(old);
 	}
-	s->took = clock_ns(CLOCK_MONOTONIC) - t0;
+	s->took = xl_clock_ns(CLOCK_MONOTONIC) - t0;
 }
 
 static void *run(void *arg)
 {
 	struct xl_snapshot *s = arg;
-	__u64 start = clock_ns(CLOCK_MONOTONIC) - s->took; /* the first read's */
+	__u64 start = xl_clock_ns(CLOCK_MONOTONIC) - s->took; /* the first read's */
 
 	pthread_mutex_lock(&s->lock);
 	while (!s->stop) {
@@ -67,7 +60,7 @@ static void *run(void *arg)
 		if (pthread_cond_timedwait(&s->wake, &s->lock, &at) != ETIMEDOUT)
 			continue; /* stop, or spurious: look again */
 		pthread_mutex_unlock(&s->lock);
-		start = clock_ns(CLOCK_MONOTONIC);
+		start = xl_clock_ns(CLOCK_MONOTONIC);
 		refresh(s);
 		pthread_mutex_lock(&s->lock);
 	}
