@@ -96,7 +96,7 @@ $(BUILD)/build_version.h: FORCE
 	@printf '#define XL_VERSION "%s"\n#define XL_GIT_COMMIT "%s"\n' \
 		'$(XL_VERSION)' '$(XL_GIT_COMMIT)' >$@.$$$$ && \
 	if cmp -s $@.$$$$ $@; then rm $@.$$$$; else mv $@.$$$$ $@; fi
-$(BUILD)/user/common/version.o: $(BUILD)/build_version.h
+$(BUILD)/user/base/version.o: $(BUILD)/build_version.h
 
 $(BUILD)/xdpleaf: $(USER_OBJS)
 	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)
@@ -149,8 +149,8 @@ fuzz: all $(BUILD)/tests/bpf/test_leaf
 # libFuzzer over the configuration parser, with AddressSanitizer and
 # UndefinedBehaviorSanitizer (tests/fuzz/fuzz_config.c); seeds are
 # tests/configs. FUZZ_SECONDS (default 60) of it; make test runs 10.
-FUZZ_CONFIG_SRCS := tests/fuzz/fuzz_config.c user/common/config.c user/common/config_check.c \
-		    user/common/config_keys.c user/common/units.c user/common/names.c
+FUZZ_CONFIG_SRCS := tests/fuzz/fuzz_config.c $(wildcard user/config/*.c) \
+		    user/base/units.c user/base/names.c
 $(BUILD)/fuzz/fuzz_config: $(FUZZ_CONFIG_SRCS) $(USER_HDRS)
 	@mkdir -p $(@D)
 	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
@@ -161,9 +161,8 @@ fuzz-config: $(BUILD)/fuzz/fuzz_config
 
 # The same for the trace readers of `xdpleaf sim` (tests/fuzz/fuzz_sim.c);
 # seeds in tests/fuzz/sim_seeds.
-FUZZ_SIM_SRCS := tests/fuzz/fuzz_sim.c $(wildcard user/sim/*.c) user/common/cli.c user/common/output.c \
-		 user/common/version.c user/common/pins.c \
-		 user/common/config_keys.c user/common/units.c user/common/names.c
+FUZZ_SIM_SRCS := tests/fuzz/fuzz_sim.c $(wildcard user/sim/*.c) user/base/cli.c user/base/output.c \
+		 user/config/config_keys.c user/base/units.c user/base/names.c
 $(BUILD)/fuzz/fuzz_sim: $(FUZZ_SIM_SRCS) $(USER_HDRS)
 	@mkdir -p $(@D)
 	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \

@@ -3,7 +3,7 @@
  * (struct xl_heartbeat), declared in both modes' objects so that they are
  * created, pinned and described by BTF like their other maps. The record
  * is written once by the loader, the heartbeat by the daemon
- * (user/common/heartbeat.c); no program touches either. */
+ * (user/instance/heartbeat.c); no program touches either. */
 #ifndef XL_INSTANCE_H
 #define XL_INSTANCE_H
 

@@ -384,7 +384,7 @@ struct xl_settings {
 
 /* Why a packet got its verdict, as one list that makes the enum, the
  * counter struct's named fields (so `bpftool map dump` prints names, not
- * an array indexed by the enum) and the names (user/common/names.c). The
+ * an array indexed by the enum) and the names (user/base/names.c). The
  * first group forwards, the second goes to the kernel on purpose, the last
  * is malformed input; docs/metrics.md explains each. */
 #define XL_REASONS(X)                                                         \
@@ -483,7 +483,7 @@ struct xl_port_stats {
 /* Single entry of the `instance` array, both modes: where and by what the
  * instance was loaded. The programs never read it. Ifindexes and XDP
  * hooks belong to one network namespace, so the xdpleaf command compares
- * the namespace with its own before it reads them (user/common/netns.c). All
+ * the namespace with its own before it reads them (user/instance/netns.c). All
  * zero: pinned by a version without the record, namespace unknown. */
 struct xl_instance {
 	__u64 netns_ino;      /* the loader's /proc/self/ns/net */

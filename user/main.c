@@ -9,15 +9,16 @@
 #include <string.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
-#include "common/cli.h"
-#include "common/config.h"
-#include "common/config_keys.h"
+#include "base/cli.h"
+#include "config/config.h"
+#include "config/config_keys.h"
 #include "leaf/loader.h"
 #include "host/loader.h"
-#include "common/attach.h"
-#include "common/netns.h"
-#include "common/output.h"
-#include "common/pins.h"
+#include "instance/attach.h"
+#include "instance/netns.h"
+#include "base/output.h"
+#include "instance/status.h"
+#include "instance/pins.h"
 #include "leaf/show.h"
 #include "host/show.h"
 #include "leaf/flows.h"
@@ -25,24 +26,24 @@
 #include "leaf/reload.h"
 #include "host/reload.h"
 #include "host/upgrade.h"
-#include "common/readers.h"
+#include "instance/readers.h"
 #include "sim/sim.h"
 #include "events/events.h"
 #include "traffic/traffic.h"
-#include "common/tcx_link.h"
-#include "common/version.h"
-#include "common/daemon.h"
-#include "common/inst_lock.h"
-#include "common/heartbeat.h"
-#include "common/log.h"
+#include "instance/tcx_link.h"
+#include "base/version.h"
+#include "instance/daemon.h"
+#include "instance/inst_lock.h"
+#include "instance/heartbeat.h"
+#include "base/log.h"
 #include "leaf/netlink_watch.h"
 #include "host/addr_watch.h"
 #include "observe/exporter.h"
 #include "views/top.h"
-#include "common/completion.h"
+#include "base/completion.h"
 
 /* The state readers of both modes, for the rooms that present it in other
- * forms (common/readers.h). */
+ * forms (instance/readers.h). */
 static const struct xl_readers readers = {
 	.leaf_stats = xl_leaf_stats_json,
 	.leaf_stats_no_flow_table = xl_leaf_stats_no_flow_table_json,
@@ -81,9 +82,9 @@ struct command {
 	/* a command that needs no loaded instance (load, unload, check) */
 	int (*run)(const struct opts *o);
 	/* Reads or acts on the instance's interfaces, which only its own
-	 * network namespace sees (user/common/netns.h): refused elsewhere. */
+	 * network namespace sees (user/instance/netns.h): refused elsewhere. */
 	bool netns_bound;
-	/* Changes the instance: runs holding its lock (common/inst_lock.h),
+	/* Changes the instance: runs holding its lock (instance/inst_lock.h),
 	 * so that no other such command sees it half made or half gone. */
 	bool exclusive;
 	/* A command about a loaded instance (run is NULL): each mode's own,
@@ -405,7 +406,7 @@ static int completion_main(int argc, char **argv)
 		cmds[i] = (struct xl_cli_cmd){ commands[i].name, commands[i].summary,
 					       commands[i].opts, commands[i].subs, NULL };
 	cmds[N_COMMANDS] = (struct xl_cli_cmd)XL_CLI_END;
-	xl_completion_bash(stdout, "xdpleaf", cmds);
+	xl_completion_bash(stdout, "xdpleaf", cmds, XL_PIN_ROOT);
 	return 0;
 }
 

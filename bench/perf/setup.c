@@ -16,7 +16,7 @@
 #include "host.skel.h"
 #include "bench/baselines/stateless.skel.h"
 #include "bench/baselines/stateful.skel.h"
-#include "common/config.h"
+#include "config/config.h"
 #include "leaf/loader.h"
 #include "host/loader.h"
 #include "fixture.h"

@@ -36,8 +36,8 @@
 #include <libmnl/libmnl.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "common/config.h"
-#include "common/percpu.h"
+#include "config/config.h"
+#include "base/percpu.h"
 #include "leaf/fwd_gen.h"
 #include "events.h"
 

@@ -37,8 +37,8 @@
 #include <linux/bpf.h>
 
 #include "xdpleaf.h"
-#include "common/config.h"
-#include "common/names.h"
+#include "config/config.h"
+#include "base/names.h"
 #include "leaf/loader.h"
 #include "leaf/netlink_watch.h"
 #include "leaf.skel.h"

@@ -45,8 +45,8 @@
 
 #include "xdpleaf.h"
 #include "lb.h"
-#include "common/config.h"
-#include "common/names.h"
+#include "config/config.h"
+#include "base/names.h"
 #include "leaf/loader.h"
 #include "leaf/netlink_watch.h"
 #include "leaf.skel.h"

@@ -49,7 +49,7 @@
 #include <bpf/libbpf.h>
 
 #include "xdpleaf.h"
-#include "common/config.h"
+#include "config/config.h"
 #include "host/loader.h"
 #include "roce.h"
 #include "host.h"

@@ -48,9 +48,9 @@ static inline int hash_member(const struct xl_group *g, const struct xl_flow *f)
 {
 	return xl_pick_hash_up(xl_flow_hash(f, 0), g->n_members, XL_ALL_UP);
 }
-#include "common/config.h"
-#include "common/names.h"
-#include "common/rng.h"
+#include "config/config.h"
+#include "base/names.h"
+#include "base/rng.h"
 #include "leaf/loader.h"
 #include "leaf/netlink_watch.h"
 #include "leaf.skel.h"

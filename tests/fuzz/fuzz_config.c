@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-/* libFuzzer target: the configuration parser (user/common/config*.c) on
+/* libFuzzer target: the configuration parser (user/config/config*.c) on
  * any bytes. It must return 0 or -1 with a one-line FILE:LINE message,
  * never crash, leak or read out of bounds (built with AddressSanitizer
  * and UndefinedBehaviorSanitizer), and leave cfg zeroed on error. Seeds:
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "common/config.h"
+#include "config/config.h"
 
 static char path[64];
 

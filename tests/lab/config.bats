@@ -343,7 +343,7 @@ in_private_mounts() {
 	[[ $(jq -c '.groups[0] | [.flowlet_timeout_ns, .flowlet_timeout_auto]' <<<"$s") == "[3000000,false]" ]]
 }
 
-# The key reference comes from the parser's own table (user/common/
+# The key reference comes from the parser's own table (user/config/
 # config_keys.c): every key's row, as `xdpleaf keys` prints it (key,
 # default(s), values), must open a row of docs/config.md in its section.
 @test "config: docs/config.md documents every key with the parser's default and values" {

@@ -1,26 +1,76 @@
 #!/usr/bin/env bats
 # The source tree keeps the shape docs/architecture.md describes: user/'s
-# rooms include only user/common/ and themselves (main.c may include any),
-# and names the BPF side and user space share are written only in
-# include/pin_names.h. No lab needed.
+# shared folders form layers (base/ under config/, netlink/ and instance/,
+# which are side by side), each including only itself and the layers
+# under it; the rooms include the shared layers and themselves, never
+# each other (main.c may include any); the include graph between folders
+# has no cycle; and names the BPF side and user space share are written
+# only in include/pin_names.h. No lab needed.
 
 ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd -P)
 
-@test "layout: each user/ room includes only common/ and itself; common/ only itself" {
-	local room f bad=
+# The shared folders of user/ and their layer: a folder may include its
+# own and those of a lower layer. Every other folder of user/ is a room.
+setup() {
+	declare -gA LAYER=([base]=0 [config]=1 [netlink]=1 [instance]=1)
+	ROOMS="leaf host traffic sim events observe views"
+}
+
+# "from to" for every #include "dir/file.h" in user/*/ between two folders
+folder_edges() {
+	local dir f inc
 	cd "$ROOT/user"
-	for room in */; do
-		room=${room%/}
-		for f in "$room"/*.[ch]; do
+	for dir in */; do
+		dir=${dir%/}
+		for f in "$dir"/*.[ch]; do
 			while read -r inc; do
-				[[ $inc == common/* || $inc == "$room"/* ]] || bad+="$f includes $inc"$'\n'
-			done < <(sed -nE 's|^#include "([a-z_]+/[a-z_]+\.h)".*|\1|p' "$f")
+				[[ ${inc%%/*} != "$dir" ]] && echo "$dir ${inc%%/*} $f"
+			done < <(sed -nE 's|^#include "([a-z_]+/[a-z_0-9]+\.h)".*|\1|p' "$f")
 		done
 	done
+}
+
+@test "layout: the shared layers and the rooms are there" {
+	local d
+	cd "$ROOT/user"
+	# a rule over nothing would pass too
+	for d in "${!LAYER[@]}" $ROOMS; do
+		[[ -d $d ]] || { echo "user/$d is missing"; false; }
+	done
+	[[ -f base/cli.c && -f config/config.c && -f netlink/rtnl.c && -f instance/attach.c &&
+	   -f leaf/loader.c && -f host/loader.c && -f traffic/gen.c && -f sim/sim.c ]]
+	# every folder of user/ is either a layer or a room: a new one is
+	# placed on purpose
+	for d in */; do
+		d=${d%/}
+		[[ -n ${LAYER[$d]+x} || " $ROOMS " == *" $d "* ]] ||
+			{ echo "user/$d is neither a shared layer nor a room"; false; }
+	done
+	# the rules below see includes at all
+	[[ $(folder_edges | wc -l) -ge 100 ]]
+}
+
+@test "layout: a shared layer includes only lower layers; a room only the layers and itself" {
+	local from to f bad=
+	while read -r from to f; do
+		if [[ -n ${LAYER[$from]+x} ]]; then
+			[[ -n ${LAYER[$to]+x} && ${LAYER[$to]} -lt ${LAYER[$from]} ]] ||
+				bad+="$f includes $to/ (layer $from/ may include only lower layers)"$'\n'
+		else
+			[[ -n ${LAYER[$to]+x} ]] ||
+				bad+="$f includes $to/ (a room includes only the shared layers and itself)"$'\n'
+		fi
+	done < <(folder_edges)
 	echo "$bad"
 	[[ -z $bad ]]
-	# and the rooms are there: a rule over nothing would pass too
-	[[ -f common/attach.c && -f leaf/loader.c && -f host/loader.c && -f traffic/gen.c && -f sim/sim.c ]]
+}
+
+@test "layout: the include graph between user/ folders has no cycle" {
+	local out
+	# tsort names a loop on stderr (and still exits 0 on some versions)
+	out=$(folder_edges | awk '{ print $1, $2 }' | sort -u | tsort 2>&1 >/dev/null || true)
+	echo "$out"
+	[[ -z $out ]]
 }
 
 @test "layout: no user/ or BPF test code names a pinned map, program or link by a string literal" {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # Commands that change one instance (load, unload, upgrade, reload) run one
-# at a time (user/common/inst_lock.c): two of them started together end in
+# at a time (user/instance/inst_lock.c): two of them started together end in
 # a state one of them alone would have left, and the one refused says why,
 # naming the instance. No traffic: programs on veths in a throwaway
 # namespace only.

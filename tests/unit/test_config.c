@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-/* Unit tests for user/common/config.c. Run from the repository root (fixtures are
+/* Unit tests for user/config/config.c. Run from the repository root (fixtures are
  * read from tests/configs, or from $XL_CONFIG_DIR).
  *
  * Each file in tests/configs/bad starts with "# expect: LINE: substring";
@@ -20,8 +20,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/config.h"
-#include "common/units.h"
+#include "config/config.h"
+#include "base/units.h"
 
 static const char *conf_dir(void)
 {

@@ -28,7 +28,7 @@
 #include <linux/types.h>
 
 #include "dcqcn.h"
-#include "common/rng.h"
+#include "base/rng.h"
 
 typedef unsigned __int128 u128;
 

@@ -19,7 +19,7 @@
 #include <linux/types.h>
 
 #include "ecn.h"
-#include "common/rng.h"
+#include "base/rng.h"
 
 /* ---- helpers ------------------------------------------------------------ */
 

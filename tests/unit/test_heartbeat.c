@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-/* Unit tests for the daemon's heartbeat judgement (user/common/heartbeat.c,
+/* Unit tests for the daemon's heartbeat judgement (user/instance/heartbeat.c,
  * xl_daemon_judge: a live pid whose heartbeat is past the limit is not
  * responding) and for its systemd notifications without libsystemd
- * (user/common/sd_notify.c: one datagram to $NOTIFY_SOCKET, a path or an
+ * (user/instance/sd_notify.c: one datagram to $NOTIFY_SOCKET, a path or an
  * abstract name written with '@'), against sockets of the test's own. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,8 +18,8 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 
-#include "common/heartbeat.h"
-#include "common/sd_notify.h"
+#include "instance/heartbeat.h"
+#include "instance/sd_notify.h"
 
 static void judge_pid_and_age(void **state)
 {

@@ -15,7 +15,7 @@
 
 #include "csum.h"
 #include "lb.h"
-#include "common/rng.h"
+#include "base/rng.h"
 
 /* The member lb_mode = hash picks with every member up (bpf/uplink.h). */
 static inline int hash_member(const struct xl_group *g, const struct xl_flow *f)

@@ -36,7 +36,7 @@
 #include "icrc.h"
 #include "traffic/gen_pkt.h"
 #include "roce.h"
-#include "common/rng.h"
+#include "base/rng.h"
 
 static const __u8 pkt4[90] = {
 	0x02, 0x00, 0x00, 0x00, 0x00, 0x02, 0x02, 0x00, 0x00, 0x00, 0x00, 0x01,

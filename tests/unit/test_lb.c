@@ -23,7 +23,7 @@
 #include <linux/types.h>
 
 #include "lb.h"
-#include "common/rng.h"
+#include "base/rng.h"
 
 /* ---- helpers ------------------------------------------------------------ */
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-/* Unit tests for the pin directories' safety check (user/common/pins.c,
+/* Unit tests for the pin directories' safety check (user/instance/pins.c,
  * xl_dir_is_ours): only a directory owned by root with mode 0700 is used;
  * one another user made or can write (issue 13: `nobody` pre-created
  * /sys/fs/bpf/xdpleaf, root pinned inside, `nobody` renamed the instance
@@ -17,7 +17,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
-#include "common/pins.h"
+#include "instance/pins.h"
 
 static char base[64];
 

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <json-c/json.h>
 
-#include "common/version.h"
+#include "base/version.h"
 #include "observe/metrics.h"
 #include "observe/prom.h"
 

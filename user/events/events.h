@@ -3,7 +3,7 @@
 #ifndef XL_EVENTS_CMD_H
 #define XL_EVENTS_CMD_H
 
-#include "common/cli.h"
+#include "base/cli.h"
 
 /* 0 done, 1 error, 2 bad usage, 3 instance not loaded. */
 int xl_events_main(int argc, char **argv);

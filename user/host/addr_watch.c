@@ -14,9 +14,9 @@
 #include <bpf/bpf.h>
 #include "pin_names.h"
 #include "host.h"
-#include "common/daemon.h"
-#include "common/log.h"
-#include "common/pins.h"
+#include "instance/daemon.h"
+#include "base/log.h"
+#include "instance/pins.h"
 #include "host/addr_watch.h"
 #include "host/ports.h"
 

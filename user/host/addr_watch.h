@@ -15,7 +15,7 @@
 int xl_host_addrs_sync(int addrs_fd, const __u32 *ifindex, int n_ports,
 		       int *added, int *removed, int *total);
 /* The host daemon's work: follow address changes until the instance is
- * unloaded (common/daemon.h). */
+ * unloaded (instance/daemon.h). */
 int xl_host_watch(const char *instance);
 
 #endif

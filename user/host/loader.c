@@ -13,9 +13,9 @@
 #include "pin_names.h"
 #include "host/loader.h"
 #include "host/addr_watch.h"
-#include "common/attach.h"
-#include "common/heartbeat.h"
-#include "common/pins.h"
+#include "instance/attach.h"
+#include "instance/heartbeat.h"
+#include "instance/pins.h"
 
 #include "host.skel.h"
 

@@ -4,7 +4,7 @@
 #ifndef XL_HOST_LOADER_H
 #define XL_HOST_LOADER_H
 
-#include "common/config.h"
+#include "config/config.h"
 
 /* All or nothing, as xl_leaf_load. */
 int xl_host_load(const struct xl_config *cfg, const char *instance);

@@ -9,8 +9,8 @@
 #include <net/if.h>
 #include <bpf/bpf.h>
 #include "pin_names.h"
-#include "common/pins.h"
-#include "common/tcx_link.h"
+#include "instance/pins.h"
+#include "instance/tcx_link.h"
 #include "host/ports.h"
 
 #define LINK_IN XL_PIN_LINK_TCX_IN

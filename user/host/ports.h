@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <linux/types.h>
 #include "xdpleaf.h"
-#include "common/tcx_link.h"
+#include "instance/tcx_link.h"
 
 struct xl_host_port {
 	char name[XL_IFNAMSIZ + 1]; /* as in the pin names (the config's) */

@@ -11,8 +11,8 @@
 #include <bpf/libbpf.h>
 #include "pin_names.h"
 #include "host.skel.h"
-#include "common/pins.h"
-#include "common/upgrade.h"
+#include "instance/pins.h"
+#include "instance/upgrade.h"
 #include "host/loader.h"
 #include "host/reload.h"
 

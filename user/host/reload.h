@@ -3,7 +3,7 @@
 #ifndef XL_HOST_RELOAD_H
 #define XL_HOST_RELOAD_H
 
-#include "common/config.h"
+#include "config/config.h"
 
 /* cfg: loaded and checked whole. 0, or -1 after saying why. */
 int xl_host_reload(const struct xl_config *cfg, const char *instance);

@@ -15,7 +15,7 @@ int xl_host_stats(const char *instance, bool json);
  * i.e. most throttled, first); top > 0 keeps the first top of each. */
 int xl_host_qps(const char *instance, int top, bool json);
 /* stats --json's and qps --json's objects (without the document's header,
- * common/output.h), or NULL after saying why: for the exporter and top. */
+ * base/output.h), or NULL after saying why: for the exporter and top. */
 struct json_object;
 struct json_object *xl_host_stats_json(const char *instance);
 struct json_object *xl_host_qps_json(const char *instance, int top);

@@ -5,10 +5,10 @@
 #include <bpf/libbpf.h>
 #include "pin_names.h"
 #include "host.skel.h"
-#include "common/upgrade.h"
+#include "instance/upgrade.h"
 #include "host/upgrade.h"
 #include "host/addr_watch.h"
-#include "common/heartbeat.h"
+#include "instance/heartbeat.h"
 
 int xl_host_upgrade(const char *instance)
 {

@@ -9,10 +9,10 @@
 #include <bpf/bpf.h>
 #include "pin_names.h"
 #include "leaf/flows.h"
-#include "common/map_walk.h"
-#include "common/output.h"
-#include "common/percpu.h"
-#include "common/pins.h"
+#include "base/map_walk.h"
+#include "base/output.h"
+#include "base/percpu.h"
+#include "instance/pins.h"
 #include "xdpleaf.h"
 #include "telemetry.h"
 

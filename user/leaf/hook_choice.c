@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <linux/ethtool.h>
-#include "common/ethtool.h"
+#include "netlink/ethtool.h"
 #include "leaf/hook_choice.h"
 
 /* The port's driver as ethtool names it ("veth", "mlx5_core", ...); false

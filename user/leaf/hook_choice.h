@@ -5,7 +5,7 @@
 #define XL_LEAF_HOOK_CHOICE_H
 
 #include <stddef.h>
-#include "common/config.h"
+#include "config/config.h"
 
 /* The config's hook if it names one; for auto, tc when a port is a veth
  * (XDP there gets skbs the peer already built, converts each to a frame

@@ -19,15 +19,15 @@
 #include "leaf/loader.h"
 #include "leaf/fwd_gen.h"
 #include "leaf/hook_choice.h"
-#include "common/attach.h"
-#include "common/heartbeat.h"
+#include "instance/attach.h"
+#include "instance/heartbeat.h"
 #include "leaf/netlink_watch.h"
-#include "common/netns.h"
-#include "common/percpu.h"
-#include "common/pins.h"
-#include "common/rtnl.h"
-#include "common/version.h"
-#include "common/xdp_owner.h"
+#include "instance/netns.h"
+#include "base/percpu.h"
+#include "instance/pins.h"
+#include "netlink/rtnl.h"
+#include "base/version.h"
+#include "instance/xdp_owner.h"
 
 
 static int get_mac(const char *ifname, __u8 mac[XL_ETH_ALEN])

@@ -5,7 +5,7 @@
 #ifndef XL_LEAF_LOADER_H
 #define XL_LEAF_LOADER_H
 
-#include "common/config.h"
+#include "config/config.h"
 
 /* All or nothing: on any failure everything done so far is undone and -1
  * returned after printing the reason. */

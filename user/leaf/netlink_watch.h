@@ -12,7 +12,7 @@ int xl_neigh_sync(int neigh_fd, int ports_fd, int gen_fd);
 /* Mark every uplink that is not usable (link not running, or no next hop
  * resolved) as down in group_down, from the current state. */
 int xl_link_sync(int neigh_fd, int ports_fd, int groups_fd, int down_fd);
-/* The leaf daemon's work (common/daemon.h): follow neighbour and link
+/* The leaf daemon's work (instance/daemon.h): follow neighbour and link
  * changes until the instance's pins disappear
  * (unload). Returns 0 then, or -1 on a netlink error. */
 int xl_watch(const char *instance);

@@ -8,9 +8,9 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "pin_names.h"
-#include "common/pins.h"
+#include "instance/pins.h"
 #include "leaf/queue_report.h"
-#include "common/output.h"
+#include "base/output.h"
 
 struct xl_queue_reader {
 	int queues_fd, classes_fd, stats_fd;

@@ -12,9 +12,9 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "pin_names.h"
-#include "common/tcx_link.h"
+#include "instance/tcx_link.h"
 #include "leaf.skel.h"
-#include "common/upgrade.h"
+#include "instance/upgrade.h"
 #include "leaf/loader.h"
 #include "leaf/reload.h"
 #include "leaf/fwd_gen.h"

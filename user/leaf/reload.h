@@ -5,7 +5,7 @@
 #ifndef XL_LEAF_RELOAD_H
 #define XL_LEAF_RELOAD_H
 
-#include "common/config.h"
+#include "config/config.h"
 
 /* cfg: loaded and checked whole. 0, or -1 after saying why; the caller
  * has validated the file, so a refusal here changes nothing either. */

@@ -12,23 +12,24 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "pin_names.h"
-#include "common/tcx_link.h"
-#include "common/names.h"
-#include "common/percpu.h"
-#include "common/pins.h"
+#include "instance/tcx_link.h"
+#include "base/names.h"
+#include "base/percpu.h"
+#include "instance/pins.h"
 #include "leaf/queue_report.h"
 #include "lb.h"
 #include <time.h>
 #include "leaf/show.h"
 #include "leaf/flows.h"
-#include "common/output.h"
-#include "common/version.h"
-#include "common/daemon.h"
-#include "common/heartbeat.h"
-#include "common/map_memory.h"
+#include "base/output.h"
+#include "instance/status.h"
+#include "base/version.h"
+#include "instance/daemon.h"
+#include "instance/heartbeat.h"
+#include "instance/map_memory.h"
 #include "xdpleaf.h"
 #include "telemetry.h"
-#include "common/telemetry_json.h"
+#include "instance/telemetry_json.h"
 
 
 /* All ports of the instance, ordered by counter slot. */

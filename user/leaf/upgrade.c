@@ -6,14 +6,14 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include "pin_names.h"
-#include "common/tcx_link.h"
+#include "instance/tcx_link.h"
 #include "leaf.skel.h"
-#include "common/upgrade.h"
+#include "instance/upgrade.h"
 #include "leaf/upgrade.h"
 #include "leaf/netlink_watch.h"
-#include "common/daemon.h"
-#include "common/heartbeat.h"
-#include "common/pins.h"
+#include "instance/daemon.h"
+#include "instance/heartbeat.h"
+#include "instance/pins.h"
 
 int xl_leaf_upgrade(const char *instance)
 {

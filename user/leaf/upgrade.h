@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /* `xdpleaf upgrade` of a leaf instance: this build's program on every
- * XDP link (bpf_link_update), every pinned map kept (common/upgrade.h). */
+ * XDP link (bpf_link_update), every pinned map kept (instance/upgrade.h). */
 #ifndef XL_LEAF_UPGRADE_H
 #define XL_LEAF_UPGRADE_H
 

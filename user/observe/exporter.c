@@ -2,7 +2,7 @@
 /* The exporter's HTTP side and its life: options, the listening socket,
  * libmicrohttpd serving / and /metrics, and a clean exit on SIGINT or
  * SIGTERM. A thread reads the pinned maps anew through the readers
- * (common/readers.h) every --interval and a scrape serves the latest
+ * (instance/readers.h) every --interval and a scrape serves the latest
  * text (observe/snapshot.h), so the exporter outlives unloads, loads and
  * upgrades of the instances it watches, and a scrape costs a copy
  * however big their tables. Connections are limited in number, per
@@ -24,9 +24,9 @@
 #include <sys/socket.h>
 #include <json-c/json.h>
 #include <microhttpd.h>
-#include "common/cli.h"
-#include "common/pins.h"
-#include "common/readers.h"
+#include "base/cli.h"
+#include "instance/pins.h"
+#include "instance/readers.h"
 #include "observe/exporter.h"
 #include "observe/log_limit.h"
 #include "observe/metrics.h"

@@ -4,7 +4,7 @@
 #ifndef XL_EXPORTER_H
 #define XL_EXPORTER_H
 
-#include "common/cli.h"
+#include "base/cli.h"
 
 struct xl_readers;
 /* its options (for shell completion) */

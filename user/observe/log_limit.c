@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "common/clock.h"
+#include "base/clock.h"
 #include "observe/log_limit.h"
 
 bool xl_log_limit_line(struct xl_log_limit *l, __u64 now, unsigned long *report)

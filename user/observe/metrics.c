@@ -7,8 +7,8 @@
  * is the table, the inner one the instances. */
 #include <string.h>
 #include <json-c/json.h>
-#include "common/heartbeat.h"
-#include "common/version.h"
+#include "instance/heartbeat.h"
+#include "base/version.h"
 #include "observe/metrics.h"
 #include "observe/prom.h"
 

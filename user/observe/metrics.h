@@ -8,7 +8,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
-#include "common/pins.h"
+#include "instance/pins.h"
 
 struct json_object;
 

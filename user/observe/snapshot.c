@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "common/clock.h"
+#include "base/clock.h"
 #include "observe/snapshot.h"
 
 struct xl_snapshot {

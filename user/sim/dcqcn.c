@@ -11,9 +11,9 @@
 #include <string.h>
 #include "sim/sim.h"
 #include "sim/csv.h"
-#include "common/cli.h"
-#include "common/config_keys.h"
-#include "common/units.h"
+#include "base/cli.h"
+#include "config/config_keys.h"
+#include "base/units.h"
 #include "xdpleaf.h"
 #include "dcqcn.h"
 
@@ -140,7 +140,7 @@ static int read_trace(const char *path, struct event **out, int *n_out)
 }
 
 /* --set key=value: every RP parameter of docs/dcqcn-spec.md, read by the
- * configuration's own table (user/common/config_keys.c): the same names,
+ * configuration's own table (user/config/config_keys.c): the same names,
  * units, ranges and words (clamp = yes|no), and a key the variant does not
  * have is refused as the config refuses it. */
 static int set_param(struct xl_dcqcn_params *p, const char *kv)

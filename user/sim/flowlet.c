@@ -15,13 +15,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "common/output.h"
-#include "common/cli.h"
-#include "common/config.h"
+#include "base/output.h"
+#include "base/cli.h"
+#include "config/config.h"
 #include "lb.h"
-#include "common/rng.h"
+#include "base/rng.h"
 #include "sim/sim.h"
-#include "common/units.h"
+#include "base/units.h"
 
 #define STEP_NS XL_RATE_SAMPLE_NS
 

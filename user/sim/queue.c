@@ -7,12 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "common/cli.h"
-#include "common/config.h"
-#include "common/rng.h"
+#include "base/cli.h"
+#include "config/config.h"
+#include "base/rng.h"
 #include "sim/sim.h"
 #include "sim/csv.h"
-#include "common/units.h"
+#include "base/units.h"
 #include "xdpleaf.h"
 
 struct queue_sim {

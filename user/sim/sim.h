@@ -6,7 +6,7 @@
 
 #include <linux/types.h>
 #include "xdpleaf.h"
-#include "common/cli.h"
+#include "base/cli.h"
 
 /* argv[0] is the model name ("queue"). */
 int xl_sim_queue(int argc, char **argv);

@@ -6,8 +6,8 @@
 #include <signal.h>
 #include <stdio.h>
 #include <sys/prctl.h>
-#include "common/clock.h"
-#include "common/rtnl.h"
+#include "base/clock.h"
+#include "netlink/rtnl.h"
 #include "traffic/gen.h"
 #include "traffic/traffic.h"
 

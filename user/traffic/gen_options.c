@@ -8,8 +8,8 @@
 #include <string.h>
 #include <linux/types.h>
 #include "ecn.h"
-#include "common/cli.h"
-#include "common/units.h"
+#include "base/cli.h"
+#include "base/units.h"
 #include "traffic/gen.h"
 #include "traffic/traffic.h"
 

@@ -16,7 +16,7 @@
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
 #include "telemetry.h" /* XL_AETH_KIND */
-#include "common/clock.h"
+#include "base/clock.h"
 #include "traffic/gen.h"
 
 /* The socket ACKs and NAKs arrive on: every IP packet of --dst's family

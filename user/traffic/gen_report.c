@@ -6,8 +6,8 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <json-c/json.h>
-#include "common/output.h"
-#include "common/rtnl.h"
+#include "base/output.h"
+#include "netlink/rtnl.h"
 #include "traffic/gen.h"
 
 static const char *opcode_name(const struct gen_state *g)

@@ -19,9 +19,9 @@
 #include <bpf/libbpf.h>
 #include "roce.h"   /* before the skeleton: struct xl_gen_desc */
 #include "gen.skel.h"
-#include "common/clock.h"
-#include "common/rng.h"
-#include "common/rtnl.h"
+#include "base/clock.h"
+#include "base/rng.h"
+#include "netlink/rtnl.h"
 #include "traffic/gen.h"
 
 /* The kernel's batch within one run (bpf_test_run_opts.batch_size): a

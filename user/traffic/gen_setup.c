@@ -27,8 +27,8 @@
 #include "gen.skel.h"
 #include <linux/bpf.h> /* struct bpf_spin_lock, for host.h */
 #include "host.h"
-#include "common/rng.h"
-#include "common/rtnl.h"
+#include "base/rng.h"
+#include "netlink/rtnl.h"
 #include "traffic/gen.h"
 #include "traffic/traffic.h"
 

@@ -23,16 +23,16 @@
 #include <json-c/json.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "common/output.h"
-#include "common/cli.h"
-#include "common/percpu.h"
-#include "common/ethtool.h"
-#include "common/xdp_owner.h"
+#include "base/output.h"
+#include "base/cli.h"
+#include "base/percpu.h"
+#include "netlink/ethtool.h"
+#include "instance/xdp_owner.h"
 #include "roce.h"
 #include "sink.skel.h" /* after roce.h: the map layouts */
 #include "traffic/traffic.h"
 #include "traffic/sink_respond.h"
-#include "common/units.h"
+#include "base/units.h"
 
 #define PFX "xdpleaf sink: "
 

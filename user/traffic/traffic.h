@@ -7,7 +7,7 @@
 
 #include <stdbool.h>
 #include <linux/types.h>
-#include "common/cli.h"
+#include "base/cli.h"
 
 int xl_gen_main(int argc, char **argv);
 int xl_sink_main(int argc, char **argv);

@@ -11,10 +11,10 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "common/cli.h"
-#include "common/output.h"
-#include "common/pins.h"
-#include "common/units.h"
+#include "base/cli.h"
+#include "base/output.h"
+#include "instance/pins.h"
+#include "base/units.h"
 #include "views/top.h"
 #include "views/top_render.h"
 #include "views/top_view.h"

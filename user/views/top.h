@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /* `xdpleaf top`: a live terminal view of an instance, leaf or host mode,
  * refreshed in place; --once prints one frame as text. It reads state
- * only through the readers main.c hands it (common/readers.h). */
+ * only through the readers main.c hands it (instance/readers.h). */
 #ifndef XL_TOP_H
 #define XL_TOP_H
 
-#include "common/cli.h"
+#include "base/cli.h"
 
 struct xl_readers;
 /* its options (for shell completion) */

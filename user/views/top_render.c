@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "common/units.h"
+#include "base/units.h"
 #include "views/top_events.h"
 #include "views/top_render.h"
 

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <json-c/json.h>
-#include "common/names.h"
-#include "common/output.h"
-#include "common/readers.h"
+#include "base/names.h"
+#include "base/output.h"
+#include "instance/readers.h"
 #include "views/top_view.h"
 
 int top_sample_read(struct top_sample *s, const struct xl_readers *r,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /* What `xdpleaf top` shows, as numbers: two consecutive reads of an
- * instance's state (the readers of common/readers.h) and the rates between
+ * instance's state (the readers of instance/readers.h) and the rates between
  * them. Rates are counter differences over the time between the reads,
  * never the dataplane's own windows, so every row of one frame covers the
  * same interval. Drawing is top_render.c's. */
@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 #include <linux/types.h>
-#include "common/pins.h"
+#include "instance/pins.h"
 
 struct json_object;
 struct xl_readers;
