@@ -9,8 +9,6 @@
 #include <arpa/inet.h>
 #include <net/if.h>
 #include <netinet/in.h>
-#include <linux/rtnetlink.h>
-#include <libmnl/libmnl.h>
 #include <bpf/bpf.h>
 #include "pin_names.h"
 #include "host.h"
@@ -19,6 +17,7 @@
 #include "instance/pins.h"
 #include "host/addr_watch.h"
 #include "host/ports.h"
+#include "netlink/rtnl.h"
 
 struct addr_set {
 	struct xl_host_addr_key k[XL_MAX_HOST_ADDRS];
@@ -152,26 +151,22 @@ static int resync(const char *instance, int addrs_fd)
 
 int xl_host_watch(const char *instance)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct mnl_socket *nl;
+	struct xl_rtnl *nl;
 	int addrs_fd, err = 0;
 
 	addrs_fd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_HOST_ADDRS));
 	if (addrs_fd < 0)
 		return -1;
-	nl = mnl_socket_open(NETLINK_ROUTE);
-	if (!nl || mnl_socket_bind(nl, RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR,
-				   MNL_SOCKET_AUTOPID) < 0) {
+	nl = xl_rtnl_open(XL_RTNL_ADDR);
+	if (!nl) {
 		xl_log(XL_LOG_ERR, "netlink: %s", strerror(errno));
-		if (nl)
-			mnl_socket_close(nl);
 		close(addrs_fd);
 		return -1;
 	}
 	/* Subscribed first, then read: a change between the two is seen. */
 	resync(instance, addrs_fd);
 	while (xl_instance_exists(instance) && !xl_daemon_stopping()) {
-		struct pollfd pfd = { mnl_socket_get_fd(nl), POLLIN, 0 };
+		struct pollfd pfd = { xl_rtnl_fd(nl), POLLIN, 0 };
 		int n;
 
 		xl_daemon_beat();
@@ -179,7 +174,7 @@ int xl_host_watch(const char *instance)
 			continue;
 		/* Any address message (or lost ones: ENOBUFS) means: read the
 		 * whole set again. Cheap, and nothing to get out of step. */
-		n = mnl_socket_recvfrom(nl, buf, sizeof(buf));
+		n = xl_rtnl_read(nl, NULL, NULL);
 		if (n < 0 && errno != ENOBUFS) {
 			xl_log(XL_LOG_ERR, "netlink: %s", strerror(errno));
 			err = -1;
@@ -188,7 +183,7 @@ int xl_host_watch(const char *instance)
 		xl_log(XL_LOG_DEBUG, "address change reported: syncing host_addrs");
 		resync(instance, addrs_fd);
 	}
-	mnl_socket_close(nl);
+	xl_rtnl_close(nl);
 	close(addrs_fd);
 	return err;
 }

@@ -11,8 +11,6 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <linux/neighbour.h>
-#include <linux/rtnetlink.h>
-#include <libmnl/libmnl.h>
 #include <bpf/bpf.h>
 #include "pin_names.h"
 #include "leaf/netlink_watch.h"
@@ -21,12 +19,9 @@
 #include "base/log.h"
 #include "base/output.h"
 #include "instance/pins.h"
+#include "netlink/rtnl.h"
 #include "xdpleaf.h"
 #include "events.h"
-
-/* States in which the kernel holds a usable link-layer address. */
-#define USABLE_STATES (NUD_REACHABLE | NUD_STALE | NUD_DELAY | NUD_PROBE | \
-		       NUD_PERMANENT | NUD_NOARP)
 
 struct watch_ctx {
 	int neigh_fd;
@@ -92,46 +87,32 @@ static bool is_our_port(int ports_fd, __u32 ifindex)
 	return bpf_map_lookup_elem(ports_fd, &ifindex, &p) == 0;
 }
 
-static int on_neigh(const struct nlmsghdr *nlh, void *data)
+/* A neighbour the kernel told of (a dump's entry or a change) into the
+ * map, if it is on one of our ports. */
+static void on_neigh(const struct xl_rtnl_neigh *n, void *data)
 {
 	struct watch_ctx *ctx = data;
-	struct ndmsg *nd = mnl_nlmsg_get_payload(nlh);
 	struct xl_neigh_key key = {};
 	struct xl_neigh val = {}, old;
-	const void *dst = NULL, *lladdr = NULL;
 	bool had, changed;
-	int dst_len = 0, ll_len = 0;
-	struct nlattr *a;
 
-	if (nlh->nlmsg_type != RTM_NEWNEIGH && nlh->nlmsg_type != RTM_DELNEIGH)
-		return MNL_CB_OK;
-	if (nd->ndm_family != AF_INET && nd->ndm_family != AF_INET6)
-		return MNL_CB_OK;
-	if (!is_our_port(ctx->ports_fd, nd->ndm_ifindex))
-		return MNL_CB_OK;
-	mnl_attr_for_each(a, nlh, sizeof(*nd)) {
-		if (mnl_attr_get_type(a) == NDA_DST) {
-			dst = mnl_attr_get_payload(a);
-			dst_len = mnl_attr_get_payload_len(a);
-		} else if (mnl_attr_get_type(a) == NDA_LLADDR) {
-			lladdr = mnl_attr_get_payload(a);
-			ll_len = mnl_attr_get_payload_len(a);
-		}
-	}
-	if (!dst || dst_len > 16)
-		return MNL_CB_OK;
-	key.ifindex = nd->ndm_ifindex;
-	key.family = nd->ndm_family;
-	memcpy(key.addr, dst, dst_len);
+	if (n->family != AF_INET && n->family != AF_INET6)
+		return;
+	if (!is_our_port(ctx->ports_fd, n->ifindex))
+		return;
+	if (!n->dst || n->dst_len > 16)
+		return;
+	key.ifindex = n->ifindex;
+	key.family = n->family;
+	memcpy(key.addr, n->dst, n->dst_len);
 	/* Multicast groups appear as NOARP entries with a multicast MAC: not
 	 * next hops, and the dataplane never forwards to them. */
-	if (lladdr && ll_len == XL_ETH_ALEN && (((__u8 *)lladdr)[0] & 1))
-		return MNL_CB_OK;
+	if (n->lladdr && n->lladdr_len == XL_ETH_ALEN && (n->lladdr[0] & 1))
+		return;
 	had = bpf_map_lookup_elem(ctx->neigh_fd, &key, &old) == 0;
-	if (nlh->nlmsg_type == RTM_NEWNEIGH && (nd->ndm_state & USABLE_STATES) &&
-	    lladdr && ll_len == XL_ETH_ALEN) {
-		memcpy(val.mac, lladdr, XL_ETH_ALEN);
-		val.is_static = !!(nd->ndm_state & (NUD_PERMANENT | NUD_NOARP));
+	if (xl_rtnl_neigh_usable(n)) {
+		memcpy(val.mac, n->lladdr, XL_ETH_ALEN);
+		val.is_static = !!(n->state & (NUD_PERMANENT | NUD_NOARP));
 		bpf_map_update_elem(ctx->neigh_fd, &key, &val, BPF_ANY);
 		log_neigh(&key, had, &old, &val);
 		changed = !had || memcmp(old.mac, val.mac, XL_ETH_ALEN);
@@ -150,7 +131,6 @@ static int on_neigh(const struct nlmsghdr *nlh, void *data)
 		xl_log(XL_LOG_ERR, "cannot write fwd_gen: %s", strerror(errno));
 	/* an uplink's next hop appeared or went: it may change its use */
 	refresh_uplink(ctx, key.ifindex, link_running(key.ifindex));
-	return MNL_CB_OK;
 }
 
 /* An uplink is usable for a family when its link is up and its next hop
@@ -248,76 +228,22 @@ static void refresh_uplink(struct watch_ctx *ctx, __u32 ifindex, bool running)
 	}
 }
 
-static int on_link(const struct nlmsghdr *nlh, void *data)
+static void on_link(const struct xl_rtnl_link *l, void *data)
 {
-	struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
 	struct watch_ctx *ctx = data;
-	bool running = nlh->nlmsg_type != RTM_DELLINK &&
-		       (ifi->ifi_flags & IFF_UP) && (ifi->ifi_flags & IFF_RUNNING);
+	bool running = !l->deleted && (l->flags & IFF_UP) && (l->flags & IFF_RUNNING);
 
-	refresh_uplink(ctx, ifi->ifi_index, running);
+	refresh_uplink(ctx, l->ifindex, running);
 	if (running)
 		ctx->resolicit = true;
-	return MNL_CB_OK;
 }
 
-/* One callback for the event socket, which carries both kinds. */
-static int on_event(const struct nlmsghdr *nlh, void *data)
+/* The event socket carries both kinds. */
+static const struct xl_rtnl_handlers on_event = { .neigh = on_neigh, .link = on_link };
+
+static int dump_neighbours(struct xl_rtnl *nl, struct watch_ctx *ctx)
 {
-	if (nlh->nlmsg_type == RTM_NEWLINK || nlh->nlmsg_type == RTM_DELLINK)
-		return on_link(nlh, data);
-	return on_neigh(nlh, data);
-}
-
-static int dump_neighbours(struct mnl_socket *nl, struct watch_ctx *ctx)
-{
-	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
-	struct ndmsg *nd;
-	unsigned int seq = time(NULL);
-	int ret;
-
-	nlh->nlmsg_type = RTM_GETNEIGH;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-	nlh->nlmsg_seq = seq;
-	nd = mnl_nlmsg_put_extra_header(nlh, sizeof(*nd));
-	nd->ndm_family = AF_UNSPEC;
-	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0)
-		return -1;
-	while ((ret = mnl_socket_recvfrom(nl, buf, sizeof(buf))) > 0) {
-		ret = mnl_cb_run(buf, ret, seq, mnl_socket_get_portid(nl),
-				 on_neigh, ctx);
-		if (ret <= MNL_CB_STOP)
-			break;
-	}
-	return ret < 0 ? -1 : 0;
-}
-
-/* One request about the kernel's neighbour entry for addr on ifindex. */
-static void neigh_request_state(struct mnl_socket *nl, __u16 type, __u16 flags,
-				__u8 ndm_flags, __u16 state, __u32 ifindex, int family,
-				const void *addr)
-{
-	char buf[256];
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
-	struct ndmsg *nd;
-
-	nlh->nlmsg_type = type;
-	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
-	nd = mnl_nlmsg_put_extra_header(nlh, sizeof(*nd));
-	nd->ndm_family = family;
-	nd->ndm_ifindex = ifindex;
-	nd->ndm_flags = ndm_flags;
-	nd->ndm_state = state;
-	mnl_attr_put(nlh, NDA_DST, family == AF_INET ? 4 : 16, addr);
-	mnl_socket_sendto(nl, nlh, nlh->nlmsg_len);
-}
-
-static void neigh_request(struct mnl_socket *nl, __u16 type, __u16 flags,
-			  __u8 ndm_flags, __u32 ifindex, int family,
-			  const void *addr)
-{
-	neigh_request_state(nl, type, flags, ndm_flags, NUD_NONE, ifindex, family, addr);
+	return xl_rtnl_neigh_dump(nl, AF_UNSPEC, on_neigh, ctx);
 }
 
 /* Every XL_NEIGH_REVALIDATE_S, each neighbour the dataplane forwards to is
@@ -330,7 +256,7 @@ static void neigh_request(struct mnl_socket *nl, __u16 type, __u16 flags,
  * after ucast_probes (3 s), leaves the map, and the kernel resolves its
  * address anew for the next packet: healed within about 3 + 3 + 1 s. */
 #define XL_NEIGH_REVALIDATE_S 3
-static void revalidate_neighbours(struct mnl_socket *nl, struct watch_ctx *ctx)
+static void revalidate_neighbours(struct xl_rtnl *nl, struct watch_ctx *ctx)
 {
 	struct xl_neigh_key key, next;
 	void *prev = NULL;
@@ -344,8 +270,8 @@ static void revalidate_neighbours(struct mnl_socket *nl, struct watch_ctx *ctx)
 		/* a static entry is the operator's: never turned into a probe */
 		if (bpf_map_lookup_elem(ctx->neigh_fd, &key, &val) || val.is_static)
 			continue;
-		neigh_request_state(nl, RTM_NEWNEIGH, NLM_F_REPLACE, 0, NUD_PROBE,
-				    key.ifindex, key.family, key.addr);
+		xl_rtnl_neigh_request(nl, XL_RTNL_NEIGH_PROBE, key.ifindex, key.family,
+				      key.addr);
 		n++;
 	}
 	xl_log(XL_LOG_DEBUG, "re-validating %d neighbours (kernel PROBE)", n);
@@ -353,11 +279,10 @@ static void revalidate_neighbours(struct mnl_socket *nl, struct watch_ctx *ctx)
 
 /* NTF_USE makes the kernel start resolution (ARP/ND) for an address as if a
  * packet were waiting for it, without us sending any traffic. */
-static void solicit(struct mnl_socket *nl, __u32 ifindex, int family,
+static void solicit(struct xl_rtnl *nl, __u32 ifindex, int family,
 		    const void *addr)
 {
-	neigh_request(nl, RTM_NEWNEIGH, NLM_F_CREATE | NLM_F_REPLACE, NTF_USE,
-		      ifindex, family, addr);
+	xl_rtnl_neigh_request(nl, XL_RTNL_NEIGH_SOLICIT, ifindex, family, addr);
 }
 
 /* Drop the kernel's entry for an address that the map does not have: an
@@ -366,10 +291,10 @@ static void solicit(struct mnl_socket *nl, __u32 ifindex, int family,
  * next solicitation wait for that entry's next probe, up to a second
  * (measured once: IPv6 back 1.1 s after the link, where 3-100 ms is the
  * rule). Deleted first, the entry is resolved from scratch at once. */
-static void forget(struct mnl_socket *nl, __u32 ifindex, int family,
+static void forget(struct xl_rtnl *nl, __u32 ifindex, int family,
 		   const void *addr)
 {
-	neigh_request(nl, RTM_DELNEIGH, 0, 0, ifindex, family, addr);
+	xl_rtnl_neigh_request(nl, XL_RTNL_NEIGH_FORGET, ifindex, family, addr);
 }
 
 static bool neigh_known(int neigh_fd, __u32 ifindex, int family,
@@ -390,7 +315,7 @@ static bool neigh_known(int neigh_fd, __u32 ifindex, int family,
  * link came back, resolution would wait for that entry's next probe
  * (0.5 s on average, measured) instead of starting at once. fresh (a link
  * just came back): forget the kernel's entry first. */
-static void solicit_next_hops(struct mnl_socket *nl, struct watch_ctx *ctx,
+static void solicit_next_hops(struct xl_rtnl *nl, struct watch_ctx *ctx,
 			      bool fresh)
 {
 	__u32 key, next;
@@ -416,19 +341,6 @@ static void solicit_next_hops(struct mnl_socket *nl, struct watch_ctx *ctx,
 			solicit(nl, p.ifindex, AF_INET6, p.nexthop6);
 		}
 	}
-}
-
-static struct mnl_socket *open_rtnl(unsigned int groups)
-{
-	struct mnl_socket *nl = mnl_socket_open(NETLINK_ROUTE);
-
-	if (!nl)
-		return NULL;
-	if (mnl_socket_bind(nl, groups, MNL_SOCKET_AUTOPID) < 0) {
-		mnl_socket_close(nl);
-		return NULL;
-	}
-	return nl;
 }
 
 /* The link state of an interface right now. */
@@ -464,7 +376,7 @@ int xl_link_sync(int neigh_fd, int ports_fd, int groups_fd, int down_fd)
 int xl_neigh_sync(int neigh_fd, int ports_fd, int gen_fd)
 {
 	struct watch_ctx ctx = { neigh_fd, ports_fd, -1, -1, false, -1, gen_fd };
-	struct mnl_socket *nl = open_rtnl(0);
+	struct xl_rtnl *nl = xl_rtnl_open(0);
 	int err;
 
 	if (!nl) {
@@ -473,7 +385,7 @@ int xl_neigh_sync(int neigh_fd, int ports_fd, int gen_fd)
 	}
 	err = dump_neighbours(nl, &ctx);
 	solicit_next_hops(nl, &ctx, false);
-	mnl_socket_close(nl);
+	xl_rtnl_close(nl);
 	return err;
 }
 
@@ -492,8 +404,7 @@ int xl_watch(const char *instance)
 {
 	struct watch_ctx ctx = { .resolicit = false };
 	char path[256];
-	struct mnl_socket *events, *req;
-	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct xl_rtnl *events, *req;
 	time_t last_solicit = 0, last_revalidate = time(NULL);
 	__u64 quick_until = 0, last_quick = 0;
 	int err = 0;
@@ -510,8 +421,8 @@ int xl_watch(const char *instance)
 		return -1;
 	xl_pin_path(path, sizeof(path), instance, XL_PIN_PROG_LEAF_EVENT);
 	ctx.event_prog_fd = bpf_obj_get(path);
-	events = open_rtnl((1 << (RTNLGRP_NEIGH - 1)) | (1 << (RTNLGRP_LINK - 1)));
-	req = open_rtnl(0);
+	events = xl_rtnl_open(XL_RTNL_NEIGH | XL_RTNL_LINK);
+	req = xl_rtnl_open(0);
 	if (!events || !req) {
 		xl_log(XL_LOG_ERR, "netlink: %s", strerror(errno));
 		return -1;
@@ -521,7 +432,7 @@ int xl_watch(const char *instance)
 	dump_neighbours(req, &ctx);
 	xl_link_sync(ctx.neigh_fd, ctx.ports_fd, ctx.groups_fd, ctx.down_fd);
 	while (xl_instance_exists(instance) && !xl_daemon_stopping()) {
-		struct pollfd pfd = { mnl_socket_get_fd(events), POLLIN, 0 };
+		struct pollfd pfd = { xl_rtnl_fd(events), POLLIN, 0 };
 		time_t now = time(NULL);
 		int n;
 
@@ -543,7 +454,7 @@ int xl_watch(const char *instance)
 		}
 		if (poll(&pfd, 1, quick_until ? QUICK_RETRY_NS / 1000000 : 1000) <= 0)
 			continue;
-		n = mnl_socket_recvfrom(events, buf, sizeof(buf));
+		n = xl_rtnl_read(events, &on_event, &ctx);
 		if (n < 0 && errno == ENOBUFS) {
 			/* Missed events: start again from the full state. */
 			xl_log(XL_LOG_WARN, "netlink events lost (ENOBUFS): reading "
@@ -557,7 +468,6 @@ int xl_watch(const char *instance)
 			err = -1;
 			break;
 		}
-		mnl_cb_run(buf, n, 0, 0, on_event, &ctx);
 		if (ctx.resolicit) { /* an uplink is back: resolve it now */
 			solicit_next_hops(req, &ctx, true);
 			ctx.resolicit = false;
@@ -565,8 +475,8 @@ int xl_watch(const char *instance)
 			quick_until = last_quick + QUICK_WINDOW_NS;
 		}
 	}
-	mnl_socket_close(events);
-	mnl_socket_close(req);
+	xl_rtnl_close(events);
+	xl_rtnl_close(req);
 	close(ctx.neigh_fd);
 	if (ctx.gen_fd >= 0)
 		close(ctx.gen_fd);

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-/* rtnetlink queries for `xdpleaf gen` and `xdpleaf sink` (rtnl.h). */
+/* xdpleaf's rtnetlink client (rtnl.h): sockets, requests, the parser of
+ * neighbour and link messages, and the queries of the traffic tools. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 #include <net/if.h>
@@ -13,40 +15,74 @@
 #include <libmnl/libmnl.h>
 #include "netlink/rtnl.h"
 
-/* States in which the kernel holds a usable link-layer address. */
-#define USABLE_STATES (NUD_REACHABLE | NUD_STALE | NUD_DELAY | NUD_PROBE | \
-		       NUD_PERMANENT | NUD_NOARP)
-
 static int alen(int family)
 {
 	return family == AF_INET ? 4 : 16;
 }
 
-/* Send one request and run cb over the answer(s) until done. Returns 0, or
- * -1 with errno (the kernel's error for a failed request). */
-static int rtnl_talk(struct nlmsghdr *nlh, mnl_cb_t cb, void *data)
+struct xl_rtnl {
+	struct mnl_socket *sock;
+};
+
+struct xl_rtnl *xl_rtnl_open(unsigned int groups)
+{
+	unsigned int mc = 0;
+	struct xl_rtnl *nl;
+	int err;
+
+	if (groups & XL_RTNL_LINK)
+		mc |= RTMGRP_LINK;
+	if (groups & XL_RTNL_NEIGH)
+		mc |= RTMGRP_NEIGH;
+	if (groups & XL_RTNL_ADDR)
+		mc |= RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR;
+	nl = calloc(1, sizeof(*nl));
+	if (!nl)
+		return NULL;
+	nl->sock = mnl_socket_open(NETLINK_ROUTE);
+	if (!nl->sock) {
+		err = errno;
+		free(nl);
+		errno = err;
+		return NULL;
+	}
+	if (mnl_socket_bind(nl->sock, mc, MNL_SOCKET_AUTOPID) < 0) {
+		err = errno;
+		xl_rtnl_close(nl);
+		errno = err;
+		return NULL;
+	}
+	return nl;
+}
+
+void xl_rtnl_close(struct xl_rtnl *nl)
+{
+	if (!nl)
+		return;
+	mnl_socket_close(nl->sock);
+	free(nl);
+}
+
+int xl_rtnl_fd(const struct xl_rtnl *nl)
+{
+	return mnl_socket_get_fd(nl->sock);
+}
+
+/* Send one request on nl and run cb over the answer(s) until done.
+ * Returns 0, or -1 with errno (the kernel's error for a failed request). */
+static int talk(struct xl_rtnl *nl, struct nlmsghdr *nlh, mnl_cb_t cb, void *data)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct mnl_socket *nl;
 	unsigned int seq, portid;
 	int ret, err = 0;
 
-	nl = mnl_socket_open(NETLINK_ROUTE);
-	if (!nl)
-		return -1;
-	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
-		err = errno;
-		goto out;
-	}
-	portid = mnl_socket_get_portid(nl);
+	portid = mnl_socket_get_portid(nl->sock);
 	seq = (unsigned int)time(NULL);
 	nlh->nlmsg_seq = seq;
-	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0) {
-		err = errno;
-		goto out;
-	}
+	if (mnl_socket_sendto(nl->sock, nlh, nlh->nlmsg_len) < 0)
+		return -1;
 	for (;;) {
-		ret = mnl_socket_recvfrom(nl, buf, sizeof(buf));
+		ret = mnl_socket_recvfrom(nl->sock, buf, sizeof(buf));
 		if (ret < 0) {
 			err = errno;
 			break;
@@ -62,10 +98,105 @@ static int rtnl_talk(struct nlmsghdr *nlh, mnl_cb_t cb, void *data)
 		if (!(nlh->nlmsg_flags & NLM_F_DUMP))
 			break;
 	}
-out:
-	mnl_socket_close(nl);
 	errno = err;
 	return err ? -1 : 0;
+}
+
+/* The same on a socket of its own, closed after. */
+static int talk_once(struct nlmsghdr *nlh, mnl_cb_t cb, void *data)
+{
+	struct xl_rtnl *nl = xl_rtnl_open(0);
+	int ret, err;
+
+	if (!nl)
+		return -1;
+	ret = talk(nl, nlh, cb, data);
+	err = errno;
+	xl_rtnl_close(nl);
+	errno = err;
+	return ret;
+}
+
+/* ---- parsing ------------------------------------------------------------ */
+
+/* States in which the kernel holds a usable link-layer address. */
+#define USABLE_STATES (NUD_REACHABLE | NUD_STALE | NUD_DELAY | NUD_PROBE | \
+		       NUD_PERMANENT | NUD_NOARP)
+
+static void parse_neigh(const struct nlmsghdr *nlh, struct xl_rtnl_neigh *n)
+{
+	struct ndmsg *nd = mnl_nlmsg_get_payload(nlh);
+	struct nlattr *a;
+
+	memset(n, 0, sizeof(*n));
+	n->deleted = nlh->nlmsg_type == RTM_DELNEIGH;
+	n->family = nd->ndm_family;
+	n->ifindex = nd->ndm_ifindex;
+	n->state = nd->ndm_state;
+	mnl_attr_for_each(a, nlh, sizeof(*nd)) {
+		if (mnl_attr_get_type(a) == NDA_DST) {
+			n->dst = mnl_attr_get_payload(a);
+			n->dst_len = mnl_attr_get_payload_len(a);
+		} else if (mnl_attr_get_type(a) == NDA_LLADDR) {
+			n->lladdr = mnl_attr_get_payload(a);
+			n->lladdr_len = mnl_attr_get_payload_len(a);
+		}
+	}
+}
+
+bool xl_rtnl_neigh_usable(const struct xl_rtnl_neigh *n)
+{
+	return !n->deleted && (n->state & USABLE_STATES) && n->lladdr &&
+	       n->lladdr_len == 6;
+}
+
+static void parse_link(const struct nlmsghdr *nlh, struct xl_rtnl_link *l)
+{
+	struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
+
+	l->deleted = nlh->nlmsg_type == RTM_DELLINK;
+	l->ifindex = ifi->ifi_index;
+	l->flags = ifi->ifi_flags;
+}
+
+struct dispatch {
+	const struct xl_rtnl_handlers *h;
+	void *data;
+};
+
+/* Each neighbour and link message to its handler; the rest is skipped. */
+static int on_msg(const struct nlmsghdr *nlh, void *data)
+{
+	struct dispatch *d = data;
+
+	if ((nlh->nlmsg_type == RTM_NEWLINK || nlh->nlmsg_type == RTM_DELLINK) &&
+	    d->h->link) {
+		struct xl_rtnl_link l;
+
+		parse_link(nlh, &l);
+		d->h->link(&l, d->data);
+	} else if ((nlh->nlmsg_type == RTM_NEWNEIGH || nlh->nlmsg_type == RTM_DELNEIGH) &&
+		   d->h->neigh) {
+		struct xl_rtnl_neigh n;
+
+		parse_neigh(nlh, &n);
+		d->h->neigh(&n, d->data);
+	}
+	return MNL_CB_OK;
+}
+
+int xl_rtnl_read(struct xl_rtnl *nl, const struct xl_rtnl_handlers *h, void *data)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct dispatch d = { h, data };
+	int n;
+
+	n = mnl_socket_recvfrom(nl->sock, buf, sizeof(buf));
+	if (n < 0)
+		return -1;
+	if (h)
+		mnl_cb_run(buf, n, 0, 0, on_msg, &d);
+	return 0;
 }
 
 /* ---- routes ------------------------------------------------------------ */
@@ -124,7 +255,7 @@ int xl_route_get(int family, const __u8 *dst, __u32 oif,
 	mnl_attr_put(nlh, RTA_DST, alen(family), dst);
 	if (oif)
 		mnl_attr_put_u32(nlh, RTA_OIF, oif);
-	if (rtnl_talk(nlh, on_route, &r))
+	if (talk_once(nlh, on_route, &r))
 		return -1;
 	if (!out->oif) {
 		errno = ENETUNREACH;
@@ -135,6 +266,54 @@ int xl_route_get(int family, const __u8 *dst, __u32 oif,
 
 /* ---- neighbours -------------------------------------------------------- */
 
+int xl_rtnl_neigh_dump(struct xl_rtnl *nl, int family,
+		       void (*fn)(const struct xl_rtnl_neigh *n, void *data),
+		       void *data)
+{
+	char buf[256];
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct xl_rtnl_handlers h = { .neigh = fn };
+	struct dispatch d = { &h, data };
+	struct ndmsg *nd;
+
+	nlh->nlmsg_type = RTM_GETNEIGH;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	nd = mnl_nlmsg_put_extra_header(nlh, sizeof(*nd));
+	nd->ndm_family = family;
+	return talk(nl, nlh, on_msg, &d);
+}
+
+/* The request op about addr on ifindex into buf (256 bytes). */
+static struct nlmsghdr *put_neigh_request(char *buf, enum xl_rtnl_neigh_op op,
+					  __u32 ifindex, int family, const void *addr)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct ndmsg *nd;
+
+	nlh->nlmsg_type = op == XL_RTNL_NEIGH_FORGET ? RTM_DELNEIGH : RTM_NEWNEIGH;
+	nlh->nlmsg_flags = NLM_F_REQUEST;
+	if (op == XL_RTNL_NEIGH_SOLICIT)
+		nlh->nlmsg_flags |= NLM_F_CREATE | NLM_F_REPLACE;
+	else if (op == XL_RTNL_NEIGH_PROBE)
+		nlh->nlmsg_flags |= NLM_F_REPLACE;
+	nd = mnl_nlmsg_put_extra_header(nlh, sizeof(*nd));
+	nd->ndm_family = family;
+	nd->ndm_ifindex = ifindex;
+	nd->ndm_flags = op == XL_RTNL_NEIGH_SOLICIT ? NTF_USE : 0;
+	nd->ndm_state = op == XL_RTNL_NEIGH_PROBE ? NUD_PROBE : NUD_NONE;
+	mnl_attr_put(nlh, NDA_DST, alen(family), addr);
+	return nlh;
+}
+
+void xl_rtnl_neigh_request(struct xl_rtnl *nl, enum xl_rtnl_neigh_op op,
+			   __u32 ifindex, int family, const void *addr)
+{
+	char buf[256];
+	struct nlmsghdr *nlh = put_neigh_request(buf, op, ifindex, family, addr);
+
+	mnl_socket_sendto(nl->sock, nlh, nlh->nlmsg_len);
+}
+
 struct neigh_req {
 	__u32 ifindex;
 	int family;
@@ -143,47 +322,34 @@ struct neigh_req {
 	int found;
 };
 
-static int on_neigh(const struct nlmsghdr *nlh, void *data)
+static void on_neigh(const struct xl_rtnl_neigh *n, void *data)
 {
 	struct neigh_req *r = data;
-	struct ndmsg *nd = mnl_nlmsg_get_payload(nlh);
-	const void *dst = NULL, *ll = NULL;
-	int ll_len = 0;
-	struct nlattr *a;
 
-	if (nlh->nlmsg_type != RTM_NEWNEIGH || nd->ndm_family != r->family ||
-	    nd->ndm_ifindex != (int)r->ifindex)
-		return MNL_CB_OK;
-	mnl_attr_for_each(a, nlh, sizeof(*nd)) {
-		if (mnl_attr_get_type(a) == NDA_DST &&
-		    mnl_attr_get_payload_len(a) == alen(r->family))
-			dst = mnl_attr_get_payload(a);
-		else if (mnl_attr_get_type(a) == NDA_LLADDR) {
-			ll = mnl_attr_get_payload(a);
-			ll_len = mnl_attr_get_payload_len(a);
-		}
-	}
-	if (!dst || memcmp(dst, r->addr, alen(r->family)))
-		return MNL_CB_OK;
-	if ((nd->ndm_state & USABLE_STATES) && ll && ll_len == 6) {
-		memcpy(r->mac, ll, 6);
+	if (n->deleted || n->family != r->family || n->ifindex != r->ifindex)
+		return;
+	if (!n->dst || n->dst_len != alen(r->family) ||
+	    memcmp(n->dst, r->addr, alen(r->family)))
+		return;
+	if (xl_rtnl_neigh_usable(n)) {
+		memcpy(r->mac, n->lladdr, 6);
 		r->found = 1;
 	}
-	return MNL_CB_OK;
 }
 
 static int neigh_lookup(struct neigh_req *r)
 {
-	char buf[256];
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
-	struct ndmsg *nd;
+	struct xl_rtnl *nl = xl_rtnl_open(0);
+	int ret, err;
 
-	nlh->nlmsg_type = RTM_GETNEIGH;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-	nd = mnl_nlmsg_put_extra_header(nlh, sizeof(*nd));
-	nd->ndm_family = r->family;
+	if (!nl)
+		return -1;
 	r->found = 0;
-	return rtnl_talk(nlh, on_neigh, r);
+	ret = xl_rtnl_neigh_dump(nl, r->family, on_neigh, r);
+	err = errno;
+	xl_rtnl_close(nl);
+	errno = err;
+	return ret;
 }
 
 static int ack_cb(const struct nlmsghdr *nlh, void *data)
@@ -193,22 +359,16 @@ static int ack_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-/* NTF_USE: the kernel starts ARP/ND as if a packet were waiting. */
+/* The kernel starts ARP/ND as if a packet were waiting; we wait for its
+ * acknowledgement. */
 static int neigh_solicit(__u32 ifindex, int family, const __u8 *addr)
 {
 	char buf[256];
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
-	struct ndmsg *nd;
+	struct nlmsghdr *nlh = put_neigh_request(buf, XL_RTNL_NEIGH_SOLICIT, ifindex,
+						 family, addr);
 
-	nlh->nlmsg_type = RTM_NEWNEIGH;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_CREATE | NLM_F_REPLACE | NLM_F_ACK;
-	nd = mnl_nlmsg_put_extra_header(nlh, sizeof(*nd));
-	nd->ndm_family = family;
-	nd->ndm_ifindex = ifindex;
-	nd->ndm_flags = NTF_USE;
-	nd->ndm_state = NUD_NONE;
-	mnl_attr_put(nlh, NDA_DST, alen(family), addr);
-	return rtnl_talk(nlh, ack_cb, NULL);
+	nlh->nlmsg_flags |= NLM_F_ACK;
+	return talk_once(nlh, ack_cb, NULL);
 }
 
 int xl_neigh_resolve(__u32 ifindex, int family, const __u8 *addr,
@@ -296,7 +456,7 @@ int xl_link_get(__u32 ifindex, struct xl_link_info *out)
 	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
 	ifi->ifi_family = AF_UNSPEC;
 	ifi->ifi_index = (int)ifindex;
-	if (rtnl_talk(nlh, on_link, out))
+	if (talk_once(nlh, on_link, out))
 		return -1;
 	if (!out->mtu) {
 		errno = ENODEV;
