@@ -6,6 +6,7 @@
   plot.lines(png, panels, xlabel, title=None)
   plot.render(png, make_script)   a script of one's own (make_script(path))
   plot.cdf(values)                -> [(x, fraction at or below x)]
+  plot.quote(s)                   s as a gnuplot string
 
 A panel is {"title": str, "ylabel": str, "series": [(name, [(x, y), ...])],
 optionally "yrange": (lo, hi), "steps": True (drawn as steps) and
@@ -31,7 +32,9 @@ def cdf(values):
 
 
 def quote(s):
-    return '"' + str(s).replace("\\", "\\\\").replace('"', '\\"') + '"'
+    """s as a gnuplot string in double quotes (a newline in it breaks the line)."""
+    return ('"' + str(s).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+            + '"')
 
 
 def script(png, panels, xlabel, title):

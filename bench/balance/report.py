@@ -18,6 +18,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import plot  # noqa: E402  (bench/plot.py)
+from benchlib import json_values, load, map_port, percentile  # noqa: E402  (bench/benchlib.py)
 
 UPLINKS = ["u1", "u2", "u3", "u4"]
 MODES = ["ref", "kernel", "hash", "flowlet", "flowlet-random", "spray"]
@@ -27,29 +28,12 @@ TARGETS = {  # flowlet mode (docs/load-balancing-bench.md)
 }
 
 
-def load(path, default=None):
-    try:
-        with open(path) as f:
-            return json.load(f)
-    except (OSError, ValueError):
-        return default
-
-
 # ---- counters from a snapshot -----------------------------------------
 
 def kernel_if(snap, name):
     for e in snap["leaf1"]:
         if e.get("ifname") == name:
             return e["stats64"]
-    return None
-
-
-def map_port(snap, name):
-    if not snap.get("map"):
-        return None
-    for p in snap["map"]["ports"]:
-        if p["name"] == name:
-            return p
     return None
 
 
@@ -211,12 +195,6 @@ def tcp_counters(path):
 def tcp_delta(t0, t1, hosts, group, key):
     return sum(t1[h][group][key] - t0[h][group][key] for h in hosts
                if h in t0 and h in t1)
-
-
-def percentile(v, p):
-    s = sorted(v)
-    k = max(0, min(len(s) - 1, math.ceil(p / 100 * len(s)) - 1))
-    return s[k]
 
 
 # ---- one run -----------------------------------------------------------
@@ -622,15 +600,10 @@ def sampler_records(path):
             text = fh.read()
     except OSError:
         return
-    dec, i = json.JSONDecoder(), 0
-    while True:
-        while i < len(text) and text[i].isspace():
-            i += 1
-        try:
-            rec, i = dec.raw_decode(text, i)
-        except ValueError:
-            return
-        yield rec
+    try:
+        yield from json_values(text)
+    except ValueError:
+        return
 
 
 def read_samples(path):

@@ -25,6 +25,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import plot  # noqa: E402  (bench/plot.py)
+from benchlib import load  # noqa: E402  (bench/benchlib.py)
 
 RUN_ORDER = ["off", "paper", "nvidia"]
 WARMUP_S = 1.0            # Jain's index and the steady rate: after 1 s
@@ -33,14 +34,6 @@ TARGET_UTIL = 0.90
 TARGET_JAIN = 0.95
 TARGET_JAIN_FRAC = 0.90
 RECOVER_FRAC = 0.95       # "back near C": Rc >= 95 % of C
-
-
-def load(path, default=None):
-    try:
-        with open(path) as f:
-            return json.load(f)
-    except (OSError, ValueError):
-        return default
 
 
 def parse_units(v, k=1000):

@@ -45,9 +45,13 @@ same proportions or none in common (true of every op here:
 import argparse
 import json
 import math
+import os
 import re
 import sys
 from fractions import Fraction
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import benchlib  # noqa: E402  (bench/benchlib.py)
 
 PLACEMENT = ("s1", "r1", "s2", "r2", "s3", "r3", "s4", "r4")  # run.sh's RANK_HOSTS
 SETS = {"equal": "100M,100M,100M,100M", "unequal": "200M,100M,100M,50M",
@@ -69,14 +73,11 @@ class BoundError(ValueError):
 # ---- input ------------------------------------------------------------
 
 def parse_rate(s):
-    """'200M' -> 200000000 bit/s, as lab/lib.sh's rate_bps."""
-    m = re.fullmatch(r"([0-9]+(?:\.[0-9]{1,6})?)([KMGT]?)", s.strip())
-    if not m:
-        raise BoundError(f"bad rate '{s}' (a whole number of bit/s >= 1M, e.g. 200M)")
-    v = Fraction(m.group(1)) * {"": 1, "K": 10**3, "M": 10**6, "G": 10**9, "T": 10**12}[m.group(2)]
-    if v.denominator != 1 or v < 10**6:
-        raise BoundError(f"bad rate '{s}' (a whole number of bit/s >= 1M, e.g. 200M)")
-    return int(v)
+    """'200M' -> 200000000 bit/s (benchlib.rate_bps)."""
+    try:
+        return benchlib.rate_bps(s)
+    except ValueError as e:
+        raise BoundError(str(e)) from None
 
 
 def parse_rates(s):
@@ -88,11 +89,11 @@ def parse_rates(s):
 
 
 def parse_size(s):
-    """'4M' -> 4194304 bytes, as run.sh (K, M = 2^10, 2^20)."""
-    m = re.fullmatch(r"([1-9][0-9]*)([KM]?)", s.strip())
-    if not m:
-        raise BoundError(f"bad size '{s}' (bytes per rank, e.g. 4M)")
-    return int(m.group(1)) << {"": 0, "K": 10, "M": 20}[m.group(2)]
+    """'4M' -> 4194304 bytes (benchlib.size_bytes)."""
+    try:
+        return benchlib.size_bytes(s)
+    except ValueError as e:
+        raise BoundError(str(e)) from None
 
 
 # ---- what each algorithm sends ------------------------------------------

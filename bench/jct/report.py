@@ -17,13 +17,14 @@ receivers' (sink) reports, and host-H.json each host's host-mode counters.
 LABEL is ref, kernel-N, krepath, flowlet, hash, spray, static or kstatic. Columns: docs/jct-bench.md.
 """
 import json
-import math
 import os
 import statistics
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import plot  # noqa: E402  (bench/plot.py)
+from benchlib import (load, map_port, nstat_delta, percentile,  # noqa: E402  (bench/benchlib.py)
+                      qdisc_drops, size_bytes)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import placement  # noqa: E402  (bench/jct/placement.py: which flows carry the data)
 import bound  # noqa: E402  (bench/jct/bound.py: the bound each cell can reach)
@@ -38,43 +39,6 @@ NSTAT = ["TcpExtTCPSACKReorder", "TcpExtTCPTSReorder", "TcpExtTCPRenoReorder",
 PROFILES = ["dc", "as-is", "rto5"]  # the hosts' TCP (run.sh --host-tcp)
 USETS = ["equal", "unequal", "degraded", "fail"]
 LABEL_ORDER = ["ref", "kernel", "krepath", "flowlet", "hash", "spray", "static", "kstatic"]
-
-
-def load(path, default=None):
-    try:
-        with open(path) as f:
-            return json.load(f)
-    except (OSError, ValueError):
-        return default
-
-
-def percentile(v, p):
-    """Nearest rank: the smallest value with at least p % of v at or below."""
-    s = sorted(v)
-    k = max(0, min(len(s) - 1, math.ceil(p / 100 * len(s)) - 1))
-    return s[k]
-
-
-def size_bytes(s):
-    m = {"K": 1 << 10, "M": 1 << 20}.get(s[-1], 1)
-    return int(s[:-1] if m > 1 else s) * m
-
-
-def nstat_delta(c0, c1, host, key):
-    a = c0["nstat"].get(host, {}).get("kernel", {})
-    b = c1["nstat"].get(host, {}).get("kernel", {})
-    return b.get(key, 0) - a.get(key, 0)
-
-
-def qdisc_drops(snap, node, kind="tbf"):
-    return sum(q.get("drops", 0) for q in snap["tc"].get(node, []) if q.get("kind") == kind)
-
-
-def map_port(snap, name):
-    for p in (snap.get("map") or {}).get("ports", []):
-        if p.get("name") == name:
-            return p
-    return None
 
 
 def map_sum(c0, c1, field):

@@ -43,23 +43,14 @@ import sys
 import threading
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from benchlib import json_values  # noqa: E402  (bench/benchlib.py)
+
 PAIRS = [(f"s{n}", f"r{n}", f"10.1.{n}.2", f"10.2.{n}.2") for n in range(1, 5)]
 
 
 def in_ns(prefix, host, argv):
     return ["nsenter", f"--net=/run/netns/{prefix}-{host}", "--"] + argv
-
-
-def json_docs(text):
-    """Every JSON value in text, in order (one-line samples and a pretty report)."""
-    dec, i, out = json.JSONDecoder(), 0, []
-    while True:
-        while i < len(text) and text[i].isspace():
-            i += 1
-        if i >= len(text):
-            return out
-        v, i = dec.raw_decode(text, i)
-        out.append(v)
 
 
 class Sink:
@@ -129,7 +120,7 @@ class Sink:
         self.proc.wait(timeout=10)
         for t in self.threads:  # the last lines, up to EOF
             t.join(timeout=5)
-        docs = json_docs("".join(self.lines))
+        docs = list(json_values("".join(self.lines)))
         return docs[-1] if docs else None
 
 
@@ -291,7 +282,7 @@ def main():
             except subprocess.TimeoutExpired:
                 g.kill()
                 out, err = g.communicate()
-            docs = [d for d in json_docs(out) if "step" not in d]
+            docs = [d for d in json_values(out) if "step" not in d]
             if g.returncode != 0 or not docs:
                 sys.exit(f"roce_steps: a sender failed: {err}")
             reports.append(docs[-1])

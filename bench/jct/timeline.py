@@ -58,6 +58,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 import plot  # noqa: E402  (bench/plot.py)
+from benchlib import load, nstat_delta, qdisc_drops  # noqa: E402  (bench/benchlib.py)
 sys.path.insert(0, HERE)
 import placement  # noqa: E402  (DATA_SHARE: which flows carry the data)
 
@@ -246,16 +247,13 @@ def rto_gap_ms(cell):
     meta.json its profile; a run from before the profiles has one
     ("reno, rto_min 5 ms, .." under dc, the bare algorithm as-is). Without
     either, Linux's default 200 ms."""
-    setup, meta = {}, {}
+    setup = {}
     for up in ("../../..", "../../../.."):  # OUT[/PROFILE]/SET/LABEL/CELL
         p = os.path.join(cell, up, "setup.json")
         if os.path.exists(p):
             setup = json.load(open(p))
             break
-    try:
-        meta = json.load(open(os.path.join(cell, "..", "meta.json")))
-    except (OSError, ValueError):
-        pass
+    meta = load(os.path.join(cell, "..", "meta.json"), {})
     tcp = setup.get("tcp_congestion_control", "")
     prof = meta.get("host_tcp")
     m = None
@@ -269,19 +267,14 @@ def rto_gap_ms(cell):
 def counter_deltas(cell):
     """The TBFs' drops per spine and the hosts' nstat timeouts and loss
     probes over the job (c1 - c0), or None."""
-    try:
-        c0, c1 = (json.load(open(os.path.join(cell, f))) for f in ("c0.json", "c1.json"))
-    except (OSError, ValueError):
+    c0, c1 = (load(os.path.join(cell, f)) for f in ("c0.json", "c1.json"))
+    if c0 is None or c1 is None:
         return None
 
-    def tbf(snap, node):
-        return sum(q.get("drops", 0) for q in snap["tc"].get(node, []) if q.get("kind") == "tbf")
-
     def nstat(key):
-        return sum(c1["nstat"][h].get("kernel", {}).get(key, 0)
-                   - c0["nstat"].get(h, {}).get("kernel", {}).get(key, 0) for h in c1["nstat"])
+        return sum(nstat_delta(c0, c1, h, key) for h in c1["nstat"])
 
-    return {"tbf_drops": [tbf(c1, s) - tbf(c0, s) for s in SPINES],
+    return {"tbf_drops": [qdisc_drops(c1, s) - qdisc_drops(c0, s) for s in SPINES],
             "timeouts": nstat("TcpExtTCPTimeouts"), "loss_probes": nstat("TcpExtTCPLossProbes"),
             "retrans": nstat("TcpRetransSegs")}
 
@@ -481,11 +474,7 @@ def draw(png, cell, rows, steps, t0, bin_ms, have_down, have_events):
                                                   ("refused", "moves_refused"))]})
     # "dc/unequal/flowlet/allreduce-4M, uplinks 200M,..": the run's layout
     path = os.path.normpath(os.path.abspath(cell)).split(os.sep)
-    meta = {}
-    try:
-        meta = json.load(open(os.path.join(cell, "..", "meta.json")))
-    except (OSError, ValueError):
-        pass
+    meta = load(os.path.join(cell, "..", "meta.json"), {})
     # keys of one width, so that the panels' x axes line up
     width = max(len(name) for p in panels for name, _ in p["series"])
     for p in panels:

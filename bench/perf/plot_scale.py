@@ -71,11 +71,6 @@ def write_csv(path, rows):
 
 # ---- plots ---------------------------------------------------------------
 
-def quote(s):
-    return ('"' + str(s).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
-            + '"')
-
-
 def block(name, lines):
     return [f"${name} << EOD"] + (lines or ["1 0 0 0"]) + ["EOD"]
 
@@ -113,7 +108,7 @@ def ns_plot(tag):
 
 
 def gnuplot(png, script):
-    return plot.render(png, lambda out: script.replace("@OUT@", quote(out)))
+    return plot.render(png, lambda out: script.replace("@OUT@", plot.quote(out)))
 
 
 def plot_flows(png, pts, subtitle):
@@ -123,8 +118,8 @@ def plot_flows(png, pts, subtitle):
           "set grid", "set logscale x", "set format x '%.0s%c'", "set xrange [500:2000000]",
           "set key top left",
           "set multiplot layout 1,2 title "
-          + quote("xdpleaf: flowlet path with a phantom queue against live flows "
-                  "(test_run, one packet of another flow per call)\n" + subtitle),
+          + plot.quote("xdpleaf: flowlet path with a phantom queue against live flows "
+                       "(test_run, one packet of another flow per call)\n" + subtitle),
           "set title 'ns per packet'", "set xlabel 'live flows in the tables'",
           "set ylabel 'ns/packet'", "set yrange [0:*]", ns_plot("f"),
           "set title 'leaf / stateful baseline'", "set ylabel 'ratio'",
@@ -143,8 +138,8 @@ def plot_uplinks_routes(png, ups, rts, rts_new, subtitle):
           "set output @OUT@",
           "set grid", "set key bottom right",
           "set multiplot layout 1,3 title "
-          + quote("xdpleaf: flowlet path with a phantom queue, 16k live flows "
-                  "(test_run, one packet of another flow per call)\n" + subtitle),
+          + plot.quote("xdpleaf: flowlet path with a phantom queue, 16k live flows "
+                       "(test_run, one packet of another flow per call)\n" + subtitle),
           "set title 'uplinks in the group (64: not configurable, at most 16)'",
           "set xlabel 'uplinks'", "set ylabel 'ns/packet'", "set logscale x 2",
           "set xtics (2, 4, 8, 16)", "set xrange [1.6:20]", "set yrange [0:*]",
