@@ -19,10 +19,11 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
+BENCH_NAME=bench_balance
+# shellcheck source=bench/lib.sh
+source "$ROOT/bench/lib.sh"
 XDPLEAF=$ROOT/build/xdpleaf
-LAB=$ROOT/lab/lab.sh
 BENCH=$ROOT/bench/balance
-PY=/usr/bin/python3 # Debian's; the pyenv python3 on PATH may lack modules
 
 MODES="ref kernel hash flowlet flowlet-random spray"
 WORKLOADS="1 2 3 4 5"
@@ -81,10 +82,7 @@ while [[ $# -gt 0 ]]; do
 	esac
 done
 
-die() { echo "bench_balance: $*" >&2; exit 1; }
-log() { echo "bench_balance: $*" >&2; }
-
-[[ $EUID -eq 0 ]] || die "must run as root"
+need_root
 [[ $RUN_SECONDS =~ ^[1-9][0-9]*$ ]] || die "--seconds: a whole number of seconds"
 [[ $STEPS =~ ^[1-9][0-9]*$ ]] || die "--steps: a positive number"
 [[ $QUIET_WAIT =~ ^[0-9]+$ ]] || die "--quiet-wait: a whole number of seconds"
@@ -98,42 +96,15 @@ done
 [[ -x $XDPLEAF ]] || die "$XDPLEAF not built (run make)"
 "$XDPLEAF" gen --help >/dev/null 2>&1 || die "this xdpleaf has no 'gen' command yet"
 "$XDPLEAF" sink --help >/dev/null 2>&1 || die "this xdpleaf has no 'sink' command yet"
-for tool in ip tc jq nsenter taskset awk "$PY"; do
-	command -v "$tool" >/dev/null || die "$tool not installed (make deps)"
-done
-OUT=${OUT:-$ROOT/build/bench-balance/$(date +%Y%m%d-%H%M%S)}
-mkdir -p "$OUT"
-OUT=$(cd "$OUT" && pwd -P)
+need_tools ip tc jq nsenter taskset awk "$PY"
+bench_out "$ROOT/build/bench-balance/$(date +%Y%m%d-%H%M%S)"
 NCPU=$(nproc)
 
-# ---- cleanup: our processes by pid, our labs by prefix ------------------
-
-# Background processes are this shell's jobs (senders, receiver counters):
-# `jobs -p` lists only those still running, so no pid that has been
-# reused by another process is ever signalled.
-LABS=()
-cleanup() {
-	local pid p
-	for pid in $(jobs -p); do
-		kill "$pid" 2>/dev/null || true
-		wait "$pid" 2>/dev/null || true
-	done
-	for p in "${LABS[@]}"; do
-		"$LAB" down --prefix "$p" >/dev/null 2>&1 || log "warning: lab $p: down failed"
-	done
-}
-trap cleanup EXIT
+# senders and receiver counters (this shell's jobs), and every lab, on exit
+trap bench_cleanup EXIT
 trap 'exit 130' INT TERM
 
-# shellcheck source=lab/lib.sh
-source "$ROOT/lab/lib.sh"
-
 # ---- numbers -----------------------------------------------------------
-
-# 100M -> 100000000 (lab/lib.sh's parser; a bad rate ends the run)
-bps_of() {
-	rate_bps "$1" || die "bad rate '$1' (a whole number of bit/s >= 1M, e.g. 200M)"
-}
 
 # NCCL-like QP parameters for a mean rate per QP (bit/s): prints
 # "PEAK_BPS GAP_MIN_US GAP_MAX_US". A QP sends a message at PEAK (DUTY of
@@ -152,23 +123,6 @@ nccl_params() {
 
 # ---- the lab -----------------------------------------------------------
 
-# leaf1's configuration for a mode: lab/leaf1.conf with lb_mode and
-# each uplink's capacity as its rate, its phantom queue marking instead of
-# dropping when full (overflow = mark), so that only the TBF, the real
-# link, ever drops. Everything else is the shipped default (flowlet_timeout
-# auto, path_skew auto, the buffer 2 ms of the rate, the default class's
-# ECN profile).
-make_config() { # mode rates... > file
-	local mode=$1
-	shift
-	awk -v mode="$mode" -v rates="$*" '
-		BEGIN { split(rates, R, " ") }
-		/^\[port u[1-4]\]/ { print; n = substr($2, 2, 1)
-			print "rate = " R[n]; print "overflow = mark"; next }
-		/^lb_mode = / && !done { print "lb_mode = " mode; done = 1; next }
-		{ print }' "$ROOT/lab/leaf1.conf"
-}
-
 # The leaf is the kernel (kernel ECMP, or the reference's plain routing).
 kernel_leaf() { [[ $LABMODE == kernel || $LABMODE == ref ]]; }
 
@@ -177,6 +131,7 @@ kernel_leaf() { [[ $LABMODE == kernel || $LABMODE == ref ]]; }
 # Mode ref: uplinks unlimited, each receiver's link (leaf2's rN) shaped to
 # R1 instead, the capacity each receiver gets when the uplinks' is spread
 # perfectly (workload 5 sends each receiver a quarter of every step).
+# leaf1's configuration: leaf1_conf with lb_mode = mode (bench/lib.sh).
 lab_up() { # mode r1 r2 r3 r4 tag
 	local mode=$1 tag=$6 conf n h shape=(--uplink-rates "$2,$3,$4,$5")
 	P=$PREFIX${mode:0:1}$tag
@@ -185,16 +140,12 @@ lab_up() { # mode r1 r2 r3 r4 tag
 	[[ $tag == n ]] && shape=()
 	LABMODE=$mode
 	conf=$OUT/leaf1-$mode-$tag.conf
-	make_config "$mode" "$2" "$3" "$4" "$5" >"$conf"
-	"$LAB" down --prefix "$P" >/dev/null 2>&1 || true
-	LABS+=("$P")
+	leaf1_conf "$2,$3,$4,$5" "$mode" >"$conf"
 	if kernel_leaf; then
-		"$LAB" up --prefix "$P" --mode kernel "${shape[@]}" 2>&1 | sed 's/^/  /' >&2
+		lab_start "$P" --mode kernel "${shape[@]}"
 	else
-		"$LAB" up --prefix "$P" --mode xdp --config "$conf" "${shape[@]}" \
-			2>&1 | sed 's/^/  /' >&2
+		lab_start "$P" --mode xdp --config "$conf" "${shape[@]}"
 	fi
-	[[ -e /run/netns/$P-leaf1 ]] || die "lab $P did not come up"
 	# A link that lost its carrier must not keep its share of the kernel's
 	# multipath routes (Linux keeps using it by default): what a routing
 	# daemon would arrange, and xdpleaf's slow path in xdp mode.
@@ -210,15 +161,10 @@ lab_up() { # mode r1 r2 r3 r4 tag
 		in_ns "$P-s$n" sysctl -qw net.ipv4.tcp_slow_start_after_idle=0
 		in_ns "$P-s$n" sysctl -qw net.ipv4.tcp_ecn=1
 	done
-	warm_up
-}
-
-# Resolve every neighbour before measuring (lab/lib.sh), and in xdp modes
-# wait for leaf1's xdpleaf to have learned them.
-warm_up() {
+	# every neighbour resolved before measuring (lab/lib.sh), and in xdp
+	# modes learned by leaf1's xdpleaf
 	lab_warm_up "$P" 4
-	kernel_leaf && return 0
-	lab_wait_neigh "$P" || log "warning: xdpleaf in $P did not learn every neighbour"
+	kernel_leaf || leaf1_learned "$P"
 }
 
 # ---- measuring ---------------------------------------------------------
@@ -232,14 +178,8 @@ snap() { # file
 	{
 		printf '{"t": %s,\n"leaf1": ' "$(date +%s.%N)"
 		ip -n "$P-leaf1" -s -j link
-		printf ',\n"map": '
-		if kernel_leaf; then
-			printf 'null,\n"hook": null'
-		else
-			in_ns "$P-leaf1" "$XDPLEAF" stats --json --instance "$P"
-			printf ',\n"hook": '
-			in_ns "$P-leaf1" "$XDPLEAF" status --json --instance "$P" | jq .hook
-		fi
+		printf ',\n'
+		if kernel_leaf; then leaf1_snap "$P" kernel; else leaf1_snap "$P"; fi
 		# the shaped links: the uplinks (spine N's up), or in ref the
 		# receivers' (leaf2's rN)
 		printf ',\n"tbf": ['
@@ -327,12 +267,7 @@ sink_start() { # run-dir name
 	nsenter --net="/run/netns/$P-r1" -- "$XDPLEAF" sink --dev eth0 --json \
 		>"$f.json" 2>"$f.err" </dev/null &
 	SINK_PID=$!
-	for _ in $(seq 200); do
-		grep -q 'ready' "$f.err" 2>/dev/null && return 0
-		kill -0 "$SINK_PID" 2>/dev/null || die "sink failed: $(cat "$f.err")"
-		sleep 0.01
-	done
-	die "sink did not become ready: $(cat "$f.err")"
+	wait_ready "$f.err" "$SINK_PID" sink
 }
 
 sink_stop() {
@@ -560,14 +495,14 @@ for mode in $MODES; do
 		lab_up ref "$RATE" "$RATE" "$RATE" "$RATE" e
 		log "ref: workload 5 ($STEPS synchronized TCP steps)"
 		run_steps "$CAP_EQ" "$RATE" "$RATE" "$RATE" "$RATE"
-		"$LAB" down --prefix "$P" >/dev/null 2>&1 || log "warning: lab $P: down failed"
+		lab_remove "$P"
 		continue
 	fi
 	if [[ $mode == "$CPU_MODE" ]]; then
 		log "$mode: CPU check without shaping (offered 2.5 x capacity)"
 		lab_up "$mode" "$RATE" "$RATE" "$RATE" "$RATE" n
 		run_cpu_check cpu-check-unshaped 2.5 "$CAP_EQ" "$RATE" "$RATE" "$RATE" "$RATE"
-		"$LAB" down --prefix "$P" >/dev/null 2>&1 || log "warning: lab $P: down failed"
+		lab_remove "$P"
 	fi
 	if has 1 || has 2 || has 4 || has 5 || [[ $mode == "$CPU_MODE" ]]; then
 		log "$mode: uplinks $RATE x 4"
@@ -592,13 +527,13 @@ for mode in $MODES; do
 			log "$mode: workload 5 ($STEPS synchronized TCP steps)"
 			run_steps "$CAP_EQ" "$RATE" "$RATE" "$RATE" "$RATE"
 		fi
-		"$LAB" down --prefix "$P" >/dev/null 2>&1 || log "warning: lab $P: down failed"
+		lab_remove "$P"
 	fi
 	if has 3; then
 		log "$mode: workload 3 (uplinks $RATE_BIG,$RATE,$RATE,$RATE)"
 		lab_up "$mode" "$RATE_BIG" "$RATE" "$RATE" "$RATE" u
 		run_roce 3 4 4 "$CAP_UNEQ" "$RATE_BIG" "$RATE" "$RATE" "$RATE"
-		"$LAB" down --prefix "$P" >/dev/null 2>&1 || log "warning: lab $P: down failed"
+		lab_remove "$P"
 	fi
 done
 log "measured in $(($(date +%s) - T_START)) s"

@@ -24,11 +24,11 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
+BENCH_NAME=bench-dcqcn
+# shellcheck source=bench/lib.sh
+source "$ROOT/bench/lib.sh"
 XDPLEAF=$ROOT/build/xdpleaf
-LAB=$ROOT/lab/lab.sh
 BENCH=$ROOT/bench/dcqcn
-PY=/usr/bin/python3 # Debian's; the python3 on PATH may lack modules
-PINS=/sys/fs/bpf/xdpleaf
 
 RUNS="off paper nvidia"
 RUN_SECONDS=10
@@ -117,50 +117,35 @@ done
 for s in "${SETS[@]}"; do
 	[[ $s =~ ^[a-z_]+=[^[:space:]]+$ ]] || { echo "bad --set '$s'" >&2; exit 2; }
 done
-[[ $EUID -eq 0 ]] || { echo "$0: must run as root" >&2; exit 1; }
-[[ -x $XDPLEAF ]] || { echo "$0: $XDPLEAF not built (make)" >&2; exit 1; }
-for tool in ip jq bpftool nsenter ping; do
-	command -v "$tool" >/dev/null || { echo "$0: $tool missing (make deps)" >&2; exit 1; }
-done
+need_root
+[[ -x $XDPLEAF ]] || die "$XDPLEAF not built (make)"
+need_tools ip jq bpftool nsenter ping
 OUT=${OUT:-$ROOT/build/bench-dcqcn/$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$OUT"
 
-log() { echo "bench-dcqcn: $*" >&2; }
-# shellcheck source=lab/lib.sh
-source "$ROOT/lab/lib.sh"
-
 # ---- cleanup: our processes by pid, our instances, our labs ---------------
-PIDS=()
-LABS=()
+# A run's lab goes (bench/lib.sh's bench_cleanup, after every run and on
+# exit) with the host instances loaded in it, whose pins outlive the
+# namespaces.
 INSTANCES=() # "namespace instance"
-cleanup() {
-	local pid li
-	for pid in "${PIDS[@]}"; do
-		kill "$pid" 2>/dev/null || true
-	done
-	for pid in "${PIDS[@]}"; do
-		wait "$pid" 2>/dev/null || true
-	done
-	PIDS=()
+run_down() { # prefix
+	local li ns inst
 	for li in "${INSTANCES[@]}"; do
-		# shellcheck disable=SC2086 # "ns instance"
-		set -- $li
-		[[ -d $PINS/$2 ]] || continue
-		if [[ -e /run/netns/$1 ]]; then
-			in_ns "$1" "$XDPLEAF" unload --instance "$2" >/dev/null 2>&1 || true
+		read -r ns inst <<<"$li"
+		[[ -d $PINS/$inst ]] || continue
+		if [[ -e /run/netns/$ns ]]; then
+			in_ns "$ns" "$XDPLEAF" unload --instance "$inst" >/dev/null 2>&1 || true
 		fi
 		# once more from here (a host instance's pins are enough to
 		# unload it), e.g. if the binary was being rebuilt a moment ago
-		[[ -d $PINS/$2 ]] && { sleep 1; "$XDPLEAF" unload --instance "$2" >/dev/null 2>&1 || true; }
-		[[ -d $PINS/$2 ]] && log "warning: could not unload $2 ($PINS/$2 left)"
+		[[ -d $PINS/$inst ]] && { sleep 1; "$XDPLEAF" unload --instance "$inst" >/dev/null 2>&1 || true; }
+		[[ -d $PINS/$inst ]] && log "warning: could not unload $inst ($PINS/$inst left)"
 	done
 	INSTANCES=()
-	for li in "${LABS[@]}"; do
-		"$LAB" down --prefix "$li" >/dev/null 2>&1 || true
-	done
-	LABS=()
+	lab_remove "$1"
 }
-trap 'cleanup' EXIT
+BENCH_LAB_DOWN=run_down
+trap bench_cleanup EXIT
 trap 'log "interrupted"; exit 130' INT TERM
 
 # ---- configs ----------------------------------------------------------------
@@ -206,18 +191,6 @@ sender_conf() { # variant -> file
 	echo "$f"
 }
 
-wait_line() { # file pattern pid what
-	local tries=100
-	while ((tries-- > 0)); do
-		grep -q "$2" "$1" 2>/dev/null && return 0
-		kill -0 "$3" 2>/dev/null || { log "$4 exited:"; cat "$1" >&2; return 1; }
-		sleep 0.05
-	done
-	log "$4 not ready:"
-	cat "$1" >&2
-	return 1
-}
-
 # A host instance's counters as one JSON object: `xdpleaf stats --json`'s
 # "counters", or, from a build without host-mode stats, host_stats summed
 # over the CPUs with bpftool.
@@ -255,7 +228,7 @@ run_one() { # run-name
 	dir=$OUT/$run
 	mkdir -p "$dir"
 	log "run $run: lab $p, ${RUN_SECONDS}s, C = $RATE, $QPS QPs x 4 senders -> r1 @ $PORT_RATE"
-	LABS+=("$p")
+	BENCH_LABS+=("$p")
 	"$LAB" up --prefix "$p" --leaf2-config "$L2CONF" 2>"$dir/lab.log"
 	INSTANCES+=("$p-r1 ${p}_r1")
 	in_ns "$p-r1" "$XDPLEAF" load --config "$R1CONF" --instance "${p}_r1" >/dev/null
@@ -282,8 +255,7 @@ run_one() { # run-name
 		--interval 100ms --duration $((RUN_SECONDS + 20))s \
 		>"$dir/sink.jsonl" 2>"$dir/sink.err" &
 	sink_pid=$!
-	PIDS+=("$sink_pid")
-	wait_line "$dir/sink.err" ready "$sink_pid" sink
+	wait_ready "$dir/sink.err" "$sink_pid" sink
 
 	local rps=()
 	if [[ $run != off ]]; then
@@ -295,8 +267,7 @@ run_one() { # run-name
 		--np "r1=$PINS/${p}_r1" \
 		--max-seconds $((RUN_SECONDS + 20)) "${rps[@]}" 2>"$dir/sample.err" &
 	samp_pid=$!
-	PIDS+=("$samp_pid")
-	wait_line "$dir/sample.err" ready "$samp_pid" sampler
+	wait_ready "$dir/sample.err" "$samp_pid" sampler
 	sleep 0.1 # a few idle queue samples before the traffic: the baseline
 
 	head -1 /proc/stat >"$dir/cpu_before.txt"
@@ -309,7 +280,6 @@ run_one() { # run-name
 			--sport-base $((49152 + 16 * n)) --duration "${RUN_SECONDS}s" --json \
 			"${rm[@]}" >"$dir/gen_s$n.json" 2>"$dir/gen_s$n.err" &
 		gens+=($!)
-		PIDS+=($!)
 	done
 	for n in "${gens[@]}"; do
 		wait "$n" || rc=1
@@ -337,7 +307,7 @@ run_one() { # run-name
 		'{run: $run, rate: $rate, port_rate: $port_rate, buffer: $buffer, kmin: $kmin,
 		  kmax: $kmax, pmax: $pmax, seconds: $seconds, size: $size, qps: $qps,
 		  sets: $sets}' >"$dir/meta.json"
-	cleanup
+	bench_cleanup
 }
 
 for r in $RUNS; do

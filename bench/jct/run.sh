@@ -34,13 +34,14 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
+BENCH_NAME=bench_jct
+# shellcheck source=bench/lib.sh
+source "$ROOT/bench/lib.sh"
 XDPLEAF=$ROOT/build/xdpleaf
 COLLECTIVE=$ROOT/build/bench/collective
 COLLECTIVE_MPICH=$ROOT/build/bench/collective-mpich
 AGENT=$ROOT/bench/jct/mpi_netns_agent.sh
-LAB=$ROOT/lab/lab.sh
 BENCH=$ROOT/bench/jct
-PY=/usr/bin/python3 # Debian's; the pyenv python3 on PATH may lack modules
 
 FABRICS="ref kernel flowlet hash spray static"
 UPLINKS="equal unequal fail"
@@ -160,12 +161,9 @@ while [[ $# -gt 0 ]]; do
 	esac
 done
 
-die() { echo "bench_jct: $*" >&2; exit 1; }
 ((!CAPTURE)) || command -v dumpcap >/dev/null ||
 	die "--capture needs dumpcap (apt-get install tshark, or make deps)"
-log() { echo "bench_jct: $*" >&2; }
-
-[[ $EUID -eq 0 ]] || die "must run as root"
+need_root
 [[ -z $HOOK || $HOOK =~ ^(auto|xdp|tc)$ ]] || die "unknown hook '$HOOK' (auto, xdp or tc)"
 for f in $FABRICS; do
 	[[ $f =~ ^(ref|kernel|krepath|flowlet|hash|spray|static|kstatic)$ ]] || die "unknown fabric '$f'"
@@ -206,15 +204,8 @@ fi
 if [[ " $FABRICS " =~ \ (flowlet|hash|spray|static)\  || " $OPS " =~ \ roce\  ]]; then
 	[[ -x $XDPLEAF ]] || die "$XDPLEAF not built (run make)"
 fi
-for tool in mpirun.openmpi ip tc nstat jq nsenter ping awk "$PY"; do
-	command -v "$tool" >/dev/null || die "$tool not installed (make deps)"
-done
-OUT=${OUT:-$ROOT/build/bench-jct/$(date +%Y%m%d-%H%M%S)}
-mkdir -p "$OUT"
-OUT=$(cd "$OUT" && pwd -P)
-
-# shellcheck source=lab/lib.sh
-source "$ROOT/lab/lib.sh"
+need_tools mpirun.openmpi ip tc nstat jq nsenter ping awk "$PY"
+bench_out "$ROOT/build/bench-jct/$(date +%Y%m%d-%H%M%S)"
 
 # ---- cleanup: our processes by pid, our labs by prefix ------------------
 
@@ -222,8 +213,8 @@ source "$ROOT/lab/lib.sh"
 # daemons, or mpiexec and hydra's proxies; the agents that started them;
 # the ranks) all live in the lab's host namespaces: `ip netns pids` lists
 # exactly those, so nothing outside the lab is ever signalled. The
-# launcher itself is also this shell's job.
-LABS=()
+# launcher itself is also this shell's job. On exit (bench/lib.sh's
+# bench_cleanup) each lab goes with lab_down.
 kill_lab_procs() { # prefix
 	local h pids
 	for h in s1 s2 s3 s4 r1 r2 r3 r4; do
@@ -238,27 +229,13 @@ lab_down() { # prefix
 	hosts_unload "$1" # roce cells' host mode (its pins outlive the namespaces)
 	# the MPI daemons' temporary files (mpi_netns_agent.sh, run_cell)
 	rm -rf /tmp/xl-mpi-"$1"-*
-	"$LAB" down --prefix "$1" >/dev/null 2>&1 || log "warning: lab $1: down failed"
+	lab_remove "$1"
 }
-cleanup() {
-	local pid p
-	for pid in $(jobs -p); do
-		kill "$pid" 2>/dev/null || true
-		wait "$pid" 2>/dev/null || true
-	done
-	for p in "${LABS[@]}"; do
-		lab_down "$p"
-	done
-}
-trap cleanup EXIT
+BENCH_LAB_DOWN=lab_down
+trap bench_cleanup EXIT
 trap 'exit 130' INT TERM
 
 # ---- numbers -----------------------------------------------------------
-
-# 100M -> 100000000 (lab/lib.sh's parser; a bad rate ends the run)
-bps_of() {
-	rate_bps "$1" || die "bad rate '$1' (a whole number of bit/s >= 1M, e.g. 200M)"
-}
 
 # Sum of a comma-separated rate list, in bit/s.
 sum_bps() {
@@ -269,26 +246,14 @@ sum_bps() {
 
 # ---- the lab -----------------------------------------------------------
 
-# leaf1's configuration: lab/leaf1.conf with lb_mode, and each uplink's
-# capacity as its rate with overflow = mark (its phantom queue marks, never
-# drops: only the real link, the TBF, drops). Nothing else: the defaults.
-make_config() { # mode rates(comma) > file
-	[[ $1 == static ]] && { static_config "$2"; return; }
-	awk -v mode="$1" -v rates="$2" '
-		BEGIN { split(rates, R, ",") }
-		/^\[port u[1-4]\]/ { print; n = substr($2, 2, 1)
-			print "rate = " R[n]; print "overflow = mark"; next }
-		/^lb_mode = / { print "lb_mode = " mode; next }
-		{ print }' "$ROOT/lab/leaf1.conf"
-}
-
 # The `static` fabric: the best placement a hand could pin, as a reference
 # for the balancers. Each uplink is a group of its own (so every packet
 # still takes xdpleaf's path), and the traffic to each receiver's /24
 # goes to one of them, chosen in turn where it gets the largest share:
 # capacity / (receivers there + 1), ties to the first. 200/100/100/50:
 # r1, r2 on u1, r3 on u2, r4 on u3 (2/1/1/0); equal uplinks: one each.
-# Rates and overflow as make_config; no failover but the dataplane's own.
+# Rates and overflow as every fabric's (bench/lib.sh's leaf1_conf); no
+# failover but the dataplane's own.
 static_pins() { # rates(comma) > "u-of-r1 u-of-r2 u-of-r3 u-of-r4"
 	local r bps=()
 	for r in ${1//,/ }; do bps+=("$(bps_of "$r")"); done
@@ -302,10 +267,9 @@ static_pins() { # rates(comma) > "u-of-r1 u-of-r2 u-of-r3 u-of-r4"
 }
 
 static_config() { # rates(comma) > file
-	awk -v rates="$1" -v pins="$(static_pins "$1")" '
-		BEGIN { split(rates, R, ","); split(pins, pin, " ") }
-		/^\[port u[1-4]\]/ { print; port = substr($2, 2, 1)
-			print "rate = " R[port]; print "overflow = mark"; next }
+	leaf1_conf "$1" | awk -v pins="$(static_pins "$1")" '
+		BEGIN { split(pins, pin, " ") }
+		/^\[port u[1-4]\]/ { port = substr($2, 2, 1) }
 		/^group = spine$/ && port { print "group = u" port; port = 0; next }
 		/^\[group spine\]$/ { for (i = 1; i <= 4; i++)
 				printf "[group u%d]\nlb_mode = hash\n\n", i
@@ -318,7 +282,7 @@ static_config() { # rates(comma) > file
 			next }
 		/^\[route fd00:2::\/32\]$/ { print; getline # MPI runs over IPv4
 			print "group = u1"; next }
-		{ print }' "$ROOT/lab/leaf1.conf"
+		{ print }'
 }
 
 # The `kstatic` fabric: static's placement, forwarded by the kernel (kernel
@@ -355,16 +319,19 @@ lab_up() { # fabric uplink-set tag
 		args=(--mode kernel --uplink-rates "$rates" --host-repath)
 		;;
 	*)
+		# leaf1's configuration: leaf1_conf's (bench/lib.sh) with lb_mode,
+		# or static's
 		conf=$OUT/leaf1-$fabric-$set.conf
-		make_config "$fabric" "$rates" >"$conf"
+		if [[ $fabric == static ]]; then
+			static_config "$rates"
+		else
+			leaf1_conf "$rates" "$fabric"
+		fi >"$conf"
 		args=(--mode xdp --config "$conf" --uplink-rates "$rates")
 		[[ -z $HOOK ]] || args+=(--hook "$HOOK")
 		;;
 	esac
-	lab_down "$P"
-	LABS+=("$P")
-	"$LAB" up --prefix "$P" "${args[@]}" 2>&1 | sed 's/^/  /' >&2
-	[[ -e /run/netns/$P-leaf1 ]] || die "lab $P did not come up"
+	lab_start "$P" "${args[@]}"
 	[[ $fabric != kstatic ]] || kstatic_routes "$rates"
 	linkdown_routes
 	host_tcp_save
@@ -440,8 +407,7 @@ warm_up() {
 		done
 	done
 	((${#unreached[@]} == 0)) || die "lab $P: no ping ${unreached[*]}"
-	kernel_fabric && return 0
-	lab_wait_neigh "$P" || log "warning: xdpleaf in $P did not learn every neighbour"
+	kernel_fabric || leaf1_learned "$P"
 }
 
 # ---- measuring ---------------------------------------------------------
@@ -466,14 +432,8 @@ counters() { # file
 			in_ns "$P-$h" tc -s -j qdisc show
 			sep=,
 		done
-		printf '},\n"map": '
-		if kernel_fabric; then
-			printf 'null,\n"hook": null'
-		else
-			in_ns "$P-leaf1" "$XDPLEAF" stats --json --instance "$P"
-			printf ',\n"hook": '
-			in_ns "$P-leaf1" "$XDPLEAF" status --json --instance "$P" | jq .hook
-		fi
+		printf '},\n'
+		if kernel_fabric; then leaf1_snap "$P" kernel; else leaf1_snap "$P"; fi
 		printf '}\n'
 	} >"$1"
 }
@@ -581,7 +541,7 @@ fail_delay_ns() { # op size
 # which delayed the failure by as much; so the clock's offset from
 # CLOCK_REALTIME is read once, and mono_ns is bash's own $EPOCHREALTIME
 # (us) less it (a µs reading; NTP's slewing over a run is far below that).
-MONO_OFFSET_NS=$(/usr/bin/python3 -c 'import time
+MONO_OFFSET_NS=$("$PY" -c 'import time
 a = time.clock_gettime_ns(time.CLOCK_REALTIME)
 m = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
 b = time.clock_gettime_ns(time.CLOCK_REALTIME)
@@ -754,7 +714,6 @@ fail_arp_start() { # dir
 # 88 us at 100 Mbit/s), so with 55 us timers a QP cut by a CNP is back at
 # full rate before the queue that caused the cut has drained (two QPs on
 # one uplink then overflow it; docs/jct-bench.md, "The known bounds").
-PINS=/sys/fs/bpf/xdpleaf
 host_rate() { # uplink set -> bit/s
 	local rates=RATES_$1
 	echo $(($(sum_bps "${!rates}") / 4))

@@ -77,11 +77,12 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
+BENCH_NAME=lab_rate
+# shellcheck source=bench/lib.sh
+source "$ROOT/bench/lib.sh"
 XDPLEAF=${XDPLEAF:-$ROOT/build/xdpleaf}
 BASE_ATTACH=${BASE_ATTACH:-$ROOT/build/bench/base_attach}
-LAB=$ROOT/lab/lab.sh
 LOCK=/tmp/xdpleaf-bench.lock
-PY=/usr/bin/python3 # Debian's; the pyenv python3 on PATH may lack modules
 
 OUT=
 ROUNDS=3
@@ -138,13 +139,7 @@ while [[ $# -gt 0 ]]; do
 	esac
 done
 
-die() { echo "lab_rate: $*" >&2; exit 1; }
-log() { echo "lab_rate: $*" >&2; }
-
-# shellcheck source=lab/lib.sh
-source "$ROOT/lab/lib.sh"
-
-[[ $EUID -eq 0 ]] || die "must run as root"
+need_root
 [[ $ROUNDS =~ ^[1-9][0-9]?$ ]] || die "--rounds: 1..99"
 if ! [[ $RUN_SECONDS =~ ^[0-9]+(\.[0-9]{1,3})?$ ]] ||
 	! awk -v s="$RUN_SECONDS" 'BEGIN { exit !(s >= 0.2 && s <= 60) }'; then
@@ -180,13 +175,10 @@ CPU_SIZE=${SIZES%% *}
 [[ -x $XDPLEAF ]] || die "$XDPLEAF not built (run make)"
 [[ -x $BASE_ATTACH ]] || [[ ! $CASES =~ baseline ]] ||
 	die "$BASE_ATTACH not built (run make build/bench/base_attach)"
-for tool in ip ethtool jq nsenter taskset flock awk "$PY"; do
-	command -v "$tool" >/dev/null || die "$tool not installed (make deps)"
-done
+need_tools ip ethtool jq nsenter taskset flock awk "$PY"
 KSOFTIRQD=$(pgrep -x "ksoftirqd/$GEN_CPU") || die "no ksoftirqd/$GEN_CPU"
-OUT=${OUT:-$ROOT/build/bench/perf/lab_rate-$(date +%Y%m%d-%H%M%S)}
+bench_out "$ROOT/build/bench/perf/lab_rate-$(date +%Y%m%d-%H%M%S)"
 mkdir -p "$OUT/raw"
-OUT=$(cd "$OUT" && pwd -P)
 RAW=$OUT/raw/samples.tsv
 : >"$RAW"
 
@@ -199,13 +191,9 @@ RAW=$OUT/raw/samples.tsv
 LAB_UP=0
 LOCKED=0
 cleanup() {
-	local pid
-	for pid in $(jobs -p); do
-		kill "$pid" 2>/dev/null || true
-		wait "$pid" 2>/dev/null || true
-	done
+	stop_jobs
 	if ((LAB_UP)); then
-		"$LAB" down --prefix "$P" >/dev/null 2>&1 || log "warning: lab $P: down failed"
+		lab_remove "$P"
 	fi
 	if ((LOCKED)); then
 		flock -u 9 || true
@@ -216,18 +204,6 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 # ---- helpers ------------------------------------------------------------
-
-# wait_ready FILE PID WHAT: until FILE (a process's stderr) says "ready",
-# up to ~10 s; dies with its last lines if the process ends first.
-wait_ready() {
-	local file=$1 pid=$2 what=$3 tries=200
-	while ((tries-- > 0)); do
-		grep -q 'ready' "$file" 2>/dev/null && return 0
-		kill -0 "$pid" 2>/dev/null || die "$what ended: $(tail -n 3 "$file")"
-		sleep 0.05
-	done
-	die "$what not ready after 10 s: $(tail -n 3 "$file")"
-}
 
 # Sum of an interface's XDP receive counters (every rx queue) in NS.
 xdp_rx() { # ns dev
@@ -255,14 +231,6 @@ gen() {
 }
 
 # ---- the cases ----------------------------------------------------------
-
-# leaf1's config: lab/leaf1.conf with each uplink's rate, overflow = mark
-# (bench/balance's make_config with one rate for all).
-make_config() {
-	awk -v rate="$UPLINK_RATE" '
-		/^\[port u[1-4]\]/ { print; print "rate = " rate; print "overflow = mark"; next }
-		{ print }' "$ROOT/lab/leaf1.conf"
-}
 
 BASE_PID=
 case_up() { # case
@@ -375,7 +343,8 @@ cpu_run() { # round case
 
 # ---- run ------------------------------------------------------------------
 
-make_config >"$OUT/leaf1-tc.conf"
+# leaf1's config: bench/lib.sh's leaf1_conf, every uplink at UPLINK_RATE
+leaf1_conf "$UPLINK_RATE,$UPLINK_RATE,$UPLINK_RATE,$UPLINK_RATE" >"$OUT/leaf1-tc.conf"
 conf_with_hook "$OUT/leaf1-tc.conf" xdp >"$OUT/leaf1-xdp.conf"
 P=$PREFIX
 T_START=$(date +%s)
@@ -426,7 +395,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
 done
 
 T_LAB=$(($(date +%s) - T_LOCKED))
-"$LAB" down --prefix "$P" >/dev/null 2>&1 || log "warning: lab $P: down failed"
+lab_remove "$P"
 LAB_UP=0
 for pid in $(jobs -p); do
 	wait "$pid" 2>/dev/null || true
