@@ -342,3 +342,27 @@ in_private_mounts() {
 	[[ $(jq -c '.groups[0].members | map(.skew_ns)' <<<"$s") == "[40000,40000,40000,40000]" ]]
 	[[ $(jq -c '.groups[0] | [.flowlet_timeout_ns, .flowlet_timeout_auto]' <<<"$s") == "[3000000,false]" ]]
 }
+
+# The key reference comes from the parser's own table (user/config/
+# config_keys.c): every key's row, as `xdpleaf keys` prints it (key,
+# default(s), values), must open a row of docs/config.md in its section.
+@test "config: docs/config.md documents every key with the parser's default and values" {
+	local sect row block missing= n=0
+	while IFS= read -r row; do
+		if [[ $row =~ ^\[([a-z]+)\]$ ]]; then
+			sect=${BASH_REMATCH[1]}
+			# the section's part of the docs: its ### heading to the next
+			block=$(awk -v s="$sect" '
+				/^### `\[/ { on = index($0, "### `[" s "]") || index($0, "### `[" s " ") }
+				on' "$ROOT/docs/config.md")
+			[[ -n $block ]] || { echo "no section [$sect] in docs/config.md"; return 1; }
+			continue
+		fi
+		n=$((n + 1))
+		grep -qF -- "$row" <<<"$block" || missing+="[$sect] $row"$'\n'
+	done < <("$XDPLEAF" keys)
+	echo "keys: $n"
+	echo "$missing"
+	[[ -z $missing ]]
+	((n >= 40))
+}

@@ -103,3 +103,15 @@ nothing_left() {
 	((rc == 130)) || { echo "exit status $rc, expected 130"; return 1; }
 	nothing_left
 }
+
+@test "docs/architecture.md's Reasons has a row for every reason in XL_REASONS" {
+	local names r missing= reasons
+	names=$(sed -n '/define XL_REASONS/,/^$/p' "$ROOT/include/xdpleaf.h" |
+		grep -oE 'X\([A-Z0-9_]+, [a-z0-9_]+\)' | sed -E 's/.*, ([a-z0-9_]+)\)/\1/')
+	(($(wc -l <<<"$names") >= 20))
+	reasons=$(sed -n '/^## Reasons/,/^## [^R]/p' "$ROOT/docs/architecture.md")
+	for r in $names; do
+		grep -qE "^\|.*\`$r\`" <<<"$reasons" || missing+=" $r"
+	done
+	[[ -z $missing ]] || { echo "not in docs/architecture.md's Reasons:$missing"; return 1; }
+}

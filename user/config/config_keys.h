@@ -2,8 +2,8 @@
 /* The configuration's schema: every key once, with its section, type,
  * range, the struct field it sets, its default and values as docs/config.md
  * shows them. The parser (user/config/config.c), `xdpleaf sim dcqcn --set`
- * and `xdpleaf keys` (the reference tests/lab/docs_tables.bats compares
- * with docs/config.md, no lab needed) all read this one table. (As xdp-tools' DEFINE_OPTION
+ * and `xdpleaf keys` (the reference tests/lab/config.bats compares with
+ * docs/config.md) all read this one table. (As xdp-tools' DEFINE_OPTION
  * tables in lib/util/params.h.) */
 #ifndef XL_CONFIG_KEYS_H
 #define XL_CONFIG_KEYS_H
