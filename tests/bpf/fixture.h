@@ -39,6 +39,7 @@
 #include "config/config.h"
 #include "base/percpu.h"
 #include "leaf/fwd_gen.h"
+#include "netlink/rtnl.h"
 #include "events.h"
 
 /* In a group setup: report and fail the setup. */
@@ -165,30 +166,13 @@ out:
 	return rc;
 }
 
-/* One request to the kernel's rtnetlink, waiting for its acknowledgement.
- * 0, or -1 with errno set. */
-static inline int fixture_rtnl(struct nlmsghdr *nlh)
-{
-	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct mnl_socket *nl = mnl_socket_open(NETLINK_ROUTE);
-	int n, rc = -1;
-
-	if (!nl)
-		return -1;
-	nlh->nlmsg_flags |= NLM_F_REQUEST | NLM_F_ACK;
-	nlh->nlmsg_seq = 1;
-	if (!mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) &&
-	    mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) >= 0) {
-		n = mnl_socket_recvfrom(nl, buf, sizeof(buf));
-		if (n >= 0)
-			rc = mnl_cb_run(buf, (size_t)n, 1, mnl_socket_get_portid(nl),
-					NULL, NULL) < 0 ? -1 : 0;
-	}
-	n = errno;
-	mnl_socket_close(nl);
-	errno = n;
-	return rc;
-}
+/* The kernel's tables are written through the product's rtnetlink
+ * client (netlink/rtnl.h): xl_rtnl_call sends the request and waits for
+ * the acknowledgement, as the product's own requests do. Only the two
+ * messages are built here, with libmnl as the client builds its own: the
+ * product never writes an address or a permanent neighbour (it mirrors
+ * the tables an administrator owns and asks the kernel only to resolve,
+ * probe or forget a neighbour), so these writers have no place in rtnl.c. */
 
 /* A new-or-replace request of `type` in buf, its family header (hdr
  * bytes, zeroed) returned for the caller to fill. */
@@ -216,7 +200,7 @@ static inline int fixture_neigh_add(__u32 ifindex, int family, const __u8 *addr,
 	nd->ndm_state = NUD_PERMANENT;
 	mnl_attr_put(nlh, NDA_DST, family == 4 ? 4 : 16, addr);
 	mnl_attr_put(nlh, NDA_LLADDR, 6, mac);
-	return fixture_rtnl(nlh);
+	return xl_rtnl_call(nlh);
 }
 
 /* An address (family 4 or 6, prefix plen) on an interface, as an
@@ -236,7 +220,7 @@ static inline int fixture_addr_add(__u32 ifindex, int family, const __u8 *addr,
 	ifa->ifa_index = ifindex;
 	mnl_attr_put(nlh, IFA_LOCAL, family == 4 ? 4 : 16, addr);
 	mnl_attr_put(nlh, IFA_ADDRESS, family == 4 ? 4 : 16, addr);
-	return fixture_rtnl(nlh);
+	return xl_rtnl_call(nlh);
 }
 
 /* The leaf's fwd_gen map, once a suite that loaded the leaf sets it:

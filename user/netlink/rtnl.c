@@ -117,6 +117,14 @@ static int talk_once(struct nlmsghdr *nlh, mnl_cb_t cb, void *data)
 	return ret;
 }
 
+/* No callback: an acknowledgement carries nothing to read, and
+ * mnl_cb_run turns an error into -1 with errno by itself. */
+int xl_rtnl_call(struct nlmsghdr *nlh)
+{
+	nlh->nlmsg_flags |= NLM_F_REQUEST | NLM_F_ACK;
+	return talk_once(nlh, NULL, NULL);
+}
+
 /* ---- parsing ------------------------------------------------------------ */
 
 /* States in which the kernel holds a usable link-layer address. */
@@ -352,23 +360,14 @@ static int neigh_lookup(struct neigh_req *r)
 	return ret;
 }
 
-static int ack_cb(const struct nlmsghdr *nlh, void *data)
-{
-	(void)nlh;
-	(void)data;
-	return MNL_CB_OK;
-}
-
 /* The kernel starts ARP/ND as if a packet were waiting; we wait for its
  * acknowledgement. */
 static int neigh_solicit(__u32 ifindex, int family, const __u8 *addr)
 {
 	char buf[256];
-	struct nlmsghdr *nlh = put_neigh_request(buf, XL_RTNL_NEIGH_SOLICIT, ifindex,
-						 family, addr);
 
-	nlh->nlmsg_flags |= NLM_F_ACK;
-	return talk_once(nlh, ack_cb, NULL);
+	return xl_rtnl_call(put_neigh_request(buf, XL_RTNL_NEIGH_SOLICIT, ifindex,
+					      family, addr));
 }
 
 int xl_neigh_resolve(__u32 ifindex, int family, const __u8 *addr,

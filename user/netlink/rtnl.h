@@ -3,8 +3,10 @@
  * namespace: the sockets, the requests, and the one parser of neighbour
  * and link messages. Its users: the traffic tools' queries (a route, a
  * neighbour's MAC, a link's attributes: below), the leaf's daemon and
- * loader (leaf/netlink_watch.c: the neighbour table and uplink state) and
- * the host's address watcher (host/addr_watch.c). */
+ * loader (leaf/netlink_watch.c: the neighbour table and uplink state),
+ * the host's address watcher (host/addr_watch.c), and the BPF tests'
+ * fixture, which sets up the kernel's tables through it
+ * (tests/bpf/fixture.h). */
 #ifndef XL_RTNL_H
 #define XL_RTNL_H
 
@@ -47,6 +49,14 @@ int xl_neigh_resolve(__u32 ifindex, int family, const __u8 *addr,
 
 /* Attributes and counters of a link. Returns 0, or -1 with errno (ENODEV). */
 int xl_link_get(__u32 ifindex, struct xl_link_info *out);
+
+struct nlmsghdr;
+/* Send one request the caller built (libmnl's mnl_nlmsg_put_header and
+ * mnl_attr_put) on a socket of its own and wait for the kernel's
+ * acknowledgement; sets NLM_F_REQUEST and NLM_F_ACK. The way every
+ * acknowledged request goes (xl_neigh_resolve's solicitation among them).
+ * 0, or -1 with the kernel's errno. */
+int xl_rtnl_call(struct nlmsghdr *nlh);
 
 /* ---- sockets that stay open (the daemons) ------------------------------ */
 
