@@ -226,3 +226,45 @@ qtrace() {
 	run "$XDPLEAF" sim --help
 	[[ $status -eq 0 && $output == *flowlet* ]]
 }
+
+# The first two measured steps of a lab cell (bench-jct, dc hosts, Open MPI's
+# ring all-reduce of 4 MiB, flowlet over 200/100/100/50M; from its captures by
+# bench/jct/trace.py): 4 flows leaf1 -> leaf2. Replayed open loop, the uplink
+# choice keeps every member within its capacity but for windows of tens of
+# ms; whole flows by hash put two on the 50M member for the whole trace.
+@test "sim flowlet --trace: a lab all-reduce replayed: no member over its capacity for more than 100 ms in a row; hash's for far longer" {
+	local trace=$BATS_TEST_TMPDIR/trace.csv
+	zcat "$BATS_TEST_DIRNAME/../fixtures/flow-traces/dc-unequal-allreduce-4M.csv.gz" >"$trace"
+	local w=(--trace "$trace" --caps 200M,100M,100M,50M --window 20ms --json)
+	run --separate-stderr "$XDPLEAF" sim flowlet "${w[@]}"
+	[[ $status -eq 0 ]] || { echo "$stderr"; return 1; }
+	jq -c '{flows, moves, moves_refused, longest: [.members[].longest_overload_s]}' <<<"$output"
+	jq -e '.flows == 4 and .moves > 0 and .moves_unsafe == 0 and
+		all(.members[]; .longest_overload_s <= 0.1)' <<<"$output" >/dev/null
+	run --separate-stderr "$XDPLEAF" sim flowlet "${w[@]}" --mode hash
+	[[ $status -eq 0 ]]
+	jq -c '[.members[].longest_overload_s]' <<<"$output"
+	jq -e '[.members[].longest_overload_s] | max >= 0.3' <<<"$output" >/dev/null
+}
+
+@test "sim flowlet --trace: a bad line is refused with its line and field, nothing printed" {
+	local trace=$BATS_TEST_TMPDIR/bad.csv
+	printf 'time_ns,flow,bytes\n100,0,1500\n50,1,1500\n' >"$trace"
+	run --separate-stderr "$XDPLEAF" sim flowlet --trace "$trace"
+	[[ $status -ne 0 && -z $output && $stderr == *"bad.csv:3: time_ns"*"must not decrease"* ]]
+	printf 'time_ns,flow,bytes\n100,65536,1500\n' >"$trace"
+	run --separate-stderr "$XDPLEAF" sim flowlet --trace "$trace"
+	[[ $status -ne 0 && $stderr == *"flow"*"out of range 0..65535"* ]]
+	printf 'time_ns,flow,bytes\n100,0,0\n' >"$trace"
+	run --separate-stderr "$XDPLEAF" sim flowlet --trace "$trace"
+	[[ $status -ne 0 && $stderr == *"bytes"*"out of range 1..65535"* ]]
+	printf 'time_ns,flow,bytes\n' >"$trace"
+	run --separate-stderr "$XDPLEAF" sim flowlet --trace "$trace"
+	[[ $status -ne 0 && $stderr == *"no packets"* ]]
+	run --separate-stderr "$XDPLEAF" sim flowlet --trace "$BATS_TEST_TMPDIR/missing.csv"
+	[[ $status -ne 0 && $stderr == *missing.csv* ]]
+	run --separate-stderr "$XDPLEAF" sim flowlet --window 10us
+	[[ $status -eq 2 && $stderr == *"'10us' out of range (50us..3600s)"* ]]
+	run --separate-stderr "$XDPLEAF" sim flowlet --window 75us
+	[[ $status -eq 2 && $stderr == *"--window: a multiple of 50us"* ]]
+}

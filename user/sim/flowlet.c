@@ -20,6 +20,7 @@
 #include "config/config.h"
 #include "lb.h"
 #include "base/rng.h"
+#include "sim/flow_trace.h"
 #include "sim/sim.h"
 #include "base/units.h"
 
@@ -169,11 +170,84 @@ static int place(struct xl_lb_sim *s, const struct sim_flow *fl, struct sim_flow
 	return m;
 }
 
+/* f starts a new flowlet at time t: its last flowlet's rate measured, its
+ * member chosen (and counted as the dataplane counts). */
+static void new_flowlet(struct xl_lb_sim *s, const struct sim_flow *fl, struct sim_flow *f,
+			struct sim_member *mb, const double *queue, __u32 *rr, __u64 t)
+{
+	int m;
+
+	if (f->flowlet_bytes)
+		f->rate_bps = xl_flowlet_rate(f->flowlet_bytes, f->flowlet_ns, f->rate_bps);
+	f->flowlet_bytes = f->flowlet_ns = 0;
+	m = place(s, fl, f, mb, queue, rr, t);
+	if (s->mode != XL_LB_HASH) {
+		s->flowlets++;
+		s->moves += f->member >= 0 && m != f->member;
+	}
+	f->member = m;
+}
+
+/* One step of on/off flow f: its message or gap goes on or ends; the
+ * bytes it sends in the step. */
+static double on_off_step(struct xl_lb_sim *s, const struct sim_flow *fl, struct sim_flow *f,
+			  struct sim_member *mb, const double *queue, __u32 *rr, __u64 t,
+			  __u64 msg_ns, __u64 gap_ns)
+{
+	if (f->left_ns <= STEP_NS) { /* the message or gap ends */
+		f->sending = !f->sending;
+		/* a gap within the floor continues the flowlet */
+		if (f->sending && (f->member < 0 || s->mode == XL_LB_HASH ||
+				   xl_flowlet_expired(t, f->last_ns, s->floor_ns)))
+			new_flowlet(s, fl, f, mb, queue, rr, t);
+		if (f->sending)
+			f->left_ns = msg_ns;
+		else
+			f->left_ns = s->sync ? gap_ns : uniform_ns(&s->seed, gap_ns / 2, gap_ns * 3 / 2);
+	} else {
+		f->left_ns -= STEP_NS;
+	}
+	return f->sending ? (double)s->peak_bps * STEP_NS / 8e9 : 0;
+}
+
+/* One step of a traced flow that sends b bytes in it (0: quiet). */
+static double trace_step(struct xl_lb_sim *s, const struct sim_flow *fl, struct sim_flow *f,
+			 struct sim_member *mb, const double *queue, __u32 *rr, __u64 t, __u64 b)
+{
+	f->sending = b > 0;
+	if (f->sending && (f->member < 0 || xl_flowlet_expired(t, f->last_ns, s->floor_ns)))
+		new_flowlet(s, fl, f, mb, queue, rr, t);
+	return (double)b;
+}
+
+/* Per member, the bytes offered in the current window and the run of
+ * windows that were over its capacity. */
+struct sim_window {
+	double bytes;
+	__u64 run_ns;
+};
+
+static void window_end(struct xl_lb_sim *s, struct sim_window *w, __u32 i)
+{
+	if (w->bytes * 8e9 > (double)s->cap_bps[i] * s->window_ns) {
+		w->run_ns += s->window_ns;
+		if (w->run_ns > s->longest_overload_ns[i])
+			s->longest_overload_ns[i] = w->run_ns;
+	} else {
+		w->run_ns = 0;
+	}
+	w->bytes = 0;
+}
+
 int xl_lb_sim_run(struct xl_lb_sim *s)
 {
-	struct sim_flow *fl = calloc(s->flows, sizeof(*fl));
+	const struct xl_flow_trace *tr = s->trace;
+	__u32 nflows = tr ? (s->flows = tr->flows) : s->flows;
+	struct sim_flow *fl = calloc(nflows, sizeof(*fl));
+	__u64 *step_bytes = tr ? calloc(nflows, sizeof(*step_bytes)) : NULL;
 	struct sim_member mb[XL_MAX_GROUP_MEMBERS] = { 0 };
-	__u64 t, total = 0;
+	struct sim_window win[XL_MAX_GROUP_MEMBERS] = { 0 };
+	__u64 t, total = 0, next_pk = 0, duration = s->duration_ns;
 	double queue[XL_MAX_GROUP_MEMBERS] = { 0 };
 	double sent[XL_MAX_GROUP_MEMBERS];
 	/* message and mean gap times follow from the peak rate and duty */
@@ -181,53 +255,42 @@ int xl_lb_sim_run(struct xl_lb_sim *s)
 	__u64 gap_ns = (__u64)(msg_ns * (1 - s->duty) / s->duty);
 	__u32 rr = 0, i, k;
 
-	if (!fl || s->n == 0 || s->n > XL_MAX_GROUP_MEMBERS)
-		return free(fl), -1;
+	if (!fl || (tr && !step_bytes) || s->n == 0 || s->n > XL_MAX_GROUP_MEMBERS ||
+	    s->window_ns < STEP_NS) {
+		free(fl);
+		free(step_bytes);
+		return -1;
+	}
 	memset(s->bytes, 0, sizeof(s->bytes));
 	memset(s->overloaded_ns, 0, sizeof(s->overloaded_ns));
+	memset(s->longest_overload_ns, 0, sizeof(s->longest_overload_ns));
 	s->flowlets = s->moves = s->refused = s->unsafe = 0;
-	for (k = 0; k < s->flows; k++) {
+	if (tr)
+		duration = tr->pk[tr->n - 1].t_ns + STEP_NS;
+	for (k = 0; k < nflows; k++) {
 		fl[k].member = -1;
 		fl[k].hash = xl_rand32(&s->seed);
 		/* staggered: each flow starts somewhere in its first cycle;
 		 * in steps, all together */
-		fl[k].left_ns = s->sync ? 0 : uniform_ns(&s->seed, 0, msg_ns + gap_ns);
+		if (!tr)
+			fl[k].left_ns = s->sync ? 0 : uniform_ns(&s->seed, 0, msg_ns + gap_ns);
 	}
-	for (t = 0; t < s->duration_ns; t += STEP_NS) {
+	for (t = 0; t < duration; t += STEP_NS) {
 		memset(sent, 0, sizeof(sent));
-		for (k = 0; k < s->flows; k++) {
+		if (tr) /* the trace's bytes of each flow in this step */
+			for (; next_pk < tr->n && tr->pk[next_pk].t_ns < t + STEP_NS; next_pk++)
+				step_bytes[tr->pk[next_pk].flow] += tr->pk[next_pk].bytes;
+		for (k = 0; k < nflows; k++) {
 			struct sim_flow *f = &fl[k];
+			double b;
 
-			if (f->left_ns <= STEP_NS) { /* the message or gap ends */
-				f->sending = !f->sending;
-				/* a gap within the floor continues the flowlet */
-				if (f->sending && (f->member < 0 || s->mode == XL_LB_HASH ||
-						   xl_flowlet_expired(t, f->last_ns, s->floor_ns))) {
-					int m;
-
-					if (f->flowlet_bytes)
-						f->rate_bps = xl_flowlet_rate(f->flowlet_bytes,
-									      f->flowlet_ns, f->rate_bps);
-					f->flowlet_bytes = f->flowlet_ns = 0;
-					m = place(s, fl, f, mb, queue, &rr, t);
-					if (s->mode != XL_LB_HASH) { /* as the dataplane counts */
-						s->flowlets++;
-						s->moves += f->member >= 0 && m != f->member;
-					}
-					f->member = m;
-				}
-				if (f->sending) {
-					f->left_ns = msg_ns;
-				} else {
-					f->left_ns = s->sync ? gap_ns :
-						uniform_ns(&s->seed, gap_ns / 2, gap_ns * 3 / 2);
-				}
+			if (tr) {
+				b = trace_step(s, fl, f, mb, queue, &rr, t, step_bytes[k]);
+				step_bytes[k] = 0;
 			} else {
-				f->left_ns -= STEP_NS;
+				b = on_off_step(s, fl, f, mb, queue, &rr, t, msg_ns, gap_ns);
 			}
 			if (f->sending && f->member >= 0) {
-				double b = (double)s->peak_bps * STEP_NS / 8e9;
-
 				sent[f->member] += b;
 				f->flowlet_bytes += (__u64)b;
 				f->flowlet_ns += STEP_NS;
@@ -257,9 +320,12 @@ int xl_lb_sim_run(struct xl_lb_sim *s)
 			if (sent[i] > drain)
 				s->overloaded_ns[i] += STEP_NS;
 			s->bytes[i] += sent[i];
+			win[i].bytes += sent[i];
+			if ((t + STEP_NS) % s->window_ns == 0)
+				window_end(s, &win[i], i);
 		}
 		/* what the next move of each flow that sent must wait out */
-		for (k = 0; k < s->flows; k++)
+		for (k = 0; k < nflows; k++)
 			if (fl[k].sending && fl[k].member >= 0) {
 				fl[k].last_ns = t + STEP_NS;
 				fl[k].qdelay_ns = delay_ns(queue[fl[k].member],
@@ -270,11 +336,13 @@ int xl_lb_sim_run(struct xl_lb_sim *s)
 		total += s->bytes[i];
 	s->total_bytes = total;
 	free(fl);
+	free(step_bytes);
 	return 0;
 }
 
 enum { O_CAPS = 256, O_FLOWS, O_RATE, O_MESSAGE, O_DUTY, O_DURATION, O_MODE, O_STEPS,
-       O_FLOWLET_TIMEOUT, O_PATH_SKEW, O_REORDER, O_NO_FLOWLET_RATE, O_NO_PENDING, O_SEED };
+       O_FLOWLET_TIMEOUT, O_PATH_SKEW, O_REORDER, O_NO_FLOWLET_RATE, O_NO_PENDING, O_SEED,
+       O_TRACE, O_WINDOW };
 const struct xl_opt xl_sim_flowlet_opts[] = {
 	XL_OPT("caps", O_CAPS, "R1,R2,...", "the members' capacities (default 200M,100M,100M,100M)"),
 	XL_OPT("flows", O_FLOWS, "N", "on/off flows (default 16)"),
@@ -297,6 +365,10 @@ const struct xl_opt xl_sim_flowlet_opts[] = {
 	XL_OPT("no-pending", O_NO_PENDING, NULL, "do not count a placed flowlet on its member until\n"
 						  "its bytes are measured"),
 	XL_OPT("seed", O_SEED, "N", "random draws (default 1)"),
+	XL_OPT("trace", O_TRACE, "FILE", "replay these packets (CSV time_ns,flow,bytes, e.g. from\n"
+					  "bench/jct/trace.py) instead of on/off flows"),
+	XL_OPT("window", O_WINDOW, "T", "judge a member's overload per window this long\n"
+					"(default 10ms)"),
 	XL_OPT("json", 'j', NULL, "print JSON"),
 	XL_OPT_HELP, XL_OPT_END
 };
@@ -313,7 +385,10 @@ static void usage(FILE *f)
 		     "overtake its last ones on the old member (the reorder-free rule over the\n"
 		     "members' queueing delays, docs/load-balancing.md); moves it keeps back\n"
 		     "are counted as refused. The defaults are the balance benchmark's\n"
-		     "workload 3. T: e.g. 500ms, 60s.");
+		     "workload 3. --trace replays captured flows instead (open loop: their\n"
+		     "packets keep their times whatever member they take). Each member's\n"
+		     "longest overload is its longest run of windows in which it was\n"
+		     "offered more than its capacity. T: e.g. 500ms, 60s.");
 }
 
 static int parse_caps(const char *v, struct xl_lb_sim *s, char *err, size_t len)
@@ -357,9 +432,13 @@ static void print_result(const struct xl_lb_sim *s, int json)
 				(double)s->cap_bps[i] / cap_total));
 			json_object_object_add(m, "overloaded_s", json_object_new_double(
 				s->overloaded_ns[i] / 1e9));
+			json_object_object_add(m, "longest_overload_s", json_object_new_double(
+				s->longest_overload_ns[i] / 1e9));
 			json_object_array_add(a, m);
 		}
 		json_object_object_add(o, "members", a);
+		json_object_object_add(o, "flows", json_object_new_uint64(s->flows));
+		json_object_object_add(o, "window_s", json_object_new_double(s->window_ns / 1e9));
 		json_object_object_add(o, "flowlets", json_object_new_uint64(s->flowlets));
 		json_object_object_add(o, "moves", json_object_new_uint64(s->moves));
 		json_object_object_add(o, "moves_refused", json_object_new_uint64(s->refused));
@@ -367,12 +446,13 @@ static void print_result(const struct xl_lb_sim *s, int json)
 		xl_print_json("sim-flowlet", o);
 		return;
 	}
-	printf("%-7s %10s %8s %9s %12s\n", "member", "capacity", "share%", "capShare%",
-	       "overloaded_s");
+	printf("%-7s %10s %8s %9s %12s %18s\n", "member", "capacity", "share%", "capShare%",
+	       "overloaded_s", "longest_overload_s");
 	for (i = 0; i < s->n; i++)
-		printf("%-7u %9.0fM %8.1f %9.1f %12.3f\n", i, s->cap_bps[i] / 1e6,
+		printf("%-7u %9.0fM %8.1f %9.1f %12.3f %18.3f\n", i, s->cap_bps[i] / 1e6,
 		       100.0 * s->bytes[i] / s->total_bytes,
-		       100.0 * s->cap_bps[i] / cap_total, s->overloaded_ns[i] / 1e9);
+		       100.0 * s->cap_bps[i] / cap_total, s->overloaded_ns[i] / 1e9,
+		       s->longest_overload_ns[i] / 1e9);
 	printf("flowlets %llu, moves %llu, moves refused %llu", s->flowlets, s->moves,
 	       s->refused);
 	if (s->reorder_free)
@@ -383,9 +463,11 @@ static void print_result(const struct xl_lb_sim *s, int json)
 int xl_sim_flowlet(int argc, char **argv)
 {
 	struct xl_opt_parser p = { .opts = xl_sim_flowlet_opts };
+	struct xl_flow_trace tr;
 	struct xl_lb_sim s;
 	char err[256] = "", *end;
-	int ch, bad = 0, json = 0;
+	const char *trace_path = NULL;
+	int ch, bad = 0, json = 0, rc;
 	__u32 u32v;
 	__u64 ns;
 
@@ -455,6 +537,16 @@ int xl_sim_flowlet(int argc, char **argv)
 			bad = xl_parse_uint("--seed", optarg, 0, 0xffffffffU, &u32v, err, sizeof(err));
 			s.seed = ((__u64)u32v << 1) | 1;
 			break;
+		case O_TRACE: trace_path = optarg; break;
+		case O_WINDOW:
+			bad = xl_parse_duration(optarg, STEP_NS, 3600000000000ULL, &s.window_ns,
+						err, sizeof(err));
+			if (!bad && s.window_ns % STEP_NS) { /* windows end on a step */
+				snprintf(err, sizeof(err), "--window: a multiple of %lluus",
+					 STEP_NS / 1000);
+				bad = 1;
+			}
+			break;
 		case 'j': json = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
@@ -470,12 +562,19 @@ int xl_sim_flowlet(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (xl_lb_sim_run(&s)) {
-		fprintf(stderr, "xdpleaf sim flowlet: out of memory\n");
-		return 1;
+	if (trace_path) {
+		if (xl_flow_trace_read(trace_path, &tr))
+			return 1;
+		s.trace = &tr;
 	}
-	print_result(&s, json);
-	return 0;
+	rc = xl_lb_sim_run(&s);
+	if (rc)
+		fprintf(stderr, "xdpleaf sim flowlet: out of memory\n");
+	else
+		print_result(&s, json);
+	if (trace_path)
+		xl_flow_trace_free(&tr);
+	return rc ? 1 : 0;
 }
 
 void xl_lb_sim_defaults(struct xl_lb_sim *s)
@@ -494,4 +593,5 @@ void xl_lb_sim_defaults(struct xl_lb_sim *s)
 	s->skew_ns = XL_DEFAULT_PATH_SKEW_NS;
 	s->skew_auto = 1;
 	s->seed = 3;
+	s->window_ns = 10000000;
 }

@@ -17,8 +17,10 @@ int xl_sim_main(int argc, char **argv);
 extern const struct xl_cli_cmd xl_sim_models[];
 extern const struct xl_opt xl_sim_queue_opts[], xl_sim_flowlet_opts[], xl_sim_dcqcn_opts[];
 
+struct xl_flow_trace;
+
 /* `xdpleaf sim flowlet` (user/sim/flowlet.c): on/off flows over a group of
- * n members, in synthetic time. */
+ * n members, in synthetic time, or a trace's flows replayed. */
 struct xl_lb_sim {
 	/* in */
 	__u32 n;
@@ -37,9 +39,16 @@ struct xl_lb_sim {
 	int skew_auto;          /* path_skew = auto: + two XL_DEFAULT_FRAMEs per member */
 	int reorder_free;       /* moves ignore the rule (and count as unsafe) */
 	__u64 seed;
+	/* replay these packets instead of on/off flows (flows, peak_bps,
+	 * message_bytes, duty, sync and duration_ns then come from it) */
+	const struct xl_flow_trace *trace;
+	__u64 window_ns;        /* overload is judged per window this long */
 	/* out */
 	__u64 bytes[XL_MAX_GROUP_MEMBERS];
 	__u64 overloaded_ns[XL_MAX_GROUP_MEMBERS]; /* offered > capacity */
+	/* the longest run of windows in which a member was offered more
+	 * than its capacity carries in a window */
+	__u64 longest_overload_ns[XL_MAX_GROUP_MEMBERS];
 	__u64 total_bytes, flowlets, moves;
 	__u64 refused;          /* moves the rule kept back */
 	__u64 unsafe;           /* with reorder_free: moves the rule would have */
