@@ -261,6 +261,10 @@ qtrace() {
 	printf 'time_ns,flow,bytes\n' >"$trace"
 	run --separate-stderr "$XDPLEAF" sim flowlet --trace "$trace"
 	[[ $status -ne 0 && $stderr == *"no packets"* ]]
+	# the replay steps through every 50 us up to the last packet
+	printf 'time_ns,flow,bytes\n3600000000001,0,1500\n' >"$trace"
+	run --separate-stderr "$XDPLEAF" sim flowlet --trace "$trace"
+	[[ $status -ne 0 && $stderr == *"time_ns"*"out of range"* ]]
 	run --separate-stderr "$XDPLEAF" sim flowlet --trace "$BATS_TEST_TMPDIR/missing.csv"
 	[[ $status -ne 0 && $stderr == *missing.csv* ]]
 	run --separate-stderr "$XDPLEAF" sim flowlet --window 10us

@@ -11,6 +11,9 @@ static int take_line(const struct xl_csv *c, struct xl_flow_trace *tr)
 	if (xl_csv_u64(c, 0, "time_ns", 0, &t) || xl_csv_u64(c, 1, "flow", 0, &flow) ||
 	    xl_csv_u64(c, 2, "bytes", 0, &len))
 		return -1;
+	if (t > XL_TRACE_MAX_NS) /* --duration's bound: the replay steps through it all */
+		return xl_csv_refuse(c, "time_ns", "%llu is out of range 0..%llu (an hour)", t,
+				     XL_TRACE_MAX_NS);
 	if (tr->n && t < tr->pk[tr->n - 1].t_ns)
 		return xl_csv_refuse(c, "time_ns", "%llu is before the previous packet's %llu "
 				     "(time must not decrease)", t,

@@ -8,6 +8,7 @@
 #include <linux/types.h>
 
 #define XL_TRACE_MAX_FLOWS 65536
+#define XL_TRACE_MAX_NS 3600000000000ULL
 
 struct xl_flow_packet {
 	__u64 t_ns;
