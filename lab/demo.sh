@@ -87,6 +87,7 @@ unload_hosts() {
 	done
 }
 
+# shellcheck disable=SC2317 # run by the EXIT trap
 cleanup() {
 	local pid f
 	# our background jobs (gens, the sampler, iperf3 clients): only this

@@ -353,6 +353,7 @@ cmd_status() {
 	fi
 	echo "lab '$PREFIX': ${STATE_MODE:-unknown} mode"
 	echo "namespaces:"
+	# shellcheck disable=SC2001 # indents every line of the list
 	sed 's/^/  /' <<<"$nss"
 	local rates n
 	rates=$(sed -n 's/^UPLINK_RATES=//p' "$STATE_FILE" 2>/dev/null || true)

@@ -98,9 +98,9 @@ shape_link() {
 	mtu=$(ip -n "$ns" -o link show dev "$dev" |
 		sed -n 's/.* mtu \([0-9]*\) .*/\1/p')
 	frame=$((mtu + 14))
-	burst=$((bps / 8 * burst_us / 1000000))
+	burst=$((bps * burst_us / 8000000))
 	((burst >= 2 * frame)) || burst=$((2 * frame))
-	limit=$((bps / 8 * TBF_BUFFER_US / 1000000))
+	limit=$((bps * TBF_BUFFER_US / 8000000))
 	((limit >= 2 * frame)) || limit=$((2 * frame))
 	in_ns "$ns" tc qdisc replace dev "$dev" root tbf \
 		rate "${bps}bit" burst "$burst" limit "$limit" overhead "$TBF_OVERHEAD_BYTES"

@@ -89,6 +89,7 @@ s1_conf() {
 
 @test "status, qps and daemon from another netns refuse and print the nsenter line, which works" {
 	make_ns
+	# shellcheck disable=SC2153 # CONF: set by helpers.bash
 	run xl load --config "$CONF" --instance "$P"
 	[[ $status -eq 0 ]] || { echo "$output"; return 1; }
 	local pid

@@ -66,6 +66,7 @@ stall_connection() {
 	in_ns "$p-s1" sysctl -qw net.ipv4.tcp_rto_min_us=5000
 	start_iperf_server "$p-r1"
 	in_ns "$p-s1" timeout 30 iperf3 -c 10.2.1.2 -t 5 </dev/null >/dev/null 2>&1 3>&- &
+	# shellcheck disable=SC2034 # teardown kills it by name (kill_left_running IPERF)
 	IPERF=$!
 	read -r -a a < <(uplinks_tx "$p")
 	# the connection is running once its uplink has sent a few thousand

@@ -7,6 +7,7 @@
 # watchdog and s1 at 100 Mbit/s (PFC quanta are bit times of the port),
 # tracking the PSNs of what arrives on s1.
 
+# shellcheck disable=SC2154 # $stderr: set by run --separate-stderr
 load helpers
 bats_require_minimum_version 1.5.0
 

@@ -8,6 +8,7 @@
 # and feed it bad options. Others hold 2,000 slow connections against
 # it, and serve a leaf whose flow table holds a million flows.
 
+# shellcheck disable=SC2154 # $stderr: set by run --separate-stderr
 load helpers
 bats_require_minimum_version 1.5.0 # run --separate-stderr
 
@@ -159,6 +160,7 @@ served_names() {
 
 # The metric names docs/metrics.md's table lists, sorted.
 documented_names() {
+	# shellcheck disable=SC2016 # the backticks are Markdown's
 	sed -n 's/^| `\(xdpleaf_[a-z0-9_]*\)` |.*/\1/p' "$ROOT/docs/metrics.md" | sort
 }
 
@@ -231,8 +233,10 @@ s1_rx() {
 	local names n
 	promtool check config "$ROOT/docs/prometheus.yml"
 	jq -e '.panels | length > 0' "$ROOT/docs/grafana-dashboard.json" >/dev/null
+	# shellcheck disable=SC2016 # the backticks are Markdown's
 	names=$("$XDPLEAF" exporter --list-metrics | sed -n 's/^| `\([a-z0-9_]*\)` .*/\1/p')
 	n=0
+	# shellcheck disable=SC2013 # metric names: one word each
 	for m in $(grep -oE 'xdpleaf_[a-z0-9_]+' "$ROOT/docs/grafana-dashboard.json" \
 		"$ROOT/docs/prometheus.yml" | cut -d: -f2 | sort -u); do
 		grep -qx "${m%_bucket}" <<<"$names" || grep -qx "${m%_count}" <<<"$names" ||
@@ -393,6 +397,7 @@ slow_hold() {
 	SLOW_PID=$!
 	echo "$SLOW_PID" >>"$BATS_TEST_TMPDIR/pids"
 	until CONNECTED=$(sed -n 's/^connected //p' "$out") && [[ -n $CONNECTED ]]; do
+		# shellcheck disable=SC2015 # either failing (out of tries, or the clients died) ends it
 		((tries-- > 0)) && kill -0 "$SLOW_PID" 2>/dev/null || { cat "$out" >&2; return 1; }
 		sleep 0.1
 	done

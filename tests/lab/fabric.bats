@@ -198,6 +198,7 @@ tcp_via_xdp() {
 		kill "$pid"
 		return 1
 	fi
+	# shellcheck disable=SC2143 # [[ -z ]] fails the test wherever it stands; a bare ! grep would not
 	[[ -z $(ip netns list | awk '{print $1}' | grep "^$PD-") ]]
 }
 

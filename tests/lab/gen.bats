@@ -8,6 +8,7 @@
 # nothing attached however it ends. No assertion depends on how fast this
 # machine is: rates are compared with what gen reports it sent.
 
+# shellcheck disable=SC2154 # $stderr: set by run --separate-stderr
 load helpers
 bats_require_minimum_version 1.5.0 # run --separate-stderr
 
@@ -291,6 +292,7 @@ capture() { # file N gen-args...
 	while rx_has_xdp && ((tries-- > 0)); do sleep 0.1; done
 	! rx_has_xdp || false
 	# and gen leaves no anchor device behind
+	# shellcheck disable=SC2143 # [[ -z ]] fails the test wherever it stands; a bare ! grep would not
 	[[ -z $(ip -n "$TX" -j link show | jq -r '.[].ifname' | grep '^xlgen') ]]
 }
 

@@ -45,6 +45,7 @@ teardown() {
 		kill "$SINK_PID" 2>/dev/null || true
 		wait "$SINK_PID" 2>/dev/null || true
 	fi
+	# shellcheck disable=SC2043 # the senders with a host instance: s1 today
 	for n in s1; do
 		[[ -d $PINS/${P}_$n ]] || continue
 		in_ns "$P-$n" "$XDPLEAF" unload --instance "${P}_$n" >/dev/null 2>&1 3>&- || true
@@ -113,6 +114,7 @@ through_fabric() {
 	c0=$(sink_consumed "$P-r1" eth0)
 	ring0=$(lab_ring_drops)
 	# nsenter execs the sink, so $! is the sink itself
+	# shellcheck disable=SC2086 # SINK_ARGS: the options' words
 	nsenter --net="/run/netns/$P-r1" -- "$XDPLEAF" sink --dev eth0 --json ${SINK_ARGS-} \
 		>"$out" 2>"$err" 3>&- &
 	SINK_PID=$!

@@ -12,6 +12,7 @@
 # The SIGSTOP test sends pings through the lab: run the file under
 # flock /tmp/xdpleaf-bench.lock when other lab traffic may run.
 
+# shellcheck disable=SC2154 # $stderr: set by run --separate-stderr
 load helpers
 bats_require_minimum_version 1.5.0 # run --separate-stderr
 

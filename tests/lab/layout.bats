@@ -19,7 +19,7 @@ setup() {
 # "from to" for every #include "dir/file.h" in user/*/ between two folders
 folder_edges() {
 	local dir f inc
-	cd "$ROOT/user"
+	cd "$ROOT/user" || return
 	for dir in */; do
 		dir=${dir%/}
 		for f in "$dir"/*.[ch]; do

@@ -240,6 +240,7 @@ release_lock() {
 	xl load --config "$CONFIG" --instance "$INST" >/dev/null
 	old=$(<"/run/xdpleaf/$INST.pid")
 	kill -9 "$old"
+	# shellcheck disable=SC2016 # $1 is the inner bash's
 	poll bash -c '! kill -0 "$1" 2>/dev/null' _ "$old"
 	hold_lock
 	js=$(xl status --json --instance "$INST")

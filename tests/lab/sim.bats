@@ -5,6 +5,7 @@
 # CSV forms a trace may take (an empty ect, CRLF, a BOM, long lines) read. `xdpleaf sim flowlet` runs
 # the uplink choice over on/off flows: shares follow capacities.
 
+# shellcheck disable=SC2154 # $stderr: set by run --separate-stderr
 load helpers
 bats_require_minimum_version 1.5.0 # run --separate-stderr
 

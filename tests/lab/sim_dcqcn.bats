@@ -187,6 +187,7 @@ first_row_where() {
 	[[ ${lines[2]} == "1000,$C,$C,0.5000000000" ]]
 }
 
+# shellcheck disable=SC2030 # refused() reads its own run's status, not this one's
 @test "sim dcqcn: a bad trace line is reported with its line number" {
 	local t
 	t=$(trace bad_event 0,cnp 10,bogus 20,end)
@@ -222,6 +223,7 @@ refused() {
 	local t
 	t=$(trace refused 0,cnp "$1")
 	run --separate-stderr "$XDPLEAF" sim dcqcn --trace "$t" --variant paper
+	# shellcheck disable=SC2031 # status, output: set by this function's run
 	[[ $status -eq 1 && -z $output && $stderr == "$t:3: $2" ]] ||
 		{ echo "'$1': status $status, stderr '$stderr', want '$t:3: $2'"; return 1; }
 }

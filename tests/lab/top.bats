@@ -168,7 +168,7 @@ all_ports() {
 	grep -qE "^  per second: " <<<"$output"
 	grep -q "xdpleaf events --instance $P " <<<"$output"
 	# no curses: plain text, no escape sequences
-	! grep -q $'\e' <<<"$output"
+	! grep -q $'\e' <<<"$output" || false
 }
 
 @test "top --once: an instance that is not loaded exits 3 and says so" {
@@ -199,6 +199,7 @@ all_ports() {
 	done
 }
 
+# shellcheck disable=SC2016 # wait_pane evaluates its conditions later, $F the pane's text
 @test "top under tmux: rates under traffic, keys, resize, q restores the terminal (exit 0)" {
 	local screen cols
 	start_traffic
@@ -239,6 +240,7 @@ all_ports() {
 	top_exited 0
 }
 
+# shellcheck disable=SC2016 # wait_pane evaluates its conditions later, $F the pane's text
 @test "top under tmux: follows the instance away (not loaded) and back; SIGTERM restores the terminal" {
 	local pid
 	start_top --interval 200
@@ -257,6 +259,7 @@ all_ports() {
 	top_exited $((128 + 15))
 }
 
+# shellcheck disable=SC2016 # wait_pane evaluates its conditions later, $F the pane's text
 @test "top under tmux: Ctrl-C (SIGINT) restores the terminal" {
 	start_top
 	wait_pane 'grep -q "^UPLINKS" "$F"'
@@ -290,11 +293,11 @@ host_pair_down() {
 	in_ns "$NP" "$XDPLEAF" unload --instance "${P}p" >/dev/null 2>&1 || true
 	ip netns del "$NH" 2>/dev/null || true
 	ip netns del "$NP" 2>/dev/null || true
-	NH= NP=
+	NH='' NP=''
 }
 
 @test "top --once in host mode: DCQCN per second, the peer's RP flow, h0's NP flow" {
-	local hmac out before tries=100
+	local hmac before tries=100
 	host_pair_up
 	hmac=$(ip -n "$NH" -j link show h0 | jq -r '.[0].address')
 	# CE-marked sends from the peer, fed to its RP (--rate-map), bounded

@@ -5,6 +5,7 @@
 # counters) must see every frame, and the instance's state must survive
 # (counters and flows not reset; the programs' ids new).
 
+# shellcheck disable=SC2154 # $stderr: set by run --separate-stderr
 load helpers
 bats_require_minimum_version 1.5.0
 
@@ -63,7 +64,7 @@ sink_finish() {
 }
 
 @test "upgrade x10 under RoCEv2 traffic: no frame lost, counters and flows kept, new programs" {
-	local st0 st1 id0 id1 g s i n=0 gen_pid
+	local st0 st1 id0 id1 g s n=0 gen_pid
 	st0=$(stats_json "$P")
 	id0=$(xl status --json --instance "$P" | jq .prog_id)
 	sink_start
@@ -73,7 +74,7 @@ sink_finish() {
 	nsenter --net="/run/netns/$P-s1" -- "$XDPLEAF" gen --dev eth0 --dst 10.2.1.2 \
 		--qps 4 --rate 40M --duration 120s --json >"$BATS_TEST_TMPDIR/gen.json" 2>&1 3>&- &
 	gen_pid=$!
-	for i in $(seq 10); do
+	for _ in $(seq 10); do
 		run --separate-stderr xl upgrade --instance "$P"
 		echo "$output $stderr"
 		[[ $status -eq 0 ]] || { kill "$gen_pid"; return 1; }
