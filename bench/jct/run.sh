@@ -67,6 +67,7 @@ RATES_unequal=200M,100M,100M,50M
 RATES_degraded=100M,100M,100M,25M
 # fail: the equal uplinks, and in every cell spine 2 fails (both its links
 # down) for FAIL_S seconds in the middle of the measured steps
+# shellcheck disable=SC2034 # read by name, as RATES_$set
 RATES_fail=$RATES_equal
 FAIL_S=1
 # The lab's hosts in rank order: every ring neighbour is across the fabric.
