@@ -192,7 +192,11 @@ static int write_pid(const char *instance, int pid)
 	}
 	run_file(path, sizeof(path), instance, "pid");
 	f = fopen(path, "w");
-	if (!f || fprintf(f, "%d\n", pid) < 0 || fclose(f)) {
+	if (f && fprintf(f, "%d\n", pid) < 0) {
+		fclose(f);
+		f = NULL;
+	}
+	if (!f || fclose(f)) {
 		fprintf(stderr, "xdpleaf: cannot write %s: %s\n", path,
 			strerror(errno));
 		return -1;

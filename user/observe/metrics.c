@@ -574,7 +574,9 @@ void xl_metrics_write(FILE *f, const struct xl_scraped *inst, int n, json_object
 			continue;
 		}
 		if (m->scope == S_EXPORTER) {
-			emit(&p, m, read, NULL);
+			struct xl_prom_labels none = { 0 };
+
+			emit(&p, m, read, &none);
 			continue;
 		}
 		for (int i = 0; i < n; i++) {

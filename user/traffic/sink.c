@@ -180,7 +180,8 @@ static int read_flows(struct sink *skel, struct flow **out, size_t *n)
 		if (bpf_map_lookup_elem(fd, &key, &fl[*n].v) == 0)
 			(*n)++;
 	}
-	qsort(fl, *n, sizeof(*fl), cmp_flow);
+	if (*n)
+		qsort(fl, *n, sizeof(*fl), cmp_flow);
 	*out = fl;
 	return 0;
 }
