@@ -14,6 +14,8 @@ PACKAGES=(
 	libncurses-dev
 	# unit tests
 	libcmocka-dev
+	# make lint and make format-check (tests/lint.sh, run by make test)
+	shellcheck clang-format
 	# lab tests and demo (ping and sysctl are not in a minimal image)
 	iproute2 procps ethtool iperf3 bats jq iputils-ping python3-scapy tshark
 	# xdpleaf top under a terminal (tests/lab/top.bats)

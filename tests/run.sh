@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Run every test suite and end with one summary line:
 #   N passed, N failed[, N skipped]
-# Suites: each build/tests/{unit,bpf}/test_* (cmocka, TAP output), then bats
-# tests/lab.
+# Suites: tests/lint.sh (clang-format, shellcheck, gcc -fanalyzer: one
+# test each), each build/tests/{unit,bpf}/test_* (cmocka, TAP output), then
+# bats tests/lab.
 # Exits non-zero if any test failed or a suite crashed.
 set -euo pipefail
 
@@ -61,6 +62,7 @@ shopt -s nullglob
 only_asan=
 [[ ${1-} == --only-asan ]] && only_asan=1
 if [[ -z $only_asan ]]; then
+	run_suite "tests/lint.sh" tests/lint.sh --tap
 	for bin in "$BUILD"/tests/unit/test_* "$BUILD"/tests/bpf/test_*; do
 		[[ -x $bin ]] || continue
 		run_suite "$bin" "$bin"
