@@ -114,7 +114,7 @@ check_shellcheck() {
 check_analyzer() {
 	local out rc=0
 	out=$(make --no-print-directory -s -k BUILD="$BUILD" analyze 2>&1) || rc=$?
-	grep -v '^  ANALYZE ' <<<"$out" || true
+	grep -v -e '^  ANALYZE ' -e '^$' <<<"$out" || true
 	echo "analyzer: gcc -fanalyzer on user/: $(grep -c 'warning:\|error:' <<<"$out" || true) findings" \
 		"($(${CC:-cc} --version | head -n1))"
 	((rc == 0))
