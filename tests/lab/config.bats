@@ -348,7 +348,7 @@ in_private_mounts() {
 # config_keys.c): every key's row, as `xdpleaf keys` prints it (key,
 # default(s), values), must open a row of docs/config.md in its section.
 @test "config: docs/config.md documents every key with the parser's default and values" {
-	local sect row block missing= n=0
+	local sect row block missing='' n=0
 	while IFS= read -r row; do
 		if [[ $row =~ ^\[([a-z]+)\]$ ]]; then
 			sect=${BASH_REMATCH[1]}

@@ -106,7 +106,7 @@ nothing_left() {
 }
 
 @test "docs/architecture.md's Reasons has a row for every reason in XL_REASONS" {
-	local names r missing= reasons
+	local names r missing='' reasons
 	names=$(sed -n '/define XL_REASONS/,/^$/p' "$ROOT/include/xdpleaf.h" |
 		grep -oE 'X\([A-Z0-9_]+, [a-z0-9_]+\)' | sed -E 's/.*, ([a-z0-9_]+)\)/\1/')
 	(($(wc -l <<<"$names") >= 20))
