@@ -236,6 +236,7 @@ qtrace() {
 @test "sim flowlet --trace: a lab all-reduce replayed: no member over its capacity for more than 100 ms in a row; hash's for far longer" {
 	local trace=$BATS_TEST_TMPDIR/trace.csv
 	zcat "$BATS_TEST_DIRNAME/../fixtures/flow-traces/dc-unequal-allreduce-4M.csv.gz" >"$trace"
+	# shellcheck disable=SC2054 # --caps takes one comma-separated list
 	local w=(--trace "$trace" --caps 200M,100M,100M,50M --window 20ms --json)
 	run --separate-stderr "$XDPLEAF" sim flowlet "${w[@]}"
 	[[ $status -eq 0 ]] || { echo "$stderr"; return 1; }

@@ -15,15 +15,17 @@ static int take_line(const struct xl_csv *c, struct xl_flow_trace *tr)
 		return xl_csv_refuse(c, "time_ns", "%llu is out of range 0..%llu (an hour)", t,
 				     XL_TRACE_MAX_NS);
 	if (tr->n && t < tr->pk[tr->n - 1].t_ns)
-		return xl_csv_refuse(c, "time_ns", "%llu is before the previous packet's %llu "
-				     "(time must not decrease)", t,
-				     (unsigned long long)tr->pk[tr->n - 1].t_ns);
+		return xl_csv_refuse(c, "time_ns",
+				     "%llu is before the previous packet's %llu "
+				     "(time must not decrease)",
+				     t, (unsigned long long)tr->pk[tr->n - 1].t_ns);
 	if (flow >= XL_TRACE_MAX_FLOWS)
 		return xl_csv_refuse(c, "flow", "%llu is out of range 0..%d", flow,
 				     XL_TRACE_MAX_FLOWS - 1);
 	if (len == 0 || len > 65535) /* an IP packet, a GRO aggregate at most */
 		return xl_csv_refuse(c, "bytes", "%llu is out of range 1..65535", len);
-	tr->pk[tr->n++] = (struct xl_flow_packet){ .t_ns = t, .flow = (__u32)flow,
+	tr->pk[tr->n++] = (struct xl_flow_packet){ .t_ns = t,
+						   .flow = (__u32)flow,
 						   .bytes = (__u32)len };
 	if (flow >= tr->flows)
 		tr->flows = (__u32)flow + 1;

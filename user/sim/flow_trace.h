@@ -19,7 +19,7 @@ struct xl_flow_packet {
 struct xl_flow_trace {
 	struct xl_flow_packet *pk;
 	__u64 n;
-	__u32 flows;       /* the largest flow number + 1 */
+	__u32 flows; /* the largest flow number + 1 */
 };
 
 /* The whole file, read before anything is replayed: 0, or -1 with the
