@@ -123,7 +123,7 @@ static int cmd_load(const struct opts *o)
 	}
 	xl_config_warn(&cfg, o->config, stderr);
 	/* the mode comes from the config here; everywhere else from the pins */
-	if (cfg.mode == XL_MODE_HOST)
+	if (cfg.node_role == XL_NODE_HOST)
 		ret = xl_host_load(&cfg, o->instance);
 	else
 		ret = xl_leaf_load(&cfg, o->instance);
@@ -131,13 +131,13 @@ static int cmd_load(const struct opts *o)
 	 * a link that unload must be able to drop. All or nothing: without
 	 * the daemon it asked for, the instance is not left loaded. */
 	if (!ret && !o->no_daemon &&
-	    xl_daemon_start(o->instance, cfg.mode == XL_MODE_HOST ? xl_host_watch : xl_watch)) {
+	    xl_daemon_start(o->instance, cfg.node_role == XL_NODE_HOST ? xl_host_watch : xl_watch)) {
 		xl_unload(o->instance);
 		ret = -1;
 	}
 	if (!ret)
 		printf("xdpleaf: instance '%s' loaded on %d ports%s\n", o->instance,
-		       cfg.n_ports, cfg.mode == XL_MODE_HOST ? "" :
+		       cfg.n_ports, cfg.node_role == XL_NODE_HOST ? "" :
 		       xl_tcx_ingress_pinned(o->instance) ? " at tc" : " at xdp");
 	xl_config_free(&cfg);
 	return ret;
@@ -155,10 +155,10 @@ static int reload_with(const struct opts *o, bool host)
 		fprintf(stderr, "%s\n", err);
 		return -1;
 	}
-	if ((cfg.mode == XL_MODE_HOST) != host) {
+	if ((cfg.node_role == XL_NODE_HOST) != host) {
 		fprintf(stderr, "xdpleaf reload: %s is a %s-mode file, instance '%s' is in "
 			"%s mode: unload and load to change the mode\n", o->config,
-			cfg.mode == XL_MODE_HOST ? "host" : "leaf", o->instance,
+			cfg.node_role == XL_NODE_HOST ? "host" : "leaf", o->instance,
 			host ? "host" : "leaf");
 		xl_config_free(&cfg);
 		return -1;
@@ -412,7 +412,7 @@ static int completion_main(int argc, char **argv)
 
 /* The one place that decides an instance's mode, from its pins. */
 static int wrong_mode(const struct command *c, const char *instance,
-		      enum xl_inst_mode mode)
+		      enum xl_inst_role mode)
 {
 	bool host = mode == XL_INST_HOST;
 
@@ -430,13 +430,13 @@ static int wrong_mode(const struct command *c, const char *instance,
 
 static int run_on_instance(const struct command *c, const struct opts *o)
 {
-	enum xl_inst_mode mode;
+	enum xl_inst_role mode;
 	int (*fn)(const struct opts *o);
 
 	/* pinned maps are opened with the same privileges as loading */
 	if (need_privileges() || xl_ensure_bpffs() || xl_check_pin_dirs(o->instance))
 		return -1;
-	mode = xl_instance_mode(o->instance);
+	mode = xl_instance_role(o->instance);
 	if (mode == XL_INST_ABSENT) {
 		if (!strcmp(c->name, "status"))
 			return xl_status_not_loaded(o->instance, o->json);

@@ -419,13 +419,13 @@ int xl_events_main(int argc, char **argv)
 	struct events_run r = { .o = &o, .ports_fd = -1 };
 	struct ring_buffer *rb = NULL;
 	__u64 lim0, full0, lim1, full1, t_end;
-	enum xl_inst_mode mode;
+	enum xl_inst_role mode;
 	char path[256];
 	int fd, err = 0;
 
 	if (parse_opts(argc, argv, &o))
 		return 2;
-	mode = xl_instance_mode(o.instance);
+	mode = xl_instance_role(o.instance);
 	if (mode == XL_INST_ABSENT) {
 		fprintf(stderr, PFX "instance '%s' is not loaded\n", o.instance);
 		return XL_EXIT_NOT_LOADED;

@@ -215,7 +215,7 @@ bool xl_read_instance_record(const char *instance, struct xl_instance *rec)
 	return !err && rec->netns_ino;
 }
 
-enum xl_inst_mode xl_instance_mode(const char *instance)
+enum xl_inst_role xl_instance_role(const char *instance)
 {
 	char path[256];
 	struct stat st;

@@ -204,11 +204,11 @@ static char *read_all(void *ctx, __u64 began_ns, size_t *len)
 	for (int i = 0; i < n; i++) {
 		struct xl_scraped *e = &s[k];
 
-		e->mode = xl_instance_mode(names[i]);
-		if (e->mode == XL_INST_ABSENT)
+		e->role = xl_instance_role(names[i]);
+		if (e->role == XL_INST_ABSENT)
 			continue; /* not loaded (now): not exported */
 		snprintf(e->name, sizeof(e->name), "%.31s", names[i]);
-		if (e->mode == XL_INST_HOST) {
+		if (e->role == XL_INST_HOST) {
 			e->stats = x->readers->host_stats(e->name);
 			e->more = x->readers->host_qps(e->name, x->top_flows);
 		} else {

@@ -184,7 +184,7 @@ static int run_once(struct top *t)
 		ret = refresh_view(t);
 		if (ret)
 			return 1;
-		if (t->cur.mode == XL_INST_ABSENT) {
+		if (t->cur.role == XL_INST_ABSENT) {
 			fprintf(stderr, "xdpleaf top: instance '%s' is not loaded\n",
 				t->info.instance);
 			return XL_EXIT_NOT_LOADED;
