@@ -30,6 +30,16 @@ bool xl_instance_name_ok(const char *name)
 	return true;
 }
 
+int xl_opt_instance(const char *v, void *field, char *err, size_t errlen)
+{
+	if (!xl_instance_name_ok(v)) {
+		snprintf(err, errlen, XL_INSTANCE_BAD, v);
+		return -1;
+	}
+	*(const char **)field = v;
+	return 0;
+}
+
 void xl_pin_path(char *buf, size_t len, const char *instance, const char *leaf)
 {
 	if (leaf)
