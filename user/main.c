@@ -18,6 +18,7 @@
 #include "instance/netns.h"
 #include "base/output.h"
 #include "instance/status.h"
+#include "instance/opt_instance.h"
 #include "instance/pins.h"
 #include "leaf/show.h"
 #include "host/show.h"

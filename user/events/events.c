@@ -22,6 +22,7 @@
 #include "base/cli.h"
 #include "base/names.h"
 #include "base/output.h"
+#include "instance/opt_instance.h"
 #include "instance/pins.h"
 #include "instance/telemetry_json.h"
 #include "base/units.h"

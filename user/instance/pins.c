@@ -11,6 +11,7 @@
 #include <linux/magic.h>
 #include <bpf/bpf.h>
 #include "pin_names.h"
+#include "instance/opt_instance.h"
 #include "instance/pins.h"
 #include "xdpleaf.h"
 
@@ -33,7 +34,7 @@ bool xl_instance_name_ok(const char *name)
 int xl_opt_instance(const char *v, void *field, char *err, size_t errlen)
 {
 	if (!xl_instance_name_ok(v)) {
-		snprintf(err, errlen, XL_INSTANCE_BAD, v);
+		snprintf(err, errlen, "bad instance name '%s': use 1-31 of [A-Za-z0-9_-]", v);
 		return -1;
 	}
 	*(const char **)field = v;

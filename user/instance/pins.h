@@ -6,7 +6,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
-#include "base/cli.h"
 
 #define XL_BPFFS "/sys/fs/bpf"
 #define XL_PIN_ROOT XL_BPFFS "/xdpleaf"
@@ -15,15 +14,6 @@
 
 /* Instance names become directory names: [A-Za-z0-9_-], 1..31 chars. */
 bool xl_instance_name_ok(const char *name);
-/* --instance NAME as an option type (base/cli.h XL_T_FUNC): NAME checked
- * by xl_instance_name_ok into a const char * field. */
-int xl_opt_instance(const char *v, void *field, char *err, size_t errlen);
-#define XL_INSTANCE_BAD "bad instance name '%s': use 1-31 of [A-Za-z0-9_-]"
-/* The --instance row of options struct S's field f; its default is the
- * defaults' (commands start it at "default"). */
-#define XL_OPT_INSTANCE(S, f, help_text) \
-	{ .name = "instance", .key = 'i', .type = XL_T_FUNC, XL_FIELD(S, f), .arg = "NAME", \
-	  .help = help_text, .parse = xl_opt_instance }
 /* PIN_ROOT/instance[/leaf] into buf. */
 void xl_pin_path(char *buf, size_t len, const char *instance,
 		 const char *leaf);

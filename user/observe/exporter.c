@@ -24,6 +24,7 @@
 #include <json-c/json.h>
 #include <microhttpd.h>
 #include "base/cli.h"
+#include "instance/opt_instance.h"
 #include "instance/pins.h"
 #include "instance/readers.h"
 #include "observe/exporter.h"

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "base/cli.h"
 #include "base/output.h"
+#include "instance/opt_instance.h"
 #include "instance/pins.h"
 #include "instance/readers.h"
 #include "base/units.h"
