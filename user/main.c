@@ -203,18 +203,6 @@ static int reload_with(const struct config_opts *o, bool host)
 	return ret;
 }
 
-static int leaf_reload(const struct xl_cmd_ctx *ctx, void *o)
-{
-	(void)ctx;
-	return reload_with(o, false);
-}
-
-static int host_reload(const struct xl_cmd_ctx *ctx, void *o)
-{
-	(void)ctx;
-	return reload_with(o, true);
-}
-
 static int cmd_check(const struct xl_cmd_ctx *ctx, void *opts)
 {
 	const struct config_opts *o = opts;
@@ -253,81 +241,32 @@ static int cmd_unload(const struct xl_cmd_ctx *ctx, void *opts)
 }
 
 /* The commands about a loaded instance: each role's own code (user/leaf/,
- * user/host/), picked by on_instance() from the instance's pins. Every
- * one takes the options of its command and starts by its name. */
-#define SHOW_O(ctx, opts) const struct show_opts *o = (opts); (void)(ctx)
+ * user/host/), picked by on_instance() from the instance's pins, called
+ * with the options struct S of its command as o. */
+#define ROLE_FN(fn, S, call) \
+	static int fn(const struct xl_cmd_ctx *ctx, void *opts) \
+	{ const S *o = opts; (void)ctx; return call; }
+ROLE_FN(leaf_stats, struct show_opts, xl_leaf_stats(o->instance, o->json))
+ROLE_FN(host_stats, struct show_opts, xl_host_stats(o->instance, o->json))
+ROLE_FN(leaf_routes, struct show_opts, xl_leaf_routes(o->instance, o->json))
+ROLE_FN(leaf_neigh, struct show_opts, xl_leaf_neigh(o->instance, o->json))
+ROLE_FN(leaf_upgrade, struct show_opts, xl_leaf_upgrade(o->instance))
+ROLE_FN(host_upgrade, struct show_opts, xl_host_upgrade(o->instance))
+ROLE_FN(leaf_reload, struct config_opts, reload_with(o, false))
+ROLE_FN(host_reload, struct config_opts, reload_with(o, true))
+ROLE_FN(leaf_flows, struct flows_opts,
+	xl_leaf_flows(o->instance, (int)o->top, o->interval_ms, o->json))
+ROLE_FN(host_qps, struct flows_opts, xl_host_qps(o->instance, (int)o->top, o->json))
+ROLE_FN(leaf_daemon, struct daemon_opts,
+	xl_daemon_run(o->instance, o->replace, o->log_level, xl_watch))
+ROLE_FN(host_daemon, struct daemon_opts,
+	xl_daemon_run(o->instance, o->replace, o->log_level, xl_host_watch))
 /* status runs in the instance's namespace: the place to bring back a
  * daemon that died (systemd's Restart= does it for one it runs). */
-static int leaf_status(const struct xl_cmd_ctx *ctx, void *opts)
-{
-	SHOW_O(ctx, opts);
-	xl_daemon_revive(o->instance, xl_watch);
-	return xl_leaf_status(o->instance, o->json);
-}
-static int host_status(const struct xl_cmd_ctx *ctx, void *opts)
-{
-	SHOW_O(ctx, opts);
-	xl_daemon_revive(o->instance, xl_host_watch);
-	return xl_host_status(o->instance, o->json);
-}
-static int leaf_stats(const struct xl_cmd_ctx *ctx, void *opts)
-{
-	SHOW_O(ctx, opts);
-	return xl_leaf_stats(o->instance, o->json);
-}
-static int host_stats(const struct xl_cmd_ctx *ctx, void *opts)
-{
-	SHOW_O(ctx, opts);
-	return xl_host_stats(o->instance, o->json);
-}
-static int leaf_routes(const struct xl_cmd_ctx *ctx, void *opts)
-{
-	SHOW_O(ctx, opts);
-	return xl_leaf_routes(o->instance, o->json);
-}
-static int leaf_neigh(const struct xl_cmd_ctx *ctx, void *opts)
-{
-	SHOW_O(ctx, opts);
-	return xl_leaf_neigh(o->instance, o->json);
-}
-static int leaf_upgrade(const struct xl_cmd_ctx *ctx, void *opts)
-{
-	SHOW_O(ctx, opts);
-	return xl_leaf_upgrade(o->instance);
-}
-static int host_upgrade(const struct xl_cmd_ctx *ctx, void *opts)
-{
-	SHOW_O(ctx, opts);
-	return xl_host_upgrade(o->instance);
-}
-static int leaf_flows(const struct xl_cmd_ctx *ctx, void *opts)
-{
-	const struct flows_opts *o = opts;
-
-	(void)ctx;
-	return xl_leaf_flows(o->instance, (int)o->top, o->interval_ms, o->json);
-}
-static int host_qps(const struct xl_cmd_ctx *ctx, void *opts)
-{
-	const struct flows_opts *o = opts;
-
-	(void)ctx;
-	return xl_host_qps(o->instance, (int)o->top, o->json);
-}
-static int leaf_daemon(const struct xl_cmd_ctx *ctx, void *opts)
-{
-	const struct daemon_opts *o = opts;
-
-	(void)ctx;
-	return xl_daemon_run(o->instance, o->replace, o->log_level, xl_watch);
-}
-static int host_daemon(const struct xl_cmd_ctx *ctx, void *opts)
-{
-	const struct daemon_opts *o = opts;
-
-	(void)ctx;
-	return xl_daemon_run(o->instance, o->replace, o->log_level, xl_host_watch);
-}
+ROLE_FN(leaf_status, struct show_opts,
+	(xl_daemon_revive(o->instance, xl_watch), xl_leaf_status(o->instance, o->json)))
+ROLE_FN(host_status, struct show_opts,
+	(xl_daemon_revive(o->instance, xl_host_watch), xl_host_status(o->instance, o->json)))
 
 static xl_cmd_fn on_instance, completion_bash;
 
