@@ -10,6 +10,12 @@
 
 #define LONG_ONLY 256 /* getopt's value of row i without a letter: 256 + i */
 
+/* "usage: xdpleaf PATH --req X [--opt Y] ..." (wrapped at 80 columns) */
+static void usage_line(FILE *f, const char *path, const struct xl_opt *opts);
+/* c's --help: the usage line, "SUMMARY." or the intro, the notes, one
+ * line per option with its help; or, for a command with subs, those. */
+static void cmd_usage(FILE *f, const struct xl_cmd *c, const char *path);
+
 static int count(const struct xl_opt *opts)
 {
 	int n = 0;
@@ -197,7 +203,7 @@ static void typed(char *buf, size_t len, int argc, char **argv)
 
 static int bad_usage(const struct xl_cmd *c, const char *path)
 {
-	xl_opt_usage_line(stderr, path, c->opts);
+	usage_line(stderr, path, c->opts);
 	return XL_PARSE_BAD;
 }
 
@@ -238,7 +244,7 @@ int xl_cmd_parse(const struct xl_cmd *c, const char *path, int argc, char **argv
 		if (i < 0)
 			continue;
 		if (c->opts[i].type == XL_T_HELP) {
-			xl_cmd_usage(stdout, c, path);
+			cmd_usage(stdout, c, path);
 			ret = XL_PARSE_HELP;
 			break;
 		}
@@ -286,14 +292,14 @@ int xl_cmd_main(const struct xl_cmd *c, const char *path, int argc, char **argv,
 		char sub_path[128];
 
 		if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-			xl_cmd_usage(argc < 2 ? stderr : stdout, c, path);
+			cmd_usage(argc < 2 ? stderr : stdout, c, path);
 			return argc < 2 ? 2 : 0;
 		}
 		s = sub_named(c, argv[1]);
 		if (!s) {
 			fprintf(stderr, "xdpleaf %s: unknown %s '%s'\n", path,
 				c->sub_noun ? c->sub_noun : "word", argv[1]);
-			xl_cmd_usage(stderr, c, path);
+			cmd_usage(stderr, c, path);
 			return 2;
 		}
 		snprintf(sub_path, sizeof(sub_path), "%s %s", path, s->name);
@@ -322,7 +328,7 @@ static bool takes_value(const struct xl_opt *o)
 	return o->type != XL_T_FLAG && o->type != XL_T_HELP;
 }
 
-void xl_opt_usage_line(FILE *f, const char *path, const struct xl_opt *opts)
+static void usage_line(FILE *f, const char *path, const struct xl_opt *opts)
 {
 	int col = fprintf(f, "usage: xdpleaf %s", path), indent = col + 1;
 	char item[128];
@@ -344,9 +350,9 @@ void xl_opt_usage_line(FILE *f, const char *path, const struct xl_opt *opts)
 	fprintf(f, "\n");
 }
 
-void xl_opt_usage(FILE *f, const char *path, const struct xl_opt *opts, const char *intro)
+static void usage(FILE *f, const char *path, const struct xl_opt *opts, const char *intro)
 {
-	xl_opt_usage_line(f, path, opts);
+	usage_line(f, path, opts);
 	if (intro)
 		fprintf(f, "\n%s\n", intro);
 	fprintf(f, "\n");
@@ -372,7 +378,7 @@ void xl_opt_usage(FILE *f, const char *path, const struct xl_opt *opts, const ch
 	}
 }
 
-void xl_cmd_usage(FILE *f, const struct xl_cmd *c, const char *path)
+static void cmd_usage(FILE *f, const struct xl_cmd *c, const char *path)
 {
 	char *intro = NULL;
 	size_t len;
@@ -399,6 +405,6 @@ void xl_cmd_usage(FILE *f, const struct xl_cmd *c, const char *path)
 	if (intro)
 		snprintf(intro, len, "%s%s%s%s", c->intro ? c->intro : c->summary,
 			 c->intro ? "" : ".", c->notes ? "\n\n" : "", c->notes ? c->notes : "");
-	xl_opt_usage(f, path, c->opts, intro ? intro : c->summary);
+	usage(f, path, c->opts, intro ? intro : c->summary);
 	free(intro);
 }

@@ -97,8 +97,10 @@ struct xl_cmd {
 enum { XL_PARSE_OK = 0, XL_PARSE_HELP = 1, XL_PARSE_BAD = -1 };
 /* Fills opts (opts_size bytes) from the defaults and argv[1..] (argv[0]:
  * the command's name). XL_PARSE_HELP after printing --help to stdout;
- * XL_PARSE_BAD after saying on stderr what is wrong, "xdpleaf PATH:
- * --NAME: ...", and the usage line. */
+ * XL_PARSE_BAD after saying on stderr what is wrong ("xdpleaf PATH:
+ * --NAME: ..."; the usage line too after an unknown option, a missing
+ * value or a required option not given). Every message about options
+ * is written here. */
 int xl_cmd_parse(const struct xl_cmd *c, const char *path, int argc, char **argv,
 		 void *opts);
 /* Runs c with argv[0] its name: parses (or dispatches to a sub by argv[1])
@@ -106,13 +108,5 @@ int xl_cmd_parse(const struct xl_cmd *c, const char *path, int argc, char **argv
  * status. */
 int xl_cmd_main(const struct xl_cmd *c, const char *path, int argc, char **argv,
 		const struct xl_cmd_ctx *outer);
-
-/* "usage: xdpleaf PATH --req X [--opt Y] ...", then intro (a paragraph or
- * NULL), then one line per option with its help. */
-void xl_opt_usage(FILE *f, const char *path, const struct xl_opt *opts, const char *intro);
-/* Only the usage line (wrapped at 80 columns). */
-void xl_opt_usage_line(FILE *f, const char *path, const struct xl_opt *opts);
-/* c's --help: usage line, intro and options, or its subs. */
-void xl_cmd_usage(FILE *f, const struct xl_cmd *c, const char *path);
 
 #endif
