@@ -303,6 +303,24 @@ static void test_subs_and_completion(void **state)
 	free(script);
 }
 
+/* A row whose field cannot hold its type is refused before parsing. */
+static void test_bad_table_row(void **state)
+{
+	static const struct xl_opt bad[] = {
+		{ "rate", 0, XL_T_RATE, XL_FIELD(struct t_opts, bytes), "RATE", "a __u32 field" },
+		XL_OPT_END
+	};
+	const struct xl_cmd c = { .name = "bad", .summary = "s", .opts = bad,
+				  XL_CMD_OPTS(struct t_opts, NULL), .run = t_run };
+	struct t_opts o;
+
+	(void)state;
+	target = &c;
+	assert_int_equal(PARSE(&o, "--rate", "1G"), XL_PARSE_BAD);
+	assert_string_equal(err, "xdpleaf bad: --rate: its table row does not fit its field (a bug)\n");
+	target = &t_cmd;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -312,6 +330,7 @@ int main(void)
 		cmocka_unit_test(test_help_from_the_table),
 		cmocka_unit_test(test_main_exit_status),
 		cmocka_unit_test(test_subs_and_completion),
+		cmocka_unit_test(test_bad_table_row),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

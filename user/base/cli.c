@@ -201,6 +201,22 @@ static void typed(char *buf, size_t len, int argc, char **argv)
 		snprintf(buf, len, "-%c", optopt > 0 && optopt < LONG_ONLY ? optopt : '?');
 }
 
+/* Whether row o's field can hold its type: a table that says otherwise
+ * is a bug, caught by the first run of its command (and test_cli). */
+static bool row_ok(const struct xl_opt *o)
+{
+	bool int_size = o->size == 1 || o->size == 2 || o->size == 4 || o->size == 8;
+
+	switch (o->type) {
+	case XL_T_HELP: case XL_T_FUNC: return true;
+	case XL_T_STR: return o->size == sizeof(const char *);
+	case XL_T_DOUBLE: return o->size == sizeof(double);
+	case XL_T_RATE: case XL_T_DURATION: return o->size == 8;
+	case XL_T_ENUM: return int_size && o->words;
+	default: return int_size;
+	}
+}
+
 static int bad_usage(const struct xl_cmd *c, const char *path)
 {
 	usage_line(stderr, path, c->opts);
@@ -216,6 +232,12 @@ int xl_cmd_parse(const struct xl_cmd *c, const char *path, int argc, char **argv
 	bool *given;
 	int ret = XL_PARSE_OK;
 
+	for (i = 0; i < n; i++)
+		if (!row_ok(&c->opts[i]) || c->opts[i].off + c->opts[i].size > c->opts_size) {
+			fprintf(stderr, "xdpleaf %s: --%s: its table row does not fit its field "
+				"(a bug)\n", path, c->opts[i].name);
+			return XL_PARSE_BAD;
+		}
 	if (c->defaults)
 		memcpy(opts, c->defaults, c->opts_size);
 	else
