@@ -14,7 +14,6 @@
  * fuzzer out. So a dcqcn input with a number above 10^9 (1 s), or above
  * 10^6 if it paces, is skipped.
  * Seeds: tests/fuzz/sim_seeds. `make fuzz-sim`. */
-#include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +59,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *dcqcn[] = { "dcqcn", "--variant", "paper", "--trace", path, NULL };
 	char *queue[] = { "queue", "--rate", "1G", "--trace", path, NULL };
+	const struct xl_cmd_ctx outer = { NULL, "", 0, NULL, NULL };
 	int rc, model;
 	FILE *f;
 
@@ -77,8 +77,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	model = data[0] % 3;
 	if (model == 1)
 		dcqcn[2] = "nvidia";
-	optind = 0; /* getopt starts afresh for every run */
-	rc = model == 2 ? xl_sim_queue(5, queue) : xl_sim_dcqcn(5, dcqcn);
+	rc = model == 2 ? xl_cmd_main(&xl_sim_queue_cmd, "sim queue", 5, queue, &outer) :
+			  xl_cmd_main(&xl_sim_dcqcn_cmd, "sim dcqcn", 5, dcqcn, &outer);
 	if (rc != 0 && rc != 1)
 		abort(); /* the arguments are right: only the trace can be refused */
 	return 0;

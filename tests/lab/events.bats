@@ -167,7 +167,7 @@ send() { # from s1: send_frames.py arguments after the interface
 	run --separate-stderr "$XDPLEAF" events --kind nope --instance "$P"
 	[[ $status -eq 2 && $stderr == *"unknown kind 'nope'"* ]]
 	run --separate-stderr "$XDPLEAF" events --flow 300.1.1.1 --instance "$P"
-	[[ $status -eq 2 && $stderr == *"--flow wants an IPv4 or IPv6 address"* ]]
+	[[ $status -eq 2 && $stderr == *"--flow: '300.1.1.1' is not an IPv4 or IPv6 address"* ]]
 	run --separate-stderr "$XDPLEAF" events --instance "${P}nope"
 	[[ $status -eq 3 && $stderr == *"is not loaded"* ]]
 	run --separate-stderr "$XDPLEAF" events --instance "$P" --pcap /nonexistent/dir/x.pcap

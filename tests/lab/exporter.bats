@@ -330,11 +330,16 @@ s1_rx() {
 	grep -q "IPv6 one in brackets" <<<"$stderr"
 	run --separate-stderr "$XDPLEAF" exporter --top-flows 0
 	[[ $status -eq 2 ]]
-	grep -q "^xdpleaf exporter: --top-flows wants a number 1..100000, not '0'$" <<<"$stderr"
-	for bad in 99 60001 1s ""; do
+	grep -q "^xdpleaf exporter: --top-flows: 0 is out of range 1..100000$" <<<"$stderr"
+	for bad in 99 60001; do
 		run --separate-stderr "$XDPLEAF" exporter --interval "$bad"
 		[[ $status -eq 2 ]]
-		grep -q "^xdpleaf exporter: --interval wants a number 100..60000, not '$bad'$" <<<"$stderr"
+		grep -q "^xdpleaf exporter: --interval: $bad is out of range 100..60000$" <<<"$stderr"
+	done
+	for bad in 1s ""; do
+		run --separate-stderr "$XDPLEAF" exporter --interval "$bad"
+		[[ $status -eq 2 ]]
+		grep -q "^xdpleaf exporter: --interval: '$bad' is not a whole number$" <<<"$stderr"
 	done
 	run --separate-stderr "$XDPLEAF" exporter --instance 'bad/name'
 	[[ $status -eq 2 ]]

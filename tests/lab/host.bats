@@ -579,7 +579,7 @@ gone_pid() {
 	run xl status --instance "$I" --json
 	[[ $(jq .daemon_pid <<<"$output") -eq 0 ]]
 	run --separate-stderr xl daemon --instance "$I" --log-level loud
-	[[ $status -eq 2 && $stderr == *"--log-level wants err, warn, info or debug, not 'loud'"* ]]
+	[[ $status -eq 2 && $stderr == *"--log-level: 'loud' is not err, warn, info or debug"* ]]
 
 	# as systemd runs it: JOURNAL_STREAM names the stream stderr is
 	local log=$BATS_TEST_TMPDIR/journal.log pid

@@ -41,7 +41,7 @@ bats_require_minimum_version 1.5.0 # run --separate-stderr
 	[[ $status -eq 0 && $stderr == *"peak queue 0 bytes"* ]]
 	run --separate-stderr "$XDPLEAF" sim queue --rate 100M --load 99M --duration 10ms \
 		--line-overhead 257
-	[[ $status -eq 2 && $stderr == *"--line-overhead '257' out of range (0-256)"* ]]
+	[[ $status -eq 2 && $stderr == *"--line-overhead: 257 is out of range 0..256"* ]]
 }
 
 # 120 Mbit/s into a 100M port with its default 25,000-byte buffer: the
@@ -162,7 +162,7 @@ qtrace() {
 	run --separate-stderr "$XDPLEAF" sim queue --rate 1G --load 2G --duration 10
 	[[ $status -eq 2 && $stderr == *"duration '10' has no unit"* ]]
 	run --separate-stderr "$XDPLEAF" sim queue --rate 1G --load 2G --duration 1ms --seed x
-	[[ $status -eq 2 && $stderr == *"invalid --seed 'x'"* ]]
+	[[ $status -eq 2 && $stderr == *"--seed: 'x' is not a whole number"* ]]
 }
 
 @test "sim flowlet: the default (workload 3) gives each uplink its capacity's share, LetFlow does not" {
@@ -210,7 +210,7 @@ qtrace() {
 	run --separate-stderr "$XDPLEAF" sim flowlet --duration 5s --json
 	jq -e '.moves_refused == 0' <<<"$output" >/dev/null
 	run --separate-stderr "$XDPLEAF" sim flowlet --reorder maybe
-	[[ $status -eq 2 && $stderr == *"--reorder: safe or free"* ]]
+	[[ $status -eq 2 && $stderr == *"--reorder: 'maybe' is not safe or free"* ]]
 }
 
 @test "sim flowlet: the table lists every member; bad options exit 2, --help exits 0" {

@@ -167,7 +167,7 @@ static void test_good_fixture(void **state)
 		assert_in_range(cfg.dscp_class[d], 0, cfg.n_classes - 1);
 	/* Mode: a host has only ports (with a rate if its RP runs) and DCQCN
 	 * settings in range; a leaf has no host settings at all. */
-	if (cfg.mode == XL_MODE_HOST) {
+	if (cfg.node_role == XL_NODE_HOST) {
 		const struct xl_host_cfg *h = &cfg.host;
 		const struct xl_dcqcn_params *p = &h->rp;
 
@@ -202,7 +202,7 @@ static void test_good_fixture(void **state)
 				assert_true(cfg.ports[i].rate_bps >= p->min_rate);
 		}
 	} else {
-		assert_int_equal(cfg.mode, XL_MODE_LEAF);
+		assert_int_equal(cfg.node_role, XL_NODE_LEAF);
 		assert_true(all_zero(&cfg.host, sizeof(cfg.host)));
 		assert_int_equal(cfg.dcqcn_line, 0);
 	}
@@ -229,7 +229,7 @@ static void test_good_minimal(void **state)
 	assert_int_equal(cfg.n_groups, 0);
 	assert_int_equal(cfg.n_routes, 0);
 	assert_int_equal(cfg.malformed, XL_MALFORMED_PASS);
-	assert_int_equal(cfg.xdp_mode, XL_XDP_NATIVE);
+	assert_int_equal(cfg.attach_mode, XL_ATTACH_NATIVE);
 	assert_int_equal(cfg.hook, XL_HOOK_AUTO);
 	assert_int_equal(cfg.flow_table_size, XL_FLOW_TABLE_SIZE);
 	assert_int_equal(cfg.flow_table_size, 65536);
@@ -240,7 +240,7 @@ static void test_good_minimal(void **state)
 
 		assert_int_equal(xl_config_load(path, false, &tc, err, sizeof(err)), 0);
 		assert_int_equal(tc.hook, XL_HOOK_AT_TC);
-		assert_int_equal(tc.xdp_mode, XL_XDP_NATIVE);
+		assert_int_equal(tc.attach_mode, XL_ATTACH_NATIVE);
 		xl_config_free(&tc);
 	}
 	/* No rate: an unlimited port, with the queue defaults. */
@@ -295,7 +295,7 @@ static void test_good_leaf(void **state)
 	assert_int_equal(cfg.groups[0].flowlet_timeout_ns, XL_DEFAULT_FLOWLET_TIMEOUT_NS);
 	assert_int_equal(cfg.flow_table_size, XL_FLOW_TABLE_SIZE);
 	assert_int_equal(cfg.malformed, XL_MALFORMED_PASS);
-	assert_int_equal(cfg.xdp_mode, XL_XDP_NATIVE);
+	assert_int_equal(cfg.attach_mode, XL_ATTACH_NATIVE);
 	/* xdp_mode set, hook not: auto takes it as hook = xdp */
 	assert_int_equal(cfg.hook, XL_HOOK_AT_XDP);
 	for (n = 1; n <= 4; n++) {
@@ -463,7 +463,7 @@ static void test_good_style(void **state)
 	fixture_path(path, sizeof(path), "good/style.conf");
 	assert_int_equal(xl_config_load(path, false, &cfg, err, sizeof(err)), 0);
 	assert_int_equal(cfg.malformed, XL_MALFORMED_DROP);
-	assert_int_equal(cfg.xdp_mode, XL_XDP_GENERIC);
+	assert_int_equal(cfg.attach_mode, XL_ATTACH_GENERIC);
 	assert_int_equal(cfg.hook, XL_HOOK_AT_XDP);
 	assert_int_equal(cfg.n_ports, 1);
 	assert_string_equal(cfg.ports[0].ifname, "u1");
@@ -632,7 +632,7 @@ static void test_good_host_paper(void **state)
 	fixture_path(path, sizeof(path), "good/host-paper.conf");
 	if (xl_config_load(path, false, &cfg, err, sizeof(err)))
 		fail_msg("%s", err);
-	assert_int_equal(cfg.mode, XL_MODE_HOST);
+	assert_int_equal(cfg.node_role, XL_NODE_HOST);
 	assert_int_equal(cfg.dcqcn_line, 0);
 	assert_int_equal(cfg.n_ports, 1);
 	assert_string_equal(cfg.ports[0].ifname, "eth0");
@@ -668,7 +668,7 @@ static void test_good_host_nvidia(void **state)
 		fixture_path(path, sizeof(path), files[i].file);
 		if (xl_config_load(path, false, &cfg, err, sizeof(err)))
 			fail_msg("%s", err);
-		assert_int_equal(cfg.mode, XL_MODE_HOST);
+		assert_int_equal(cfg.node_role, XL_NODE_HOST);
 		assert_int_equal(cfg.dcqcn_line, files[i].dcqcn_line);
 		assert_int_equal(cfg.n_ports, 2);
 		assert_int_equal(cfg.ports[find_port(&cfg, "eth0")].rate_bps, 100000000000ULL);
@@ -708,7 +708,7 @@ static void test_good_host_np_only(void **state)
 	fixture_path(path, sizeof(path), "good/host-np-only.conf");
 	if (xl_config_load(path, false, &cfg, err, sizeof(err)))
 		fail_msg("%s", err);
-	assert_int_equal(cfg.mode, XL_MODE_HOST);
+	assert_int_equal(cfg.node_role, XL_NODE_HOST);
 	assert_int_equal(cfg.dcqcn_line, 10);
 	assert_int_equal(cfg.n_ports, 2);
 	assert_int_equal(cfg.ports[0].rate_bps, 0);

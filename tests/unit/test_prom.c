@@ -157,9 +157,9 @@ static void contains(const char *text, const char *line)
 static void fixture_metrics(void **state)
 {
 	struct xl_scraped s[2] = {
-		{ .name = "h1", .mode = XL_INST_HOST, .ok = true,
+		{ .name = "h1", .role = XL_INST_HOST, .ok = true,
 		  .stats = json_tokener_parse(host_stats), .more = json_tokener_parse(host_qps) },
-		{ .name = "l1", .mode = XL_INST_LEAF, .ok = true,
+		{ .name = "l1", .role = XL_INST_LEAF, .ok = true,
 		  .stats = json_tokener_parse(leaf_stats), .more = json_tokener_parse(leaf_flows) },
 	};
 	char *t, want[256];
@@ -233,9 +233,9 @@ static void fixture_metrics(void **state)
 static void families_whole(void **state)
 {
 	struct xl_scraped s[2] = {
-		{ .name = "a", .mode = XL_INST_LEAF, .ok = true,
+		{ .name = "a", .role = XL_INST_LEAF, .ok = true,
 		  .stats = json_tokener_parse(leaf_stats), .more = json_tokener_parse(leaf_flows) },
-		{ .name = "b", .mode = XL_INST_LEAF, .ok = true,
+		{ .name = "b", .role = XL_INST_LEAF, .ok = true,
 		  .stats = json_tokener_parse(leaf_stats), .more = json_tokener_parse(leaf_flows) },
 	};
 	char *t = write_fixture(s, 2), *line, *save = NULL, family[128] = "";
@@ -267,7 +267,7 @@ static void families_whole(void **state)
 /* A failed read: up 0, and nothing else of that instance. */
 static void failed_read(void **state)
 {
-	struct xl_scraped s = { .name = "gone", .mode = XL_INST_LEAF, .ok = false };
+	struct xl_scraped s = { .name = "gone", .role = XL_INST_LEAF, .ok = false };
 	char *t = write_fixture(&s, 1);
 
 	(void)state;

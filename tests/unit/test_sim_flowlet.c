@@ -261,7 +261,8 @@ static void bad_options(void **state)
 	dup2(devnull, STDERR_FILENO);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		char *argv[] = { (char *)bad[i][0], (char *)bad[i][1], (char *)bad[i][2], NULL };
-		int rc = xl_sim_flowlet(3, argv);
+		const struct xl_cmd_ctx outer = { NULL, "", 0, NULL, NULL };
+		int rc = xl_cmd_main(&xl_sim_flowlet_cmd, "sim flowlet", 3, argv, &outer);
 
 		if (rc != 2) {
 			fflush(stderr);

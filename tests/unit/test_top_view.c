@@ -48,7 +48,7 @@ static void port(char *buf, size_t len, const char *name, const char *role,
 static struct top_sample leaf_sample(__u64 t_ns, int step, const char *flows)
 {
 	char s1[512], u1[512], u2[512], q1[64], stats[2048];
-	struct top_sample s = { .mode = XL_INST_LEAF, .t_ns = t_ns };
+	struct top_sample s = { .role = XL_INST_LEAF, .t_ns = t_ns };
 	unsigned long long k = step;
 
 	/* per step: s1 receives 2000 packets, 1 MB; drops 40 (30 tail_drop,
@@ -165,7 +165,7 @@ static void test_leaf_rates(void **state)
 static struct top_sample host_sample(__u64 t_ns, int k)
 {
 	char stats[512], qps[2048];
-	struct top_sample s = { .mode = XL_INST_HOST, .t_ns = t_ns };
+	struct top_sample s = { .role = XL_INST_HOST, .t_ns = t_ns };
 
 	snprintf(stats, sizeof(stats),
 		 "{\"mode\":\"host\",\"counters\":{\"ce_seen\":%d,\"cnps_sent\":%d,"
@@ -224,7 +224,7 @@ static void test_host_rates(void **state)
 
 	/* a mode change between the reads (unloaded, loaded as a leaf):
 	 * no rates across it */
-	a.mode = XL_INST_LEAF;
+	a.role = XL_INST_LEAF;
 	assert_int_equal(top_view_build(&v, &a, &b, TOP_SORT_RATE), 0);
 	assert_false(v.have_rates);
 	top_view_free(&v);

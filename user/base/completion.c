@@ -30,11 +30,21 @@ static void value_words(const char *arg, char *out, size_t len)
 	}
 }
 
+/* An enum option's words, space-separated into out. */
+static void enum_words(const struct xl_opt_word *w, char *out, size_t len)
+{
+	size_t n = 0;
+
+	out[0] = 0;
+	for (; w->word && n < len; w++)
+		n += (size_t)snprintf(out + n, len - n, "%s%s", n ? " " : "", w->word);
+}
+
 /* One case pattern of the option's value: 'PATH --name'|'PATH -x'. */
 static void value_pattern(FILE *f, const char *path, const struct xl_opt *o)
 {
 	fprintf(f, "\t'%s --%s'", path, o->name);
-	if (o->key < 256)
+	if (o->key)
 		fprintf(f, "|'%s -%c'", path, o->key);
 	fprintf(f, ")\n");
 }
@@ -45,16 +55,21 @@ static void values(FILE *f, const char *path, const struct xl_opt *opts)
 	char words[256];
 
 	for (const struct xl_opt *o = opts; o && o->name; o++) {
-		if (!o->arg)
+		const char *arg = o->arg ? o->arg : "";
+
+		if (o->type == XL_T_FLAG || o->type == XL_T_HELP)
 			continue;
 		value_pattern(f, path, o);
-		value_words(o->arg, words, sizeof(words));
+		if (o->type == XL_T_ENUM)
+			enum_words(o->words, words, sizeof(words));
+		else
+			value_words(arg, words, sizeof(words));
 		if (!strcmp(o->name, "instance"))
 			fprintf(f, "\t\t_xdpleaf_reply -W \"$(_xdpleaf_instances)\"\n");
-		else if (!strcmp(o->arg, "FILE") || !strcmp(o->arg, "PATH"))
+		else if (!strcmp(arg, "FILE") || !strcmp(arg, "PATH"))
 			fprintf(f, "\t\tcompopt -o filenames 2>/dev/null\n"
 				   "\t\t_xdpleaf_reply -f\n");
-		else if (!strcmp(o->arg, "IF"))
+		else if (!strcmp(arg, "IF"))
 			fprintf(f, "\t\t_xdpleaf_reply -W \"$(ls /sys/class/net 2>/dev/null)\"\n");
 		else if (words[0])
 			fprintf(f, "\t\t_xdpleaf_reply -W '%s'\n", words);
@@ -76,21 +91,21 @@ static void options(FILE *f, const char *path, const struct xl_opt *opts)
 
 /* Calls fn for each command and each word after one (sim queue), with the
  * path that names it ("sim queue"). */
-static void each(FILE *f, const struct xl_cli_cmd *cmds,
+static void each(FILE *f, const struct xl_cmd *const *cmds,
 		 void (*fn)(FILE *f, const char *path, const struct xl_opt *opts))
 {
 	char path[128];
 
-	for (const struct xl_cli_cmd *c = cmds; c->name; c++) {
+	for (const struct xl_cmd *const *cp = cmds, *c; (c = *cp); cp++) {
 		fn(f, c->name, c->opts);
-		for (const struct xl_cli_cmd *s = c->subs; s && s->name; s++) {
+		for (const struct xl_cmd *const *sp = c->subs, *s; sp && (s = *sp); sp++) {
 			snprintf(path, sizeof(path), "%s %s", c->name, s->name);
 			fn(f, path, s->opts);
 		}
 	}
 }
 
-void xl_completion_bash(FILE *f, const char *prog, const struct xl_cli_cmd *cmds,
+void xl_completion_bash(FILE *f, const char *prog, const struct xl_cmd *const *cmds,
 			const char *instances_dir)
 {
 	fprintf(f, "# bash completion for %s, written by '%s completion bash' from its\n"
@@ -109,18 +124,18 @@ void xl_completion_bash(FILE *f, const char *prog, const struct xl_cli_cmd *cmds
 		   "\tlocal path=${COMP_WORDS[1]-}\n"
 		   "\tCOMPREPLY=()\n"
 		   "\tif ((COMP_CWORD == 1)); then\n\t\t_xdpleaf_reply -W '");
-	for (const struct xl_cli_cmd *c = cmds; c->name; c++)
+	for (const struct xl_cmd *const *cp = cmds, *c; (c = *cp); cp++)
 		fprintf(f, "%s ", c->name);
 	fprintf(f, "--help --version'\n\t\treturn 0\n\tfi\n");
 
 	/* the word after a command that has words after it */
 	fprintf(f, "\tcase $path in\n");
-	for (const struct xl_cli_cmd *c = cmds; c->name; c++) {
+	for (const struct xl_cmd *const *cp = cmds, *c; (c = *cp); cp++) {
 		if (!c->subs)
 			continue;
 		fprintf(f, "\t%s)\n\t\tif ((COMP_CWORD == 2)); then\n\t\t\t_xdpleaf_reply -W '",
 			c->name);
-		for (const struct xl_cli_cmd *s = c->subs; s->name; s++)
+		for (const struct xl_cmd *const *sp = c->subs, *s; (s = *sp); sp++)
 			fprintf(f, "%s ", s->name);
 		fprintf(f, "--help'\n\t\t\treturn 0\n\t\tfi\n"
 			   "\t\tpath+=\" ${COMP_WORDS[2]}\";;\n");

@@ -532,7 +532,7 @@ static bool special_key(struct ctx *c, enum xl_key_id k, const char *value)
 	switch (k) {
 	case K_MODE:
 		/* scan_host_mode read the same line the same way */
-		if ((cfg->mode == XL_MODE_HOST) != c->host)
+		if ((cfg->node_role == XL_NODE_HOST) != c->host)
 			return cfg_fail(c, c->line, "internal error: mode read two ways");
 		return true;
 	case K_ROLE:
@@ -674,7 +674,7 @@ int xl_config_load(const char *path, bool check_interfaces,
 		goto out;
 	c.host = scan_host_mode(text, len);
 	if (c.host) {
-		cfg->mode = XL_MODE_HOST;
+		cfg->node_role = XL_NODE_HOST;
 		xl_host_defaults(&cfg->host, XL_DCQCN_PAPER); /* until [dcqcn] says otherwise */
 	}
 	/* An empty file has no lines (fmemopen takes no empty buffer). */

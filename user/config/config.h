@@ -15,14 +15,14 @@
 #define XL_NAME_MAX 32
 #define XL_ERR_MAX 512
 
-enum xl_mode {
-	XL_MODE_LEAF = 0,  /* a switch: XDP forwarding between ports */
-	XL_MODE_HOST = 1,  /* a GPU host: DCQCN NP and RP at tc (docs/dcqcn.md) */
+enum xl_node_role {
+	XL_NODE_LEAF = 0,  /* a switch: XDP forwarding between ports */
+	XL_NODE_HOST = 1,  /* a GPU host: DCQCN NP and RP at tc (docs/dcqcn.md) */
 };
 
-enum xl_xdp_mode {
-	XL_XDP_NATIVE = 0,
-	XL_XDP_GENERIC = 1,
+enum xl_attach_mode {
+	XL_ATTACH_NATIVE = 0,
+	XL_ATTACH_GENERIC = 1,
 };
 
 /* Where a leaf's program runs on its ports (config `hook`). */
@@ -113,9 +113,9 @@ struct xl_cfg_route {
 
 struct xl_config {
 	char path[256];
-	__u32 mode;           /* enum xl_mode */
+	__u32 node_role;      /* enum xl_node_role (key `mode`) */
 	__u32 malformed;      /* enum xl_malformed_action */
-	__u32 xdp_mode;       /* enum xl_xdp_mode */
+	__u32 attach_mode;    /* enum xl_attach_mode (key `xdp_mode`) */
 	__u32 hook;           /* enum xl_hook */
 	__u32 flow_table_size; /* entries of the flow table, default
 				* XL_FLOW_TABLE_SIZE */

@@ -293,7 +293,7 @@ int xl_config_warn(const struct xl_config *cfg, const char *path, FILE *out)
 	char mr[32], pr[32];
 	int i, n = 0;
 
-	if (cfg->mode != XL_MODE_HOST || !h->rp_enabled)
+	if (cfg->node_role != XL_NODE_HOST || !h->rp_enabled)
 		return 0;
 	for (i = 0; i < cfg->n_ports; i++) {
 		const struct xl_cfg_port *p = &cfg->ports[i];

@@ -18,11 +18,11 @@ const char *const xl_sect_names[S_COUNT] = {
 
 /* Words of the choices only the configuration has (the dataplane's enums
  * with printable names are in names.c). Indexed by their enums. */
-static const char *const modes[] = { [XL_MODE_LEAF] = "leaf", [XL_MODE_HOST] = "host" };
+static const char *const modes[] = { [XL_NODE_LEAF] = "leaf", [XL_NODE_HOST] = "host" };
 static const char *const malformed[] = { [XL_MALFORMED_PASS] = "pass",
 					 [XL_MALFORMED_DROP] = "drop" };
-static const char *const xdp_modes[] = { [XL_XDP_NATIVE] = "native",
-					 [XL_XDP_GENERIC] = "generic" };
+static const char *const xdp_modes[] = { [XL_ATTACH_NATIVE] = "native",
+					 [XL_ATTACH_GENERIC] = "generic" };
 static const char *const hooks[] = { [XL_HOOK_AUTO] = "auto", [XL_HOOK_AT_XDP] = "xdp",
 				      [XL_HOOK_AT_TC] = "tc" };
 static const char *const overflows[] = { [XL_OVERFLOW_DROP] = "drop",
@@ -66,11 +66,11 @@ _Static_assert(XL_CNP_DSCP_DEFAULT <= 63, "default CNP DSCP is not a DSCP");
 
 const struct xl_key_def xl_keys[K_COUNT] = {
 	/* [xdpleaf] */
-	[K_MODE] = { S_XDPLEAF, "mode", T_CHOICE, CHOICES(modes), CFG(mode),
+	[K_MODE] = { S_XDPLEAF, "mode", T_CHOICE, CHOICES(modes), CFG(node_role),
 		     .doc_default = "`leaf`", .doc_values = "`leaf`, `host`" },
 	[K_MALFORMED] = { S_XDPLEAF, "malformed", T_CHOICE, CHOICES(malformed), CFG(malformed),
 			  .doc_default = "`pass`", .doc_values = "`pass`, `drop`" },
-	[K_XDP_MODE] = { S_XDPLEAF, "xdp_mode", T_CHOICE, CHOICES(xdp_modes), CFG(xdp_mode),
+	[K_XDP_MODE] = { S_XDPLEAF, "xdp_mode", T_CHOICE, CHOICES(xdp_modes), CFG(attach_mode),
 			 .doc_default = "`native`", .doc_values = "`native`, `generic`" },
 	[K_HOOK] = { S_XDPLEAF, "hook", T_CHOICE, CHOICES(hooks), CFG(hook),
 		     .doc_default = "`auto`", .doc_values = "`auto`, `xdp`, `tc`" },

@@ -22,6 +22,7 @@
 #include "base/cli.h"
 #include "base/names.h"
 #include "base/output.h"
+#include "instance/opt_instance.h"
 #include "instance/pins.h"
 #include "instance/telemetry_json.h"
 #include "base/units.h"
@@ -30,22 +31,6 @@
 #include "events/pcap.h"
 
 #define PFX "xdpleaf events: "
-
-enum { O_KIND = 256, O_PORT, O_FLOW, O_QP, O_PCAP, O_COUNT, O_DURATION };
-
-const struct xl_opt xl_events_opts[] = {
-	XL_OPT("instance", 'i', "NAME", "instance name (default: default)"),
-	XL_OPT("kind", O_KIND, "K[,K...]", "only these kinds: drop, mark, cnp_sent,\n"
-	       "cnp_received, psn_gap, psn_old, nak, move, move_refused,\nlink_down, link_up, pfc_storm"),
-	XL_OPT("port", O_PORT, "IF", "only events on this port"),
-	XL_OPT("flow", O_FLOW, "ADDR", "only events of flows from or to this IPv4/IPv6 address"),
-	XL_OPT("qp", O_QP, "N", "only events of RoCEv2 flows to this destination QP"),
-	XL_OPT("pcap", O_PCAP, "FILE", "also write each event's packet bytes to FILE (pcap)"),
-	XL_OPT("count", O_COUNT, "N", "stop after N events shown"),
-	XL_OPT("duration", O_DURATION, "T", "stop after T (e.g. 10s; default: until a signal)"),
-	XL_OPT("json", 'j', NULL, "one JSON object per line"),
-	XL_OPT_HELP, XL_OPT_END
-};
 
 struct events_opts {
 	const char *instance;
@@ -78,119 +63,72 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
-static void usage(FILE *f)
-{
-	xl_opt_usage(f, "events", xl_events_opts,
-		     "Streams the instance's events (leaf: drops, sampled ECN marks, PSN gaps,\n"
-		     "NAKs, flow moves and refused moves, uplink down/up, PFC storms; host: CNPs\n"
-		     "sent and received, PSN gaps, NAKs), each with time, port, flow and, for\n"
-		     "RoCEv2, the BTH opcode, QP and PSN, until --count, --duration or SIGINT.\n"
-		     "One reader at a time: two would share out the events between them.\n"
-		     "Events over `event_rate` or with the ring full are counted, not written:\n"
-		     "the totals lost meanwhile are printed to stderr at the end.");
-}
-
-static int parse_kinds(const char *list, __u32 *mask)
+/* --kind K[,K...] into a bit per kind. */
+static int parse_kinds(const char *list, void *field, char *err, size_t len)
 {
 	char *copy = strdup(list), *save = NULL, *w;
-	int err = 0;
+	__u32 *mask = field;
+	int bad = !copy;
 
-	for (w = strtok_r(copy, ",", &save); w && !err; w = strtok_r(NULL, ",", &save)) {
+	for (w = copy ? strtok_r(copy, ",", &save) : NULL; w && !bad;
+	     w = strtok_r(NULL, ",", &save)) {
 		int k;
+		size_t n;
 
 		for (k = 0; k < XL_EVENT_KIND_MAX; k++)
 			if (!strcmp(w, xl_event_kind_names[k]))
 				break;
 		if (k == XL_EVENT_KIND_MAX) {
-			fprintf(stderr, PFX "unknown kind '%s' (kinds:", w);
-			for (k = 0; k < XL_EVENT_KIND_MAX; k++)
-				fprintf(stderr, " %s", xl_event_kind_names[k]);
-			fprintf(stderr, ")\n");
-			err = -1;
+			n = (size_t)snprintf(err, len, "unknown kind '%s' (kinds:", w);
+			for (k = 0; k < XL_EVENT_KIND_MAX && n < len; k++)
+				n += (size_t)snprintf(err + n, len - n, " %s", xl_event_kind_names[k]);
+			if (n < len)
+				snprintf(err + n, len - n, ")");
+			bad = 1;
 		} else {
 			*mask |= 1U << k;
 		}
 	}
 	free(copy);
-	return err;
+	return bad ? -1 : 0;
 }
 
-static int parse_count(const char *what, const char *v, unsigned long max,
-		       unsigned long *out)
+/* --flow ADDR: an IPv4 or IPv6 address, as a flow's source. */
+static int parse_addr(const char *v, void *field, char *err, size_t len)
 {
-	char *end;
-	unsigned long n;
+	struct xl_flow *f = field;
 
-	errno = 0;
-	n = strtoul(v, &end, 0);
-	if (errno || end == v || *end || *v == '-' || n > max) {
-		fprintf(stderr, PFX "%s wants a number 0..%lu, not '%s'\n", what, max, v);
-		return -1;
-	}
-	*out = n;
-	return 0;
-}
-
-static int parse_opts(int argc, char **argv, struct events_opts *o)
-{
-	struct xl_opt_parser p = { .opts = xl_events_opts };
-	unsigned long n;
-	char err[256];
-	int ch, bad = 0;
-
-	while (!bad && (ch = xl_opt_next(&p, argc, argv)) != -1) {
-		switch (ch) {
-		case 'i': o->instance = optarg; break;
-		case 'j': o->json = true; break;
-		case O_KIND: bad = parse_kinds(optarg, &o->kinds); break;
-		case O_PORT: o->port = optarg; break;
-		case O_FLOW:
-			o->has_addr = true;
-			if (inet_pton(AF_INET, optarg, o->addr.saddr) == 1) {
-				o->addr.family = 4;
-			} else if (inet_pton(AF_INET6, optarg, o->addr.saddr) == 1) {
-				o->addr.family = 6;
-			} else {
-				fprintf(stderr, PFX "--flow wants an IPv4 or IPv6 address, not '%s'\n",
-					optarg);
-				bad = -1;
-			}
-			break;
-		case O_QP:
-			bad = parse_count("--qp", optarg, XL_QPN_MASK, &n);
-			o->has_qp = true;
-			o->qp = (__u32)n;
-			break;
-		case O_PCAP: o->pcap = optarg; break;
-		case O_COUNT:
-			bad = parse_count("--count", optarg, 1UL << 40, &o->count);
-			break;
-		case O_DURATION:
-			if (xl_parse_duration(optarg, 1000000ULL, 366ULL * 86400 * 1000000000ULL,
-					      &o->duration_ns, err, sizeof(err))) {
-				fprintf(stderr, PFX "--duration: %s\n", err);
-				bad = -1;
-			}
-			break;
-		case 'h': usage(stdout); xl_opt_free(&p); exit(0);
-		default: xl_opt_usage_line(stderr, "events", xl_events_opts); bad = -1;
-		}
-	}
-	xl_opt_free(&p);
-	if (bad)
-		return -1;
-	if (optind < argc) {
-		fprintf(stderr, PFX "unexpected argument '%s'\n", argv[optind]);
-		return -1;
-	}
-	if (!o->instance)
-		o->instance = "default";
-	if (!xl_instance_name_ok(o->instance)) {
-		fprintf(stderr, PFX "bad instance name '%s'\n", o->instance);
+	if (inet_pton(AF_INET, v, f->saddr) == 1) {
+		f->family = 4;
+	} else if (inet_pton(AF_INET6, v, f->saddr) == 1) {
+		f->family = 6;
+	} else {
+		snprintf(err, len, "'%s' is not an IPv4 or IPv6 address", v);
 		return -1;
 	}
 	return 0;
 }
+
+#define F(f) XL_FIELD(struct events_opts, f)
+static const struct xl_opt events_opts[] = {
+	XL_OPT_INSTANCE(struct events_opts, instance, "instance name (default: default)"),
+	{ "kind", 0, XL_T_FUNC, F(kinds), "K[,K...]", "only these kinds: drop, mark, cnp_sent,\n"
+	  "cnp_received, psn_gap, psn_old, nak, move, move_refused,\nlink_down, link_up, pfc_storm",
+	  .parse = parse_kinds },
+	{ "port", 0, XL_T_STR, F(port), "IF", "only events on this port" },
+	{ "flow", 0, XL_T_FUNC, F(addr), "ADDR", "only events of flows from or to this IPv4/IPv6 address",
+	  .parse = parse_addr, XL_GIVEN(struct events_opts, has_addr) },
+	{ "qp", 0, XL_T_UINT, F(qp), "N", "only events of RoCEv2 flows to this destination QP",
+	  .max = XL_QPN_MASK, XL_GIVEN(struct events_opts, has_qp) },
+	{ "pcap", 0, XL_T_STR, F(pcap), "FILE", "also write each event's packet bytes to FILE (pcap)" },
+	{ "count", 0, XL_T_UINT, F(count), "N", "stop after N events shown", .max = 1ULL << 40 },
+	{ "duration", 0, XL_T_DURATION, F(duration_ns), "T", "stop after T (e.g. 10s; default: until a signal)",
+	  .min = 1000000ULL, .max = 366ULL * 86400 * 1000000000ULL },
+	{ "json", 'j', XL_T_FLAG, F(json), NULL, "one JSON object per line" },
+	XL_OPT_HELP, XL_OPT_END
+};
+
+static const struct events_opts events_defaults = { .instance = "default" };
 
 /* The name of the port with this ifindex: the leaf's ports map knows its
  * ports in any namespace; otherwise this namespace's name, or "ifN". */
@@ -413,20 +351,19 @@ static __s64 mono_to_real(void)
 	return ((__s64)t.tv_sec - m.tv_sec) * 1000000000LL + (t.tv_nsec - m.tv_nsec);
 }
 
-int xl_events_main(int argc, char **argv)
+static int events_run(const struct xl_cmd_ctx *ctx, void *opts)
 {
-	struct events_opts o = {};
+	const struct events_opts o = *(const struct events_opts *)opts;
 	struct events_run r = { .o = &o, .ports_fd = -1 };
 	struct ring_buffer *rb = NULL;
 	__u64 lim0, full0, lim1, full1, t_end;
-	enum xl_inst_mode mode;
+	enum xl_inst_role role;
 	char path[256];
 	int fd, err = 0;
 
-	if (parse_opts(argc, argv, &o))
-		return 2;
-	mode = xl_instance_mode(o.instance);
-	if (mode == XL_INST_ABSENT) {
+	(void)ctx;
+	role = xl_instance_role(o.instance);
+	if (role == XL_INST_ABSENT) {
 		fprintf(stderr, PFX "instance '%s' is not loaded\n", o.instance);
 		return XL_EXIT_NOT_LOADED;
 	}
@@ -438,7 +375,7 @@ int xl_events_main(int argc, char **argv)
 			o.instance, path, strerror(errno));
 		return 1;
 	}
-	if (mode == XL_INST_LEAF)
+	if (role == XL_INST_LEAF)
 		r.ports_fd = xl_open_pinned_map(o.instance, XL_MAP_NAME(XL_MAP_PORTS));
 	if (o.pcap && !(r.pcap = xl_pcap_open(o.pcap, XL_EVENT_SNAP))) {
 		err = 1;
@@ -455,7 +392,7 @@ int xl_events_main(int argc, char **argv)
 	r.mono_to_real = mono_to_real();
 	lost_so_far(o.instance, &lim0, &full0);
 	fprintf(stderr, PFX "reading instance '%s' (%s mode)\n", o.instance,
-		mode == XL_INST_LEAF ? "leaf" : "host");
+		role == XL_INST_LEAF ? "leaf" : "host");
 	t_end = o.duration_ns ? xl_monotonic_ns() + o.duration_ns : 0;
 	for (unsigned polls = 1; !stop && !r.write_error && !(o.count && r.shown >= o.count);
 	     polls++) {
@@ -496,3 +433,16 @@ out:
 	close(fd);
 	return err;
 }
+
+const struct xl_cmd xl_events_cmd = {
+	.name = "events", .summary = "stream drop, mark, CNP, PSN, move, link and PFC events "
+				     "('xdpleaf events --help')",
+	.intro = "Streams the instance's events (leaf: drops, sampled ECN marks, PSN gaps,\n"
+		 "NAKs, flow moves and refused moves, uplink down/up, PFC storms; host: CNPs\n"
+		 "sent and received, PSN gaps, NAKs), each with time, port, flow and, for\n"
+		 "RoCEv2, the BTH opcode, QP and PSN, until --count, --duration or SIGINT.\n"
+		 "One reader at a time: two would share out the events between them.\n"
+		 "Events over `event_rate` or with the ring full are counted, not written:\n"
+		 "the totals lost meanwhile are printed to stderr at the end.",
+	.opts = events_opts, XL_CMD_OPTS(struct events_opts, &events_defaults), .run = events_run,
+};

@@ -11,6 +11,7 @@
 #include <linux/magic.h>
 #include <bpf/bpf.h>
 #include "pin_names.h"
+#include "instance/opt_instance.h"
 #include "instance/pins.h"
 #include "xdpleaf.h"
 
@@ -28,6 +29,16 @@ bool xl_instance_name_ok(const char *name)
 			return false;
 	}
 	return true;
+}
+
+int xl_opt_instance(const char *v, void *field, char *err, size_t errlen)
+{
+	if (!xl_instance_name_ok(v)) {
+		snprintf(err, errlen, "bad instance name '%s': use 1-31 of [A-Za-z0-9_-]", v);
+		return -1;
+	}
+	*(const char **)field = v;
+	return 0;
 }
 
 void xl_pin_path(char *buf, size_t len, const char *instance, const char *leaf)
@@ -215,7 +226,7 @@ bool xl_read_instance_record(const char *instance, struct xl_instance *rec)
 	return !err && rec->netns_ino;
 }
 
-enum xl_inst_mode xl_instance_mode(const char *instance)
+enum xl_inst_role xl_instance_role(const char *instance)
 {
 	char path[256];
 	struct stat st;

@@ -38,14 +38,14 @@ int xl_remove_pins(const char *instance);
 struct xl_instance;
 bool xl_read_instance_record(const char *instance, struct xl_instance *rec);
 
-enum xl_inst_mode {
+enum xl_inst_role {
 	XL_INST_ABSENT = 0, /* nothing pinned under the instance's name */
 	XL_INST_LEAF,
 	XL_INST_HOST,
 };
 /* What kind of instance is loaded under this name: host mode pins
  * `host_cfg`, leaf mode never does. */
-enum xl_inst_mode xl_instance_mode(const char *instance);
+enum xl_inst_role xl_instance_role(const char *instance);
 
 /* The names of the instances pinned under XL_PIN_ROOT, sorted, at most
  * max; the count, or -1 after printing why (no bpffs is 0 instances). */

@@ -2,8 +2,9 @@
 /* The readers of an instance's state as JSON objects (stats --json,
  * flows --json, qps --json without the document's header). They live in
  * the mode rooms (leaf/, host/); main.c hands them to the rooms that
- * present state in other forms (the exporter, top), so that rooms never
- * include each other. Each returns NULL after saying why. */
+ * present state in other forms (the exporter, top), as the commands'
+ * context (xl_cmd_ctx.env), so that rooms never include each other. Each
+ * reader returns NULL after saying why. */
 #ifndef XL_READERS_H
 #define XL_READERS_H
 
@@ -23,6 +24,9 @@ struct xl_readers {
 	struct json_object *(*host_stats)(const char *instance);
 	/* NP and RP flows, the first top of each (0: all) */
 	struct json_object *(*host_qps)(const char *instance, int top);
+	/* 0 when this process may open pinned maps, else -1 after saying
+	 * why (asked after --help, which needs nothing) */
+	int (*privileged)(void);
 };
 
 #endif

@@ -331,7 +331,7 @@ static int attach_all_xdp(struct leaf *skel, const struct xl_config *cfg,
 	int prog_fd = bpf_program__fd(skel->progs.xdpleaf_leaf);
 	LIBBPF_OPTS(bpf_link_create_opts, opts);
 
-	opts.flags = cfg->xdp_mode == XL_XDP_GENERIC ? XDP_FLAGS_SKB_MODE :
+	opts.flags = cfg->attach_mode == XL_ATTACH_GENERIC ? XDP_FLAGS_SKB_MODE :
 						       XDP_FLAGS_DRV_MODE;
 	for (int i = 0; i < cfg->n_ports; i++) {
 		int fd = bpf_link_create(prog_fd, cfg->ports[i].ifindex,

@@ -10,7 +10,6 @@
  * clients that never finish a request cannot keep Prometheus out. */
 #include <ctype.h>
 #include <errno.h>
-#include <getopt.h> /* optarg, optind */
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -25,6 +24,7 @@
 #include <json-c/json.h>
 #include <microhttpd.h>
 #include "base/cli.h"
+#include "instance/opt_instance.h"
 #include "instance/pins.h"
 #include "instance/readers.h"
 #include "observe/exporter.h"
@@ -54,22 +54,6 @@ struct exporter {
 	int n_named;
 	int top_flows;
 	struct xl_snapshot *snap;
-};
-
-enum { OPT_TOP_FLOWS = 256, OPT_INTERVAL, OPT_LIST_METRICS };
-const struct xl_opt xl_exporter_opts[] = {
-	XL_OPT("listen", 'l', "ADDR:PORT", "where to serve (default " DEFAULT_LISTEN
-	       "): a numeric\nIPv4 address, or IPv6 in brackets ([::1]:9435); "
-	       "port 0:\nany free port (the start line names it)"),
-	XL_OPT("instance", 'i', "NAME", "export this instance (repeatable; default: "
-	       "every\ninstance under " XL_PIN_ROOT ")"),
-	XL_OPT("top-flows", OPT_TOP_FLOWS, "N", "export the N busiest leaf flows and "
-	       "the first N\nDCQCN RP flows of each instance (default 10)"),
-	XL_OPT("interval", OPT_INTERVAL, "MS", "read the maps every MS milliseconds, "
-	       "100..60000\n(default 1000); a scrape serves the latest read"),
-	XL_OPT("list-metrics", OPT_LIST_METRICS, NULL, "print every metric as a "
-	       "markdown row\n(name, type, labels, help) and exit"),
-	XL_OPT_HELP, XL_OPT_END
 };
 
 static const char intro[] =
@@ -204,11 +188,11 @@ static char *read_all(void *ctx, __u64 began_ns, size_t *len)
 	for (int i = 0; i < n; i++) {
 		struct xl_scraped *e = &s[k];
 
-		e->mode = xl_instance_mode(names[i]);
-		if (e->mode == XL_INST_ABSENT)
+		e->role = xl_instance_role(names[i]);
+		if (e->role == XL_INST_ABSENT)
 			continue; /* not loaded (now): not exported */
 		snprintf(e->name, sizeof(e->name), "%.31s", names[i]);
-		if (e->mode == XL_INST_HOST) {
+		if (e->role == XL_INST_HOST) {
 			e->stats = x->readers->host_stats(e->name);
 			e->more = x->readers->host_qps(e->name, x->top_flows);
 		} else {
@@ -299,42 +283,54 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 		     MHD_RESPMEM_MUST_FREE);
 }
 
-/* A whole number lo..hi into *v; -1 after saying which option wants it. */
-static int parse_num(const char *s, const char *opt, long lo, long hi, long *v)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtol(s, &end, 10);
-	if (*end || end == s || errno || *v < lo || *v > hi) {
-		fprintf(stderr, "xdpleaf exporter: %s wants a number %ld..%ld, not '%s'\n",
-			opt, lo, hi, s);
-		return -1;
-	}
-	return 0;
-}
+/* The command line. */
+struct exporter_opts {
+	const char *listen;
+	struct named {
+		char names[MAX_INSTANCES][XL_INSTANCE_MAX];
+		int n;
+	} named;                /* --instance, each name once */
+	__u32 top_flows, interval_ms;
+	bool list_metrics;
+};
 
 /* --instance NAME, once per name. */
-static int add_instance(struct exporter *x, const char *name)
+static int add_instance(const char *name, void *field, char *err, size_t len)
 {
-	static char names[MAX_INSTANCES][XL_INSTANCE_MAX];
+	struct named *x = field;
 
-	if (!xl_instance_name_ok(name)) {
-		fprintf(stderr, "xdpleaf exporter: bad instance name '%s': use 1-31 of "
-				"[A-Za-z0-9_-]\n", name);
+	if (xl_opt_instance(name, &(const char *){ NULL }, err, len))
 		return -1;
-	}
-	x->named = names;
-	for (int i = 0; i < x->n_named; i++)
-		if (!strcmp(names[i], name))
+	for (int i = 0; i < x->n; i++)
+		if (!strcmp(x->names[i], name))
 			return 0;
-	if (x->n_named == MAX_INSTANCES) {
-		fprintf(stderr, "xdpleaf exporter: at most %d --instance\n", MAX_INSTANCES);
+	if (x->n == MAX_INSTANCES) {
+		snprintf(err, len, "at most %d", MAX_INSTANCES);
 		return -1;
 	}
-	snprintf(names[x->n_named++], XL_INSTANCE_MAX, "%s", name);
+	snprintf(x->names[x->n++], XL_INSTANCE_MAX, "%s", name);
 	return 0;
 }
+
+#define F(f) XL_FIELD(struct exporter_opts, f)
+static const struct xl_opt exporter_opts[] = {
+	{ "listen", 'l', XL_T_STR, F(listen), "ADDR:PORT", "where to serve (default " DEFAULT_LISTEN
+	  "): a numeric\nIPv4 address, or IPv6 in brackets ([::1]:9435); "
+	  "port 0:\nany free port (the start line names it)" },
+	{ "instance", 'i', XL_T_FUNC, F(named), "NAME", "export this instance (repeatable; default: "
+	  "every\ninstance under " XL_PIN_ROOT ")", .parse = add_instance },
+	{ "top-flows", 0, XL_T_UINT, F(top_flows), "N", "export the N busiest leaf flows and "
+	  "the first N\nDCQCN RP flows of each instance (default 10)", .min = 1, .max = 100000 },
+	{ "interval", 0, XL_T_UINT, F(interval_ms), "MS", "read the maps every MS milliseconds, "
+	  "100..60000\n(default 1000); a scrape serves the latest read", .min = 100, .max = 60000 },
+	{ "list-metrics", 0, XL_T_FLAG, F(list_metrics), NULL, "print every metric as a "
+	  "markdown row\n(name, type, labels, help) and exit" },
+	XL_OPT_HELP, XL_OPT_END
+};
+
+static const struct exporter_opts exporter_defaults = {
+	.listen = DEFAULT_LISTEN, .top_flows = DEFAULT_TOP_FLOWS, .interval_ms = DEFAULT_INTERVAL_MS,
+};
 
 /* The open-file limit raised, as far as the hard limit allows, to what
  * CONN_MAX connections need; the connections it leaves room for. */
@@ -354,50 +350,31 @@ static unsigned conn_limit(void)
 	       r.rlim_cur > SPARE_FDS + 64 ? (unsigned)(r.rlim_cur - SPARE_FDS) : 64;
 }
 
-int xl_exporter_main(int argc, char **argv, const struct xl_readers *readers,
-		     int (*privileged)(void))
+static int exporter_run(const struct xl_cmd_ctx *ctx, void *opts)
 {
-	struct exporter x = { .readers = readers, .top_flows = DEFAULT_TOP_FLOWS };
-	struct xl_opt_parser p = { .opts = xl_exporter_opts };
-	const char *listen_s = DEFAULT_LISTEN;
-	long top = DEFAULT_TOP_FLOWS, interval = DEFAULT_INTERVAL_MS;
+	const struct exporter_opts *o = opts;
+	struct exporter x = {
+		.readers = ctx->env, .top_flows = (int)o->top_flows,
+		.named = o->named.n ? (char (*)[XL_INSTANCE_MAX])o->named.names : NULL,
+		.n_named = o->named.n,
+	};
+	const char *listen_s = o->listen;
+	unsigned interval = o->interval_ms;
 	struct sockaddr_storage ss;
 	struct MHD_Daemon *d;
 	char where[INET6_ADDRSTRLEN + 16];
 	unsigned conns;
 	socklen_t len;
 	sigset_t stop;
-	int ch, err = 0, fd, sig;
+	int fd, sig;
 
-	while (!err && (ch = xl_opt_next(&p, argc, argv)) != -1) {
-		switch (ch) {
-		case 'l': listen_s = optarg; break;
-		case 'i': err = add_instance(&x, optarg); break;
-		case OPT_TOP_FLOWS:
-			err = parse_num(optarg, "--top-flows", 1, 100000, &top);
-			break;
-		case OPT_INTERVAL:
-			err = parse_num(optarg, "--interval", 100, 60000, &interval);
-			break;
-		case OPT_LIST_METRICS: xl_metrics_list(stdout); xl_opt_free(&p); return 0;
-		case 'h':
-			xl_opt_usage(stdout, "exporter", xl_exporter_opts, intro);
-			xl_opt_free(&p);
-			return 0;
-		default: /* getopt said which option */
-			xl_opt_usage_line(stderr, "exporter", xl_exporter_opts);
-			err = -1;
-		}
+	if (o->list_metrics) {
+		xl_metrics_list(stdout);
+		return 0;
 	}
-	xl_opt_free(&p);
-	x.top_flows = (int)top;
-	if (!err && optind < argc) {
-		fprintf(stderr, "xdpleaf exporter: unexpected argument '%s'\n", argv[optind]);
-		err = -1;
-	}
-	if (err || parse_listen(listen_s, &ss, &len))
+	if (parse_listen(listen_s, &ss, &len))
 		return 2;
-	if (privileged() || xl_ensure_bpffs())
+	if (x.readers->privileged() || xl_ensure_bpffs())
 		return 1;
 	conns = conn_limit();
 	fd = listen_on(listen_s, &ss, len);
@@ -419,7 +396,7 @@ int xl_exporter_main(int argc, char **argv, const struct xl_readers *readers,
 		close(fd);
 		return 1;
 	}
-	x.snap = xl_snapshot_start((unsigned)interval, read_all, &x);
+	x.snap = xl_snapshot_start(interval, read_all, &x);
 	if (!x.snap) {
 		close(fd);
 		xl_log_limit_stop();
@@ -450,7 +427,7 @@ int xl_exporter_main(int argc, char **argv, const struct xl_readers *readers,
 			printf("%s%s", i ? ", " : "instances ", x.named[i]);
 	else
 		printf("every instance under %s", XL_PIN_ROOT);
-	printf("), read every %ld ms; at most %u connections, %d from one address\n",
+	printf("), read every %u ms; at most %u connections, %d from one address\n",
 	       interval, conns, CONN_PER_ADDRESS);
 	fflush(stdout);
 	while (sigwait(&stop, &sig))
@@ -461,3 +438,11 @@ int xl_exporter_main(int argc, char **argv, const struct xl_readers *readers,
 	printf("xdpleaf exporter: stopped by %s\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
 	return 0;
 }
+
+const struct xl_cmd xl_exporter_cmd = {
+	.name = "exporter", .summary = "serve Prometheus metrics of the loaded instances over HTTP "
+				       "('xdpleaf exporter --help')",
+	.intro = intro,
+	.opts = exporter_opts, XL_CMD_OPTS(struct exporter_opts, &exporter_defaults),
+	.run = exporter_run,
+};

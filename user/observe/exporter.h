@@ -6,14 +6,9 @@
 
 #include "base/cli.h"
 
-struct xl_readers;
-/* its options (for shell completion) */
-extern const struct xl_opt xl_exporter_opts[];
-
-/* argv[0] is "exporter". Reads every instance (or those named) through
- * readers at each scrape; privileged() says (0) whether this process may
- * open pinned maps, or why not (-1). Returns the exit status. */
-int xl_exporter_main(int argc, char **argv, const struct xl_readers *readers,
-		     int (*privileged)(void));
+/* Its row of the command table. Reads every instance (or those named)
+ * through the readers the command's context carries (xl_cmd_ctx.env,
+ * instance/readers.h). */
+extern const struct xl_cmd xl_exporter_cmd;
 
 #endif

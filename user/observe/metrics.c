@@ -37,7 +37,7 @@ enum scope {
 
 static const struct {
 	const char *labels; /* for docs: the labels every sample carries */
-	enum xl_inst_mode mode; /* 0: any (build, instance) */
+	enum xl_inst_role role; /* 0: any (build, instance) */
 } scopes[S_COUNT] = {
 	[S_BUILD] = { "version, git_commit", 0 },
 	[S_EXPORTER] = { "none", 0 },
@@ -443,7 +443,7 @@ static void write_instance(struct xl_prom *p, const struct metric *m,
 	case S_COUNT:
 		break;
 	case S_INSTANCE:
-		xl_prom_label(&base, "mode", s->mode == XL_INST_HOST ? "host" : "leaf");
+		xl_prom_label(&base, "mode", s->role == XL_INST_HOST ? "host" : "leaf");
 		xl_prom_sample(p, "", &base, NULL, NULL, s->ok ? "1" : "0");
 		break;
 	case S_PORT:
@@ -580,9 +580,9 @@ void xl_metrics_write(FILE *f, const struct xl_scraped *inst, int n, json_object
 			continue;
 		}
 		for (int i = 0; i < n; i++) {
-			enum xl_inst_mode want = scopes[m->scope].mode;
+			enum xl_inst_role want = scopes[m->scope].role;
 
-			if (want && want != inst[i].mode)
+			if (want && want != inst[i].role)
 				continue;
 			/* a failed read leaves its document NULL: no samples */
 			write_instance(&p, m, &inst[i]);

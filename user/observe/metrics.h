@@ -15,7 +15,7 @@ struct json_object;
 /* What one scrape read of one instance, as the readers return it. */
 struct xl_scraped {
 	char name[XL_INSTANCE_MAX];
-	enum xl_inst_mode mode;      /* XL_INST_LEAF or XL_INST_HOST */
+	enum xl_inst_role role;      /* XL_INST_LEAF or XL_INST_HOST */
 	struct json_object *stats;   /* stats --json (either mode) */
 	struct json_object *more;    /* leaf: flows --json; host: qps --json */
 	bool ok;                     /* every read succeeded: xdpleaf_up */

@@ -5,7 +5,6 @@
  * pace,BYTES and end; output `time_ns,rc_bps,rt_bps,alpha`, one row at time
  * 0 and one after every change of Rc, Rt or alpha. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,88 +138,93 @@ static int read_trace(const char *path, struct event **out, int *n_out)
 	return 0;
 }
 
-/* --set key=value: every RP parameter of docs/dcqcn-spec.md, read by the
- * configuration's own table (user/config/config_keys.c): the same names,
- * units, ranges and words (clamp = yes|no), and a key the variant does not
- * have is refused as the config refuses it. */
-static int set_param(struct xl_dcqcn_params *p, const char *kv)
-{
-	struct xl_host_cfg h = { .rp = *p };
-	char msg[XL_ERR_MAX];
+/* The command line. --set is kept as given and applied once the variant
+ * and line rate are known (each variant has its own defaults). */
+#define MAX_SETS 64
+struct dcqcn_opts {
+	const char *trace;
+	int variant;
+	__u64 line_rate;
+	struct sets {
+		const char *kv[MAX_SETS];
+		int n;
+	} sets;
+};
 
-	if (xl_dcqcn_set(&h, kv, msg, sizeof(msg))) {
-		fprintf(stderr, "xdpleaf sim dcqcn: --set %s: %s\n", kv, msg);
+static int add_set(const char *v, void *field, char *err, size_t len)
+{
+	struct sets *s = field;
+
+	if (s->n == MAX_SETS) {
+		snprintf(err, len, "at most %d", MAX_SETS);
 		return -1;
 	}
-	*p = h.rp;
+	s->kv[s->n++] = v;
 	return 0;
 }
 
-enum { O_TRACE = 256, O_VARIANT, O_LINE_RATE, O_SET };
-const struct xl_opt xl_sim_dcqcn_opts[] = {
-	XL_OPT_REQUIRED("trace", O_TRACE, "FILE.csv", "time_ns,event,arg; events cnp | send,BYTES |\n"
-						     "pace,BYTES (backlogged, BYTES-byte packets paced\n"
-						     "at Rc; pace,0 stops) | end"),
-	XL_OPT_REQUIRED("variant", O_VARIANT, "paper|nvidia", "the RP algorithm"),
-	XL_OPT("line-rate", O_LINE_RATE, "RATE", "C, where Rc starts (default 100G)"),
-	XL_OPT("set", O_SET, "KEY=VALUE", "an RP parameter, as the [dcqcn] key of that name\n"
-					  "(repeatable): g, alpha_first, k, t, t_dec, b, f,\n"
-					  "clamp, r_ai, r_hai, min_rate; defaults: docs/dcqcn.md"),
+static const struct xl_opt_word variants[] = {
+	{ "paper", XL_DCQCN_PAPER }, { "nvidia", XL_DCQCN_NVIDIA }, { NULL, 0 }
+};
+
+#define F(f) XL_FIELD(struct dcqcn_opts, f)
+static const struct xl_opt dcqcn_opts[] = {
+	{ "trace", 0, XL_T_STR, F(trace), "FILE.csv", "time_ns,event,arg; events cnp | send,BYTES |\n"
+						      "pace,BYTES (backlogged, BYTES-byte packets paced\n"
+						      "at Rc; pace,0 stops) | end", .required = true },
+	{ "variant", 0, XL_T_ENUM, F(variant), "paper|nvidia", "the RP algorithm", .required = true,
+	  .words = variants },
+	{ "line-rate", 0, XL_T_RATE, F(line_rate), "RATE", "C, where Rc starts (default 100G)" },
+	{ "set", 0, XL_T_FUNC, F(sets), "KEY=VALUE", "an RP parameter, as the [dcqcn] key of that name\n"
+						     "(repeatable): g, alpha_first, k, t, t_dec, b, f,\n"
+						     "clamp, r_ai, r_hai, min_rate; defaults: docs/dcqcn.md",
+	  .parse = add_set },
 	XL_OPT_HELP, XL_OPT_END
 };
 
-static void usage(FILE *f)
+static const struct dcqcn_opts dcqcn_defaults = { .line_rate = 100000000000ULL };
+
+/* The variant's defaults, then every --set: each RP parameter of
+ * docs/dcqcn-spec.md read by the configuration's own table
+ * (user/config/config_keys.c): the same names, units, ranges and words
+ * (clamp = yes|no), and a key the variant does not have is refused as
+ * the config refuses it. */
+static int params(const struct xl_cmd_ctx *ctx, const struct dcqcn_opts *o,
+		  struct xl_dcqcn_params *p)
 {
-	xl_opt_usage(f, "sim dcqcn", xl_sim_dcqcn_opts,
-		     "Replays a trace through the DCQCN reaction point (the dataplane's code).\n"
-		     "Output: time_ns,rc_bps,rt_bps,alpha at time 0 and after every change.");
+	struct xl_host_cfg h;
+	char msg[XL_ERR_MAX];
+
+	xl_dcqcn_defaults(p, o->variant, o->line_rate);
+	for (int i = 0; i < o->sets.n; i++) {
+		h = (struct xl_host_cfg){ .rp = *p };
+		if (xl_dcqcn_set(&h, o->sets.kv[i], msg, sizeof(msg))) {
+			fprintf(stderr, "xdpleaf %s: --set %s: %s\n", ctx->path, o->sets.kv[i], msg);
+			return -1;
+		}
+		*p = h.rp;
+	}
+	return 0;
 }
 
-int xl_sim_dcqcn(int argc, char **argv)
+static int dcqcn_check(const struct xl_cmd_ctx *ctx, void *opts)
 {
-	struct xl_opt_parser op = { .opts = xl_sim_dcqcn_opts };
-	const char *trace = NULL, *sets[64];
-	int ch, n_sets = 0, n_ev = 0, variant = -1;
-	__u64 c = 100000000000ULL, pace_bytes = 0, next_pace = ~0ULL;
+	struct xl_dcqcn_params p;
+
+	return params(ctx, opts, &p);
+}
+
+static int dcqcn_run(const struct xl_cmd_ctx *ctx, void *opts)
+{
+	const struct dcqcn_opts *o = opts;
+	__u64 pace_bytes = 0, next_pace = ~0ULL;
 	struct xl_dcqcn_params p;
 	struct xl_dcqcn_state s;
 	struct printer pr = {};
 	struct event *ev = NULL;
-	char err[256];
+	int n_ev = 0;
 
-	while ((ch = xl_opt_next(&op, argc, argv)) != -1) {
-		switch (ch) {
-		case O_TRACE: trace = optarg; break;
-		case O_VARIANT:
-			variant = !strcmp(optarg, "paper") ? XL_DCQCN_PAPER :
-				  !strcmp(optarg, "nvidia") ? XL_DCQCN_NVIDIA : -2;
-			break;
-		case O_LINE_RATE:
-			if (xl_parse_rate(optarg, &c, err, sizeof(err))) {
-				fprintf(stderr, "xdpleaf sim dcqcn: --line-rate: %s\n", err);
-				return 2;
-			}
-			break;
-		case O_SET:
-			if (n_sets == 64)
-				return 2;
-			sets[n_sets++] = optarg;
-			break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
-		}
-	}
-	xl_opt_free(&op);
-	if (!trace || variant < 0 || optind < argc) {
-		fprintf(stderr, "xdpleaf sim dcqcn: need --trace and --variant paper|nvidia\n");
-		usage(stderr);
-		return 2;
-	}
-	xl_dcqcn_defaults(&p, variant, c);
-	for (int i = 0; i < n_sets; i++)
-		if (set_param(&p, sets[i]))
-			return 2;
-	if (read_trace(trace, &ev, &n_ev))
+	if (params(ctx, o, &p) || read_trace(o->trace, &ev, &n_ev))
 		return 1;
 
 	xl_dcqcn_init(&s, &p);
@@ -257,3 +261,11 @@ int xl_sim_dcqcn(int argc, char **argv)
 	free(ev);
 	return 0;
 }
+
+const struct xl_cmd xl_sim_dcqcn_cmd = {
+	.name = "dcqcn", .summary = "the DCQCN reaction point (sender rate) over a CNP/send trace",
+	.intro = "Replays a trace through the DCQCN reaction point (the dataplane's code).\n"
+		 "Output: time_ns,rc_bps,rt_bps,alpha at time 0 and after every change.",
+	.opts = dcqcn_opts, XL_CMD_OPTS(struct dcqcn_opts, &dcqcn_defaults),
+	.check = dcqcn_check, .run = dcqcn_run,
+};

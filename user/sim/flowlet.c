@@ -9,7 +9,6 @@
  * the flowlets placed there) and its queue (a fluid phantom queue at the
  * member's capacity, holding at most the default buffer) grows or drains. A flowlet moves only as the
  * reorder-free rule allows (xl_move_safe, over those queues' delays). */
-#include <getopt.h>
 #include <json-c/json.h>
 #include <linux/types.h>
 #include <stdio.h>
@@ -340,69 +339,20 @@ int xl_lb_sim_run(struct xl_lb_sim *s)
 	return 0;
 }
 
-enum { O_CAPS = 256, O_FLOWS, O_RATE, O_MESSAGE, O_DUTY, O_DURATION, O_MODE, O_STEPS,
-       O_FLOWLET_TIMEOUT, O_PATH_SKEW, O_REORDER, O_NO_FLOWLET_RATE, O_NO_PENDING, O_SEED,
-       O_TRACE, O_WINDOW };
-const struct xl_opt xl_sim_flowlet_opts[] = {
-	XL_OPT("caps", O_CAPS, "R1,R2,...", "the members' capacities (default 200M,100M,100M,100M)"),
-	XL_OPT("flows", O_FLOWS, "N", "on/off flows (default 16)"),
-	XL_OPT("rate", O_RATE, "PEAK", "a flow's rate while it sends (default 27.3M: 70 % load)"),
-	XL_OPT("message", O_MESSAGE, "BYTES", "message size (default 256K)"),
-	XL_OPT("duty", O_DUTY, "D", "the fraction of the time a flow sends (default 0.8)"),
-	XL_OPT("duration", O_DURATION, "T", "simulated time (default 60s)"),
-	XL_OPT("mode", O_MODE, "flowlet|flowlet-random|hash", "the uplink choice (default flowlet)"),
-	XL_OPT("steps", O_STEPS, NULL, "every flow starts its messages at the same moments\n"
-				      "(collective steps) instead of at random ones"),
-	XL_OPT("flowlet-timeout", O_FLOWLET_TIMEOUT, "T|auto",
-	       "the rule's floor (default auto = 50us: the model has no\n"
-	       "packets, and auto adds no buffer or pacing term here)"),
-	XL_OPT("path-skew", O_PATH_SKEW, "T|auto", "the rule's margin (default auto = 25us plus two\n"
-						    "1518-byte frames at the member's rate)"),
-	XL_OPT("reorder", O_REORDER, "safe|free", "free: moves ignore the rule and count as unsafe\n"
-						   "(default safe)"),
-	XL_OPT("no-flowlet-rate", O_NO_FLOWLET_RATE, NULL,
-	       "compare members without the new flowlet's expected rate"),
-	XL_OPT("no-pending", O_NO_PENDING, NULL, "do not count a placed flowlet on its member until\n"
-						  "its bytes are measured"),
-	XL_OPT("seed", O_SEED, "N", "random draws (default 1)"),
-	XL_OPT("trace", O_TRACE, "FILE", "replay these packets (CSV time_ns,flow,bytes, e.g. from\n"
-					  "bench/jct/trace.py) instead of on/off flows"),
-	XL_OPT("window", O_WINDOW, "T", "judge a member's overload per window this long\n"
-					"(default 10ms)"),
-	XL_OPT("json", 'j', NULL, "print JSON"),
-	XL_OPT_HELP, XL_OPT_END
-};
-
-static void usage(FILE *f)
+/* --caps R1,R2,...: the members and their capacities. */
+static int parse_caps(const char *v, void *field, char *err, size_t len)
 {
-	xl_opt_usage(f, "sim flowlet", xl_sim_flowlet_opts,
-		     "Runs the uplink choice (the dataplane's code) over N on/off flows: each\n"
-		     "sends messages of BYTES at PEAK bit/s, a fraction D of the time, with\n"
-		     "uniform gaps of 0.5..1.5x the mean between them; every message after a\n"
-		     "gap past the floor is a new flowlet. Prints each member's share of the\n"
-		     "bytes, its share of the capacity, and the time its offered load\n"
-		     "exceeded its capacity. A flowlet moves only when its first bytes cannot\n"
-		     "overtake its last ones on the old member (the reorder-free rule over the\n"
-		     "members' queueing delays, docs/load-balancing.md); moves it keeps back\n"
-		     "are counted as refused. The defaults are the balance benchmark's\n"
-		     "workload 3. --trace replays captured flows instead (open loop: their\n"
-		     "packets keep their times whatever member they take). Each member's\n"
-		     "longest overload is its longest run of windows in which it was\n"
-		     "offered more than its capacity. T: e.g. 500ms, 60s.");
-}
-
-static int parse_caps(const char *v, struct xl_lb_sim *s, char *err, size_t len)
-{
+	struct xl_lb_sim *s = field;
 	char *copy = strdup(v), *rest = copy, *tok;
 	int bad = !copy;
 
 	s->n = 0;
 	while (!bad && (tok = strsep(&rest, ",")) != NULL) {
 		if (s->n == XL_MAX_GROUP_MEMBERS) {
-			snprintf(err, len, "--caps: at most %d members", XL_MAX_GROUP_MEMBERS);
+			snprintf(err, len, "at most %d members", XL_MAX_GROUP_MEMBERS);
 			bad = 1;
 		} else if (!*tok) {
-			snprintf(err, len, "--caps: a rate per member, comma separated");
+			snprintf(err, len, "a rate per member, comma separated");
 			bad = 1;
 		} else {
 			bad = xl_parse_rate(tok, &s->cap_bps[s->n++], err, len);
@@ -411,6 +361,95 @@ static int parse_caps(const char *v, struct xl_lb_sim *s, char *err, size_t len)
 	free(copy);
 	return bad ? -1 : 0;
 }
+
+/* --flowlet-timeout T|auto: the rule's floor. */
+static int parse_floor(const char *v, void *field, char *err, size_t len)
+{
+	if (!strcmp(v, "auto")) {
+		*(__u64 *)field = XL_DEFAULT_FLOWLET_TIMEOUT_NS;
+		return 0;
+	}
+	return xl_parse_duration(v, 1000, 1000000000ULL, field, err, len);
+}
+
+/* --path-skew T|auto: the rule's margin, and whether it grows by frames. */
+static int parse_skew(const char *v, void *field, char *err, size_t len)
+{
+	struct xl_lb_sim *s = field;
+	__u64 ns;
+
+	s->skew_auto = !strcmp(v, "auto");
+	if (s->skew_auto) {
+		s->skew_ns = XL_DEFAULT_PATH_SKEW_NS;
+		return 0;
+	}
+	if (xl_parse_duration(v, 0, 1000000000ULL, &ns, err, len))
+		return -1;
+	s->skew_ns = (__u32)ns;
+	return 0;
+}
+
+/* --window T: windows end on a step. */
+static int parse_window(const char *v, void *field, char *err, size_t len)
+{
+	if (xl_parse_duration(v, STEP_NS, 3600000000000ULL, field, err, len))
+		return -1;
+	if (*(__u64 *)field % STEP_NS) {
+		snprintf(err, len, "a multiple of %lluus", STEP_NS / 1000);
+		return -1;
+	}
+	return 0;
+}
+
+/* The command line: the simulation's inputs, and how to print. */
+struct flowlet_opts {
+	struct xl_lb_sim s;
+	__u32 seed;
+	const char *trace_path;
+	bool json;
+};
+
+static const struct xl_opt_word lb_modes[] = {
+	{ "flowlet", XL_LB_FLOWLET }, { "flowlet-random", XL_LB_FLOWLET_RANDOM },
+	{ "hash", XL_LB_HASH }, { NULL, 0 }
+};
+static const struct xl_opt_word reorders[] = { { "safe", 0 }, { "free", 1 }, { NULL, 0 } };
+
+#define F(f) XL_FIELD(struct flowlet_opts, f)
+static const struct xl_opt flowlet_opts[] = {
+	{ "caps", 0, XL_T_FUNC, F(s), "R1,R2,...", "the members' capacities (default 200M,100M,100M,100M)",
+	  .parse = parse_caps },
+	{ "flows", 0, XL_T_UINT, F(s.flows), "N", "on/off flows (default 16)", .min = 1, .max = 65536 },
+	{ "rate", 0, XL_T_RATE, F(s.peak_bps), "PEAK", "a flow's rate while it sends (default 27.3M: 70 % load)" },
+	{ "message", 0, XL_T_BYTES, F(s.message_bytes), "BYTES", "message size (default 256K)", .min = 64 },
+	{ "duty", 0, XL_T_DOUBLE, F(s.duty), "D", "the fraction of the time a flow sends (default 0.8)",
+	  .dmin = 0, .dmax = 1, .open_min = true },
+	{ "duration", 0, XL_T_DURATION, F(s.duration_ns), "T", "simulated time (default 60s)",
+	  .min = 1000000, .max = 3600000000000ULL },
+	{ "mode", 0, XL_T_ENUM, F(s.mode), "flowlet|flowlet-random|hash", "the uplink choice (default flowlet)",
+	  .words = lb_modes },
+	{ "steps", 0, XL_T_FLAG, F(s.sync), NULL, "every flow starts its messages at the same moments\n"
+						  "(collective steps) instead of at random ones" },
+	{ "flowlet-timeout", 0, XL_T_FUNC, F(s.floor_ns), "T|auto",
+	  "the rule's floor (default auto = 50us: the model has no\n"
+	  "packets, and auto adds no buffer or pacing term here)", .parse = parse_floor },
+	{ "path-skew", 0, XL_T_FUNC, F(s), "T|auto", "the rule's margin (default auto = 25us plus two\n"
+						     "1518-byte frames at the member's rate)",
+	  .parse = parse_skew },
+	{ "reorder", 0, XL_T_ENUM, F(s.reorder_free), "safe|free",
+	  "free: moves ignore the rule and count as unsafe\n(default safe)", .words = reorders },
+	{ "no-flowlet-rate", 0, XL_T_FLAG, F(s.no_flowlet_rate), NULL,
+	  "compare members without the new flowlet's expected rate" },
+	{ "no-pending", 0, XL_T_FLAG, F(s.no_pending), NULL, "do not count a placed flowlet on its member until\n"
+							    "its bytes are measured" },
+	{ "seed", 0, XL_T_UINT, F(seed), "N", "random draws (default 1)" },
+	{ "trace", 0, XL_T_STR, F(trace_path), "FILE", "replay these packets (CSV time_ns,flow,bytes, e.g. from\n"
+							"bench/jct/trace.py) instead of on/off flows" },
+	{ "window", 0, XL_T_FUNC, F(s.window_ns), "T", "judge a member's overload per window this long\n"
+						       "(default 10ms)", .parse = parse_window },
+	{ "json", 'j', XL_T_FLAG, F(json), NULL, "print JSON" },
+	XL_OPT_HELP, XL_OPT_END
+};
 
 static void print_result(const struct xl_lb_sim *s, int json)
 {
@@ -460,138 +499,68 @@ static void print_result(const struct xl_lb_sim *s, int json)
 	printf("\n");
 }
 
-int xl_sim_flowlet(int argc, char **argv)
+static int flowlet_run(const struct xl_cmd_ctx *ctx, void *opts)
 {
-	struct xl_opt_parser p = { .opts = xl_sim_flowlet_opts };
+	struct flowlet_opts *o = opts;
 	struct xl_flow_trace tr;
-	struct xl_lb_sim s;
-	char err[256] = "", *end;
-	const char *trace_path = NULL;
-	int ch, bad = 0, json = 0, rc;
-	__u32 u32v;
-	__u64 ns;
+	int rc;
 
-	xl_lb_sim_defaults(&s);
-	while (!bad && (ch = xl_opt_next(&p, argc, argv)) != -1) {
-		switch (ch) {
-		case O_CAPS: bad = parse_caps(optarg, &s, err, sizeof(err)); break;
-		case O_FLOWS:
-			bad = xl_parse_uint("--flows", optarg, 1, 65536, &s.flows, err, sizeof(err));
-			break;
-		case O_RATE: bad = xl_parse_rate(optarg, &s.peak_bps, err, sizeof(err)); break;
-		case O_MESSAGE:
-			bad = xl_parse_bytes("--message", optarg, 64, "64", &u32v, err, sizeof(err));
-			s.message_bytes = u32v;
-			break;
-		case O_DUTY:
-			s.duty = strtod(optarg, &end);
-			if (*end || end == optarg || !(s.duty > 0 && s.duty <= 1)) {
-				snprintf(err, sizeof(err), "--duty: a fraction in (0, 1]");
-				bad = 1;
-			}
-			break;
-		case O_DURATION:
-			bad = xl_parse_duration(optarg, 1000000, 3600000000000ULL,
-						&s.duration_ns, err, sizeof(err));
-			break;
-		case O_MODE:
-			if (!strcmp(optarg, "flowlet"))
-				s.mode = XL_LB_FLOWLET;
-			else if (!strcmp(optarg, "flowlet-random"))
-				s.mode = XL_LB_FLOWLET_RANDOM;
-			else if (!strcmp(optarg, "hash"))
-				s.mode = XL_LB_HASH;
-			else {
-				snprintf(err, sizeof(err), "--mode: flowlet, flowlet-random or hash");
-				bad = 1;
-			}
-			break;
-		case O_FLOWLET_TIMEOUT:
-			if (!strcmp(optarg, "auto"))
-				s.floor_ns = XL_DEFAULT_FLOWLET_TIMEOUT_NS;
-			else
-				bad = xl_parse_duration(optarg, 1000, 1000000000ULL, &s.floor_ns,
-							err, sizeof(err));
-			break;
-		case O_PATH_SKEW:
-			s.skew_auto = !strcmp(optarg, "auto");
-			if (s.skew_auto) {
-				s.skew_ns = XL_DEFAULT_PATH_SKEW_NS;
-				break;
-			}
-			bad = xl_parse_duration(optarg, 0, 1000000000ULL, &ns, err, sizeof(err));
-			s.skew_ns = (__u32)ns;
-			break;
-		case O_REORDER:
-			if (!strcmp(optarg, "safe") || !strcmp(optarg, "free")) {
-				s.reorder_free = !strcmp(optarg, "free");
-			} else {
-				snprintf(err, sizeof(err), "--reorder: safe or free");
-				bad = 1;
-			}
-			break;
-		case O_NO_FLOWLET_RATE: s.no_flowlet_rate = 1; break;
-		case O_NO_PENDING: s.no_pending = 1; break;
-		case O_STEPS: s.sync = 1; break;
-		case O_SEED:
-			bad = xl_parse_uint("--seed", optarg, 0, 0xffffffffU, &u32v, err, sizeof(err));
-			s.seed = ((__u64)u32v << 1) | 1;
-			break;
-		case O_TRACE: trace_path = optarg; break;
-		case O_WINDOW:
-			bad = xl_parse_duration(optarg, STEP_NS, 3600000000000ULL, &s.window_ns,
-						err, sizeof(err));
-			if (!bad && s.window_ns % STEP_NS) { /* windows end on a step */
-				snprintf(err, sizeof(err), "--window: a multiple of %lluus",
-					 STEP_NS / 1000);
-				bad = 1;
-			}
-			break;
-		case 'j': json = 1; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
-		}
-	}
-	xl_opt_free(&p);
-	if (!bad && optind < argc) {
-		snprintf(err, sizeof(err), "unexpected argument '%s'", argv[optind]);
-		bad = 1;
-	}
-	if (bad) {
-		fprintf(stderr, "xdpleaf sim flowlet: %s\n", err[0] ? err : "bad value");
-		usage(stderr);
-		return 2;
-	}
-	if (trace_path) {
-		if (xl_flow_trace_read(trace_path, &tr))
+	o->s.seed = ((__u64)o->seed << 1) | 1;
+	if (o->trace_path) {
+		if (xl_flow_trace_read(o->trace_path, &tr))
 			return 1;
-		s.trace = &tr;
+		o->s.trace = &tr;
 	}
-	rc = xl_lb_sim_run(&s);
+	rc = xl_lb_sim_run(&o->s);
 	if (rc)
-		fprintf(stderr, "xdpleaf sim flowlet: out of memory\n");
+		fprintf(stderr, "xdpleaf %s: out of memory\n", ctx->path);
 	else
-		print_result(&s, json);
-	if (trace_path)
+		print_result(&o->s, o->json);
+	if (o->trace_path)
 		xl_flow_trace_free(&tr);
 	return rc ? 1 : 0;
 }
 
+/* The balance benchmark's workload 3, also the command line's defaults. */
+static const struct flowlet_opts flowlet_defaults = {
+	.s = {
+		.n = 4,
+		.cap_bps = { 200000000, 100000000, 100000000, 100000000 },
+		.flows = 16,
+		.peak_bps = 27343750, /* 500M x 0.7 / 16 / duty */
+		.message_bytes = 262144,
+		.duty = 0.8,
+		.duration_ns = 60000000000ULL,
+		.mode = XL_LB_FLOWLET,
+		.floor_ns = XL_DEFAULT_FLOWLET_TIMEOUT_NS,
+		.skew_ns = XL_DEFAULT_PATH_SKEW_NS,
+		.skew_auto = 1,
+		.seed = 3, /* = (1 << 1) | 1, --seed 1 */
+		.window_ns = 10000000,
+	},
+	.seed = 1,
+};
+
 void xl_lb_sim_defaults(struct xl_lb_sim *s)
 {
-	memset(s, 0, sizeof(*s));
-	s->n = 4;
-	s->cap_bps[0] = 200000000;
-	s->cap_bps[1] = s->cap_bps[2] = s->cap_bps[3] = 100000000;
-	s->flows = 16;
-	s->peak_bps = 27343750; /* 500M x 0.7 / 16 / duty */
-	s->message_bytes = 262144;
-	s->duty = 0.8;
-	s->duration_ns = 60000000000ULL;
-	s->mode = XL_LB_FLOWLET;
-	s->floor_ns = XL_DEFAULT_FLOWLET_TIMEOUT_NS;
-	s->skew_ns = XL_DEFAULT_PATH_SKEW_NS;
-	s->skew_auto = 1;
-	s->seed = 3;
-	s->window_ns = 10000000;
+	*s = flowlet_defaults.s;
 }
+
+const struct xl_cmd xl_sim_flowlet_cmd = {
+	.name = "flowlet", .summary = "uplink choice (flowlet, LetFlow, ECMP) over on/off flows",
+	.intro = "Runs the uplink choice (the dataplane's code) over N on/off flows: each\n"
+		 "sends messages of BYTES at PEAK bit/s, a fraction D of the time, with\n"
+		 "uniform gaps of 0.5..1.5x the mean between them; every message after a\n"
+		 "gap past the floor is a new flowlet. Prints each member's share of the\n"
+		 "bytes, its share of the capacity, and the time its offered load\n"
+		 "exceeded its capacity. A flowlet moves only when its first bytes cannot\n"
+		 "overtake its last ones on the old member (the reorder-free rule over the\n"
+		 "members' queueing delays, docs/load-balancing.md); moves it keeps back\n"
+		 "are counted as refused. The defaults are the balance benchmark's\n"
+		 "workload 3. --trace replays captured flows instead (open loop: their\n"
+		 "packets keep their times whatever member they take). Each member's\n"
+		 "longest overload is its longest run of windows in which it was\n"
+		 "offered more than its capacity. T: e.g. 500ms, 60s.",
+	.opts = flowlet_opts, XL_CMD_OPTS(struct flowlet_opts, &flowlet_defaults),
+	.run = flowlet_run,
+};

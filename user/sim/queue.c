@@ -3,7 +3,6 @@
  * (include/ecn.h, the code the dataplane runs) with a packet trace or a
  * synthetic constant-rate load, and print what happens to every packet. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,127 +123,102 @@ static int read_trace(const char *path, int ect, struct packet **out, size_t *n_
 	return 0;
 }
 
-enum { O_RATE = 256, O_GAMMA, O_BUFFER, O_OVERFLOW, O_LINE_OVERHEAD, O_KMIN, O_KMAX, O_PMAX, O_FIT, O_NOT_ECT,
-       O_SEED, O_TRACE, O_LOAD, O_PACKET, O_DURATION };
-const struct xl_opt xl_sim_queue_opts[] = {
-	XL_OPT_REQUIRED("rate", O_RATE, "RATE", "the port's line rate (e.g. 1G)"),
-	XL_OPT("gamma", O_GAMMA, "G", "the fraction of RATE the queue drains at (default 1)"),
-	XL_OPT("buffer", O_BUFFER, "BYTES", "the queue's capacity (default 1M, or 2 ms of RATE if\n"
-					    "less, at least 2 frames: the config's default)"),
-	XL_OPT("overflow", O_OVERFLOW, "drop|mark", "what a full buffer does (default drop)"),
-	XL_OPT("line-overhead", O_LINE_OVERHEAD, "BYTES", "what each frame also takes on the line\n"
-							  "(default 24: Ethernet's preamble, FCS, gap)"),
-	XL_OPT("kmin", O_KMIN, "BYTES", "marking starts above this queue (default 5K)"),
-	XL_OPT("kmax", O_KMAX, "BYTES", "everything is marked above this queue (default 200K)"),
-	XL_OPT("pmax", O_PMAX, "P", "the marking probability at kmax (default 1%)"),
-	XL_OPT("fit", O_FIT, NULL, "fit kmin and kmax into the buffer, as the built-in class\n"
-				   "roce does (docs/ecn.md; not with --kmin or --kmax)"),
-	XL_OPT("not-ect", O_NOT_ECT, NULL, "packets are Not-ECT (default ECT)"),
-	XL_OPT("seed", O_SEED, "N", "the marking's random draws (default 1)"),
-	XL_OPT("trace", O_TRACE, "FILE", "packets from a CSV time_ns,bytes[,ect], or:"),
-	XL_OPT("load", O_LOAD, "RATE", "a constant-rate load of --packet-byte packets"),
-	XL_OPT("packet", O_PACKET, "BYTES", "packet size of --load (default 1500)"),
-	XL_OPT("duration", O_DURATION, "T", "how long --load runs (e.g. 10ms)"),
+/* The command line. */
+struct queue_opts {
+	__u64 rate, load, duration_ns;
+	__u32 gamma, buffer, line_overhead, packet, seed;
+	struct xl_wred wred;
+	bool mark_only, fit, not_ect, kmin_set, kmax_set;
+	const char *trace;
+};
+
+static int gamma_opt(const char *v, void *field, char *err, size_t len)
+{
+	return xl_parse_gamma(v, field, err, len);
+}
+
+static int pmax_opt(const char *v, void *field, char *err, size_t len)
+{
+	return xl_parse_pmax(v, field, err, len);
+}
+
+static const struct xl_opt_word overflows[] = { { "drop", 0 }, { "mark", 1 }, { NULL, 0 } };
+
+#define F(f) XL_FIELD(struct queue_opts, f)
+static const struct xl_opt queue_opts[] = {
+	{ "rate", 0, XL_T_RATE, F(rate), "RATE", "the port's line rate (e.g. 1G)", .required = true },
+	{ "gamma", 0, XL_T_FUNC, F(gamma), "G", "the fraction of RATE the queue drains at (default 1)",
+	  .parse = gamma_opt },
+	{ "buffer", 0, XL_T_BYTES, F(buffer), "BYTES", "the queue's capacity (default 1M, or 2 ms of RATE if\n"
+						       "less, at least 2 frames: the config's default)",
+	  .min = 2048 },
+	{ "overflow", 0, XL_T_ENUM, F(mark_only), "drop|mark", "what a full buffer does (default drop)",
+	  .words = overflows },
+	{ "line-overhead", 0, XL_T_UINT, F(line_overhead), "BYTES", "what each frame also takes on the line\n"
+								    "(default 24: Ethernet's preamble, FCS, gap)",
+	  .max = 256 },
+	{ "kmin", 0, XL_T_BYTES, F(wred.kmin), "BYTES", "marking starts above this queue (default 5K)",
+	  XL_GIVEN(struct queue_opts, kmin_set) },
+	{ "kmax", 0, XL_T_BYTES, F(wred.kmax), "BYTES", "everything is marked above this queue (default 200K)",
+	  XL_GIVEN(struct queue_opts, kmax_set) },
+	{ "pmax", 0, XL_T_FUNC, F(wred.pmax), "P", "the marking probability at kmax (default 1%)",
+	  .parse = pmax_opt },
+	{ "fit", 0, XL_T_FLAG, F(fit), NULL, "fit kmin and kmax into the buffer, as the built-in class\n"
+					     "roce does (docs/ecn.md; not with --kmin or --kmax)" },
+	{ "not-ect", 0, XL_T_FLAG, F(not_ect), NULL, "packets are Not-ECT (default ECT)" },
+	{ "seed", 0, XL_T_UINT, F(seed), "N", "the marking's random draws (default 1)" },
+	{ "trace", 0, XL_T_STR, F(trace), "FILE", "packets from a CSV time_ns,bytes[,ect], or:" },
+	{ "load", 0, XL_T_RATE, F(load), "RATE", "a constant-rate load of --packet-byte packets" },
+	{ "packet", 0, XL_T_BYTES, F(packet), "BYTES", "packet size of --load (default 1500)",
+	  .min = 64, .max = 65535 },
+	{ "duration", 0, XL_T_DURATION, F(duration_ns), "T", "how long --load runs (e.g. 10ms)",
+	  .min = 1, .max = 3600000000000ULL },
 	XL_OPT_HELP, XL_OPT_END
 };
 
-static void usage(FILE *f)
+static const struct queue_opts queue_defaults = {
+	.gamma = 1000000, .packet = 1500, .seed = 1,
+	.wred = { .kmin = XL_WRED_PAPER_KMIN, .kmax = XL_WRED_PAPER_KMAX,
+		  .pmax = XL_WRED_PAPER_PMAX },
+	.line_overhead = XL_DEFAULT_LINE_OVERHEAD,
+};
+
+static int queue_check(const struct xl_cmd_ctx *ctx, void *opts)
 {
-	xl_opt_usage(f, "sim queue", xl_sim_queue_opts,
-		     "Runs one port's phantom queue and WRED marking (the dataplane's code) over\n"
-		     "a packet trace (--trace) or a constant-rate load (--load, --duration), and\n"
-		     "prints time_ns,bytes,queue_bytes,action per packet (action: queued,\n"
-		     "marked, dropped, over_marked, over_passed); a summary goes to stderr.\n"
-		     "The queue counts line bytes: each frame's bytes plus --line-overhead.\n"
-		     "T: a number and its unit (ns, us, ms, s), e.g. 10ms.");
+	const struct queue_opts *o = opts;
+
+	if ((!o->trace == !o->load) || (o->load && !o->duration_ns) ||
+	    o->wred.kmin >= o->wred.kmax || ((o->kmin_set || o->kmax_set) && o->fit)) {
+		fprintf(stderr, "xdpleaf %s: need exactly one of --trace and --load (with "
+			"--duration), kmin < kmax; --fit fits the default kmin and kmax, not "
+			"ones given\n", ctx->path);
+		return -1;
+	}
+	return 0;
 }
 
-int xl_sim_queue(int argc, char **argv)
+static int queue_run(const struct xl_cmd_ctx *ctx, void *opts)
 {
-	struct xl_opt_parser p = { .opts = xl_sim_queue_opts };
+	const struct queue_opts *o = opts;
 	struct queue_sim s = {
-		.buffer = 0, /* unset: xl_default_buffer of the rate, as the config */
-		.wred = { .kmin = XL_WRED_PAPER_KMIN, .kmax = XL_WRED_PAPER_KMAX,
-			  .pmax = XL_WRED_PAPER_PMAX },
-		.line_overhead = XL_DEFAULT_LINE_OVERHEAD,
-		.rng = 1,
+		.buffer = o->buffer, /* 0, unset: xl_default_buffer of the rate, as the config */
+		.wred = o->wred,
+		.line_overhead = o->line_overhead,
+		.mark_only = o->mark_only,
+		.rng = (__u64)o->seed | 1, /* xorshift's state must not be 0 */
 	};
-	__u64 rate = 0, load = 0, duration = 0, packet = 1500;
-	__u32 gamma = 1000000, u32v;
-	const char *trace = NULL;
+	__u64 rate = o->rate, load = o->load, duration = o->duration_ns, packet = o->packet;
+	const char *trace = o->trace;
 	struct packet *pk = NULL;
 	size_t n_pk = 0;
-	char err[256] = "";
-	int ch, ect = 1, bad = 0, thresholds = 0;
+	int ect = !o->not_ect;
 
-	while (!bad && (ch = xl_opt_next(&p, argc, argv)) != -1) {
-		switch (ch) {
-		case O_RATE: bad = xl_parse_rate(optarg, &rate, err, sizeof(err)); break;
-		case O_GAMMA: bad = xl_parse_gamma(optarg, &gamma, err, sizeof(err)); break;
-		case O_BUFFER:
-			bad = xl_parse_bytes("buffer", optarg, 2048, "2K", &u32v, err, sizeof(err));
-			s.buffer = u32v;
-			break;
-		case O_LINE_OVERHEAD:
-			bad = xl_parse_uint("--line-overhead", optarg, 0, 256, &u32v, err,
-					    sizeof(err));
-			s.line_overhead = u32v;
-			break;
-		case O_KMIN:
-			bad = xl_parse_bytes("kmin", optarg, 0, "0", &s.wred.kmin, err, sizeof(err));
-			thresholds = 1;
-			break;
-		case O_KMAX:
-			bad = xl_parse_bytes("kmax", optarg, 0, "0", &s.wred.kmax, err, sizeof(err));
-			thresholds = 1;
-			break;
-		case O_FIT: s.wred.flags |= XL_CLASS_FIT; break;
-		case O_PMAX: bad = xl_parse_pmax(optarg, &s.wred.pmax, err, sizeof(err)); break;
-		case O_OVERFLOW:
-			s.mark_only = !strcmp(optarg, "mark");
-			if (!s.mark_only && strcmp(optarg, "drop")) {
-				snprintf(err, sizeof(err), "overflow must be drop or mark");
-				bad = 1;
-			}
-			break;
-		case O_NOT_ECT: ect = 0; break;
-		case O_SEED:
-			bad = xl_parse_uint("--seed", optarg, 0, 0xffffffffU, &u32v, err,
-					    sizeof(err));
-			s.rng = (__u64)u32v | 1; /* xorshift's state must not be 0 */
-			break;
-		case O_TRACE: trace = optarg; break;
-		case O_LOAD: bad = xl_parse_rate(optarg, &load, err, sizeof(err)); break;
-		case O_PACKET:
-			bad = xl_parse_bytes("packet", optarg, 64, "64", &u32v, err, sizeof(err)) ||
-			      u32v > 65535;
-			packet = u32v;
-			break;
-		case O_DURATION:
-			bad = xl_parse_duration(optarg, 1, 3600000000000ULL, &duration,
-						err, sizeof(err));
-			break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
-		}
-	}
-	xl_opt_free(&p);
-	if (!bad && (!rate || (!trace == !load) || (load && !duration) ||
-		     s.wred.kmin >= s.wred.kmax || optind < argc ||
-		     (thresholds && (s.wred.flags & XL_CLASS_FIT)))) {
-		snprintf(err, sizeof(err), "need --rate, exactly one of --trace and "
-			 "--load (with --duration), kmin < kmax; --fit fits the default "
-			 "kmin and kmax, not ones given");
-		bad = 1;
-	}
-	if (bad) {
-		fprintf(stderr, "xdpleaf sim queue: %s\n", err[0] ? err : "bad value");
-		usage(stderr);
-		return 2;
-	}
+	(void)ctx;
+	if (o->fit)
+		s.wred.flags |= XL_CLASS_FIT;
+	s.drain_bps = rate * o->gamma / 1000000;
 	if (!s.buffer)
 		s.buffer = xl_default_buffer(rate);
-	s.drain_bps = rate * gamma / 1000000;
 	if (trace && read_trace(trace, ect, &pk, &n_pk))
 		return 1;
 	printf("time_ns,bytes,queue_bytes,action\n");
@@ -273,3 +247,15 @@ int xl_sim_queue(int argc, char **argv)
 	}
 	return 0;
 }
+
+const struct xl_cmd xl_sim_queue_cmd = {
+	.name = "queue", .summary = "a port's phantom queue and WRED marking over a trace or a load",
+	.intro = "Runs one port's phantom queue and WRED marking (the dataplane's code) over\n"
+		 "a packet trace (--trace) or a constant-rate load (--load, --duration), and\n"
+		 "prints time_ns,bytes,queue_bytes,action per packet (action: queued,\n"
+		 "marked, dropped, over_marked, over_passed); a summary goes to stderr.\n"
+		 "The queue counts line bytes: each frame's bytes plus --line-overhead.\n"
+		 "T: a number and its unit (ns, us, ms, s), e.g. 10ms.",
+	.opts = queue_opts, XL_CMD_OPTS(struct queue_opts, &queue_defaults),
+	.check = queue_check, .run = queue_run,
+};

@@ -8,14 +8,10 @@
 #include "xdpleaf.h"
 #include "base/cli.h"
 
-/* argv[0] is the model name ("queue"). */
-int xl_sim_queue(int argc, char **argv);
-int xl_sim_dcqcn(int argc, char **argv);
-int xl_sim_flowlet(int argc, char **argv);
-int xl_sim_main(int argc, char **argv);
-/* The models with their options, as `sim --help` and completion list them. */
-extern const struct xl_cli_cmd xl_sim_models[];
-extern const struct xl_opt xl_sim_queue_opts[], xl_sim_flowlet_opts[], xl_sim_dcqcn_opts[];
+/* `xdpleaf sim MODEL`: the models are its subs (base/cli.h), each with its
+ * own options, as `sim --help` and completion list them. */
+extern const struct xl_cmd xl_sim_cmd;
+extern const struct xl_cmd xl_sim_queue_cmd, xl_sim_flowlet_cmd, xl_sim_dcqcn_cmd;
 
 struct xl_flow_trace;
 

@@ -17,7 +17,7 @@ static void on_signal(int sig)
 	gen_stop = 1;
 }
 
-int xl_gen_main(int argc, char **argv)
+int gen_run(const struct xl_cmd_ctx *ctx, void *opts)
 {
 	struct gen_state g = { .tx = { .pkt_fd = -1, .anchor_tap = -1, .anchor_link = -1 },
 			       .acks = { .fd = -1 } };
@@ -26,8 +26,8 @@ int xl_gen_main(int argc, char **argv)
 	double secs;
 	int ret = 1;
 
-	if (gen_parse_opts(argc, argv, &g.o))
-		return 2;
+	(void)ctx;
+	g.o = *(const struct gen_opts *)opts;
 	if (!xl_traffic_privileged()) {
 		fprintf(stderr, PFX "needs root, or CAP_BPF and CAP_NET_ADMIN "
 			"(try: sudo xdpleaf gen ...)\n");

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /* `xdpleaf gen`'s parts, one file per job (docs/traffic-tools.md):
  *
- *   gen.c           xl_gen_main: the order of the jobs below
- *   gen_options.c   the option table, parsing and checks -> struct gen_opts
+ *   gen.c           gen_run: the order of the jobs below
+ *   gen_options.c   the option table and checks -> struct gen_opts; xl_gen_cmd
  *   gen_setup.c     address, route and neighbour; the frame classes; the
  *                   BPF object (and its anchor) or the AF_PACKET socket;
  *                   the QPs; teardown
@@ -47,6 +47,7 @@
 #include "roce.h"
 #include "traffic/gen_pkt.h"
 #include "traffic/rc.h"
+#include "base/cli.h"
 
 #define PFX "xdpleaf gen: "
 #define MAX_QPS 4096
@@ -71,8 +72,10 @@ struct gen_opts {
 	bool message_set, write;
 	__u64 rate_bps;
 	enum pattern pattern;
-	enum gap_kind gap_kind;
-	__u64 gap1_ns, gap2_ns;
+	struct gen_gap {
+		enum gap_kind kind;
+		__u64 t1_ns, t2_ns;
+	} gap;
 	bool gap_set;
 	__u64 duration_ns, count;
 	__u8 ecn, dscp;
@@ -179,8 +182,8 @@ struct xl_link_info;
 /* Set by SIGINT and SIGTERM: the send loop ends after its batch. */
 extern volatile sig_atomic_t gen_stop;
 
-/* gen_options.c: 0, or -1 after saying why (--help exits). */
-int gen_parse_opts(int argc, char **argv, struct gen_opts *o);
+/* gen.c: gen's run (xl_cmd_fn) over the options gen_options.c checked. */
+int gen_run(const struct xl_cmd_ctx *ctx, void *opts);
 
 /* gen_setup.c; each returns 0, or -1 after saying why. */
 /* --dst's family, --dev's index, MAC and MTU (into li), the addresses

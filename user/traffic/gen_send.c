@@ -69,15 +69,15 @@ static double ln_pos(double x)
 
 static double draw_gap(const struct gen_opts *o, __u64 *rng)
 {
-	switch (o->gap_kind) {
+	switch (o->gap.kind) {
 	case GAP_EXP:
-		return -(double)o->gap1_ns * ln_pos(unit_rand(rng));
+		return -(double)o->gap.t1_ns * ln_pos(unit_rand(rng));
 	case GAP_UNIFORM:
-		return (double)o->gap1_ns +
-		       (double)(o->gap2_ns - o->gap1_ns) * unit_rand(rng);
+		return (double)o->gap.t1_ns +
+		       (double)(o->gap.t2_ns - o->gap.t1_ns) * unit_rand(rng);
 	case GAP_FIXED:
 	default:
-		return (double)o->gap1_ns;
+		return (double)o->gap.t1_ns;
 	}
 }
 

@@ -8,7 +8,6 @@
  * included) the kernel closes it and the program detaches. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,77 +47,28 @@ struct flow {
 	struct xl_sink_flow v;
 };
 
-enum { O_DURATION = 256, O_PASS, O_GENERIC, O_INTERVAL, O_RESPOND };
-const struct xl_opt xl_sink_opts[] = {
-	XL_OPT_REQUIRED("dev", 'd', "IF", "interface to attach to (in this network namespace)"),
-	XL_OPT("duration", O_DURATION, "T", "stop after T (e.g. 5s, 500ms; default: until a signal)"),
-	XL_OPT("interval", O_INTERVAL, "T", "while running, every T (>= 1ms) print one line of\n"
-					    "JSON to stdout with every QP's cumulative counters\n"
-					    "(before the final report)"),
-	XL_OPT("pass", O_PASS, NULL, "hand RoCEv2 packets to the kernel too (default: drop\n"
-				     "them after counting, as a NIC's RDMA engine consumes them)"),
-	XL_OPT("respond", O_RESPOND, NULL, "answer as an RC responder doing go-back-N: ACK each\n"
-					 "in-order packet that asks (AckReq), NAK the PSN\n"
-					 "expected next once when a later one arrives, ACK a\n"
-					 "duplicate again if it asks; for xdpleaf gen\n"
-					 "--reliable (docs/traffic-tools.md, \"Go-back-N\")"),
-	XL_OPT("generic", O_GENERIC, NULL, "attach in generic (skb) mode instead of native"),
-	XL_OPT("json", 'j', NULL, "print JSON"),
+#define F(f) XL_FIELD(struct sink_opts, f)
+static const struct xl_opt sink_opts[] = {
+	{ "dev", 'd', XL_T_STR, F(dev), "IF", "interface to attach to (in this network namespace)",
+	  .required = true },
+	{ "duration", 0, XL_T_DURATION, F(duration_ns), "T",
+	  "stop after T (e.g. 5s, 500ms; default: until a signal)",
+	  .min = 1000000ULL, .max = 366ULL * 86400 * 1000000000ULL },
+	{ "interval", 0, XL_T_DURATION, F(interval_ns), "T",
+	  "while running, every T (>= 1ms) print one line of\n"
+	  "JSON to stdout with every QP's cumulative counters\n"
+	  "(before the final report)", .min = 1000000ULL, .max = 3600ULL * 1000000000ULL },
+	{ "pass", 0, XL_T_FLAG, F(pass), NULL, "hand RoCEv2 packets to the kernel too (default: drop\n"
+					       "them after counting, as a NIC's RDMA engine consumes them)" },
+	{ "respond", 0, XL_T_FLAG, F(respond), NULL, "answer as an RC responder doing go-back-N: ACK each\n"
+						     "in-order packet that asks (AckReq), NAK the PSN\n"
+						     "expected next once when a later one arrives, ACK a\n"
+						     "duplicate again if it asks; for xdpleaf gen\n"
+						     "--reliable (docs/traffic-tools.md, \"Go-back-N\")" },
+	{ "generic", 0, XL_T_FLAG, F(generic), NULL, "attach in generic (skb) mode instead of native" },
+	{ "json", 'j', XL_T_FLAG, F(json), NULL, "print JSON" },
 	XL_OPT_HELP, XL_OPT_END
 };
-
-static void usage(FILE *f)
-{
-	xl_opt_usage(f, "sink", xl_sink_opts,
-		     "Counts received RoCEv2 packets per (source, destination QP, UDP source port)\n"
-		     "with an XDP program on IF, until --duration or SIGINT/SIGTERM, then detaches\n"
-		     "and prints packets, bytes, CE marks, reordered, lost and duplicate packets.\n"
-		     "Prints 'xdpleaf sink: ready ...' to stderr once attached.");
-}
-
-static int parse_opts(int argc, char **argv, struct sink_opts *o)
-{
-	struct xl_opt_parser p = { .opts = xl_sink_opts };
-	char err[256];
-	int ch;
-
-	*o = (struct sink_opts){ 0 };
-	while ((ch = xl_opt_next(&p, argc, argv)) != -1) {
-		switch (ch) {
-		case 'd': o->dev = optarg; break;
-		case O_DURATION:
-			if (xl_parse_duration(optarg, 1000000ULL, 366ULL * 86400 * 1000000000ULL,
-					      &o->duration_ns, err, sizeof(err))) {
-				fprintf(stderr, PFX "%s\n", err);
-				return -1;
-			}
-			break;
-		case O_INTERVAL:
-			if (xl_parse_duration(optarg, 1000000ULL, 3600ULL * 1000000000ULL,
-					      &o->interval_ns, err, sizeof(err))) {
-				fprintf(stderr, PFX "--interval: %s\n", err);
-				return -1;
-			}
-			break;
-		case O_PASS: o->pass = true; break;
-		case O_RESPOND: o->respond = true; break;
-		case O_GENERIC: o->generic = true; break;
-		case 'j': o->json = true; break;
-		case 'h': usage(stdout); exit(0);
-		default: usage(stderr); return -1;
-		}
-	}
-	xl_opt_free(&p);
-	if (optind < argc) {
-		fprintf(stderr, PFX "unexpected argument '%s'\n", argv[optind]);
-		return -1;
-	}
-	if (!o->dev) {
-		fprintf(stderr, PFX "--dev IF is required ('xdpleaf sink --help')\n");
-		return -1;
-	}
-	return 0;
-}
 
 /* Packets lost: PSNs in [lowest, highest] never received. Negative only if
  * duplicates older than the window were taken for late packets: 0 then. */
@@ -422,9 +372,9 @@ static __u32 rx_queues_in_use(const char *dev)
 	return xl_ethtool(dev, &ch) ? 0 : ch.rx_count + ch.combined_count;
 }
 
-int xl_sink_main(int argc, char **argv)
+static int sink_run(const struct xl_cmd_ctx *ctx, void *opts)
 {
-	struct sink_opts o;
+	struct sink_opts o = *(const struct sink_opts *)opts;
 	__u32 rxq;
 	struct sink *skel = NULL;
 	struct xl_sink_stats st;
@@ -438,8 +388,7 @@ int xl_sink_main(int argc, char **argv)
 	int link = -1, err, sig, ret = 1;
 	LIBBPF_OPTS(bpf_link_create_opts, lopts);
 
-	if (parse_opts(argc, argv, &o))
-		return 2;
+	(void)ctx;
 	if (!xl_traffic_privileged()) {
 		fprintf(stderr, PFX "needs root, or CAP_BPF and CAP_NET_ADMIN "
 			"(try: sudo xdpleaf sink ...)\n");
@@ -546,3 +495,12 @@ out:
 	sink__destroy(skel);
 	return ret;
 }
+
+const struct xl_cmd xl_sink_cmd = {
+	.name = "sink", .summary = "count received RoCEv2 traffic per QP ('xdpleaf sink --help')",
+	.intro = "Counts received RoCEv2 packets per (source, destination QP, UDP source port)\n"
+		 "with an XDP program on IF, until --duration or SIGINT/SIGTERM, then detaches\n"
+		 "and prints packets, bytes, CE marks, reordered, lost and duplicate packets.\n"
+		 "Prints 'xdpleaf sink: ready ...' to stderr once attached.",
+	.opts = sink_opts, XL_CMD_OPTS(struct sink_opts, NULL), .run = sink_run,
+};

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /* The RoCEv2 traffic tools: `xdpleaf gen` (user/traffic/gen.c) and `xdpleaf sink`
- * (user/traffic/sink.c); docs/traffic-tools.md. Each takes its own argv, argv[0]
- * being the command name. */
+ * (user/traffic/sink.c); docs/traffic-tools.md. */
 #ifndef XL_TRAFFIC_H
 #define XL_TRAFFIC_H
 
@@ -9,10 +8,8 @@
 #include <linux/types.h>
 #include "base/cli.h"
 
-int xl_gen_main(int argc, char **argv);
-int xl_sink_main(int argc, char **argv);
-/* their options (for shell completion) */
-extern const struct xl_opt xl_gen_opts[], xl_sink_opts[];
+/* their rows of the command table (base/cli.h) */
+extern const struct xl_cmd xl_gen_cmd, xl_sink_cmd;
 
 /* CAP_SYS_ADMIN, or CAP_BPF and CAP_NET_ADMIN. */
 bool xl_traffic_privileged(void);

@@ -4,7 +4,6 @@
 #include <curses.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +12,9 @@
 #include <unistd.h>
 #include "base/cli.h"
 #include "base/output.h"
+#include "instance/opt_instance.h"
 #include "instance/pins.h"
+#include "instance/readers.h"
 #include "base/units.h"
 #include "views/top.h"
 #include "views/top_render.h"
@@ -33,14 +34,24 @@ static const unsigned interval_steps[] = {
 };
 #define N_STEPS (sizeof(interval_steps) / sizeof(interval_steps[0]))
 
-enum { OPT_INTERVAL = 256, OPT_ONCE };
-const struct xl_opt xl_top_opts[] = {
-	XL_OPT("instance", 'i', "NAME", "instance name (default: default)"),
-	XL_OPT("interval", OPT_INTERVAL, "MS", "refresh every MS milliseconds, 100..60000 "
-	       "(default 1000);\nrates are counter differences between two refreshes"),
-	XL_OPT("once", OPT_ONCE, NULL, "read twice, --interval apart, print that frame "
-	       "as plain text\nand exit (no terminal needed; 3 if not loaded)"),
+struct top_opts {
+	const char *instance;
+	__u32 interval_ms;
+	bool once;
+};
+
+#define F(f) XL_FIELD(struct top_opts, f)
+static const struct xl_opt top_opts[] = {
+	XL_OPT_INSTANCE(struct top_opts, instance, "instance name (default: default)"),
+	{ "interval", 0, XL_T_UINT, F(interval_ms), "MS", "refresh every MS milliseconds, 100..60000 "
+	  "(default 1000);\nrates are counter differences between two refreshes",
+	  .min = MIN_INTERVAL_MS, .max = MAX_INTERVAL_MS },
+	{ "once", 0, XL_T_FLAG, F(once), NULL, "read twice, --interval apart, print that frame "
+	  "as plain text\nand exit (no terminal needed; 3 if not loaded)" },
 	XL_OPT_HELP, XL_OPT_END
+};
+static const struct top_opts top_defaults = {
+	.instance = "default", .interval_ms = DEFAULT_INTERVAL_MS,
 };
 static const char top_intro[] =
 	"A live view of an instance, refreshed in place. Leaf mode: uplinks (Mbit/s,\n"
@@ -75,52 +86,6 @@ static void on_signal(int sig)
 static __u64 now_ms(void)
 {
 	return xl_monotonic_ns() / 1000000;
-}
-
-static int parse(int argc, char **argv, struct top_frame_info *info, bool *once)
-{
-	struct xl_opt_parser p = { .opts = xl_top_opts };
-	char err[128];
-	int ch;
-
-	while ((ch = xl_opt_next(&p, argc, argv)) != -1) {
-		switch (ch) {
-		case 'i':
-			info->instance = optarg;
-			break;
-		case OPT_INTERVAL:
-			if (xl_parse_uint("--interval", optarg, MIN_INTERVAL_MS,
-					  MAX_INTERVAL_MS, &info->interval_ms, err,
-					  sizeof(err))) {
-				fprintf(stderr, "xdpleaf top: %s (milliseconds)\n", err);
-				xl_opt_free(&p);
-				return -1;
-			}
-			break;
-		case OPT_ONCE:
-			*once = true;
-			break;
-		case 'h':
-			xl_opt_usage(stdout, "top", xl_top_opts, top_intro);
-			xl_opt_free(&p);
-			exit(0);
-		default: /* getopt said which option */
-			xl_opt_usage_line(stderr, "top", xl_top_opts);
-			xl_opt_free(&p);
-			return -1;
-		}
-	}
-	xl_opt_free(&p);
-	if (optind < argc) {
-		fprintf(stderr, "xdpleaf top: unexpected argument '%s'\n", argv[optind]);
-		return -1;
-	}
-	if (!xl_instance_name_ok(info->instance)) {
-		fprintf(stderr, "xdpleaf: bad instance name '%s': use 1-31 of "
-				"[A-Za-z0-9_-]\n", info->instance);
-		return -1;
-	}
-	return 0;
 }
 
 /* The last line the readers wrote to stderr while the screen was ours. */
@@ -184,7 +149,7 @@ static int run_once(struct top *t)
 		ret = refresh_view(t);
 		if (ret)
 			return 1;
-		if (t->cur.mode == XL_INST_ABSENT) {
+		if (t->cur.role == XL_INST_ABSENT) {
 			fprintf(stderr, "xdpleaf top: instance '%s' is not loaded\n",
 				t->info.instance);
 			return XL_EXIT_NOT_LOADED;
@@ -360,27 +325,29 @@ static int run_live(struct top *t)
 	return stop_signal ? 128 + stop_signal : 0;
 }
 
-int xl_top_main(int argc, char **argv, const struct xl_readers *readers,
-		int (*need_privileges)(void))
+static int top_run(const struct xl_cmd_ctx *ctx, void *opts)
 {
+	const struct top_opts *o = opts;
+	const struct xl_readers *readers = ctx->env;
 	struct top t = {
 		.readers = readers,
-		.info = { .instance = "default", .interval_ms = DEFAULT_INTERVAL_MS },
+		.info = { .instance = o->instance, .interval_ms = o->interval_ms, .once = o->once },
 		.err_fd = -1, .saved_stderr = -1,
 	};
-	bool once = false;
 	int ret;
 
-	argv[0] = (char *)"xdpleaf top"; /* getopt's messages name it */
-	if (parse(argc, argv, &t.info, &once))
-		return 2;
-	t.info.once = once;
-	if (need_privileges() || xl_ensure_bpffs())
+	if (readers->privileged() || xl_ensure_bpffs())
 		return 1;
-	ret = once ? run_once(&t) : run_live(&t);
+	ret = o->once ? run_once(&t) : run_live(&t);
 	top_view_free(&t.view);
 	top_sample_free(&t.prev);
 	top_sample_free(&t.cur);
 	top_screen_free(&t.scr);
 	return ret;
 }
+
+const struct xl_cmd xl_top_cmd = {
+	.name = "top", .summary = "a live view of an instance, refreshed in place ('xdpleaf top --help')",
+	.intro = top_intro,
+	.opts = top_opts, XL_CMD_OPTS(struct top_opts, &top_defaults), .run = top_run,
+};

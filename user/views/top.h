@@ -7,15 +7,10 @@
 
 #include "base/cli.h"
 
-struct xl_readers;
-/* its options (for shell completion) */
-extern const struct xl_opt xl_top_opts[];
-
-/* argv[0] is "top". need_privileges() says why and returns -1 when the
- * caller may not open pinned maps (asked after --help, which needs none).
- * Exit status: 0, 1 error, 2 bad usage, 3 not loaded (--once), 128 + the
+/* Its row of the command table; it reads through the readers the
+ * command's context carries (xl_cmd_ctx.env, instance/readers.h). Exit
+ * status: 0, 1 error, 2 bad usage, 3 not loaded (--once), 128 + the
  * signal that ended it (SIGINT, SIGTERM). */
-int xl_top_main(int argc, char **argv, const struct xl_readers *readers,
-		int (*need_privileges)(void));
+extern const struct xl_cmd xl_top_cmd;
 
 #endif

@@ -61,14 +61,14 @@ static void banner(struct top_screen *s, const struct top_view *v,
 	if (v->have_rates)
 		snprintf(over, sizeof(over), " (rates over the last %.2f s)", v->interval_s);
 	put(s, TOP_BANNER, "xdpleaf top   instance %s   %s   %s   refresh every %u ms%s%s",
-	    in->instance, v->mode == XL_INST_LEAF ? "leaf mode" :
-	    v->mode == XL_INST_HOST ? "host mode" : in->error ? "mode unknown" : "not loaded",
+	    in->instance, v->role == XL_INST_LEAF ? "leaf mode" :
+	    v->role == XL_INST_HOST ? "host mode" : in->error ? "mode unknown" : "not loaded",
 	    when,
 	    in->interval_ms, over, in->paused ? "   PAUSED" : "");
 	if (!in->once)
 		put(s, TOP_TEXT, "keys: q quit   p pause   + slower   - faster   "
-		    "s sort flows (now: %s)", top_sort_name(v->mode, in->sort));
-	if (v->mode != XL_INST_ABSENT && !v->have_rates)
+		    "s sort flows (now: %s)", top_sort_name(v->role, in->sort));
+	if (v->role != XL_INST_ABSENT && !v->have_rates)
 		put(s, TOP_TEXT, "first read: rates from the next refresh on");
 	put(s, TOP_TEXT, "%s", "");
 }
@@ -140,7 +140,7 @@ static void leaf_flows(struct top_screen *s, const struct top_view *v,
 	int n = room(s, 3 + EVENT_ROWS, v->n_flows, in->once ? ONCE_FLOW_ROWS : 0);
 	char ends[2 * TOP_ADDR_LEN + 8], ports[16], a[32];
 
-	put(s, TOP_SECTION, "TOP FLOWS   by %s, %d of %d", top_sort_name(v->mode, in->sort),
+	put(s, TOP_SECTION, "TOP FLOWS   by %s, %d of %d", top_sort_name(v->role, in->sort),
 	    n, v->n_flows);
 	put(s, TOP_COLUMNS, "%-40s %5s %11s %8s %-8s %10s %6s %9s %11s", "src -> dst",
 	    "proto", "sport/dport", "qp", "uplink", "Mbit/s", "moves", "flowlets",
@@ -185,7 +185,7 @@ static void host_flows(struct top_screen *s, const struct top_view *v,
 	if (!in->once && n_rp > (s->rows - s->n - 6 - EVENT_ROWS) / 2 && v->n_np)
 		n_rp = (s->rows - s->n - 6 - EVENT_ROWS) / 2;
 	put(s, TOP_SECTION, "RP FLOWS   our sending QPs, by %s, %d of %d",
-	    top_sort_name(v->mode, in->sort), n_rp, v->n_rp);
+	    top_sort_name(v->role, in->sort), n_rp, v->n_rp);
 	put(s, TOP_COLUMNS, "%-40s %8s %11s %8s %8s %9s %-14s %7s", "remote", "qp",
 	    "send Mbit/s", "Rc Gbps", "Rt Gbps", "alpha", "phase", "CNPs/s");
 	for (int i = 0; i < n_rp; i++) {
@@ -266,13 +266,13 @@ int top_render(struct top_screen *s, const struct top_view *v,
 	/* a failed read keeps the last good frame (or none) below its why */
 	if (in->error)
 		put(s, TOP_ALERT, "%s", in->error);
-	if (v->mode == XL_INST_ABSENT) {
+	if (v->role == XL_INST_ABSENT) {
 		if (!in->error)
 			put(s, TOP_ALERT, "instance '%s' is not loaded; trying again every %u ms",
 			    in->instance, in->interval_ms);
 		return 0;
 	}
-	if (v->mode == XL_INST_LEAF) {
+	if (v->role == XL_INST_LEAF) {
 		uplinks(s, v);
 		ports(s, v);
 		leaf_flows(s, v, in);

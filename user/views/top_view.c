@@ -14,11 +14,11 @@ int top_sample_read(struct top_sample *s, const struct xl_readers *r,
 		    const char *instance)
 {
 	memset(s, 0, sizeof(*s));
-	s->mode = xl_instance_mode(instance);
-	if (s->mode == XL_INST_ABSENT)
+	s->role = xl_instance_role(instance);
+	if (s->role == XL_INST_ABSENT)
 		return 1;
 	s->t_ns = xl_monotonic_ns();
-	if (s->mode == XL_INST_LEAF) {
+	if (s->role == XL_INST_LEAF) {
 		s->stats = r->leaf_stats(instance);
 		/* interval 0: no wait; top takes its own rates between frames */
 		s->flows = s->stats ? r->leaf_flows(instance, 0, 0) : NULL;
@@ -30,8 +30,8 @@ int top_sample_read(struct top_sample *s, const struct xl_readers *r,
 		return 0;
 	top_sample_free(s);
 	/* unloaded between the mode check and the reads: not an error */
-	s->mode = xl_instance_mode(instance);
-	return s->mode == XL_INST_ABSENT ? 1 : -1;
+	s->role = xl_instance_role(instance);
+	return s->role == XL_INST_ABSENT ? 1 : -1;
 }
 
 void top_sample_free(struct top_sample *s)
@@ -39,7 +39,7 @@ void top_sample_free(struct top_sample *s)
 	json_object_put(s->stats);
 	json_object_put(s->flows);
 	s->stats = s->flows = NULL;
-	s->mode = XL_INST_ABSENT;
+	s->role = XL_INST_ABSENT;
 }
 
 static const char *const sort_names[][TOP_SORTS] = {
@@ -47,7 +47,7 @@ static const char *const sort_names[][TOP_SORTS] = {
 	[XL_INST_HOST] = { "rate", "lowest Rc", "alpha" },
 };
 
-const char *top_sort_name(enum xl_inst_mode mode, enum top_sort sort)
+const char *top_sort_name(enum xl_inst_role mode, enum top_sort sort)
 {
 	if (mode != XL_INST_LEAF && mode != XL_INST_HOST)
 		return "-";
@@ -466,12 +466,12 @@ int top_view_build(struct top_view *v, const struct top_sample *prev,
 	int err;
 
 	memset(v, 0, sizeof(*v));
-	v->mode = cur->mode;
-	if (v->mode == XL_INST_ABSENT)
+	v->role = cur->role;
+	if (v->role == XL_INST_ABSENT)
 		return 0;
-	v->have_rates = prev && prev->mode == cur->mode && cur->t_ns > prev->t_ns;
+	v->have_rates = prev && prev->role == cur->role && cur->t_ns > prev->t_ns;
 	v->interval_s = v->have_rates ? (cur->t_ns - prev->t_ns) / 1e9 : 0;
-	err = v->mode == XL_INST_LEAF ? leaf_view(v, prev, cur, sort) :
+	err = v->role == XL_INST_LEAF ? leaf_view(v, prev, cur, sort) :
 					host_view(v, prev, cur, sort);
 	event_rates(v, v->have_rates ? prev->stats : NULL, cur->stats);
 	if (err)

@@ -16,7 +16,7 @@ struct xl_readers;
 
 /* One read of an instance's state. */
 struct top_sample {
-	enum xl_inst_mode mode; /* XL_INST_ABSENT: nothing was read */
+	enum xl_inst_role role; /* XL_INST_ABSENT: nothing was read */
 	__u64 t_ns;             /* CLOCK_MONOTONIC, when read */
 	struct json_object *stats; /* leaf_stats or host_stats */
 	struct json_object *flows; /* leaf_flows (all) or host_qps (all) */
@@ -31,7 +31,7 @@ void top_sample_free(struct top_sample *s);
 
 /* The flow orders `s` cycles through, per mode (top_sort_name()). */
 enum top_sort { TOP_SORT_RATE, TOP_SORT_SECOND, TOP_SORT_THIRD, TOP_SORTS };
-const char *top_sort_name(enum xl_inst_mode mode, enum top_sort sort);
+const char *top_sort_name(enum xl_inst_role mode, enum top_sort sort);
 
 #define TOP_NAME_LEN 24
 #define TOP_ADDR_LEN 48
@@ -89,7 +89,7 @@ struct top_event_rate {
 
 /* A frame: everything one screen shows. */
 struct top_view {
-	enum xl_inst_mode mode; /* ABSENT: not loaded */
+	enum xl_inst_role role; /* ABSENT: not loaded */
 	bool have_rates;        /* false on the first read (or a mode change) */
 	double interval_s;      /* between the two reads */
 	/* leaf */
