@@ -459,6 +459,10 @@ static int on_instance(const struct xl_cmd_ctx *ctx, void *opts)
 	enum xl_inst_role role;
 	xl_cmd_fn *fn;
 
+	if (!c) { /* on_instance is the run of commands[]' rows only */
+		fprintf(stderr, "xdpleaf %s: not a command about an instance\n", ctx->cmd->name);
+		return -1;
+	}
 	/* pinned maps are opened with the same privileges as loading */
 	if (need_privileges() || xl_ensure_bpffs() || xl_check_pin_dirs(instance))
 		return -1;

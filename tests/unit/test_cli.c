@@ -44,8 +44,10 @@ static int count_commas(const char *v, void *field, char *err, size_t len)
 	return 0;
 }
 
-static const struct xl_opt_word colors[] = { { "red", 1 }, { "green", 2 }, { "blue", 7 },
-					      { NULL, 0 } };
+static const struct xl_opt_word colors[] = { { "red", 1 },
+					     { "green", 2 },
+					     { "blue", 7 },
+					     { NULL, 0 } };
 #define F(f) XL_FIELD(struct t_opts, f)
 static const struct xl_opt t_table[] = {
 	{ "flag", 'f', XL_T_FLAG, F(flag), NULL, "a flag" },
@@ -60,9 +62,11 @@ static const struct xl_opt t_table[] = {
 	{ "bytes", 0, XL_T_BYTES, F(bytes), "BYTES", "64..9000", .min = 64, .max = 9000 },
 	{ "time", 0, XL_T_DURATION, F(ns), "T", "1us..1s", .min = 1000, .max = 1000000000 },
 	{ "color", 0, XL_T_ENUM, F(color), "red|green|blue", "a word", .words = colors },
-	{ "list", 0, XL_T_FUNC, F(list_n), "A,B,...", "a list\nof two lines", .parse = count_commas },
+	{ "list", 0, XL_T_FUNC, F(list_n), "A,B,...", "a list\nof two lines",
+	  .parse = count_commas },
 	{ "req", 'r', XL_T_STR, F(req), "X", "required", .required = true },
-	XL_OPT_HELP, XL_OPT_END
+	XL_OPT_HELP,
+	XL_OPT_END
 };
 static const struct t_opts t_defaults = { .n = 5, .color = 2 };
 
@@ -88,8 +92,13 @@ static int t_check(const struct xl_cmd_ctx *ctx, void *opts)
 }
 
 static const struct xl_cmd t_cmd = {
-	.name = "t", .summary = "a test command", .notes = "Some notes.",
-	.opts = t_table, XL_CMD_OPTS(struct t_opts, &t_defaults), .check = t_check, .run = t_run,
+	.name = "t",
+	.summary = "a test command",
+	.notes = "Some notes.",
+	.opts = t_table,
+	XL_CMD_OPTS(struct t_opts, &t_defaults),
+	.check = t_check,
+	.run = t_run,
 };
 
 /* What call() parses or runs, and what it wrote to stdout and stderr. */
@@ -156,7 +165,8 @@ static void test_types_fill_their_fields(void **state)
 	assert_int_equal(PARSE(&o, "--req", "x", "-f", "--iflag", "-s", "hello", "--small", "200",
 			       "-n", "0x10", "--big", "18446744073709551615", "--frac", "0.25",
 			       "--rate", "2.5G", "--bytes", "8K", "--time", "250us", "--color",
-			       "blue", "--list", "a,b,c", "--str=again"), XL_PARSE_OK);
+			       "blue", "--list", "a,b,c", "--str=again"),
+			 XL_PARSE_OK);
 	assert_string_equal(err, "");
 	assert_true(o.flag);
 	assert_int_equal(o.iflag, 1);
@@ -194,9 +204,11 @@ static void test_ranges_and_bad_values(void **state)
 		{ "--frac", "nan", "xdpleaf t: --frac: 'nan' is not a number\n" },
 		{ "--rate", "0", "xdpleaf t: --rate: rate '0' out of range (1M..1600G bit/s)\n" },
 		{ "--bytes", "9K", "xdpleaf t: --bytes: 9K is out of range 64..9000\n" },
-		{ "--bytes", "10", "xdpleaf t: --bytes: bytes '10' out of range (64..256M bytes)\n" },
-		{ "--time", "10", "xdpleaf t: --time: duration '10' has no unit (write ns, us, ms "
-				  "or s right after the number, e.g. 100us)\n" },
+		{ "--bytes", "10",
+		  "xdpleaf t: --bytes: bytes '10' out of range (64..256M bytes)\n" },
+		{ "--time", "10",
+		  "xdpleaf t: --time: duration '10' has no unit (write ns, us, ms "
+		  "or s right after the number, e.g. 100us)\n" },
 		{ "--color", "pink", "xdpleaf t: --color: 'pink' is not red, green or blue\n" },
 		{ "--list", "", "xdpleaf t: --list: empty list\n" },
 	};
@@ -245,8 +257,10 @@ static void test_help_from_the_table(void **state)
 	assert_non_null(strstr(out, "\n\na test command.\n\nSome notes.\n\n"));
 	assert_non_null(strstr(out, "\n  -f, --flag             a flag\n"));
 	assert_non_null(strstr(out, "\n  -n, --n N              1..1000\n"));
-	assert_non_null(strstr(out, "\n      --color red|green|blue\n                         a word\n"));
-	assert_non_null(strstr(out, "\n      --list A,B,...     a list\n                         of two lines\n"));
+	assert_non_null(
+		strstr(out, "\n      --color red|green|blue\n                         a word\n"));
+	assert_non_null(strstr(
+		out, "\n      --list A,B,...     a list\n                         of two lines\n"));
 	assert_non_null(strstr(out, "\n  -h, --help             this text\n"));
 	/* --help is implied, not in the usage line */
 	assert_null(strstr(out, "[--help]"));
@@ -271,7 +285,10 @@ static void test_main_exit_status(void **state)
 
 static const struct xl_cmd *const t_subs[] = { &t_cmd, NULL };
 static const struct xl_cmd t_root = {
-	.name = "root", .summary = "with subs", .intro = "Words:", .subs = t_subs,
+	.name = "root",
+	.summary = "with subs",
+	.intro = "Words:",
+	.subs = t_subs,
 	.sub_noun = "word",
 };
 
@@ -297,7 +314,8 @@ static void test_subs_and_completion(void **state)
 	xl_completion_bash(f, "xdpleaf", cmds, "/nonexistent");
 	fclose(f);
 	assert_non_null(strstr(script, "_xdpleaf_reply -W 't --help'"));
-	assert_non_null(strstr(script, "'root t --color')\n\t\t_xdpleaf_reply -W 'red green blue'"));
+	assert_non_null(
+		strstr(script, "'root t --color')\n\t\t_xdpleaf_reply -W 'red green blue'"));
 	assert_non_null(strstr(script, "'root t -n'"));
 	assert_non_null(strstr(script, "--flag --iflag --str --small --n --big"));
 	free(script);
@@ -306,18 +324,21 @@ static void test_subs_and_completion(void **state)
 /* A row whose field cannot hold its type is refused before parsing. */
 static void test_bad_table_row(void **state)
 {
-	static const struct xl_opt bad[] = {
-		{ "rate", 0, XL_T_RATE, XL_FIELD(struct t_opts, bytes), "RATE", "a __u32 field" },
-		XL_OPT_END
-	};
-	const struct xl_cmd c = { .name = "bad", .summary = "s", .opts = bad,
-				  XL_CMD_OPTS(struct t_opts, NULL), .run = t_run };
+	static const struct xl_opt bad[] = { { "rate", 0, XL_T_RATE, XL_FIELD(struct t_opts, bytes),
+					       "RATE", "a __u32 field" },
+					     XL_OPT_END };
+	const struct xl_cmd c = { .name = "bad",
+				  .summary = "s",
+				  .opts = bad,
+				  XL_CMD_OPTS(struct t_opts, NULL),
+				  .run = t_run };
 	struct t_opts o;
 
 	(void)state;
 	target = &c;
 	assert_int_equal(PARSE(&o, "--rate", "1G"), XL_PARSE_BAD);
-	assert_string_equal(err, "xdpleaf bad: --rate: its table row does not fit its field (a bug)\n");
+	assert_string_equal(err,
+			    "xdpleaf bad: --rate: its table row does not fit its field (a bug)\n");
 	target = &t_cmd;
 }
 

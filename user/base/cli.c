@@ -29,10 +29,18 @@ static int count(const struct xl_opt *opts)
 static void store(void *field, size_t size, __u64 v)
 {
 	switch (size) {
-	case 1: *(__u8 *)field = (__u8)v; break;
-	case 2: *(__u16 *)field = (__u16)v; break;
-	case 4: *(__u32 *)field = (__u32)v; break;
-	default: *(__u64 *)field = v; break;
+	case 1:
+		*(__u8 *)field = (__u8)v;
+		break;
+	case 2:
+		*(__u16 *)field = (__u16)v;
+		break;
+	case 4:
+		*(__u32 *)field = (__u32)v;
+		break;
+	default:
+		*(__u64 *)field = v;
+		break;
 	}
 }
 
@@ -49,8 +57,7 @@ static int out_of_range(char *err, size_t len, const char *v, __u64 lo, __u64 hi
 	return -1;
 }
 
-static int parse_uint(const struct xl_opt *o, const char *v, void *field, char *err,
-		      size_t len)
+static int parse_uint(const struct xl_opt *o, const char *v, void *field, char *err, size_t len)
 {
 	__u64 hi = o->max ? o->max : size_max(o->size), n;
 	char *end;
@@ -67,8 +74,7 @@ static int parse_uint(const struct xl_opt *o, const char *v, void *field, char *
 	return 0;
 }
 
-static int parse_double(const struct xl_opt *o, const char *v, double *field, char *err,
-			size_t len)
+static int parse_double(const struct xl_opt *o, const char *v, double *field, char *err, size_t len)
 {
 	char *end;
 	double d = strtod(v, &end);
@@ -78,16 +84,16 @@ static int parse_double(const struct xl_opt *o, const char *v, double *field, ch
 		return -1;
 	}
 	if (d < o->dmin || (o->open_min && d == o->dmin) || d > o->dmax) {
-		snprintf(err, len, o->open_min ? "%s is out of range (%g, %g]" :
-			 "%s is out of range %g..%g", v, o->dmin, o->dmax);
+		snprintf(err, len,
+			 o->open_min ? "%s is out of range (%g, %g]" : "%s is out of range %g..%g",
+			 v, o->dmin, o->dmax);
 		return -1;
 	}
 	*field = d;
 	return 0;
 }
 
-static int parse_enum(const struct xl_opt *o, const char *v, void *field, char *err,
-		      size_t len)
+static int parse_enum(const struct xl_opt *o, const char *v, void *field, char *err, size_t len)
 {
 	size_t n;
 
@@ -98,14 +104,16 @@ static int parse_enum(const struct xl_opt *o, const char *v, void *field, char *
 		}
 	n = (size_t)snprintf(err, len, "'%s' is not", v);
 	for (const struct xl_opt_word *w = o->words; w->word && n < len; w++)
-		n += (size_t)snprintf(err + n, len - n, "%s %s", w == o->words ? "" :
-				      w[1].word ? "," : " or", w->word);
+		n += (size_t)snprintf(err + n, len - n, "%s %s",
+				      w == o->words ? "" :
+				      w[1].word	    ? "," :
+						      " or",
+				      w->word);
 	return -1;
 }
 
 /* The value v of option o into its field; 0, or -1 with why in err. */
-static int parse_value(const struct xl_opt *o, const char *v, void *opts, char *err,
-		       size_t len)
+static int parse_value(const struct xl_opt *o, const char *v, void *opts, char *err, size_t len)
 {
 	void *field = (char *)opts + o->off;
 	__u64 u = 0;
@@ -155,8 +163,7 @@ static int parse_value(const struct xl_opt *o, const char *v, void *opts, char *
 
 /* getopt_long's tables of the rows: shorts starts with ':' so that a
  * missing value is told from an unknown option. */
-static struct option *getopt_table(const struct xl_opt *opts, int n, char *shorts,
-				   size_t len)
+static struct option *getopt_table(const struct xl_opt *opts, int n, char *shorts, size_t len)
 {
 	struct option *lo = calloc(n + 1, sizeof(*lo));
 	size_t s = 0;
@@ -208,12 +215,20 @@ static bool row_ok(const struct xl_opt *o)
 	bool int_size = o->size == 1 || o->size == 2 || o->size == 4 || o->size == 8;
 
 	switch (o->type) {
-	case XL_T_HELP: case XL_T_FUNC: return true;
-	case XL_T_STR: return o->size == sizeof(const char *);
-	case XL_T_DOUBLE: return o->size == sizeof(double);
-	case XL_T_RATE: case XL_T_DURATION: return o->size == 8;
-	case XL_T_ENUM: return int_size && o->words;
-	default: return int_size;
+	case XL_T_HELP:
+	case XL_T_FUNC:
+		return true;
+	case XL_T_STR:
+		return o->size == sizeof(const char *);
+	case XL_T_DOUBLE:
+		return o->size == sizeof(double);
+	case XL_T_RATE:
+	case XL_T_DURATION:
+		return o->size == 8;
+	case XL_T_ENUM:
+		return int_size && o->words;
+	default:
+		return int_size;
 	}
 }
 
@@ -223,8 +238,7 @@ static int bad_usage(const struct xl_cmd *c, const char *path)
 	return XL_PARSE_BAD;
 }
 
-int xl_cmd_parse(const struct xl_cmd *c, const char *path, int argc, char **argv,
-		 void *opts)
+int xl_cmd_parse(const struct xl_cmd *c, const char *path, int argc, char **argv, void *opts)
 {
 	int n = count(c->opts), ch, i;
 	char shorts[64], err[512], what[64];
@@ -234,8 +248,10 @@ int xl_cmd_parse(const struct xl_cmd *c, const char *path, int argc, char **argv
 
 	for (i = 0; i < n; i++)
 		if (!row_ok(&c->opts[i]) || c->opts[i].off + c->opts[i].size > c->opts_size) {
-			fprintf(stderr, "xdpleaf %s: --%s: its table row does not fit its field "
-				"(a bug)\n", path, c->opts[i].name);
+			fprintf(stderr,
+				"xdpleaf %s: --%s: its table row does not fit its field "
+				"(a bug)\n",
+				path, c->opts[i].name);
 			return XL_PARSE_BAD;
 		}
 	if (c->defaults)
@@ -285,8 +301,8 @@ int xl_cmd_parse(const struct xl_cmd *c, const char *path, int argc, char **argv
 	}
 	for (i = 0; ret == XL_PARSE_OK && i < n; i++)
 		if (c->opts[i].required && !given[i]) {
-			fprintf(stderr, "xdpleaf %s: --%s %s is required\n", path,
-				c->opts[i].name, c->opts[i].arg ? c->opts[i].arg : "");
+			fprintf(stderr, "xdpleaf %s: --%s %s is required\n", path, c->opts[i].name,
+				c->opts[i].arg ? c->opts[i].arg : "");
 			ret = bad_usage(c, path);
 		}
 	free(lo);
@@ -384,8 +400,8 @@ static void usage(FILE *f, const char *path, const struct xl_opt *opts, const ch
 		bool arg = takes_value(o);
 
 		snprintf(head, sizeof(head), "%c%c%s--%s%s%s", o->key ? '-' : ' ',
-			 o->key ? o->key : ' ', o->key ? ", " : "  ", o->name,
-			 arg ? " " : "", arg && o->arg ? o->arg : "");
+			 o->key ? o->key : ' ', o->key ? ", " : "  ", o->name, arg ? " " : "",
+			 arg && o->arg ? o->arg : "");
 		/* the help's lines, the first beside the option if it fits */
 		if (strlen(head) > 22) {
 			fprintf(f, "  %s\n", head);

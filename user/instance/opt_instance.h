@@ -12,8 +12,10 @@ int xl_opt_instance(const char *v, void *field, char *err, size_t errlen);
 
 /* The --instance row of options struct S's field f; its default is the
  * defaults' (commands start it at "default"). */
-#define XL_OPT_INSTANCE(S, f, help_text) \
-	{ .name = "instance", .key = 'i', .type = XL_T_FUNC, XL_FIELD(S, f), .arg = "NAME", \
-	  .help = help_text, .parse = xl_opt_instance }
+#define XL_OPT_INSTANCE(S, f, help_text)                                                          \
+	{                                                                                         \
+		.name = "instance", .key = 'i', .type = XL_T_FUNC, XL_FIELD(S, f), .arg = "NAME", \
+		.help = help_text, .parse = xl_opt_instance                                       \
+	}
 
 #endif

@@ -276,14 +276,14 @@ int xl_lb_sim_run(struct xl_lb_sim *s)
 	}
 	for (t = 0; t < duration; t += STEP_NS) {
 		memset(sent, 0, sizeof(sent));
-		if (tr) /* the trace's bytes of each flow in this step */
+		if (tr && step_bytes) /* the trace's bytes of each flow in this step */
 			for (; next_pk < tr->n && tr->pk[next_pk].t_ns < t + STEP_NS; next_pk++)
 				step_bytes[tr->pk[next_pk].flow] += tr->pk[next_pk].bytes;
 		for (k = 0; k < nflows; k++) {
 			struct sim_flow *f = &fl[k];
 			double b;
 
-			if (tr) {
+			if (step_bytes) { /* a trace replayed */
 				b = trace_step(s, fl, f, mb, queue, &rr, t, step_bytes[k]);
 				step_bytes[k] = 0;
 			} else {
