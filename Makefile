@@ -55,7 +55,7 @@ help:
 	@echo "make bench    ns/packet per path and feature, scaling, lab Mpps, as ratios to baselines (docs/performance.md)"
 	@echo "make fuzz     the leaf program under 10^6 random and mutated frames per seed (XL_FUZZ_SEEDS)"
 	@echo "make fuzz-config  libFuzzer (ASan, UBSan) over the config parser, FUZZ_SECONDS (60)"
-	@echo "make fuzz-sim     the same over sim's trace readers (dcqcn, queue)"
+	@echo "make fuzz-sim     the same over sim's trace readers (dcqcn, queue, flowlet --trace)"
 	@echo "make test-asan    the unit tests built with ASan and UBSan (make test runs them too)"
 	@echo "make lint     shellcheck on every shell file, gcc -fanalyzer on user/ (make test runs it)"
 	@echo "make format-check  clang-format on every C file not in .clang-format-ignore (make test runs it)"
