@@ -157,7 +157,7 @@ FUZZ_CONFIG_SRCS := tests/fuzz/fuzz_config.c $(wildcard user/config/*.c) \
 $(BUILD)/fuzz/fuzz_config: $(FUZZ_CONFIG_SRCS) $(USER_HDRS)
 	@mkdir -p $(@D)
 	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-		-Iinclude -Iuser -I$(BUILD) $(FUZZ_CONFIG_SRCS) -o $@ -linih
+		-Iinclude -Iuser -I$(BUILD) $(FUZZ_CONFIG_SRCS) -o $@ -linih -ljson-c
 FUZZ_SECONDS ?= 60
 fuzz-config: $(BUILD)/fuzz/fuzz_config
 	@tests/fuzz/run_libfuzzer.sh $(BUILD)/fuzz/fuzz_config $(FUZZ_SECONDS) tests/configs/good tests/configs/bad

@@ -21,7 +21,11 @@
 #include <unistd.h>
 
 #include "config/config.h"
+#include "config/config_keys.h"
+#include "config/key_show.h"
+#include "base/names.h"
 #include "base/units.h"
+#include "events.h"
 
 static const char *conf_dir(void)
 {
@@ -1434,10 +1438,10 @@ static void test_class_rules(void **state)
 		  "[class c4]\ndscp=4\n[class c5]\ndscp=5\n[class c6]\n",
 		  ":12: too many classes (max 8, counting the built-in default, cnp and roce)" },
 		{ "[port s1]\n[class c]\nrate = 1G\n",
-		  ":3: unknown key 'rate' in [class] section (allowed: dscp, kmin, kmax, pmax, mark, drop)" },
+		  ":3: unknown key 'rate' in [class] section (allowed: " },
 		/* no new global keys */
 		{ "[xdpleaf]\nrate = 1G\n[port s1]\n",
-		  ":2: unknown key 'rate' in [xdpleaf] section (allowed: mode, malformed, xdp_mode, hook, flow_table_size, event_rate, mark_event_sample, pfc_watchdog)" },
+		  ":2: unknown key 'rate' in [xdpleaf] section (allowed: " },
 		{ "[xdpleaf]\ndscp = 1\n[port s1]\n", ":2: unknown key 'dscp' in [xdpleaf] section" },
 		{ "[xdpleaf]\npmax = 1%\n[port s1]\n", ":2: unknown key 'pmax' in [xdpleaf] section" },
 		{ "[port s1]\ndscp = 1\n", ":2: unknown key 'dscp' in [port] section" },
@@ -1813,9 +1817,9 @@ static void test_lb_rules(void **state)
 		{ "[port s1]\nflowlet_timeout = 1ms\n",
 		  ":2: unknown key 'flowlet_timeout' in [port] section" },
 		{ "[port s1]\n[group g]\nflow_table_size = 1M\n",
-		  ":3: unknown key 'flow_table_size' in [group] section (allowed: lb_mode, flowlet_timeout, path_skew, spray_reorder)" },
+		  ":3: unknown key 'flow_table_size' in [group] section (allowed: " },
 		{ "[xdpleaf]\nlb_mode = flowlet\n[port s1]\n",
-		  ":2: unknown key 'lb_mode' in [xdpleaf] section (allowed: mode, malformed, xdp_mode, hook, flow_table_size, event_rate, mark_event_sample, pfc_watchdog)" },
+		  ":2: unknown key 'lb_mode' in [xdpleaf] section (allowed: " },
 		/* rejected: mixed capacities, at the group, first with and first without */
 		{ "[group g]\nlb_mode = flowlet\n" U(1, "g", R) U(2, "g", R) U(3, "g", ""),
 		  ":1: group 'g' (lb_mode flowlet) has mixed capacities: u1 has rate, u3 has none; give all members a rate or none" },
@@ -2297,6 +2301,409 @@ static void test_host_rules(void **state)
 	}
 }
 
+/* ---- the key table (config/key_table.h): what every row promises ---- */
+
+/* A configuration in which key k of its section is read and acts: the
+ * section with "KEY = value" on line 2 (or 3 for [class], after dscp),
+ * plus what that section needs (a rate, an uplink, a mode that uses the
+ * key, host mode, the variant). */
+static void key_text(const struct xl_key_def *k, const char *value, char *buf, size_t len)
+{
+	const char *mode = "hash";
+
+	switch (k->sect) {
+	case S_XDPLEAF:
+		snprintf(buf, len, "[xdpleaf]\n%s = %s\n[port s1]\n", k->name, value);
+		break;
+	case S_PORT:
+		snprintf(buf, len, "[port u1]\n%s = %s\nrole = uplink\ngroup = g\n"
+			 "nexthop4 = 10.0.0.1\nrate = 1G\n[group g]\n", k->name, value);
+		break;
+	case S_GROUP:
+		for (__u32 m = 0; m < XL_LB_MODES; m++)
+			if (xl_key_acts(k, m, XL_SPRAY_FREE)) {
+				mode = xl_lb_mode_names[m];
+				break;
+			}
+		snprintf(buf, len, "[group g]\n%s = %s\nlb_mode = %s\n[port u1]\nrole = uplink\n"
+			 "group = g\nnexthop4 = 10.0.0.1\n", k->name, value, mode);
+		break;
+	case S_CLASS:
+		snprintf(buf, len, "[port s1]\n[class c]\ndscp = 10\n%s = %s\n", k->name, value);
+		break;
+	case S_DCQCN:
+		snprintf(buf, len, "[dcqcn]\n%s = %s\nvariant = %s\n[xdpleaf]\nmode = host\n"
+			 "[port eth0]\nrate = 100G\n", k->name, value,
+			 k->flags & KF_NVIDIA_ONLY ? "nvidia" : "paper");
+		break;
+	default:
+		buf[0] = 0;
+	}
+}
+
+/* The struct key k's section set in cfg (key_text's configuration). */
+static const void *key_obj(const struct xl_key_def *k, const struct xl_config *cfg)
+{
+	switch (k->sect) {
+	case S_XDPLEAF: return cfg;
+	case S_PORT: return &cfg->ports[0];
+	case S_GROUP: return &cfg->groups[0];
+	case S_CLASS: return &cfg->classes[cfg->n_classes - 1].wred;
+	case S_DCQCN: return &cfg->host;
+	default: return NULL;
+	}
+}
+
+static __u64 key_value(const struct xl_key_def *k, const void *obj)
+{
+	const char *f = (const char *)obj + k->off;
+
+	return xl_key_size(k) == 8 ? *(const __u64 *)f : *(const __u32 *)f;
+}
+
+/* A number as the key's type writes it. */
+static void key_number(const struct xl_key_def *k, __u64 v, char *buf, size_t len)
+{
+	snprintf(buf, len, "%llu%s", (unsigned long long)v, k->type == T_DURATION ? "ns" : "");
+}
+
+/* Every key with a range: both ends are read and stored, one past either
+ * end is an error at the key's line; no other table needs the range. */
+static void test_keys_ranges(void **state)
+{
+	char text[512], v[32], what[96];
+	struct xl_config cfg;
+	int n = 0;
+
+	(void)state;
+	for (int i = 0; i < K_COUNT; i++) {
+		const struct xl_key_def *k = &xl_keys[i];
+		__u64 ends[2] = { k->lo, k->hi };
+
+		if (k->type != T_UINT && k->type != T_COUNT && k->type != T_DURATION)
+			continue;
+		n++;
+		for (int e = 0; e < 2; e++) {
+			key_number(k, ends[e], v, sizeof(v));
+			key_text(k, v, text, sizeof(text));
+			snprintf(what, sizeof(what), "%s = %s", k->name, v);
+			assert_true(load_case(text, NULL, &cfg, what));
+			assert_true(key_value(k, key_obj(k, &cfg)) == ends[e]);
+			xl_config_free(&cfg);
+			if (e == 0 && !k->lo)
+				continue;
+			key_number(k, e ? k->hi + 1 : k->lo - 1, v, sizeof(v));
+			key_text(k, v, text, sizeof(text));
+			snprintf(what, sizeof(what), "%s = %s", k->name, v);
+			load_case(text, k->sect == S_CLASS ? ":4: " : ":2: ", &cfg, what);
+		}
+	}
+	assert_true(n >= 14);
+}
+
+/* Every row is whole: a default inside its range (a choice among the
+ * words), a map field wide enough for every value the key takes, a docs
+ * values column that states the range the parser applies. */
+static void test_keys_rows(void **state)
+{
+	char lo[32], hi[32];
+
+	(void)state;
+	for (int i = 0; i < K_COUNT; i++) {
+		const struct xl_key_def *k = &xl_keys[i];
+		__u64 max = k->type == T_CHOICE ? k->n_choices - 1 :
+			    k->type == T_YES_NO ? 1 : k->hi;
+
+		assert_non_null(k->name);
+		if (k->type == T_CHOICE)
+			assert_true(k->dflt < k->n_choices);
+		if (k->sect != S_DCQCN && (k->type == T_UINT || k->type == T_COUNT ||
+					   k->type == T_DURATION))
+			assert_true(k->dflt >= k->lo && k->dflt <= k->hi);
+		if (k->type == T_BYTES)
+			assert_true(k->dflt >= k->lo);
+		if (k->map) {
+			assert_true(k->map_size == 1 || k->map_size == 4 || k->map_size == 8 ||
+				    (k->type == T_ADDR4 && k->map_size == 4) ||
+				    (k->type == T_ADDR6 && k->map_size == 16));
+			if (k->map_size == 1)
+				assert_true(max <= 0xff);
+			if (k->map_size == 4 && k->type != T_ADDR4)
+				assert_true(xl_key_size(k) == 4 || max <= 0xffffffffULL);
+			assert_true(!k->flag_off || !k->map_flag_size ||
+				    k->map_flag_size == 1 || k->map_flag_size == 4);
+		}
+		if (k->lb_modes || k->flags & (KF_SAFE_MOVES | KF_JSON_IF_USED))
+			assert_int_equal(k->sect, S_GROUP);
+		if (k->flags & (KF_UPLINK_ONLY | KF_NEEDS_RATE))
+			assert_int_equal(k->sect, S_PORT);
+		if (k->type == T_UINT || k->type == T_COUNT) {
+			/* "LO..HI", or "LO (what it means)..HI" */
+			char lo2[40];
+
+			snprintf(lo, sizeof(lo), "%llu..", (unsigned long long)k->lo);
+			snprintf(lo2, sizeof(lo2), "%llu (", (unsigned long long)k->lo);
+			snprintf(hi, sizeof(hi), "..%llu", (unsigned long long)k->hi);
+			if ((!strstr(k->doc_values, lo) && !strstr(k->doc_values, lo2)) ||
+			    !strstr(k->doc_values, hi))
+				fail_msg("%s: docs values '%s' do not say %s%s", k->name,
+					 k->doc_values, lo, hi);
+		}
+		if (k->type == T_DURATION) {
+			xl_fmt_duration(lo, sizeof(lo), k->lo);
+			xl_fmt_duration(hi, sizeof(hi), k->hi);
+			if (!strstr(k->doc_values, lo) || !strstr(k->doc_values, hi))
+				fail_msg("%s: docs values '%s' do not say %s..%s", k->name,
+					 k->doc_values, lo, hi);
+		}
+	}
+}
+
+/* A section's keys at their defaults are the table's, and what the loader
+ * copies into the maps (xl_keys_fill) is what the configuration says:
+ * field by field as the loader wrote it by hand before the table. */
+static void test_keys_defaults_fill(void **state)
+{
+	static const char *const texts[] = {
+		/* every default */
+		"[port u1]\nrole = uplink\ngroup = g\nnexthop4 = 10.0.0.1\n[group g]\n"
+		"[class c]\ndscp = 10\n",
+		/* something else in every key the maps take */
+		"[xdpleaf]\nmalformed = drop\npfc_watchdog = 1ms\nevent_rate = 7\n"
+		"mark_event_sample = 9\n"
+		"[port u1]\nrole = uplink\ngroup = g\nnexthop4 = 10.0.0.1\nnexthop6 = fd00::1\n"
+		"rate = 10G\ngamma = 0.5\nbuffer = 64K\noverflow = mark\nline_overhead = 30\n"
+		"psn_tracking = yes\n"
+		"[group g]\nlb_mode = spray\nspray_reorder = safe\npath_skew = 40us\n",
+		"[port u1]\nrole = uplink\ngroup = g\nnexthop6 = fd00::1\n"
+		"[group g]\nlb_mode = flowlet\nflowlet_timeout = 3ms\n",
+	};
+	struct xl_config cfg;
+
+	(void)state;
+	for (size_t t = 0; t < sizeof(texts) / sizeof(texts[0]); t++) {
+		const struct xl_cfg_port *cp;
+		const struct xl_cfg_group *cg;
+		struct xl_port p = {};
+		struct xl_group g = {};
+		struct xl_settings st = {};
+		struct xl_event_cfg ev = {};
+
+		assert_true(load_case(texts[t], NULL, &cfg, texts[t]));
+		cp = &cfg.ports[0];
+		cg = &cfg.groups[0];
+		if (t == 0) {
+			for (int i = 0; i < K_COUNT; i++) {
+				const struct xl_key_def *k = &xl_keys[i];
+				const void *obj = key_obj(k, &cfg);
+
+				if (k->sect == S_DCQCN || k->sect == S_ROUTE || !xl_key_size(k) ||
+				    (k->sect == S_PORT && k->off == offsetof(struct xl_cfg_port, role)))
+					continue;
+				if (k->type == T_NO_FLAG)
+					assert_int_equal(!(key_value(k, obj) & k->lo), k->dflt);
+				else if (k->flags & KF_LOADER_FILLS || k->off ==
+					 offsetof(struct xl_cfg_port, buffer_bytes))
+					continue; /* the buffer follows the rate */
+				else
+					assert_true(key_value(k, obj) == k->dflt);
+				if (k->flags & KF_AUTO)
+					assert_true(*(const bool *)((const char *)obj + k->flag_off));
+			}
+		}
+		xl_keys_fill(XL_OBJ_PORT, cp, &p);
+		xl_keys_fill(XL_OBJ_GROUP, cg, &g);
+		xl_keys_fill(XL_OBJ_SETTINGS, &cfg, &st);
+		xl_keys_fill(XL_OBJ_EVENT_CFG, &cfg, &ev);
+		/* every key the table sends to a map, as the configuration has it */
+		for (int i = 0; i < K_COUNT; i++) {
+			const struct xl_key_def *k = &xl_keys[i];
+			const void *map = k->map == XL_OBJ_PORT ? (const void *)&p :
+					  k->map == XL_OBJ_GROUP ? (const void *)&g :
+					  k->map == XL_OBJ_SETTINGS ? (const void *)&st :
+								      (const void *)&ev;
+
+			if (!k->map || k->flags & KF_LOADER_FILLS || !xl_key_size(k))
+				continue;
+			if (xl_key_map_value(k, map) != key_value(k, key_obj(k, &cfg)))
+				fail_msg("%s: map %llu, config %llu", k->name,
+					 (unsigned long long)xl_key_map_value(k, map),
+					 (unsigned long long)key_value(k, key_obj(k, &cfg)));
+		}
+		/* and field by field, as the loader wrote it by hand before */
+		assert_int_equal(p.role, cp->role);
+		assert_int_equal(p.has_nexthop4, cp->has_nexthop4);
+		assert_int_equal(p.has_nexthop6, cp->has_nexthop6);
+		assert_memory_equal(p.nexthop4, cp->nexthop4, 4);
+		assert_memory_equal(p.nexthop6, cp->nexthop6, 16);
+		assert_true(p.line_rate_bps == cp->rate_bps);
+		assert_int_equal(p.gamma_ppm, cp->gamma_ppm);
+		assert_int_equal(p.overflow, cp->overflow);
+		assert_int_equal(p.line_overhead, cp->line_overhead);
+		assert_int_equal(p.psn_tracking, (__u8)cp->psn_tracking);
+		assert_int_equal(p.buffer_bytes, 0); /* the loader's */
+		assert_int_equal(g.lb_mode, cg->lb_mode);
+		assert_true(g.flowlet_timeout_ns == cg->flowlet_timeout_ns);
+		assert_int_equal(g.flowlet_auto, cg->flowlet_auto);
+		assert_int_equal(g.path_skew_ns, cg->path_skew_ns);
+		assert_int_equal(g.spray_reorder, cg->spray_reorder);
+		assert_int_equal(st.malformed, cfg.malformed);
+		assert_true(st.pfc_watchdog_ns == cfg.pfc_watchdog_ns);
+		assert_int_equal(ev.rate, cfg.event_rate);
+		assert_int_equal(ev.mark_sample, cfg.mark_event_sample);
+		if (t == 1) {
+			assert_int_equal(p.psn_tracking, 1);
+			assert_int_equal(p.overflow, XL_OVERFLOW_MARK);
+			assert_int_equal(g.spray_reorder, XL_SPRAY_SAFE);
+			assert_int_equal(g.path_skew_ns, 40000);
+			assert_int_equal(ev.mark_sample, 9);
+		}
+		xl_config_free(&cfg);
+	}
+}
+
+static char json_buf[1024];
+
+/* The JSON of o without the names not in keep: what a test of the
+ * fields it knows compares (a new key's field may come anywhere). */
+static const char *json_only(json_object *o, const char *const *keep)
+{
+	json_object *c = NULL;
+
+	json_object_deep_copy(o, &c, NULL);
+	json_object_object_foreach(o, name, v) {
+		bool kept = false;
+
+		(void)v;
+		for (const char *const *k = keep; *k; k++)
+			kept |= !strcmp(*k, name);
+		if (!kept)
+			json_object_object_del(c, name);
+	}
+	snprintf(json_buf, sizeof(json_buf), "%s",
+		 json_object_to_json_string_ext(c, JSON_C_TO_STRING_PLAIN));
+	json_object_put(c);
+	return json_buf;
+}
+
+/* Every key the table sends to map kind m is in o under its JSON name
+ * (KF_JSON_IF_USED ones only where used: not checked). */
+static void assert_all_shown(enum xl_map_obj m, json_object *o)
+{
+	for (int i = 0; i < K_COUNT; i++) {
+		const struct xl_key_def *k = &xl_keys[i];
+
+		if (k->map != m || k->flags & KF_JSON_IF_USED ||
+		    k->type == T_ADDR4 || k->type == T_ADDR6)
+			continue;
+		if (!json_object_object_get_ex(o, k->json ? k->json : k->name, NULL))
+			fail_msg("%s is not in the JSON", k->name);
+	}
+}
+
+/* Settings as stats --json has always shown a group's (name, lb_mode,
+ * flowlet_timeout_ns, flowlet_timeout_auto, path_skew_ns, spray_reorder
+ * with spray only, in that order), every other key's too, and as status
+ * shows them in text. */
+static void test_keys_json(void **state)
+{
+	static const char *const group_fields[] = {
+		"name", "lb_mode", "flowlet_timeout_ns", "flowlet_timeout_auto",
+		"path_skew_ns", "spray_reorder", NULL };
+	static const char *const port_fields[] = {
+		"role", "nexthop4", "nexthop6", "line_rate_bps", "gamma_ppm", "buffer_bytes",
+		"overflow", "line_overhead_bytes", "psn_tracking", NULL };
+	struct xl_group g = { .lb_mode = XL_LB_SPRAY, .flowlet_timeout_ns = 50000,
+			      .flowlet_auto = 1, .path_skew_ns = 25000,
+			      .spray_reorder = XL_SPRAY_SAFE };
+	struct xl_port p = { .role = XL_ROLE_UPLINK, .has_nexthop4 = 1,
+			     .nexthop4 = { 10, 0, 0, 1 }, .line_rate_bps = 1000000000,
+			     .gamma_ppm = 950000, .buffer_bytes = 250000,
+			     .overflow = XL_OVERFLOW_DROP, .line_overhead = 24 };
+	json_object *o = json_object_new_object();
+	char text[256];
+
+	(void)state;
+	json_object_object_add(o, "name", json_object_new_string("spine"));
+	xl_keys_json(XL_OBJ_GROUP, &g, o);
+	assert_string_equal(json_only(o, group_fields),
+			    "{\"name\":\"spine\",\"lb_mode\":\"spray\",\"flowlet_timeout_ns\":50000,"
+			    "\"flowlet_timeout_auto\":true,\"path_skew_ns\":25000,"
+			    "\"spray_reorder\":\"safe\"}");
+	assert_all_shown(XL_OBJ_GROUP, o);
+	json_object_put(o);
+	g.lb_mode = XL_LB_FLOWLET;
+	g.flowlet_auto = 0;
+	g.flowlet_timeout_ns = 3000000;
+	o = json_object_new_object();
+	xl_keys_json(XL_OBJ_GROUP, &g, o);
+	assert_string_equal(json_only(o, group_fields),
+			    "{\"lb_mode\":\"flowlet\",\"flowlet_timeout_ns\":3000000,"
+			    "\"flowlet_timeout_auto\":false,\"path_skew_ns\":25000}");
+	json_object_put(o);
+	g.lb_mode = 9; /* a newer dataplane's mode */
+	o = json_object_new_object();
+	xl_keys_json(XL_OBJ_GROUP, &g, o);
+	assert_string_equal(json_object_get_string(json_object_object_get(o, "lb_mode")),
+			    "unknown");
+	json_object_put(o);
+	g.lb_mode = XL_LB_FLOWLET;
+	g.flowlet_auto = 1;
+	xl_keys_text(XL_OBJ_GROUP, &g, text, sizeof(text));
+	assert_true(!strncmp(text, "lb_mode flowlet, flowlet_timeout 3ms (auto), path_skew 25us",
+			     strlen("lb_mode flowlet, flowlet_timeout 3ms (auto), path_skew 25us")));
+	assert_null(strstr(text, "spray_reorder"));
+	/* a port: what status --json adds; a name already there is kept */
+	o = json_object_new_object();
+	json_object_object_add(o, "role", json_object_new_string("uplink"));
+	xl_keys_json(XL_OBJ_PORT, &p, o);
+	assert_string_equal(json_only(o, port_fields),
+			    "{\"role\":\"uplink\",\"nexthop4\":\"10.0.0.1\","
+			    "\"line_rate_bps\":1000000000,\"gamma_ppm\":950000,"
+			    "\"buffer_bytes\":250000,\"overflow\":\"drop\","
+			    "\"line_overhead_bytes\":24,\"psn_tracking\":false}");
+	assert_all_shown(XL_OBJ_PORT, o);
+	json_object_put(o);
+	xl_keys_text(XL_OBJ_PORT, &p, text, sizeof(text));
+	assert_non_null(strstr(text, "role uplink, nexthop4 10.0.0.1, rate 1G, gamma 0.95, "));
+	assert_non_null(strstr(text, "overflow drop"));
+}
+
+/* "unknown key" lists a section's keys in table order (the leaf-only ones
+ * not in a host's [port]). */
+static void test_keys_allowed(void **state)
+{
+	static const struct { enum xl_sect sect; bool host; const char *text; } cases[] = {
+		{ S_XDPLEAF, false, "[xdpleaf]\nbogus = 1\n[port s1]\n" },
+		{ S_PORT, false, "[port s1]\nbogus = 1\n" },
+		{ S_PORT, true, "[xdpleaf]\nmode = host\n[port s1]\nbogus = 1\n" },
+		{ S_GROUP, false, "[group g]\nbogus = 1\n" },
+		{ S_ROUTE, false, "[route 10.0.0.0/8]\nbogus = 1\n" },
+		{ S_CLASS, false, "[class c]\nbogus = 1\n" },
+		{ S_DCQCN, true, "[xdpleaf]\nmode = host\n[dcqcn]\nbogus = 1\n" },
+	};
+	char want[512], list[400], got[400];
+	struct xl_config cfg;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t n = 0;
+
+		list[0] = 0;
+		for (int k = 0; k < K_COUNT; k++)
+			if (xl_keys[k].sect == cases[i].sect &&
+			    !(cases[i].host && xl_keys[k].flags & KF_LEAF_ONLY))
+				n += snprintf(list + n, sizeof(list) - n, "%s%s", n ? ", " : "",
+					      xl_keys[k].name);
+		xl_keys_list(cases[i].sect, cases[i].host, got, sizeof(got));
+		assert_string_equal(got, list);
+		snprintf(want, sizeof(want), "unknown key 'bogus' in [%s] section (allowed%s: %s)",
+			 xl_sect_names[cases[i].sect],
+			 cases[i].host && cases[i].sect == S_PORT ? " in host mode" : "", list);
+		load_case(cases[i].text, want, &cfg, cases[i].text);
+	}
+}
+
 #define BAD_TEST(n) { "bad/" #n, test_bad_fixture, NULL, NULL, "bad/" #n ".conf" },
 #define GOOD_TEST(n) { "good/" #n, test_good_fixture, NULL, NULL, "good/" #n ".conf" },
 
@@ -2339,6 +2746,11 @@ int main(void)
 		cmocka_unit_test(test_dcqcn_values),
 		cmocka_unit_test(test_host_rules),
 		cmocka_unit_test(test_host_min_rate_warning),
+		cmocka_unit_test(test_keys_ranges),
+		cmocka_unit_test(test_keys_rows),
+		cmocka_unit_test(test_keys_defaults_fill),
+		cmocka_unit_test(test_keys_json),
+		cmocka_unit_test(test_keys_allowed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

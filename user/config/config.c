@@ -164,14 +164,14 @@ static bool add_route(struct ctx *c, const char *name)
 	return true;
 }
 
-/* A class with the paper's marking profile (and XL_CLASS_FIT in flags: fitted
- * to each port's buffer until the class sets kmin or kmax, xl_wred_fit). */
+/* A class with the keys' defaults, the paper's marking profile, and flags
+ * (XL_CLASS_FIT: fitted to each port's buffer until the class sets kmin or
+ * kmax, xl_wred_fit; a built-in's no mark, no drop). */
 static void set_class(struct xl_cfg_class *k, const char *name, __u32 flags)
 {
-	*k = (struct xl_cfg_class){
-		.wred = { .kmin = PROFILE_KMIN, .kmax = PROFILE_KMAX,
-			  .pmax = PROFILE_PMAX, .flags = flags },
-	};
+	*k = (struct xl_cfg_class){};
+	xl_keys_defaults(S_CLASS, &k->wred);
+	k->wred.flags |= flags;
 	snprintf(k->name, sizeof(k->name), "%s", name);
 }
 
@@ -217,10 +217,9 @@ static bool open_section(struct ctx *c, char *hdr)
 				    HOST_MAX_PORTS);
 		if (cfg->n_ports >= XL_MAX_PORTS)
 			return cfg_fail(c, c->line, "too many ports (max %d)", XL_MAX_PORTS);
-		cfg->ports[cfg->n_ports] = (struct xl_cfg_port){
-			.line = c->line, .group_id = -1, .gamma_ppm = 1000000,
-			.buffer_bytes = XL_DEFAULT_BUFFER, .overflow = XL_OVERFLOW_DROP,
-			.line_overhead = XL_DEFAULT_LINE_OVERHEAD };
+		cfg->ports[cfg->n_ports] = (struct xl_cfg_port){ .line = c->line,
+								  .group_id = -1 };
+		xl_keys_defaults(S_PORT, &cfg->ports[cfg->n_ports]);
 		strcpy(cfg->ports[cfg->n_ports++].ifname, name);
 		c->sect = S_PORT;
 	} else if (!strcmp(hdr, "group")) {
@@ -234,11 +233,8 @@ static bool open_section(struct ctx *c, char *hdr)
 					    name, cfg->groups[i].line);
 		if (cfg->n_groups >= XL_MAX_GROUPS)
 			return cfg_fail(c, c->line, "too many groups (max %d)", XL_MAX_GROUPS);
-		cfg->groups[cfg->n_groups] = (struct xl_cfg_group){
-			.line = c->line, .lb_mode = XL_LB_HASH,
-			.flowlet_timeout_ns = XL_DEFAULT_FLOWLET_TIMEOUT_NS, .flowlet_auto = true,
-			.path_skew_ns = XL_DEFAULT_PATH_SKEW_NS, .path_skew_auto = true,
-			.spray_reorder = XL_SPRAY_FREE };
+		cfg->groups[cfg->n_groups] = (struct xl_cfg_group){ .line = c->line };
+		xl_keys_defaults(S_GROUP, &cfg->groups[cfg->n_groups]);
 		strcpy(cfg->groups[cfg->n_groups++].name, name);
 		c->sect = S_GROUP;
 	} else if (!strcmp(hdr, "route")) {
@@ -569,7 +565,7 @@ static bool special_key(struct ctx *c, enum xl_key_id k, const char *value)
 static int on_key(void *user, const char *section, const char *name, const char *value)
 {
 	struct ctx *c = user;
-	char list[256] = "", msg[XL_ERR_MAX];
+	char list[256], msg[XL_ERR_MAX];
 	const struct xl_key_def *kd;
 	int k;
 
@@ -580,11 +576,7 @@ static int on_key(void *user, const char *section, const char *name, const char 
 		return cfg_fail(c, c->line, "key '%s' outside any section", name);
 	k = xl_key_find(c->sect, name);
 	if (k == K_COUNT) {
-		for (int i = 0; i < K_COUNT; i++)
-			if (xl_keys[i].sect == c->sect &&
-			    !(c->host && xl_keys[i].flags & KF_LEAF_ONLY))
-				snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
-					 list[0] ? ", " : "", xl_keys[i].name);
+		xl_keys_list(c->sect, c->host, list, sizeof(list));
 		return cfg_fail(c, c->line, "unknown key '%s' in [%s] section (allowed%s: %s)",
 			    name, xl_sect_names[c->sect], c->host && c->sect == S_PORT ?
 			    " in host mode" : "", list);
@@ -665,10 +657,7 @@ int xl_config_load(const char *path, bool check_interfaces,
 	set_class(&cfg->classes[CLASS_CNP], "cnp", XL_CLASS_NO_MARK | XL_CLASS_NO_DROP);
 	set_class(&cfg->classes[CLASS_ROCE], "roce", XL_CLASS_FIT);
 	cfg->n_classes = N_BUILTIN_CLASSES;
-	cfg->flow_table_size = XL_FLOW_TABLE_SIZE;
-	cfg->event_rate = XL_EVENT_RATE_DEFAULT;
-	cfg->mark_event_sample = XL_MARK_SAMPLE_DEFAULT;
-	cfg->pfc_watchdog_ns = XL_PFC_WATCHDOG_DEFAULT_NS;
+	xl_keys_defaults(S_XDPLEAF, cfg);
 	text = read_file(&c, &len);
 	if (!text)
 		goto out;

@@ -13,8 +13,6 @@
 #include "base/names.h"
 #include "base/units.h"
 
-#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
-
 /* Modes that weigh members by capacity (port rate): all members have a
  * rate or none has. */
 static bool lb_uses_capacity(__u32 mode)
@@ -22,35 +20,69 @@ static bool lb_uses_capacity(__u32 mode)
 	return mode == XL_LB_FLOWLET || mode == XL_LB_SPRAY;
 }
 
-/* Modes that have flowlets, so a flowlet_timeout. */
-static bool lb_has_flowlets(__u32 mode)
-{
-	return mode == XL_LB_FLOWLET || mode == XL_LB_FLOWLET_RANDOM;
-}
-
-/* Groups whose moves follow the reorder-free rule, so a path_skew. */
-static bool lb_moves_safely(const struct xl_cfg_group *g)
-{
-	return lb_has_flowlets(g->lb_mode) ||
-	       (g->lb_mode == XL_LB_SPRAY && g->spray_reorder == XL_SPRAY_SAFE);
-}
-
 static const char *variant_name(__u32 v)
 {
 	return xl_keys[K_VARIANT].choices[v ? XL_DCQCN_NVIDIA : XL_DCQCN_PAPER];
 }
 
-/* Of the keys ks set in this section, the first in the file; K_COUNT if
- * none is set. */
-static enum xl_key_id first_key(const struct ctx *c, const enum xl_key_id *ks, size_t n)
+/* Of the keys with flag set in this section, the first in the file;
+ * K_COUNT if none is set. */
+static enum xl_key_id first_key(const struct ctx *c, unsigned int flag)
 {
 	enum xl_key_id first = K_COUNT;
 
-	for (size_t i = 0; i < n; i++)
-		if (c->key_line[ks[i]] && (first == K_COUNT ||
-					   c->key_line[ks[i]] < c->key_line[first]))
-			first = ks[i];
+	for (int k = 0; k < K_COUNT; k++)
+		if (xl_keys[k].flags & flag && c->key_line[k] &&
+		    (first == K_COUNT || c->key_line[k] < c->key_line[first]))
+			first = (enum xl_key_id)k;
 	return first;
+}
+
+/* "flowlet or flowlet-random": the lb_modes of a mask, as a message
+ * lists them. */
+static void lb_modes_str(__u32 mask, char *buf, size_t len)
+{
+	int n = 0, left = __builtin_popcount(mask);
+	size_t used = 0;
+
+	buf[0] = 0;
+	for (__u32 m = 0; m < XL_LB_MODES && used < len; m++)
+		if (mask & (1U << m)) {
+			left--;
+			used += snprintf(buf + used, len - used, "%s%s",
+					 !n++ ? "" : left ? ", " : " or ", xl_lb_mode_names[m]);
+		}
+}
+
+/* A [group] key set where its lb_mode (or spray_reorder, KF_SAFE_MOVES)
+ * gives it no effect: an error at the key. The plain keys first, then
+ * those of the reorder-free rule, each in table order. */
+static bool check_group_keys(struct ctx *c, const struct xl_cfg_group *g)
+{
+	char modes[96];
+
+	for (int pass = 0; pass < 2; pass++)
+		for (int k = 0; k < K_COUNT; k++) {
+			const struct xl_key_def *kd = &xl_keys[k];
+
+			if (kd->sect != S_GROUP || !c->key_line[k] ||
+			    !(kd->flags & KF_SAFE_MOVES) != !pass ||
+			    xl_key_acts(kd, g->lb_mode, g->spray_reorder))
+				continue;
+			if (kd->lb_modes & (1U << g->lb_mode)) /* spray, free */
+				return cfg_fail(c, c->key_line[k],
+					    "%s has no effect with spray_reorder = free%s (group %s: "
+					    "set spray_reorder = safe, or remove %s)", kd->name,
+					    c->key_line[K_SPRAY_REORDER] ? "" : ", the default",
+					    g->name, kd->name);
+			lb_modes_str(kd->lb_modes, modes, sizeof(modes));
+			return cfg_fail(c, c->key_line[k],
+				    "%s has no effect with lb_mode %s%s (group %s: set lb_mode = %s, "
+				    "or remove %s)", kd->name, xl_lb_mode_names[g->lb_mode],
+				    c->key_line[K_LB_MODE] ? "" : ", the default", g->name, modes,
+				    kd->name);
+		}
+	return true;
 }
 
 void xl_host_defaults(struct xl_host_cfg *h, __u32 variant)
@@ -101,8 +133,6 @@ static bool close_dcqcn(struct ctx *c)
 /* Checks that need the whole section (keys come in any order). */
 bool cfg_close_section(struct ctx *c)
 {
-	static const enum xl_key_id uplink_only[] = { K_PGROUP, K_NH4, K_NH6 },
-		needs_rate[] = { K_GAMMA, K_BUFFER, K_OVERFLOW, K_LINE_OVERHEAD };
 	struct xl_config *cfg = c->cfg;
 	struct xl_cfg_port *p;
 	enum xl_key_id bad;
@@ -128,12 +158,12 @@ bool cfg_close_section(struct ctx *c)
 		if (p->role == XL_ROLE_UPLINK && !p->has_nexthop4 && !p->has_nexthop6)
 			return cfg_fail(c, c->sect_line, "uplink port %s needs nexthop4 and/or nexthop6",
 				    p->ifname);
-		bad = first_key(c, uplink_only, ARRAY_LEN(uplink_only));
+		bad = first_key(c, KF_UPLINK_ONLY);
 		if (p->role == XL_ROLE_DOWNLINK && bad != K_COUNT)
 			return cfg_fail(c, c->key_line[bad],
 				    "%s is only allowed on uplinks (port %s is a downlink)",
 				    xl_keys[bad].name, p->ifname);
-		bad = first_key(c, needs_rate, ARRAY_LEN(needs_rate));
+		bad = first_key(c, KF_NEEDS_RATE);
 		if (!p->rate_bps && bad != K_COUNT)
 			return cfg_fail(c, c->key_line[bad],
 				    "%s has no effect without rate (port %s has no rate: set one, or remove %s)",
@@ -158,33 +188,8 @@ bool cfg_close_section(struct ctx *c)
 				    "class '%s' has no dscp (set dscp = the DSCP values 0-63 it takes)",
 				    k->name);
 	}
-	if (c->sect == S_GROUP) {
-		struct xl_cfg_group *g = &cfg->groups[cfg->n_groups - 1];
-
-		if (c->key_line[K_FLOWLET_TIMEOUT] && !lb_has_flowlets(g->lb_mode))
-			return cfg_fail(c, c->key_line[K_FLOWLET_TIMEOUT],
-				    "flowlet_timeout has no effect with lb_mode %s%s (group %s: set "
-				    "lb_mode = flowlet or flowlet-random, or remove flowlet_timeout)",
-				    xl_lb_mode_names[g->lb_mode],
-				    c->key_line[K_LB_MODE] ? "" : ", the default", g->name);
-		if (c->key_line[K_SPRAY_REORDER] && g->lb_mode != XL_LB_SPRAY)
-			return cfg_fail(c, c->key_line[K_SPRAY_REORDER],
-				    "spray_reorder has no effect with lb_mode %s%s (group %s: set "
-				    "lb_mode = spray, or remove spray_reorder)",
-				    xl_lb_mode_names[g->lb_mode],
-				    c->key_line[K_LB_MODE] ? "" : ", the default", g->name);
-		if (c->key_line[K_PATH_SKEW] && g->lb_mode == XL_LB_SPRAY && !lb_moves_safely(g))
-			return cfg_fail(c, c->key_line[K_PATH_SKEW],
-				    "path_skew has no effect with spray_reorder = free%s (group %s: set "
-				    "spray_reorder = safe, or remove path_skew)",
-				    c->key_line[K_SPRAY_REORDER] ? "" : ", the default", g->name);
-		if (c->key_line[K_PATH_SKEW] && !lb_moves_safely(g))
-			return cfg_fail(c, c->key_line[K_PATH_SKEW],
-				    "path_skew has no effect with lb_mode %s%s (group %s: set "
-				    "lb_mode = flowlet, flowlet-random or spray, or remove path_skew)",
-				    xl_lb_mode_names[g->lb_mode],
-				    c->key_line[K_LB_MODE] ? "" : ", the default", g->name);
-	}
+	if (c->sect == S_GROUP && !check_group_keys(c, &cfg->groups[cfg->n_groups - 1]))
+		return false;
 	if (c->sect == S_ROUTE && !cfg->routes[cfg->n_routes - 1].kind)
 		return cfg_fail(c, c->sect_line,
 			    "route has no target (set port = IFNAME or group = NAME)");

@@ -64,165 +64,22 @@ _Static_assert(XL_CNP_INTERVAL_DEFAULT_NS >= CNP_INTERVAL_MIN &&
 	       "default CNP interval out of the config's range");
 _Static_assert(XL_CNP_DSCP_DEFAULT <= 63, "default CNP DSCP is not a DSCP");
 
+#define TO(obj, type, f) .map = (obj), .map_off = offsetof(type, f), \
+			 .map_size = sizeof(((type *)0)->f)
+#define TO_FLAG(type, f) .map_flag_off = offsetof(type, f), \
+			 .map_flag_size = sizeof(((type *)0)->f)
+#define TO_SETTINGS(f) TO(XL_OBJ_SETTINGS, struct xl_settings, f)
+#define TO_EVENT_CFG(f) TO(XL_OBJ_EVENT_CFG, struct xl_event_cfg, f)
+#define TO_PORT(f) TO(XL_OBJ_PORT, struct xl_port, f)
+#define TO_PORT_FLAG(f) TO_FLAG(struct xl_port, f)
+#define TO_GROUP(f) TO(XL_OBJ_GROUP, struct xl_group, f)
+#define TO_GROUP_FLAG(f) TO_FLAG(struct xl_group, f)
+#define LB(m) (1U << XL_LB_##m)
+
 const struct xl_key_def xl_keys[K_COUNT] = {
-	/* [xdpleaf] */
-	[K_MODE] = { S_XDPLEAF, "mode", T_CHOICE, CHOICES(modes), CFG(node_role),
-		     .doc_default = "`leaf`", .doc_values = "`leaf`, `host`" },
-	[K_MALFORMED] = { S_XDPLEAF, "malformed", T_CHOICE, CHOICES(malformed), CFG(malformed),
-			  .doc_default = "`pass`", .doc_values = "`pass`, `drop`" },
-	[K_XDP_MODE] = { S_XDPLEAF, "xdp_mode", T_CHOICE, CHOICES(xdp_modes), CFG(attach_mode),
-			 .doc_default = "`native`", .doc_values = "`native`, `generic`" },
-	[K_HOOK] = { S_XDPLEAF, "hook", T_CHOICE, CHOICES(hooks), CFG(hook),
-		     .doc_default = "`auto`", .doc_values = "`auto`, `xdp`, `tc`" },
-	[K_FLOW_TABLE_SIZE] = { S_XDPLEAF, "flow_table_size", T_COUNT, FLOW_TABLE_MIN,
-				FLOW_TABLE_MAX, CFG(flow_table_size),
-				.doc_default = "`64K` (65536, `XL_FLOW_TABLE_SIZE`)",
-				.doc_values = "1K..4M entries (1024..4194304)" },
-	[K_EVENT_RATE] = { S_XDPLEAF, "event_rate", T_UINT, 0, 1000000, CFG(event_rate),
-			   .doc_default = "`1000` (`XL_EVENT_RATE_DEFAULT`)",
-			   .doc_values = "0..1000000 events per second (0: no events)" },
-	[K_MARK_EVENT_SAMPLE] = { S_XDPLEAF, "mark_event_sample", T_UINT, 1, 1000000,
-				  CFG(mark_event_sample),
-				  .doc_default = "`100` (`XL_MARK_SAMPLE_DEFAULT`)",
-				  .doc_values = "1..1000000" },
-	[K_PFC_WATCHDOG] = { S_XDPLEAF, "pfc_watchdog", T_DURATION, 0, 10000000000ULL,
-			     CFG(pfc_watchdog_ns),
-			     .doc_default = "`200ms` (`XL_PFC_WATCHDOG_DEFAULT_NS`)",
-			     .doc_values = "a duration, `0ns` (off)..10s" },
-	/* [port] */
-	[K_ROLE] = { S_PORT, "role", T_CHOICE, .choices = xl_role_names, .n_choices = 2,
-		     PORT(role), .doc_default = "`downlink`",
-		     .doc_values = "`downlink`, `uplink`" },
-	[K_PGROUP] = { S_PORT, "group", T_SPECIAL, .flags = KF_LEAF_ONLY,
-		       .doc_default = "none", .doc_values = "a group name" },
-	[K_NH4] = { S_PORT, "nexthop4", T_ADDR4, PORT(nexthop4),
-		    .flag_off = offsetof(struct xl_cfg_port, has_nexthop4), .flags = KF_LEAF_ONLY,
-		    .doc_default = "none", .doc_values = "an IPv4 address (`a.b.c.d`)" },
-	[K_NH6] = { S_PORT, "nexthop6", T_ADDR6, PORT(nexthop6),
-		    .flag_off = offsetof(struct xl_cfg_port, has_nexthop6), .flags = KF_LEAF_ONLY,
-		    .doc_default = "none", .doc_values = "an IPv6 address" },
-	[K_RATE] = { S_PORT, "rate", T_RATE, PORT(rate_bps),
-		     .doc_default = "none (unlimited)", .doc_values = "1M..1600G bit/s" },
-	[K_GAMMA] = { S_PORT, "gamma", T_GAMMA, PORT(gamma_ppm), .flags = KF_LEAF_ONLY,
-		      .doc_default = "`1`", .doc_values = "0 < gamma <= 1, at most 6 decimals" },
-	[K_BUFFER] = { S_PORT, "buffer", T_BYTES, 2048, PORT(buffer_bytes),
-		       .flags = KF_LEAF_ONLY,
-		       .doc_default = "`1M` (1048576 bytes), or 2 ms of `rate` if that is less, "
-				      "but at least two of the port's largest frames (MTU + 18 "
-				      "bytes; `xl_default_buffer`, the loader)",
-		       .doc_values = "2K..256M bytes" },
-	[K_OVERFLOW] = { S_PORT, "overflow", T_CHOICE, CHOICES(overflows), PORT(overflow),
-			 .flags = KF_LEAF_ONLY, .doc_default = "`drop`",
-			 .doc_values = "`drop`, `mark`" },
-	[K_LINE_OVERHEAD] = { S_PORT, "line_overhead", T_UINT, 0, 256, PORT(line_overhead),
-			      .flags = KF_LEAF_ONLY,
-			      .doc_default = "`24` (`XL_DEFAULT_LINE_OVERHEAD`: Ethernet's "
-					     "preamble and delimiter 8, FCS 4, inter-frame gap 12)",
-			      .doc_values = "0..256 bytes per frame, counted by the phantom "
-					    "queue on top of the frame" },
-	[K_VLANS] = { S_PORT, "vlans", T_SPECIAL, .flags = KF_LEAF_ONLY,
-		      .doc_default = "none (tagged frames go to the kernel; VID 0, "
-				     "priority-tagged, is untagged)",
-		      .doc_values = "VLAN IDs 1-4094 and ranges, separated by spaces "
-				    "and/or commas (`100 200-203`)" },
-	[K_PSN_TRACKING] = { S_PORT, "psn_tracking", T_YES_NO, PORT(psn_tracking),
-			     .flags = KF_LEAF_ONLY, .doc_default = "`no`",
-			     .doc_values = "`yes`, `no`" },
-	/* [group] */
-	[K_LB_MODE] = { S_GROUP, "lb_mode", T_CHOICE, .choices = xl_lb_mode_names,
-			.n_choices = XL_LB_MODES, GROUP(lb_mode), .doc_default = "`hash`",
-			.doc_values = "`hash`, `flowlet`, `flowlet-random`, `spray`" },
-	[K_FLOWLET_TIMEOUT] = { S_GROUP, "flowlet_timeout", T_DURATION, FLOWLET_TIMEOUT_MIN,
-				FLOWLET_TIMEOUT_MAX, GROUP(flowlet_timeout_ns),
-				.flag_off = offsetof(struct xl_cfg_group, flowlet_auto),
-				.dflt = XL_DEFAULT_FLOWLET_TIMEOUT_NS, .flags = KF_AUTO,
-				.doc_default = "`auto` = the longest of `50us` "
-					       "(`XL_DEFAULT_FLOWLET_TIMEOUT_NS`), the time the "
-					       "slowest member drains its whole buffer, and four of "
-					       "the flow's own packet spacings",
-				.doc_values = "`auto`, or a duration 1us..1s" },
-	[K_PATH_SKEW] = { S_GROUP, "path_skew", T_DURATION, 0, PATH_SKEW_MAX,
-			  GROUP(path_skew_ns),
-			  .flag_off = offsetof(struct xl_cfg_group, path_skew_auto),
-			  .dflt = XL_DEFAULT_PATH_SKEW_NS, .flags = KF_AUTO | KF_U32,
-			  .doc_default = "`auto` = `25us` (`XL_DEFAULT_PATH_SKEW_NS`) plus two "
-					 "full frames at the rate of the member moved to "
-					 "(`xl_auto_skew_ns`)",
-			  .doc_values = "`auto`, or a duration 0ns..1s (used as it is, for every "
-					"member)" },
-	[K_SPRAY_REORDER] = { S_GROUP, "spray_reorder", T_CHOICE,
-			      .choices = xl_spray_reorder_names, .n_choices = XL_SPRAY_REORDERS,
-			      GROUP(spray_reorder), .doc_default = "`free`",
-			      .doc_values = "`free`, `safe`" },
-	/* [route]: no default column in the docs */
-	[K_RPORT] = { S_ROUTE, "port", T_SPECIAL, .doc_values = "the IFNAME of a `[port]`" },
-	[K_RGROUP] = { S_ROUTE, "group", T_SPECIAL, .doc_values = "the NAME of a `[group]`" },
-	/* [class] */
-	[K_DSCP] = { S_CLASS, "dscp", T_SPECIAL, .doc_default = "none",
-		     .doc_values = "DSCP values 0-63, separated by spaces and/or commas "
-				   "(`26 27`, `26, 27`)" },
-	[K_KMIN] = { S_CLASS, "kmin", T_BYTES, 0, WRED(kmin), .doc_default = "`5K`",
-		     .doc_values = "0..256M bytes" },
-	[K_KMAX] = { S_CLASS, "kmax", T_BYTES, 0, WRED(kmax), .doc_default = "`200K`",
-		     .doc_values = "0..256M bytes" },
-	[K_PMAX] = { S_CLASS, "pmax", T_PMAX, WRED(pmax), .doc_default = "`1%`",
-		     .doc_values = "a fraction `0`..`1` (`0.01`) or a percentage `0%`..`100%` "
-				   "(`1%`), at most 6 decimals" },
-	[K_MARK] = { S_CLASS, "mark", T_NO_FLAG, XL_CLASS_NO_MARK, WRED(flags),
-		     .doc_default = "`yes`", .doc_values = "`yes`, `no`" },
-	[K_DROP] = { S_CLASS, "drop", T_NO_FLAG, XL_CLASS_NO_DROP, WRED(flags),
-		     .doc_default = "`yes`", .doc_values = "`yes`, `no`" },
-	/* [dcqcn]: the NP's keys, then the RP's (inside struct xl_host_cfg's rp) */
-	[K_VARIANT] = { S_DCQCN, "variant", T_CHOICE, CHOICES(variants), HOST(rp.variant),
-			.doc_default = "-", .doc_nvidia = "-",
-			.doc_values = "`paper`, `nvidia` (default `paper`)" },
-	[K_NP] = { S_DCQCN, "np", T_YES_NO, HOST(np_enabled), .doc_default = "`yes`",
-		   .doc_values = "`yes`, `no`" },
-	[K_RP] = { S_DCQCN, "rp", T_YES_NO, HOST(rp_enabled), .doc_default = "`yes`",
-		   .doc_nvidia = "`yes`", .doc_values = "`yes`, `no`" },
-	[K_CNP_INTERVAL] = { S_DCQCN, "cnp_interval", T_DURATION, CNP_INTERVAL_MIN,
-			     CNP_INTERVAL_MAX, HOST(cnp_interval_ns),
-			     .doc_default = "`50us` (`XL_CNP_INTERVAL_DEFAULT_NS`)",
-			     .doc_values = "a duration, 1us..1s" },
-	[K_CNP_SCOPE] = { S_DCQCN, "cnp_scope", T_CHOICE, CHOICES(cnp_scopes), HOST(cnp_scope),
-			  .doc_default = "`qp`", .doc_values = "`qp`, `port`" },
-	[K_CNP_DSCP] = { S_DCQCN, "cnp_dscp", T_UINT, 0, 63, HOST(cnp_dscp),
-			 .doc_default = "`48` (`XL_CNP_DSCP_DEFAULT`)", .doc_values = "0..63" },
-	[K_CNP_PORT_RATE] = { S_DCQCN, "cnp_port_rate", T_UINT, 0, 100000000,
-			      HOST(cnp_port_rate),
-			      .doc_default = "`100000` (`XL_CNP_PORT_RATE_DEFAULT`)",
-			      .doc_values = "0 (no cap)..100000000 CNPs per second" },
-	[K_G] = { S_DCQCN, "g", T_Q32, 0, 0, HOST(rp.g), .doc_default = "`1/256`",
-		  .doc_nvidia = "`5/1024`", .doc_values = "a fraction, 0 < g < 1" },
-	[K_ALPHA_FIRST] = { S_DCQCN, "alpha_first", T_Q32, 0, 1, HOST(rp.alpha_first),
-			    .flags = KF_NVIDIA_ONLY, .doc_default = "-",
-			    .doc_nvidia = "`1023/1024`",
-			    .doc_values = "a fraction, 0 < alpha_first <= 1" },
-	[K_K] = { S_DCQCN, "k", T_DURATION, DCQCN_TIMER_MIN, DCQCN_TIMER_MAX, HOST(rp.k_ns),
-		  .doc_default = "`55us`", .doc_nvidia = "`1us`",
-		  .doc_values = "a duration, 1ns..1s" },
-	[K_T] = { S_DCQCN, "t", T_DURATION, DCQCN_T_MIN, DCQCN_TIMER_MAX, HOST(rp.t_ns),
-		  .doc_default = "`55us`", .doc_nvidia = "`300us`",
-		  .doc_values = "a duration, 2ns..1s" },
-	[K_T_DEC] = { S_DCQCN, "t_dec", T_DURATION, DCQCN_TIMER_MIN, DCQCN_TIMER_MAX,
-		      HOST(rp.t_dec_ns), .flags = KF_NVIDIA_ONLY, .doc_default = "-",
-		      .doc_nvidia = "`4us`", .doc_values = "a duration, 1ns..1s" },
-	[K_B] = { S_DCQCN, "b", T_DCQCN_B, HOST(rp.b_bytes), .flags = KF_PAPER_ONLY,
-		  .doc_default = "`10000000`", .doc_nvidia = "-",
-		  .doc_values = "bytes, a plain whole number 0..268435456 (no `K` or `M`)" },
-	[K_F] = { S_DCQCN, "f", T_UINT, 1, DCQCN_F_MAX, HOST(rp.f), .doc_default = "`5`",
-		  .doc_nvidia = "`1`", .doc_values = "1..1000" },
-	[K_CLAMP] = { S_DCQCN, "clamp", T_YES_NO, HOST(rp.clamp), .flags = KF_PAPER_ONLY,
-		      .doc_default = "`yes`", .doc_nvidia = "-", .doc_values = "`yes`, `no`" },
-	[K_R_AI] = { S_DCQCN, "r_ai", T_RATE, HOST(rp.r_ai), .flags = KF_KEY_PREFIX,
-		     .doc_default = "`40M`", .doc_nvidia = "`5M`",
-		     .doc_values = "a rate, 1M..1600G" },
-	[K_R_HAI] = { S_DCQCN, "r_hai", T_RATE, HOST(rp.r_hai), .flags = KF_KEY_PREFIX,
-		      .doc_default = "`200M`", .doc_nvidia = "`50M`",
-		      .doc_values = "a rate, 1M..1600G" },
-	[K_MIN_RATE] = { S_DCQCN, "min_rate", T_RATE, HOST(rp.min_rate), .flags = KF_KEY_PREFIX,
-			 .doc_default = "`100M`", .doc_nvidia = "`1M`",
-			 .doc_values = "a rate, 1M..1600G, at most every port's `rate`" },
+#define XL_KEY(id, ...) [id] = { __VA_ARGS__ },
+#include "config/key_table.h"
+#undef XL_KEY
 };
 
 size_t xl_key_size(const struct xl_key_def *k)
@@ -412,8 +269,111 @@ int xl_dcqcn_set(struct xl_host_cfg *h, const char *kv, char *msg, size_t len)
 	return xl_key_parse(k, eq + 1, h, msg, len);
 }
 
+/* An integer of size 1, 4 or 8 at p, widened; and stored narrowed. */
+static __u64 get_int(const void *p, size_t size)
+{
+	switch (size) {
+	case 1: return *(const __u8 *)p;
+	case 4: return *(const __u32 *)p;
+	default: return *(const __u64 *)p;
+	}
+}
+
+static void set_int(void *p, size_t size, __u64 v)
+{
+	switch (size) {
+	case 1: *(__u8 *)p = (__u8)v; break;
+	case 4: *(__u32 *)p = (__u32)v; break;
+	default: *(__u64 *)p = v; break;
+	}
+}
+
+void xl_keys_defaults(enum xl_sect sect, void *obj)
+{
+	for (int i = 0; i < K_COUNT; i++) {
+		const struct xl_key_def *k = &xl_keys[i];
+		char *field = (char *)obj + k->off;
+
+		if (k->sect != sect || sect == S_DCQCN || !xl_key_size(k))
+			continue;
+		if (k->type == T_NO_FLAG)
+			*(__u32 *)field = k->dflt ? *(__u32 *)field & ~(__u32)k->lo
+						  : *(__u32 *)field | (__u32)k->lo;
+		else
+			set_int(field, xl_key_size(k), k->dflt);
+		if (k->flags & KF_AUTO)
+			*(bool *)((char *)obj + k->flag_off) = true;
+	}
+}
+
+void xl_keys_fill(enum xl_map_obj m, const void *obj, void *map)
+{
+	for (int i = 0; i < K_COUNT; i++) {
+		const struct xl_key_def *k = &xl_keys[i];
+		const char *field = (const char *)obj + k->off;
+
+		if (k->map != m || k->flags & KF_LOADER_FILLS)
+			continue;
+		if (k->type == T_ADDR4 || k->type == T_ADDR6)
+			memcpy((char *)map + k->map_off, field, k->map_size);
+		else
+			set_int((char *)map + k->map_off, k->map_size,
+				get_int(field, xl_key_size(k)));
+		if (k->map_flag_size)
+			set_int((char *)map + k->map_flag_off, k->map_flag_size,
+				*(const bool *)((const char *)obj + k->flag_off));
+	}
+}
+
+__u64 xl_key_map_value(const struct xl_key_def *k, const void *map)
+{
+	return get_int((const char *)map + k->map_off, k->map_size);
+}
+
+bool xl_key_acts(const struct xl_key_def *k, __u32 lb_mode, __u32 spray_reorder)
+{
+	if (k->lb_modes && !(lb_mode < 32 && k->lb_modes & (1U << lb_mode)))
+		return false;
+	return !(k->flags & KF_SAFE_MOVES && lb_mode == XL_LB_SPRAY &&
+		 spray_reorder != XL_SPRAY_SAFE);
+}
+
+void xl_keys_list(enum xl_sect sect, bool host, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = 0;
+	for (int i = 0; i < K_COUNT && n < len; i++)
+		if (xl_keys[i].sect == sect && !(host && xl_keys[i].flags & KF_LEAF_ONLY))
+			n += snprintf(buf + n, len - n, "%s%s", n ? ", " : "", xl_keys[i].name);
+}
+
+/* A choice's or a yes/no's docs columns, where the table gives none:
+ * the words, and the default's. */
+static const char *doc_words(const struct xl_key_def *k, bool dflt, char *buf, size_t len)
+{
+	static const char *const yes_no[] = { "yes", "no" };
+	const char *const *w = k->type == T_CHOICE ? k->choices : yes_no;
+	__u32 n = k->type == T_CHOICE ? k->n_choices : 2;
+	size_t used = 0;
+
+	if (k->type != T_CHOICE && k->type != T_YES_NO && k->type != T_NO_FLAG)
+		return NULL;
+	if (dflt) {
+		__u64 d = k->type == T_CHOICE ? k->dflt : !k->dflt;
+
+		snprintf(buf, len, "`%s`", d < n ? w[d] : "?");
+		return buf;
+	}
+	buf[0] = 0;
+	for (__u32 i = 0; i < n && used < len; i++)
+		used += snprintf(buf + used, len - used, "%s`%s`", i ? ", " : "", w[i]);
+	return buf;
+}
+
 void xl_keys_print(FILE *f)
 {
+	char dflt[64], values[128];
 	enum xl_sect s;
 
 	for (s = S_XDPLEAF; s < S_COUNT; s++) {
@@ -423,12 +383,17 @@ void xl_keys_print(FILE *f)
 
 			if (k->sect != s)
 				continue;
+			const char *d = k->doc_default ? k->doc_default
+					: doc_words(k, true, dflt, sizeof(dflt));
+			const char *v = k->doc_values ? k->doc_values
+					: doc_words(k, false, values, sizeof(values));
+
 			fprintf(f, "| `%s` |", k->name);
-			if (k->doc_default)
-				fprintf(f, " %s |", k->doc_default);
+			if (d)
+				fprintf(f, " %s |", d);
 			if (k->doc_nvidia)
 				fprintf(f, " %s |", k->doc_nvidia);
-			fprintf(f, " %s |\n", k->doc_values);
+			fprintf(f, " %s |\n", v);
 		}
 	}
 }

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /* The configuration's schema: every key once, with its section, type,
  * range, the struct field it sets, its default and values as docs/config.md
- * shows them. The parser (user/config/config.c), `xdpleaf sim dcqcn --set`
- * and `xdpleaf keys` (the reference tests/lab/config.bats compares with
- * docs/config.md) all read this one table. (As xdp-tools' DEFINE_OPTION
- * tables in lib/util/params.h.) */
+ * shows them, and where its value reaches the dataplane. The parser
+ * (user/config/config.c) and its checks, the defaults, the loaders' map
+ * fill, the JSON and status output of the settings (config/key_show.h),
+ * `xdpleaf sim dcqcn --set` and `xdpleaf keys` (the reference
+ * tests/lab/docs_tables.bats compares with docs/config.md, no lab
+ * needed) all read this one table. (As xdp-tools' DEFINE_OPTION tables
+ * in lib/util/params.h.) The rows: config/key_table.h. */
 #ifndef XL_CONFIG_KEYS_H
 #define XL_CONFIG_KEYS_H
 
@@ -16,18 +19,12 @@
 enum xl_sect { S_NONE, S_XDPLEAF, S_PORT, S_GROUP, S_ROUTE, S_CLASS, S_DCQCN, S_COUNT };
 extern const char *const xl_sect_names[S_COUNT];
 
-/* Every key; the enum indexes xl_keys (and the parser's duplicate check). */
+/* Every key (config/key_table.h); the enum indexes xl_keys (and the
+ * parser's duplicate check). */
 enum xl_key_id {
-	K_MODE, K_MALFORMED, K_XDP_MODE, K_HOOK, K_FLOW_TABLE_SIZE,
-	K_EVENT_RATE, K_MARK_EVENT_SAMPLE, K_PFC_WATCHDOG,
-	K_ROLE, K_PGROUP, K_NH4, K_NH6, K_RATE, K_GAMMA, K_BUFFER, K_OVERFLOW, K_LINE_OVERHEAD,
-	K_VLANS, K_PSN_TRACKING,
-	K_LB_MODE, K_FLOWLET_TIMEOUT, K_PATH_SKEW, K_SPRAY_REORDER,
-	K_RPORT, K_RGROUP,
-	K_DSCP, K_KMIN, K_KMAX, K_PMAX, K_MARK, K_DROP,
-	K_VARIANT, K_NP, K_RP, K_CNP_INTERVAL, K_CNP_SCOPE, K_CNP_DSCP, K_CNP_PORT_RATE,
-	K_G, K_ALPHA_FIRST, K_K, K_T, K_T_DEC, K_B, K_F, K_CLAMP,
-	K_R_AI, K_R_HAI, K_MIN_RATE,
+#define XL_KEY(id, ...) id,
+#include "config/key_table.h"
+#undef XL_KEY
 	K_COUNT
 };
 
@@ -57,6 +54,23 @@ enum xl_key_type {
 #define KF_U32         0x10 /* T_DURATION into a __u32 */
 #define KF_KEY_PREFIX  0x20 /* messages start "key: " (the parser's own
 			     * message does not name the key) */
+#define KF_UPLINK_ONLY 0x40 /* [port]: only on uplinks (an error on a downlink) */
+#define KF_NEEDS_RATE  0x80 /* [port]: has no effect without rate (an error) */
+#define KF_SAFE_MOVES  0x100 /* [group]: only where moves follow the reorder-free
+			      * rule: spray only with spray_reorder = safe */
+#define KF_JSON_IF_USED 0x200 /* [group]: in JSON only where lb_mode uses it */
+#define KF_LOADER_FILLS 0x400 /* its map field is the loader's (a conversion
+			       * xl_keys_fill does not make); shown as is */
+
+/* The map struct (include/) a key's value reaches the dataplane in, when
+ * the loader copies it as it is (xl_keys_fill). */
+enum xl_map_obj {
+	XL_OBJ_NONE,
+	XL_OBJ_SETTINGS,  /* struct xl_settings ([xdpleaf]) */
+	XL_OBJ_EVENT_CFG, /* struct xl_event_cfg ([xdpleaf]) */
+	XL_OBJ_PORT,      /* struct xl_port */
+	XL_OBJ_GROUP,     /* struct xl_group */
+};
 
 struct xl_key_def {
 	enum xl_sect sect;
@@ -67,10 +81,19 @@ struct xl_key_def {
 	__u32 n_choices;
 	size_t off;                  /* field in the section's struct: below */
 	size_t flag_off;             /* KF_AUTO / T_ADDR*: the bool to set */
-	__u64 dflt;                  /* KF_AUTO: the value `auto` stands for */
+	/* the default (KF_AUTO: `auto`, standing for dflt; T_YES_NO,
+	 * T_NO_FLAG: 1 yes, 0 no); [dcqcn]'s are the variant's instead */
+	__u64 dflt;
 	unsigned int flags;
+	/* where the loader copies the value: the map struct, the field's
+	 * offset and size; map_flag_*: where the bool at flag_off goes */
+	enum xl_map_obj map;
+	size_t map_off, map_size, map_flag_off, map_flag_size;
+	__u32 lb_modes;              /* [group]: 1 << the lb_modes it acts in; 0 all */
+	const char *json, *json_flag; /* names in JSON (default: name; none) */
 	/* docs/config.md's columns, exactly: default (for [dcqcn], the paper
-	 * variant's; doc_nvidia the nvidia one's) and values */
+	 * variant's; doc_nvidia the nvidia one's) and values; a choice's and
+	 * a yes/no's come from choices and dflt where not given */
 	const char *doc_default, *doc_nvidia, *doc_values;
 };
 
@@ -92,6 +115,25 @@ int xl_key_parse(const struct xl_key_def *k, const char *value, void *obj,
 /* `xdpleaf sim dcqcn --set KEY=VALUE`: a [dcqcn] RP parameter of h's
  * variant, read as the configuration reads it. 0, or -1 with msg. */
 int xl_dcqcn_set(struct xl_host_cfg *h, const char *kv, char *msg, size_t msglen);
+
+/* Every key of sect at its default in obj, the section's struct
+ * ([dcqcn]: none, xl_host_defaults). */
+void xl_keys_defaults(enum xl_sect sect, void *obj);
+
+/* Into map (a struct of kind m), every key's value from obj, the struct
+ * of its section, that the table says reaches m as it is. */
+void xl_keys_fill(enum xl_map_obj m, const void *obj, void *map);
+
+/* A map field of key k (its size 1, 4 or 8), widened. */
+__u64 xl_key_map_value(const struct xl_key_def *k, const void *map);
+
+/* Whether [group] key k acts with lb_mode; for KF_SAFE_MOVES also
+ * whether spray moves safely (spray_reorder). */
+bool xl_key_acts(const struct xl_key_def *k, __u32 lb_mode, __u32 spray_reorder);
+
+/* The keys of sect, ", "-separated (without the leaf-only ones for a
+ * host), as "allowed:" lists them. */
+void xl_keys_list(enum xl_sect sect, bool host, char *buf, size_t len);
 
 /* The key reference: per section, one markdown row per key with the
  * columns docs/config.md has (key, default(s), values). */

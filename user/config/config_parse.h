@@ -11,16 +11,13 @@
 #include "config/config.h"
 #include "config/config_keys.h"
 
-/* Built-in classes (docs/config.md): ids, and the paper's marking profile
- * (include/ecn.h). */
+/* Built-in classes (docs/config.md): ids and DSCPs (their marking
+ * profile is the [class] keys' defaults, config/key_table.h). */
 #define CLASS_CNP XL_CLASS_CNP
 #define CNP_DSCP 48
 #define CLASS_ROCE XL_CLASS_ROCE
 #define ROCE_DSCP 26 /* RoCEv2 data's usual DSCP (NVIDIA's default; gen's) */
 #define N_BUILTIN_CLASSES 3
-#define PROFILE_KMIN XL_WRED_PAPER_KMIN
-#define PROFILE_KMAX XL_WRED_PAPER_KMAX
-#define PROFILE_PMAX XL_WRED_PAPER_PMAX
 _Static_assert(XL_CLASS_DEFAULT == 0 && XL_MAX_CLASSES >= N_BUILTIN_CLASSES &&
 	       XL_MAX_CLASSES <= 256, "class ids must fit dscp_class (__u8)");
 

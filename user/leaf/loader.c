@@ -16,6 +16,7 @@
 #include "events.h"
 #include "leaf.skel.h"
 #include "lb.h"
+#include "config/config_keys.h"
 #include "leaf/loader.h"
 #include "leaf/fwd_gen.h"
 #include "leaf/hook_choice.h"
@@ -97,21 +98,13 @@ static int fill_ports(struct leaf *skel, const struct xl_config *cfg)
 		struct xl_port p = {
 			.ifindex = cp->ifindex,
 			.slot = i,
-			.role = cp->role,
 			.group = cp->group_id < 0 ? 0 : cp->group_id,
-			.has_nexthop4 = cp->has_nexthop4,
-			.has_nexthop6 = cp->has_nexthop6,
-			.line_rate_bps = cp->rate_bps,
 			.drain_bps = drain_bps(cp),
-			.gamma_ppm = cp->gamma_ppm,
 			.buffer_bytes = buffer_bytes(cp, max_frame_bytes(cp->ifindex)),
-			.overflow = cp->overflow,
-			.line_overhead = cp->line_overhead,
-			.psn_tracking = (__u8)cp->psn_tracking,
 		};
 
-		memcpy(p.nexthop4, cp->nexthop4, 4);
-		memcpy(p.nexthop6, cp->nexthop6, 16);
+		/* the [port] keys the dataplane reads as they are */
+		xl_keys_fill(XL_OBJ_PORT, cp, &p);
 		snprintf(p.name, sizeof(p.name), "%s", cp->ifname);
 		if (get_mac(cp->ifname, p.mac)) {
 			fprintf(stderr, "%s:%d: %s: cannot read MAC: %s\n",
@@ -127,15 +120,11 @@ static int fill_ports(struct leaf *skel, const struct xl_config *cfg)
 static int fill_groups(struct leaf *skel, const struct xl_config *cfg)
 {
 	for (int g = 0; g < cfg->n_groups; g++) {
-		struct xl_group grp = {
-			.lb_mode = cfg->groups[g].lb_mode,
-			.flowlet_timeout_ns = cfg->groups[g].flowlet_timeout_ns,
-			.flowlet_auto = cfg->groups[g].flowlet_auto,
-			.path_skew_ns = cfg->groups[g].path_skew_ns,
-			.spray_reorder = cfg->groups[g].spray_reorder,
-		};
+		struct xl_group grp = {};
 		__u32 id = g;
 
+		/* the [group] keys; then what the members add (auto) */
+		xl_keys_fill(XL_OBJ_GROUP, &cfg->groups[g], &grp);
 		snprintf(grp.name, sizeof(grp.name), "%s", cfg->groups[g].name);
 		for (int i = 0; i < cfg->n_ports; i++) {
 			const struct xl_cfg_port *cp = &cfg->ports[i];
@@ -252,12 +241,12 @@ static int fill_vlans(struct leaf *skel, const struct xl_config *cfg)
 
 int xl_leaf_fill_maps(struct leaf *skel, const struct xl_config *cfg)
 {
-	struct xl_settings s = { .malformed = cfg->malformed,
-				 .pfc_watchdog_ns = cfg->pfc_watchdog_ns };
-	struct xl_event_cfg ev = { .rate = cfg->event_rate,
-				   .mark_sample = cfg->mark_event_sample };
+	struct xl_settings s = {};
+	struct xl_event_cfg ev = {};
 	__u32 zero = 0;
 
+	xl_keys_fill(XL_OBJ_SETTINGS, cfg, &s);
+	xl_keys_fill(XL_OBJ_EVENT_CFG, cfg, &ev);
 	MAP_SET(skel->maps.settings, &zero, &s);
 	MAP_SET(skel->maps.event_cfg, &zero, &ev);
 	if (fill_ports(skel, cfg) || fill_groups(skel, cfg) ||

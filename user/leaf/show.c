@@ -14,6 +14,7 @@
 #include "pin_names.h"
 #include "instance/tcx_link.h"
 #include "base/names.h"
+#include "config/key_show.h"
 #include "base/percpu.h"
 #include "instance/pins.h"
 #include "leaf/queue_report.h"
@@ -112,7 +113,7 @@ static __u32 uplink_flows_now(int flows_fd, __u32 slot)
 	return xl_member_flows_now(mf.epoch, mf.flows, xl_flow_epoch(xl_monotonic_ns()));
 }
 
-/* Groups: mode, timeout, members with capacity and link state. */
+/* Groups: their settings, members with capacity and link state. */
 static json_object *groups_json(const char *instance, const struct port_list *pl)
 {
 	int gfd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_GROUPS));
@@ -130,14 +131,7 @@ static json_object *groups_json(const char *instance, const struct port_list *pl
 		o = json_object_new_object();
 		members = json_object_new_array();
 		json_object_object_add(o, "name", json_object_new_string(g.name));
-		json_object_object_add(o, "lb_mode", json_object_new_string(xl_lb_mode_name(g.lb_mode)));
-		json_object_object_add(o, "flowlet_timeout_ns", json_object_new_uint64(g.flowlet_timeout_ns));
-		json_object_object_add(o, "flowlet_timeout_auto", json_object_new_boolean(g.flowlet_auto));
-		json_object_object_add(o, "path_skew_ns", json_object_new_uint64(g.path_skew_ns));
-		if (g.lb_mode == XL_LB_SPRAY)
-			json_object_object_add(o, "spray_reorder", json_object_new_string(
-				g.spray_reorder < XL_SPRAY_REORDERS ?
-					xl_spray_reorder_names[g.spray_reorder] : "unknown"));
+		xl_keys_json(XL_OBJ_GROUP, &g, o); /* the [group] keys' values */
 		for (__u32 i = 0; i < g.n_members && i < XL_MAX_GROUP_MEMBERS; i++) {
 			json_object *m = json_object_new_object();
 			const char *name = "?";
@@ -583,6 +577,44 @@ static const char *port_state(const char *instance, const struct xl_port *p,
 	return t.prog_id && t.prog_id == prog_id ? "attached" : "OTHER PROGRAM";
 }
 
+/* The groups' settings as status shows them (the [group] keys, from the
+ * groups map) and their member ports: into arr and, with text, a line
+ * each on stdout. */
+static void status_groups(const char *instance, const struct port_list *pl,
+			  json_object *arr, bool text)
+{
+	int fd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_GROUPS));
+	char line[512];
+
+	for (__u32 id = 0; fd >= 0 && id < XL_MAX_GROUPS; id++) {
+		struct xl_group g;
+		json_object *o, *members;
+
+		if (bpf_map_lookup_elem(fd, &id, &g) || !g.n_members)
+			continue;
+		o = json_object_new_object();
+		members = json_object_new_array();
+		json_object_object_add(o, "name", json_object_new_string(g.name));
+		xl_keys_json(XL_OBJ_GROUP, &g, o);
+		xl_keys_text(XL_OBJ_GROUP, &g, line, sizeof(line));
+		if (text)
+			printf("group %s: %s; members", g.name, line);
+		for (__u32 i = 0; i < g.n_members && i < XL_MAX_GROUP_MEMBERS; i++) {
+			const char *name = port_name(pl, g.members[i]);
+
+			json_object_array_add(members, json_object_new_string(name));
+			if (text)
+				printf(" %s", name);
+		}
+		if (text)
+			printf("\n");
+		json_object_object_add(o, "members", members);
+		json_object_array_add(arr, o);
+	}
+	if (fd >= 0)
+		close(fd);
+}
+
 /* What status --json says in both modes about xdpleaf itself and, when
  * the instance recorded it, who loaded it and where. */
 int xl_leaf_status(const char *instance, bool json)
@@ -591,7 +623,7 @@ int xl_leaf_status(const char *instance, bool json)
 	struct bpf_prog_info info = {};
 	__u32 info_len = sizeof(info);
 	struct port_list pl;
-	json_object *root, *ports;
+	json_object *root, *ports, *groups;
 	struct xl_daemon_health dh;
 	int prog_fd;
 	bool tc;
@@ -627,10 +659,14 @@ int xl_leaf_status(const char *instance, bool json)
 		json_object_object_add(o, "role", json_object_new_string(xl_role_name(pl.p[i].role)));
 		json_object_object_add(o, "attached",
 				       json_object_new_boolean(!strcmp(state, "attached")));
+		xl_keys_json(XL_OBJ_PORT, &pl.p[i], o); /* the [port] keys' values */
 		json_object_array_add(ports, o);
 	}
 	json_object_object_add(root, "ports", ports);
 	if (json) {
+		groups = json_object_new_array();
+		status_groups(instance, &pl, groups, false);
+		json_object_object_add(root, "groups", groups);
 		xl_print_json("status", root);
 		return xl_daemon_health_exit(&dh);
 	}
@@ -643,6 +679,9 @@ int xl_leaf_status(const char *instance, bool json)
 	for (int i = 0; i < pl.n; i++)
 		printf("%-8s %-8u %-8s %s\n", pl.p[i].name, pl.p[i].ifindex,
 		       xl_role_name(pl.p[i].role), port_state(instance, &pl.p[i], tc, info.id));
+	groups = json_object_new_array();
+	status_groups(instance, &pl, groups, true);
+	json_object_put(groups);
 	json_object_put(root);
 	return xl_daemon_health_exit(&dh);
 }
