@@ -2669,6 +2669,81 @@ static void test_keys_json(void **state)
 	assert_non_null(strstr(text, "overflow drop"));
 }
 
+/* The table reads and writes a map struct's fields byte-wise, so a copy
+ * at any address serves (a BPF map value a caller keeps in a byte buffer,
+ * a field not aligned for its width): at every misalignment 1..7, the
+ * fill, every value, every flag and the JSON are the aligned struct's.
+ * Under the sanitizer build (make test-asan) a typed load or store of
+ * any width here fails the test. */
+static void test_keys_unaligned(void **state)
+{
+	static const char *const text =
+		"[xdpleaf]\nmalformed = drop\npfc_watchdog = 1ms\nevent_rate = 7\n"
+		"[port u1]\nrole = uplink\ngroup = g\nnexthop4 = 10.0.0.1\nnexthop6 = fd00::1\n"
+		"rate = 10G\ngamma = 0.5\noverflow = mark\nline_overhead = 30\npsn_tracking = yes\n"
+		"[group g]\nlb_mode = flowlet\nflowlet_timeout = auto\npath_skew = 40us\n";
+	static const struct { enum xl_map_obj m; size_t size; } maps[] = {
+		{ XL_OBJ_PORT, sizeof(struct xl_port) },
+		{ XL_OBJ_GROUP, sizeof(struct xl_group) },
+		{ XL_OBJ_SETTINGS, sizeof(struct xl_settings) },
+		{ XL_OBJ_EVENT_CFG, sizeof(struct xl_event_cfg) },
+	};
+	_Alignas(8) char aligned[512], buf[512 + 8];
+	char want[1024];
+	struct xl_config cfg;
+	int checked = 0;
+
+	(void)state;
+	assert_true(load_case(text, NULL, &cfg, text));
+	for (size_t m = 0; m < sizeof(maps) / sizeof(maps[0]); m++) {
+		const void *obj = maps[m].m == XL_OBJ_PORT ? (const void *)&cfg.ports[0] :
+				  maps[m].m == XL_OBJ_GROUP ? (const void *)&cfg.groups[0] :
+							      (const void *)&cfg;
+		json_object *o;
+
+		assert_true(maps[m].size <= sizeof(aligned));
+		memset(aligned, 0, sizeof(aligned));
+		xl_keys_fill(maps[m].m, obj, aligned);
+		o = json_object_new_object();
+		xl_keys_json(maps[m].m, aligned, o);
+		snprintf(want, sizeof(want), "%s", json_object_to_json_string(o));
+		json_object_put(o);
+		for (size_t off = 1; off < 8; off++) {
+			char *p = buf + off;
+
+			memset(buf, 0, sizeof(buf));
+			xl_keys_fill(maps[m].m, obj, p);
+			assert_memory_equal(p, aligned, maps[m].size);
+			for (int i = 0; i < K_COUNT; i++) {
+				const struct xl_key_def *k = &xl_keys[i];
+
+				if (k->map != maps[m].m)
+					continue;
+				assert_true(xl_key_map_value(k, p) == xl_key_map_value(k, aligned));
+				assert_int_equal(xl_key_map_flag(k, p), xl_key_map_flag(k, aligned));
+				checked++;
+			}
+			o = json_object_new_object();
+			xl_keys_json(maps[m].m, p, o);
+			assert_string_equal(json_object_to_json_string(o), want);
+			json_object_put(o);
+		}
+	}
+	/* the fill did copy: a value of each width is the configuration's */
+	memset(aligned, 0, sizeof(aligned));
+	xl_keys_fill(XL_OBJ_PORT, &cfg.ports[0], aligned);
+	assert_true(xl_key_map_value(&xl_keys[K_RATE], aligned) == 10000000000ULL);
+	assert_int_equal(xl_key_map_value(&xl_keys[K_LINE_OVERHEAD], aligned), 30);
+	assert_int_equal(xl_key_map_value(&xl_keys[K_PSN_TRACKING], aligned), 1);
+	assert_true(xl_key_map_flag(&xl_keys[K_NH6], aligned));
+	memset(aligned, 0, sizeof(aligned));
+	xl_keys_fill(XL_OBJ_GROUP, &cfg.groups[0], aligned);
+	assert_true(xl_key_map_flag(&xl_keys[K_FLOWLET_TIMEOUT], aligned));
+	assert_int_equal(xl_key_map_value(&xl_keys[K_PATH_SKEW], aligned), 40000);
+	assert_true(checked >= 7 * 12);
+	xl_config_free(&cfg);
+}
+
 /* "unknown key" lists a section's keys in table order (the leaf-only ones
  * not in a host's [port]). */
 static void test_keys_allowed(void **state)
@@ -2750,6 +2825,7 @@ int main(void)
 		cmocka_unit_test(test_keys_rows),
 		cmocka_unit_test(test_keys_defaults_fill),
 		cmocka_unit_test(test_keys_json),
+		cmocka_unit_test(test_keys_unaligned),
 		cmocka_unit_test(test_keys_allowed),
 	};
 

@@ -269,22 +269,39 @@ int xl_dcqcn_set(struct xl_host_cfg *h, const char *kv, char *msg, size_t len)
 	return xl_key_parse(k, eq + 1, h, msg, len);
 }
 
-/* An integer of size 1, 4 or 8 at p, widened; and stored narrowed. */
+/* An integer of 1, 2, 4 or 8 bytes at p, widened; and stored narrowed.
+ * Byte-wise (memcpy), never through a pointer of the field's type: a map
+ * struct's field (include/) or the caller's copy of one need not sit at
+ * an address aligned for its width. Any other size is not an integer (an
+ * address): 0, and nothing stored. */
 static __u64 get_int(const void *p, size_t size)
 {
+	__u8 v8;
+	__u16 v16;
+	__u32 v32;
+	__u64 v64;
+
 	switch (size) {
-	case 1: return *(const __u8 *)p;
-	case 4: return *(const __u32 *)p;
-	default: return *(const __u64 *)p;
+	case 1: memcpy(&v8, p, 1); return v8;
+	case 2: memcpy(&v16, p, 2); return v16;
+	case 4: memcpy(&v32, p, 4); return v32;
+	case 8: memcpy(&v64, p, 8); return v64;
+	default: return 0;
 	}
 }
 
 static void set_int(void *p, size_t size, __u64 v)
 {
+	__u8 v8 = (__u8)v;
+	__u16 v16 = (__u16)v;
+	__u32 v32 = (__u32)v;
+
 	switch (size) {
-	case 1: *(__u8 *)p = (__u8)v; break;
-	case 4: *(__u32 *)p = (__u32)v; break;
-	default: *(__u64 *)p = v; break;
+	case 1: memcpy(p, &v8, 1); break;
+	case 2: memcpy(p, &v16, 2); break;
+	case 4: memcpy(p, &v32, 4); break;
+	case 8: memcpy(p, &v, 8); break;
+	default: break;
 	}
 }
 
@@ -297,8 +314,8 @@ void xl_keys_defaults(enum xl_sect sect, void *obj)
 		if (k->sect != sect || sect == S_DCQCN || !xl_key_size(k))
 			continue;
 		if (k->type == T_NO_FLAG)
-			*(__u32 *)field = k->dflt ? *(__u32 *)field & ~(__u32)k->lo
-						  : *(__u32 *)field | (__u32)k->lo;
+			set_int(field, 4, k->dflt ? get_int(field, 4) & ~k->lo
+						  : get_int(field, 4) | k->lo);
 		else
 			set_int(field, xl_key_size(k), k->dflt);
 		if (k->flags & KF_AUTO)
@@ -328,6 +345,11 @@ void xl_keys_fill(enum xl_map_obj m, const void *obj, void *map)
 __u64 xl_key_map_value(const struct xl_key_def *k, const void *map)
 {
 	return get_int((const char *)map + k->map_off, k->map_size);
+}
+
+bool xl_key_map_flag(const struct xl_key_def *k, const void *map)
+{
+	return k->map_flag_size && get_int((const char *)map + k->map_flag_off, k->map_flag_size);
 }
 
 bool xl_key_acts(const struct xl_key_def *k, __u32 lb_mode, __u32 spray_reorder)

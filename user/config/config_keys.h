@@ -124,8 +124,11 @@ void xl_keys_defaults(enum xl_sect sect, void *obj);
  * of its section, that the table says reaches m as it is. */
 void xl_keys_fill(enum xl_map_obj m, const void *obj, void *map);
 
-/* A map field of key k (its size 1, 4 or 8), widened. */
+/* A map field of key k (its size 1, 2, 4 or 8), widened; 0 for an
+ * address. Read byte-wise, so map need not be aligned. */
 __u64 xl_key_map_value(const struct xl_key_def *k, const void *map);
+/* The map's flag beside key k's field (map_flag_off), or false if none. */
+bool xl_key_map_flag(const struct xl_key_def *k, const void *map);
 
 /* Whether [group] key k acts with lb_mode; for KF_SAFE_MOVES also
  * whether spray moves safely (spray_reorder). */

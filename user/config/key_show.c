@@ -29,19 +29,10 @@ static const char *word(const struct xl_key_def *k, __u64 v)
 static const char *address(const struct xl_key_def *k, const void *map, char *buf,
 			   size_t len)
 {
-	const char *p = (const char *)map;
-
-	if (k->map_flag_size && !*(const __u8 *)(p + k->map_flag_off))
+	if (k->map_flag_size && !xl_key_map_flag(k, map))
 		return NULL;
-	return inet_ntop(k->type == T_ADDR4 ? AF_INET : AF_INET6, p + k->map_off, buf,
-			 (socklen_t)len);
-}
-
-static bool flag(const struct xl_key_def *k, const void *map)
-{
-	const char *p = (const char *)map + k->map_flag_off;
-
-	return k->map_flag_size == 1 ? *(const __u8 *)p : *(const __u32 *)p;
+	return inet_ntop(k->type == T_ADDR4 ? AF_INET : AF_INET6,
+			 (const char *)map + k->map_off, buf, (socklen_t)len);
 }
 
 void xl_keys_json(enum xl_map_obj m, const void *map, json_object *o)
@@ -75,7 +66,7 @@ void xl_keys_json(enum xl_map_obj m, const void *map, json_object *o)
 		}
 		if (k->json_flag)
 			json_object_object_add(o, k->json_flag,
-					       json_object_new_boolean(flag(k, map)));
+					       json_object_new_boolean(xl_key_map_flag(k, map)));
 	}
 }
 
@@ -122,6 +113,6 @@ void xl_keys_text(enum xl_map_obj m, const void *map, char *buf, size_t len)
 			break;
 		}
 		n += snprintf(buf + n, len - n, "%s%s %s%s", n ? ", " : "", k->name, val,
-			      k->json_flag && flag(k, map) ? " (auto)" : "");
+			      k->json_flag && xl_key_map_flag(k, map) ? " (auto)" : "");
 	}
 }
