@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <linux/types.h>
@@ -41,6 +42,16 @@ int xl_percpu_sum(int map_fd, const void *key, size_t vsz,
 	return 0;
 }
 
+/* Whether every CPU's copy in vals already holds label at off. */
+static bool label_everywhere(const char *vals, int ncpu, size_t stride, size_t off,
+			     const void *label, size_t len)
+{
+	for (int c = 0; c < ncpu; c++)
+		if (memcmp(vals + (size_t)c * stride + off, label, len))
+			return false;
+	return true;
+}
+
 int xl_percpu_set_label(int map_fd, const void *key, size_t vsz, size_t off,
 			const void *label, size_t len)
 {
@@ -59,10 +70,16 @@ int xl_percpu_set_label(int map_fd, const void *key, size_t vsz, size_t off,
 	/* keep the counters: the entry may be live */
 	if (bpf_map_lookup_elem(map_fd, key, vals))
 		memset(vals, 0, (size_t)ncpu * stride);
-	for (int c = 0; c < ncpu; c++)
-		memcpy(vals + (size_t)c * stride + off, label, len);
-	if (bpf_map_update_elem(map_fd, key, vals, BPF_ANY))
-		err = -1;
+	/* The write puts back every CPU's counters as the lookup read them:
+	 * what the dataplane counted in between is lost. So a label already
+	 * in place (a reload: the ports and classes keep their names) is
+	 * not written again. */
+	if (!label_everywhere(vals, ncpu, stride, off, label, len)) {
+		for (int c = 0; c < ncpu; c++)
+			memcpy(vals + (size_t)c * stride + off, label, len);
+		if (bpf_map_update_elem(map_fd, key, vals, BPF_ANY))
+			err = -1;
+	}
 	free(vals);
 	return err;
 }

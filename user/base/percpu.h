@@ -21,7 +21,9 @@ static inline int xl_percpu_sum_u64(int map_fd, const void *key, size_t vsz,
 
 /* Write len bytes of label at offset off of every CPU's copy of the value
  * at key, its counters kept: the names that make a dump of a counter map
- * readable (struct xl_port_stats). 0, or -1 with errno set. */
+ * readable (struct xl_port_stats). A read-modify-write of the whole entry,
+ * which loses what the dataplane counts meanwhile, so done only where a
+ * copy's label differs. 0, or -1 with errno set. */
 int xl_percpu_set_label(int map_fd, const void *key, size_t vsz, size_t off,
 			const void *label, size_t len);
 
