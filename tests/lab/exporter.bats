@@ -178,6 +178,19 @@ s1_rx() {
 	grep -Eq "^xdpleaf_queue_enqueue_length_bytes_bucket\{instance=\"$P\",port=\"u[1-4]\",class=\"default\",le=\"\+Inf\"\} [1-9]" <<<"$m"
 	grep -Eq "^xdpleaf_flow_bytes_total\{instance=\"$P\",src=\"10\.1\.1\.2\",dst=\"10\.2\.1\.2\",proto=\"1\"" <<<"$m"
 	grep -q "^xdpleaf_group_info{instance=\"$P\",group=\"spine\",lb_mode=\"flowlet\"} 1$" <<<"$m"
+	# the groups' and ports' settings, made from the key table: u1 at its
+	# 1 Gbit/s (125,000,000 bytes/s), gamma 1, the loader's 250,000-byte
+	# buffer, overflow drop; the group's auto path skew; each as stats --json
+	# has it
+	grep -q "^xdpleaf_port_info{instance=\"$P\",port=\"u1\",role=\"uplink\",overflow=\"drop\"} 1$" <<<"$m"
+	grep -q "^xdpleaf_port_line_rate_bytes_per_second{instance=\"$P\",port=\"u1\",role=\"uplink\"} 125000000$" <<<"$m"
+	grep -q "^xdpleaf_port_gamma_ratio{instance=\"$P\",port=\"u1\",role=\"uplink\"} 1$" <<<"$m"
+	grep -q "^xdpleaf_port_buffer_bytes{instance=\"$P\",port=\"u1\",role=\"uplink\"} 250000$" <<<"$m"
+	grep -q "^xdpleaf_port_psn_tracking{instance=\"$P\",port=\"s1\",role=\"downlink\"} [01]$" <<<"$m"
+	key=$("$XDPLEAF" stats --json --instance "$P" | jq '.groups[0].path_skew_ns')
+	((key > 0))
+	sed -n "s/^xdpleaf_group_path_skew_seconds{instance=\"$P\",group=\"spine\"} //p" <<<"$m" |
+		awk -v n="$key" '{ v = $1 } END { d = v * 1e9 - n; exit !(NR == 1 && d < 0.5 && d > -0.5) }'
 	# each class's marking profile as the port applies it: at 1 Gbit/s the
 	# default buffer is 2 ms, 250,000 bytes, so the roce class's Kmax of
 	# 200 KiB is fitted to half of it (Kmin scaled alike); default's is not

@@ -2688,7 +2688,9 @@ static void test_keys_unaligned(void **state)
 		{ XL_OBJ_SETTINGS, sizeof(struct xl_settings) },
 		{ XL_OBJ_EVENT_CFG, sizeof(struct xl_event_cfg) },
 	};
-	_Alignas(8) char aligned[512], buf[512 + 8];
+	union any_map { struct xl_port p; struct xl_group g; struct xl_settings s;
+			struct xl_event_cfg e; };
+	_Alignas(8) char aligned[sizeof(union any_map)], buf[sizeof(union any_map) + 8];
 	char want[1024];
 	struct xl_config cfg;
 	int checked = 0;

@@ -15,6 +15,7 @@
 #include <json-c/json.h>
 
 #include "base/version.h"
+#include "config/key_show.h"
 #include "observe/metrics.h"
 #include "observe/prom.h"
 
@@ -228,6 +229,75 @@ static void fixture_metrics(void **state)
 	}
 }
 
+/* The groups' and ports' settings come from the key table: a group and a
+ * port map entry put into stats' JSON as stats --json does (xl_keys_json)
+ * give a gauge per number and yes/no key, in base units, and the choice
+ * keys as labels of one info family; every such key of the table has its
+ * family, so a new key is exported without a row of its own. */
+static void settings_from_key_table(void **state)
+{
+	struct xl_group g = { .lb_mode = XL_LB_SPRAY, .flowlet_timeout_ns = 50000,
+			      .flowlet_auto = 1, .path_skew_ns = 25000,
+			      .spray_reorder = XL_SPRAY_SAFE };
+	struct xl_port p = { .role = XL_ROLE_UPLINK, .has_nexthop4 = 1,
+			     .nexthop4 = { 10, 0, 0, 1 }, .line_rate_bps = 10000000000ULL,
+			     .gamma_ppm = 950000, .buffer_bytes = 250000,
+			     .overflow = XL_OVERFLOW_MARK, .line_overhead = 24,
+			     .psn_tracking = 1 };
+	json_object *stats = json_object_new_object(), *ports = json_object_new_array();
+	json_object *groups = json_object_new_array(), *port = json_object_new_object();
+	json_object *group = json_object_new_object();
+	struct xl_scraped s = { .name = "l1", .role = XL_INST_LEAF, .ok = true, .stats = stats };
+	char *t, help[128];
+	int n = 0;
+
+	(void)state;
+	json_object_object_add(port, "name", json_object_new_string("u1"));
+	json_object_object_add(port, "role", json_object_new_string("uplink"));
+	xl_keys_json(XL_OBJ_PORT, &p, port);
+	json_object_array_add(ports, port);
+	json_object_object_add(group, "name", json_object_new_string("spine"));
+	xl_keys_json(XL_OBJ_GROUP, &g, group);
+	json_object_array_add(groups, group);
+	json_object_object_add(stats, "ports", ports);
+	json_object_object_add(stats, "groups", groups);
+	t = write_fixture(&s, 1);
+	contains(t, "xdpleaf_group_info{instance=\"l1\",group=\"spine\",lb_mode=\"spray\","
+		    "spray_reorder=\"safe\"} 1\n");
+	contains(t, "xdpleaf_group_flowlet_timeout_seconds{instance=\"l1\",group=\"spine\"} 5e-05\n");
+	contains(t, "xdpleaf_group_path_skew_seconds{instance=\"l1\",group=\"spine\"} 2.5e-05\n");
+	/* role is the scope's label already: not twice */
+	contains(t, "xdpleaf_port_info{instance=\"l1\",port=\"u1\",role=\"uplink\",overflow=\"mark\"} 1\n");
+	contains(t, "xdpleaf_port_line_rate_bytes_per_second{instance=\"l1\",port=\"u1\",role=\"uplink\"} 1250000000\n");
+	contains(t, "xdpleaf_port_gamma_ratio{instance=\"l1\",port=\"u1\",role=\"uplink\"} 0.95\n");
+	contains(t, "xdpleaf_port_buffer_bytes{instance=\"l1\",port=\"u1\",role=\"uplink\"} 250000\n");
+	contains(t, "xdpleaf_port_line_overhead_bytes{instance=\"l1\",port=\"u1\",role=\"uplink\"} 24\n");
+	contains(t, "xdpleaf_port_psn_tracking{instance=\"l1\",port=\"u1\",role=\"uplink\"} 1\n");
+	/* every number and yes/no key of both maps has its family, with a sample */
+	for (int i = 0; i < K_COUNT; i++) {
+		const struct xl_key_def *k = &xl_keys[i];
+
+		if ((k->map != XL_OBJ_GROUP && k->map != XL_OBJ_PORT) || k->type == T_CHOICE ||
+		    k->type == T_ADDR4 || k->type == T_ADDR6)
+			continue;
+		snprintf(help, sizeof(help), " The [%s] key %s in effect",
+			 k->map == XL_OBJ_GROUP ? "group" : "port", k->name);
+		contains(t, help);
+		n++;
+	}
+	assert_true(n >= 7); /* the seven above at least */
+	/* a group that does not spray has no spray_reorder label */
+	free(t);
+	g.lb_mode = XL_LB_FLOWLET;
+	json_object_object_del(group, "spray_reorder");
+	json_object_object_del(group, "lb_mode");
+	xl_keys_json(XL_OBJ_GROUP, &g, group);
+	t = write_fixture(&s, 1);
+	contains(t, "xdpleaf_group_info{instance=\"l1\",group=\"spine\",lb_mode=\"flowlet\"} 1\n");
+	free(t);
+	json_object_put(stats);
+}
+
 /* Every family whole: its samples follow its one # TYPE line, none
  * elsewhere (the format's rule; Prometheus rejects a split family). */
 static void families_whole(void **state)
@@ -284,6 +354,7 @@ int main(void)
 		cmocka_unit_test(values_exact),
 		cmocka_unit_test(names),
 		cmocka_unit_test(fixture_metrics),
+		cmocka_unit_test(settings_from_key_table),
 		cmocka_unit_test(families_whole),
 		cmocka_unit_test(failed_read),
 	};

@@ -198,6 +198,7 @@ static json_object *port_json(const struct xl_port *p, const struct xl_port_stat
 			*xl_reason_counter((struct xl_reason_counts *)&s->reason, k)));
 	json_object_object_add(o, "verdicts", v);
 	json_object_object_add(o, "reasons", r);
+	xl_keys_json(XL_OBJ_PORT, p, o); /* the [port] keys' values */
 	json_object_object_add(o, "queue", xl_queue_json(qr, p));
 	return o;
 }
