@@ -10,7 +10,9 @@
  * A new key: its row here, its field in the section's struct
  * (config.h) and, if the dataplane reads it, in the map's struct
  * (include/) named by TO_*(); its row in docs/config.md
- * (tests/lab/docs_tables.bats compares); tests/unit/test_config.c's
+ * (tests/lab/docs_tables.bats compares), and for a [group] or [port]
+ * key a map holds, its exporter gauge's row in docs/metrics.md (`xdpleaf
+ * exporter --list-metrics` makes it); tests/unit/test_config.c's
  * table-driven tests check its range, default, map fill and JSON. */
 
 /* [xdpleaf] */
