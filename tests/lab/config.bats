@@ -137,6 +137,7 @@ kernel_attached() {
 @test "load then unload leaves nothing behind, at either hook; auto (the default) is tc on veths" {
 	local conf hook id pid tries
 	for hook in auto xdp; do
+		# shellcheck disable=SC2153 # CONF: set by helpers.bash
 		conf=$CONF
 		[[ $hook == auto ]] || conf=$(conf_at_xdp)
 		run xl load --config "$conf" --instance "$I"

@@ -79,6 +79,7 @@ nothing_left() {
 	local r reasons
 	reasons=$(sed -n '/^## Reasons/,/^## [^R]/p' "$ROOT/docs/architecture.md")
 	[[ -n $reasons ]]
+	# shellcheck disable=SC2013 # reason names: one word each
 	for r in $(grep -oE '\b[a-z_]+=[0-9]+' <<<"$output" | cut -d= -f1 | sort -u); do
 		grep -qE "^\|.*\`$r\`" <<<"$reasons" ||
 			{ echo "reason $r is not in docs/architecture.md's Reasons"; return 1; }

@@ -29,7 +29,7 @@ documented_keys() {
 }
 
 @test "docs/config.md: every key's row as the parser's table has it, and no key it lacks" {
-	local sect row block missing= extra= n=0 k
+	local sect row block missing='' extra='' n=0 k
 	declare -A keys=()
 	while IFS= read -r row; do
 		if [[ $row =~ ^\[([a-z]+)\]$ ]]; then
@@ -56,11 +56,12 @@ documented_keys() {
 }
 
 @test "docs/architecture.md: the Reasons table has a row for every reason in XL_REASONS, and no other" {
-	local names documented r missing= extra=
+	local names documented r missing='' extra=''
 	names=$(sed -n '/define XL_REASONS/,/^$/p' "$ROOT/include/xdpleaf.h" |
 		grep -oE '^[[:space:]]*X\([A-Z0-9_]+, [a-z0-9_]+\)' | sed -E 's/.*, ([a-z0-9_]+)\)/\1/')
 	(($(wc -l <<<"$names") >= 20))
 	# the table's first column: one or more `reason`s per row
+	# shellcheck disable=SC2016 # backticks of markdown, not a command
 	documented=$(sed -n '/^## Reasons/,/^## [^R]/p' "$ROOT/docs/architecture.md" |
 		awk -F'|' '/^\| `/ { print $2 }' | grep -oE '`[a-z0-9_]+`' | tr -d '`')
 	for r in $names; do

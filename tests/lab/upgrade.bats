@@ -167,7 +167,7 @@ changed_conf() {
 	gen_pid=$!
 	for i in 1 2 3 4 5; do
 		run --separate-stderr xl reload --config "$b" --instance "$P"
-		echo "$output $stderr"
+		echo "reload $i: $output $stderr"
 		[[ $status -eq 0 ]] || { kill "$gen_pid"; return 1; }
 		j=$(stats_json "$P")
 		[[ $(jqv "$j" '.groups[0].lb_mode') == hash ]]

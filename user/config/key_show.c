@@ -26,13 +26,12 @@ static const char *word(const struct xl_key_def *k, __u64 v)
 }
 
 /* An address key's text, or NULL if its flag says it is not set. */
-static const char *address(const struct xl_key_def *k, const void *map, char *buf,
-			   size_t len)
+static const char *address(const struct xl_key_def *k, const void *map, char *buf, size_t len)
 {
 	if (k->map_flag_size && !xl_key_map_flag(k, map))
 		return NULL;
-	return inet_ntop(k->type == T_ADDR4 ? AF_INET : AF_INET6,
-			 (const char *)map + k->map_off, buf, (socklen_t)len);
+	return inet_ntop(k->type == T_ADDR4 ? AF_INET : AF_INET6, (const char *)map + k->map_off,
+			 buf, (socklen_t)len);
 }
 
 void xl_keys_json(enum xl_map_obj m, const void *map, json_object *o)

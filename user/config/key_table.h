@@ -22,8 +22,8 @@ XL_KEY(K_MALFORMED, S_XDPLEAF, "malformed", T_CHOICE, CHOICES(malformed), CFG(ma
 XL_KEY(K_XDP_MODE, S_XDPLEAF, "xdp_mode", T_CHOICE, CHOICES(xdp_modes), CFG(attach_mode),
        .dflt = XL_ATTACH_NATIVE)
 XL_KEY(K_HOOK, S_XDPLEAF, "hook", T_CHOICE, CHOICES(hooks), CFG(hook), .dflt = XL_HOOK_AUTO)
-XL_KEY(K_FLOW_TABLE_SIZE, S_XDPLEAF, "flow_table_size", T_COUNT, FLOW_TABLE_MIN,
-       FLOW_TABLE_MAX, CFG(flow_table_size), .dflt = XL_FLOW_TABLE_SIZE,
+XL_KEY(K_FLOW_TABLE_SIZE, S_XDPLEAF, "flow_table_size", T_COUNT, FLOW_TABLE_MIN, FLOW_TABLE_MAX,
+       CFG(flow_table_size), .dflt = XL_FLOW_TABLE_SIZE,
        .doc_default = "`64K` (65536, `XL_FLOW_TABLE_SIZE`)",
        .doc_values = "1K..4M entries (1024..4194304)")
 XL_KEY(K_EVENT_RATE, S_XDPLEAF, "event_rate", T_UINT, 0, 1000000, CFG(event_rate),
@@ -39,24 +39,23 @@ XL_KEY(K_PFC_WATCHDOG, S_XDPLEAF, "pfc_watchdog", T_DURATION, 0, 10000000000ULL,
        .doc_values = "a duration, `0ns` (off)..10s")
 
 /* [port] */
-XL_KEY(K_ROLE, S_PORT, "role", T_CHOICE, .choices = xl_role_names, .n_choices = 2,
-       PORT(role), TO_PORT(role), .dflt = XL_ROLE_DOWNLINK)
+XL_KEY(K_ROLE, S_PORT, "role", T_CHOICE, .choices = xl_role_names, .n_choices = 2, PORT(role),
+       TO_PORT(role), .dflt = XL_ROLE_DOWNLINK)
 XL_KEY(K_PGROUP, S_PORT, "group", T_SPECIAL, .flags = KF_LEAF_ONLY | KF_UPLINK_ONLY,
        .doc_default = "none", .doc_values = "a group name")
 XL_KEY(K_NH4, S_PORT, "nexthop4", T_ADDR4, PORT(nexthop4),
        .flag_off = offsetof(struct xl_cfg_port, has_nexthop4), TO_PORT(nexthop4),
-       TO_PORT_FLAG(has_nexthop4), .flags = KF_LEAF_ONLY | KF_UPLINK_ONLY,
-       .doc_default = "none", .doc_values = "an IPv4 address (`a.b.c.d`)")
+       TO_PORT_FLAG(has_nexthop4), .flags = KF_LEAF_ONLY | KF_UPLINK_ONLY, .doc_default = "none",
+       .doc_values = "an IPv4 address (`a.b.c.d`)")
 XL_KEY(K_NH6, S_PORT, "nexthop6", T_ADDR6, PORT(nexthop6),
        .flag_off = offsetof(struct xl_cfg_port, has_nexthop6), TO_PORT(nexthop6),
-       TO_PORT_FLAG(has_nexthop6), .flags = KF_LEAF_ONLY | KF_UPLINK_ONLY,
-       .doc_default = "none", .doc_values = "an IPv6 address")
+       TO_PORT_FLAG(has_nexthop6), .flags = KF_LEAF_ONLY | KF_UPLINK_ONLY, .doc_default = "none",
+       .doc_values = "an IPv6 address")
 XL_KEY(K_RATE, S_PORT, "rate", T_RATE, PORT(rate_bps), TO_PORT(line_rate_bps),
-       .json = "line_rate_bps",
-       .doc_default = "none (unlimited)", .doc_values = "1M..1600G bit/s")
-XL_KEY(K_GAMMA, S_PORT, "gamma", T_GAMMA, PORT(gamma_ppm), TO_PORT(gamma_ppm),
-       .dflt = 1000000, .json = "gamma_ppm", .flags = KF_LEAF_ONLY | KF_NEEDS_RATE,
-       .doc_default = "`1`", .doc_values = "0 < gamma <= 1, at most 6 decimals")
+       .json = "line_rate_bps", .doc_default = "none (unlimited)", .doc_values = "1M..1600G bit/s")
+XL_KEY(K_GAMMA, S_PORT, "gamma", T_GAMMA, PORT(gamma_ppm), TO_PORT(gamma_ppm), .dflt = 1000000,
+       .json = "gamma_ppm", .flags = KF_LEAF_ONLY | KF_NEEDS_RATE, .doc_default = "`1`",
+       .doc_values = "0 < gamma <= 1, at most 6 decimals")
 /* the map's buffer is the loader's: at least two of the port's frames */
 XL_KEY(K_BUFFER, S_PORT, "buffer", T_BYTES, 2048, PORT(buffer_bytes), TO_PORT(buffer_bytes),
        .dflt = XL_DEFAULT_BUFFER, .json = "buffer_bytes",
@@ -68,8 +67,8 @@ XL_KEY(K_BUFFER, S_PORT, "buffer", T_BYTES, 2048, PORT(buffer_bytes), TO_PORT(bu
 XL_KEY(K_OVERFLOW, S_PORT, "overflow", T_CHOICE, CHOICES(overflows), PORT(overflow),
        TO_PORT(overflow), .dflt = XL_OVERFLOW_DROP, .flags = KF_LEAF_ONLY | KF_NEEDS_RATE)
 XL_KEY(K_LINE_OVERHEAD, S_PORT, "line_overhead", T_UINT, 0, 256, PORT(line_overhead),
-       TO_PORT(line_overhead), .dflt = XL_DEFAULT_LINE_OVERHEAD,
-       .json = "line_overhead_bytes", .flags = KF_LEAF_ONLY | KF_NEEDS_RATE,
+       TO_PORT(line_overhead), .dflt = XL_DEFAULT_LINE_OVERHEAD, .json = "line_overhead_bytes",
+       .flags = KF_LEAF_ONLY | KF_NEEDS_RATE,
        .doc_default = "`24` (`XL_DEFAULT_LINE_OVERHEAD`: Ethernet's "
 		      "preamble and delimiter 8, FCS 4, inter-frame gap 12)",
        .doc_values = "0..256 bytes per frame, counted by the phantom "
@@ -79,8 +78,8 @@ XL_KEY(K_VLANS, S_PORT, "vlans", T_SPECIAL, .flags = KF_LEAF_ONLY,
 		      "priority-tagged, is untagged)",
        .doc_values = "VLAN IDs 1-4094 and ranges, separated by spaces "
 		     "and/or commas (`100 200-203`)")
-XL_KEY(K_PSN_TRACKING, S_PORT, "psn_tracking", T_YES_NO, PORT(psn_tracking),
-       TO_PORT(psn_tracking), .dflt = 0, .flags = KF_LEAF_ONLY)
+XL_KEY(K_PSN_TRACKING, S_PORT, "psn_tracking", T_YES_NO, PORT(psn_tracking), TO_PORT(psn_tracking),
+       .dflt = 0, .flags = KF_LEAF_ONLY)
 
 /* [group]: .lb_modes, the modes a key has an effect with (else it is an
  * error at the key, config_check.c) */
@@ -88,11 +87,10 @@ XL_KEY(K_LB_MODE, S_GROUP, "lb_mode", T_CHOICE, .choices = xl_lb_mode_names,
        .n_choices = XL_LB_MODES, GROUP(lb_mode), TO_GROUP(lb_mode), .dflt = XL_LB_HASH)
 XL_KEY(K_FLOWLET_TIMEOUT, S_GROUP, "flowlet_timeout", T_DURATION, FLOWLET_TIMEOUT_MIN,
        FLOWLET_TIMEOUT_MAX, GROUP(flowlet_timeout_ns),
-       .flag_off = offsetof(struct xl_cfg_group, flowlet_auto),
-       TO_GROUP(flowlet_timeout_ns), TO_GROUP_FLAG(flowlet_auto),
-       .dflt = XL_DEFAULT_FLOWLET_TIMEOUT_NS, .flags = KF_AUTO,
-       .lb_modes = LB(FLOWLET) | LB(FLOWLET_RANDOM),
-       .json = "flowlet_timeout_ns", .json_flag = "flowlet_timeout_auto",
+       .flag_off = offsetof(struct xl_cfg_group, flowlet_auto), TO_GROUP(flowlet_timeout_ns),
+       TO_GROUP_FLAG(flowlet_auto), .dflt = XL_DEFAULT_FLOWLET_TIMEOUT_NS, .flags = KF_AUTO,
+       .lb_modes = LB(FLOWLET) | LB(FLOWLET_RANDOM), .json = "flowlet_timeout_ns",
+       .json_flag = "flowlet_timeout_auto",
        .doc_default = "`auto` = the longest of `50us` "
 		      "(`XL_DEFAULT_FLOWLET_TIMEOUT_NS`), the time the "
 		      "slowest member drains its whole buffer, and four of "
@@ -107,10 +105,9 @@ XL_KEY(K_PATH_SKEW, S_GROUP, "path_skew", T_DURATION, 0, PATH_SKEW_MAX, GROUP(pa
 		      "(`xl_auto_skew_ns`)",
        .doc_values = "`auto`, or a duration 0ns..1s (used as it is, for every "
 		     "member)")
-XL_KEY(K_SPRAY_REORDER, S_GROUP, "spray_reorder", T_CHOICE,
-       .choices = xl_spray_reorder_names, .n_choices = XL_SPRAY_REORDERS,
-       GROUP(spray_reorder), TO_GROUP(spray_reorder), .dflt = XL_SPRAY_FREE,
-       .lb_modes = LB(SPRAY), .flags = KF_JSON_IF_USED)
+XL_KEY(K_SPRAY_REORDER, S_GROUP, "spray_reorder", T_CHOICE, .choices = xl_spray_reorder_names,
+       .n_choices = XL_SPRAY_REORDERS, GROUP(spray_reorder), TO_GROUP(spray_reorder),
+       .dflt = XL_SPRAY_FREE, .lb_modes = LB(SPRAY), .flags = KF_JSON_IF_USED)
 
 /* [route]: no default column in the docs */
 XL_KEY(K_RPORT, S_ROUTE, "port", T_SPECIAL, .doc_values = "the IFNAME of a `[port]`")
@@ -134,14 +131,12 @@ XL_KEY(K_DROP, S_CLASS, "drop", T_NO_FLAG, XL_CLASS_NO_DROP, WRED(flags), .dflt 
 /* [dcqcn]: the NP's keys, then the RP's (inside struct xl_host_cfg's rp),
  * which is also the map's; defaults per variant (xl_host_defaults) */
 XL_KEY(K_VARIANT, S_DCQCN, "variant", T_CHOICE, CHOICES(variants), HOST(rp.variant),
-       .doc_default = "-", .doc_nvidia = "-",
-       .doc_values = "`paper`, `nvidia` (default `paper`)")
+       .doc_default = "-", .doc_nvidia = "-", .doc_values = "`paper`, `nvidia` (default `paper`)")
 XL_KEY(K_NP, S_DCQCN, "np", T_YES_NO, HOST(np_enabled), .doc_default = "`yes`")
 XL_KEY(K_RP, S_DCQCN, "rp", T_YES_NO, HOST(rp_enabled), .doc_default = "`yes`",
        .doc_nvidia = "`yes`")
-XL_KEY(K_CNP_INTERVAL, S_DCQCN, "cnp_interval", T_DURATION, CNP_INTERVAL_MIN,
-       CNP_INTERVAL_MAX, HOST(cnp_interval_ns),
-       .doc_default = "`50us` (`XL_CNP_INTERVAL_DEFAULT_NS`)",
+XL_KEY(K_CNP_INTERVAL, S_DCQCN, "cnp_interval", T_DURATION, CNP_INTERVAL_MIN, CNP_INTERVAL_MAX,
+       HOST(cnp_interval_ns), .doc_default = "`50us` (`XL_CNP_INTERVAL_DEFAULT_NS`)",
        .doc_values = "a duration, 1us..1s")
 XL_KEY(K_CNP_SCOPE, S_DCQCN, "cnp_scope", T_CHOICE, CHOICES(cnp_scopes), HOST(cnp_scope),
        .doc_default = "`qp`")
@@ -159,9 +154,9 @@ XL_KEY(K_K, S_DCQCN, "k", T_DURATION, DCQCN_TIMER_MIN, DCQCN_TIMER_MAX, HOST(rp.
        .doc_default = "`55us`", .doc_nvidia = "`1us`", .doc_values = "a duration, 1ns..1s")
 XL_KEY(K_T, S_DCQCN, "t", T_DURATION, DCQCN_T_MIN, DCQCN_TIMER_MAX, HOST(rp.t_ns),
        .doc_default = "`55us`", .doc_nvidia = "`300us`", .doc_values = "a duration, 2ns..1s")
-XL_KEY(K_T_DEC, S_DCQCN, "t_dec", T_DURATION, DCQCN_TIMER_MIN, DCQCN_TIMER_MAX,
-       HOST(rp.t_dec_ns), .flags = KF_NVIDIA_ONLY, .doc_default = "-",
-       .doc_nvidia = "`4us`", .doc_values = "a duration, 1ns..1s")
+XL_KEY(K_T_DEC, S_DCQCN, "t_dec", T_DURATION, DCQCN_TIMER_MIN, DCQCN_TIMER_MAX, HOST(rp.t_dec_ns),
+       .flags = KF_NVIDIA_ONLY, .doc_default = "-", .doc_nvidia = "`4us`",
+       .doc_values = "a duration, 1ns..1s")
 XL_KEY(K_B, S_DCQCN, "b", T_DCQCN_B, HOST(rp.b_bytes), .flags = KF_PAPER_ONLY,
        .doc_default = "`10000000`", .doc_nvidia = "-",
        .doc_values = "bytes, a plain whole number 0..268435456 (no `K` or `M`)")
