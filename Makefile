@@ -153,7 +153,7 @@ fuzz: all $(BUILD)/tests/bpf/test_leaf
 # UndefinedBehaviorSanitizer (tests/fuzz/fuzz_config.c); seeds are
 # tests/configs. FUZZ_SECONDS (default 60) of it; make test runs 10.
 FUZZ_CONFIG_SRCS := tests/fuzz/fuzz_config.c $(wildcard user/config/*.c) \
-		    user/base/units.c user/base/names.c
+		    user/base/units.c user/base/names.c user/base/log.c
 $(BUILD)/fuzz/fuzz_config: $(FUZZ_CONFIG_SRCS) $(USER_HDRS)
 	@mkdir -p $(@D)
 	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
@@ -165,7 +165,7 @@ fuzz-config: $(BUILD)/fuzz/fuzz_config
 # The same for the trace readers of `xdpleaf sim` (tests/fuzz/fuzz_sim.c);
 # seeds in tests/fuzz/sim_seeds.
 FUZZ_SIM_SRCS := tests/fuzz/fuzz_sim.c $(wildcard user/sim/*.c) user/base/cli.c user/base/output.c \
-		 user/config/config_keys.c user/base/units.c user/base/names.c
+		 user/config/config_keys.c user/base/units.c user/base/names.c user/base/log.c
 $(BUILD)/fuzz/fuzz_sim: $(FUZZ_SIM_SRCS) $(USER_HDRS)
 	@mkdir -p $(@D)
 	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \

@@ -47,8 +47,7 @@ static int need_privileges(void)
 {
 	if (xl_traffic_privileged())
 		return 0;
-	fprintf(stderr, "xdpleaf: needs root, or CAP_BPF and CAP_NET_ADMIN "
-			"(try: sudo xdpleaf ...)\n");
+	xl_err("needs root, or CAP_BPF and CAP_NET_ADMIN (try: sudo xdpleaf ...)");
 	return -1;
 }
 
@@ -151,10 +150,10 @@ static int cmd_load(const struct xl_cmd_ctx *ctx, void *opts)
 	if (need_privileges())
 		return -1;
 	if (xl_config_load(o->config, true, &cfg, err, sizeof(err))) {
-		fprintf(stderr, "%s\n", err);
+		xl_err_at(NULL, 0, "%s", err);
 		return -1;
 	}
-	xl_config_warn(&cfg, o->config, stderr);
+	xl_config_warn(&cfg, o->config);
 	/* the role comes from the config here; everywhere else from the pins */
 	host = cfg.node_role == XL_NODE_HOST;
 	ret = host ? xl_host_load(&cfg, o->instance) : xl_leaf_load(&cfg, o->instance);
@@ -183,18 +182,18 @@ static int reload_with(const struct config_opts *o, bool host)
 	int ret;
 
 	if (xl_config_load(o->config, true, &cfg, err, sizeof(err))) {
-		fprintf(stderr, "%s\n", err);
+		xl_err_at(NULL, 0, "%s", err);
 		return -1;
 	}
 	if ((cfg.node_role == XL_NODE_HOST) != host) {
-		fprintf(stderr, "xdpleaf reload: %s is a %s-mode file, instance '%s' is in "
-			"%s mode: unload and load to change the mode\n", o->config,
-			cfg.node_role == XL_NODE_HOST ? "host" : "leaf", o->instance,
-			host ? "host" : "leaf");
+		xl_err("%s is a %s-mode file, instance '%s' is in "
+		       "%s mode: unload and load to change the mode", o->config,
+		       cfg.node_role == XL_NODE_HOST ? "host" : "leaf", o->instance,
+		       host ? "host" : "leaf");
 		xl_config_free(&cfg);
 		return -1;
 	}
-	xl_config_warn(&cfg, o->config, stderr);
+	xl_config_warn(&cfg, o->config);
 	ret = host ? xl_host_reload(&cfg, o->instance) : xl_leaf_reload(&cfg, o->instance);
 	if (!ret)
 		printf("xdpleaf: instance '%s' reloaded from %s (counters, flows and "
@@ -211,10 +210,10 @@ static int cmd_check(const struct xl_cmd_ctx *ctx, void *opts)
 
 	(void)ctx;
 	if (xl_config_load(o->config, true, &cfg, err, sizeof(err))) {
-		fprintf(stderr, "%s\n", err);
+		xl_err_at(NULL, 0, "%s", err);
 		return -1;
 	}
-	xl_config_warn(&cfg, o->config, stderr);
+	xl_config_warn(&cfg, o->config);
 	printf("%s: ok (%d ports, %d groups, %d routes)\n", o->config,
 	       cfg.n_ports, cfg.n_groups, cfg.n_routes);
 	xl_config_free(&cfg);
@@ -438,15 +437,17 @@ static int wrong_role(const struct command *c, const char *instance, enum xl_ins
 	bool host = role == XL_INST_HOST;
 	const char *name = c->cmd->name;
 
-	fprintf(stderr, "xdpleaf %s: instance '%s' is in %s mode (mode = %s), "
-		"which keeps no %s: %s is for %s-mode instances (mode = %s). "
-		"Commands for this instance:", name, instance,
-		host ? "host" : "leaf", host ? "host" : "leaf", c->what, name,
-		host ? "leaf" : "host", host ? "leaf" : "host");
-	for (size_t i = 0; i < N_COMMANDS; i++)
+	char list[512] = "";
+	size_t len = 0;
+
+	for (size_t i = 0; i < N_COMMANDS && len < sizeof(list); i++)
 		if (host ? commands[i].host : commands[i].leaf)
-			fprintf(stderr, " %s", commands[i].cmd->name);
-	fprintf(stderr, "\n");
+			len += (size_t)snprintf(list + len, sizeof(list) - len, " %s",
+						commands[i].cmd->name);
+	xl_err("instance '%s' is in %s mode (mode = %s), which keeps no %s: %s is for "
+	       "%s-mode instances (mode = %s). Commands for this instance:%s", instance,
+	       host ? "host" : "leaf", host ? "host" : "leaf", c->what, name,
+	       host ? "leaf" : "host", host ? "leaf" : "host", list);
 	return -1;
 }
 
@@ -470,8 +471,7 @@ static int on_instance(const struct xl_cmd_ctx *ctx, void *opts)
 	if (role == XL_INST_ABSENT) {
 		if (!strcmp(c->cmd->name, "status"))
 			return xl_status_not_loaded(instance, ((const struct show_opts *)opts)->json);
-		fprintf(stderr, "xdpleaf %s: instance '%s' is not loaded\n", c->cmd->name,
-			instance);
+		xl_err("instance '%s' is not loaded", instance);
 		return -1;
 	}
 	fn = role == XL_INST_HOST ? c->host : c->leaf;
@@ -519,9 +519,9 @@ static int run_command(const struct command *c, int argc, char **argv)
 	instance = *(const char *const *)opts;
 	/* held from before the command first looks at the pins until its
 	 * changes are done */
-	if ((c->netns_bound && xl_netns_check(instance, c->cmd->name, argc, argv)) ||
+	if ((c->netns_bound && xl_netns_check(instance, argc, argv)) ||
 	    (c->exclusive && (need_privileges() ||
-			      (lock = xl_inst_lock(instance, c->cmd->name)) < 0))) {
+			      (lock = xl_inst_lock(instance)) < 0))) {
 		free(opts);
 		return 1;
 	}
@@ -531,12 +531,12 @@ static int run_command(const struct command *c, int argc, char **argv)
 	return ret < 0 ? 1 : ret;
 }
 
-static int quiet_libbpf(enum libbpf_print_level level, const char *fmt,
-			va_list ap)
+/* libbpf's messages ("libbpf: ...") as the command's or the daemon's */
+static int libbpf_to_log(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	if (level == LIBBPF_DEBUG && !getenv("XDPLEAF_DEBUG"))
-		return 0;
-	return vfprintf(stderr, fmt, ap);
+	xl_vlog(level == LIBBPF_WARN ? XL_LOG_WARN :
+		level == LIBBPF_INFO ? XL_LOG_INFO : XL_LOG_DEBUG, fmt, ap);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -550,11 +550,11 @@ int main(int argc, char **argv)
 		printf("xdpleaf %s (git %s)\n", xl_version, xl_git_commit);
 		return 0;
 	}
-	libbpf_set_print(quiet_libbpf);
+	libbpf_set_print(libbpf_to_log);
 	for (size_t i = 0; i < N_COMMANDS; i++)
 		if (!strcmp(argv[1], commands[i].cmd->name))
 			return run_command(&commands[i], argc, argv);
-	fprintf(stderr, "xdpleaf: unknown command '%s'\n\n", argv[1]);
+	xl_err("unknown command '%s'", argv[1]);
 	usage(stderr);
 	return 2;
 }

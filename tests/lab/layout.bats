@@ -86,3 +86,19 @@ folder_edges() {
 	echo "$bad"
 	[[ -z $bad ]]
 }
+
+@test "layout: user/ reports through base/log.h only, its prefix never written by hand" {
+	local bad
+	cd "$ROOT"
+	# the writes to stderr that would bypass the API; a usage printer
+	# takes a FILE * (usage(stderr) is fine), log.c is the API itself
+	bad=$(grep -rnE '\b(v?fprintf|fputs|fputc|putc|fwrite) *\([^;]*\bstderr *\)|\bv?fprintf *\( *stderr\b|\bperror *\(|\bv?dprintf *\( *(2|STDERR_FILENO)\b|\b(v?warnx?|v?errx?)\(|#include <err\.h>' \
+		user | grep -v '^user/base/log\.c:' || true)
+	# messages say neither the program's prefix nor "warning: " themselves
+	bad+=$(grep -rnE '\bxl_(err|warn|notice|info|debug)(_at)? *\(([^"]*, *)?"(xdpleaf[ :]|warning: )' user || true)
+	bad+=$(grep -rnE '\bxl_log *\([^"]*"(xdpleaf[ :]|warning: )' user || true)
+	echo "$bad"
+	[[ -z $bad ]]
+	# the rule looks at the messages at all
+	[[ $(grep -rhoE '\bxl_(err|warn|notice|info|debug|log)(_at)? *\(' user | wc -l) -ge 200 ]]
+}

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "base/log.h"
 #include "base/cli.h"
 #include "base/units.h"
 
@@ -232,6 +233,16 @@ static bool row_ok(const struct xl_opt *o)
 	}
 }
 
+/* The command's messages, and those of all it calls, say "xdpleaf PATH: ..."
+ * (base/log.h): set here, where every command starts, and nowhere by hand. */
+static void name_messages(const char *path)
+{
+	char prog[128];
+
+	snprintf(prog, sizeof(prog), "xdpleaf %s", path);
+	xl_log_set_prog(prog);
+}
+
 static int bad_usage(const struct xl_cmd *c, const char *path)
 {
 	usage_line(stderr, path, c->opts);
@@ -246,12 +257,11 @@ int xl_cmd_parse(const struct xl_cmd *c, const char *path, int argc, char **argv
 	bool *given;
 	int ret = XL_PARSE_OK;
 
+	name_messages(path);
 	for (i = 0; i < n; i++)
 		if (!row_ok(&c->opts[i]) || c->opts[i].off + c->opts[i].size > c->opts_size) {
-			fprintf(stderr,
-				"xdpleaf %s: --%s: its table row does not fit its field "
-				"(a bug)\n",
-				path, c->opts[i].name);
+			xl_err("--%s: its table row does not fit its field (a bug)",
+			       c->opts[i].name);
 			return XL_PARSE_BAD;
 		}
 	if (c->defaults)
@@ -263,7 +273,7 @@ int xl_cmd_parse(const struct xl_cmd *c, const char *path, int argc, char **argv
 	if (!lo || !given) {
 		free(lo);
 		free(given);
-		fprintf(stderr, "xdpleaf %s: out of memory\n", path);
+		xl_err("out of memory");
 		return XL_PARSE_BAD;
 	}
 	optind = 0; /* glibc: start afresh, also after an earlier parse */
@@ -272,9 +282,9 @@ int xl_cmd_parse(const struct xl_cmd *c, const char *path, int argc, char **argv
 		if (ch == '?' || ch == ':') {
 			typed(what, sizeof(what), argc, argv);
 			if (ch == '?')
-				fprintf(stderr, "xdpleaf %s: unknown option '%s'\n", path, what);
+				xl_err("unknown option '%s'", what);
 			else
-				fprintf(stderr, "xdpleaf %s: %s needs a value\n", path, what);
+				xl_err("%s needs a value", what);
 			ret = bad_usage(c, path);
 			break;
 		}
@@ -287,7 +297,7 @@ int xl_cmd_parse(const struct xl_cmd *c, const char *path, int argc, char **argv
 			break;
 		}
 		if (parse_value(&c->opts[i], optarg, opts, err, sizeof(err))) {
-			fprintf(stderr, "xdpleaf %s: --%s: %s\n", path, c->opts[i].name, err);
+			xl_err("--%s: %s", c->opts[i].name, err);
 			ret = XL_PARSE_BAD;
 			break;
 		}
@@ -296,13 +306,13 @@ int xl_cmd_parse(const struct xl_cmd *c, const char *path, int argc, char **argv
 			*(bool *)((char *)opts + c->opts[i].given_off) = true;
 	}
 	if (ret == XL_PARSE_OK && optind < argc) {
-		fprintf(stderr, "xdpleaf %s: unexpected argument '%s'\n", path, argv[optind]);
+		xl_err("unexpected argument '%s'", argv[optind]);
 		ret = XL_PARSE_BAD;
 	}
 	for (i = 0; ret == XL_PARSE_OK && i < n; i++)
 		if (c->opts[i].required && !given[i]) {
-			fprintf(stderr, "xdpleaf %s: --%s %s is required\n", path, c->opts[i].name,
-				c->opts[i].arg ? c->opts[i].arg : "");
+			xl_err("--%s %s is required", c->opts[i].name,
+			       c->opts[i].arg ? c->opts[i].arg : "");
 			ret = bad_usage(c, path);
 		}
 	free(lo);
@@ -325,6 +335,7 @@ int xl_cmd_main(const struct xl_cmd *c, const char *path, int argc, char **argv,
 	void *opts;
 	int ret;
 
+	name_messages(path);
 	if (c->subs) {
 		const struct xl_cmd *s;
 		char sub_path[128];
@@ -335,8 +346,7 @@ int xl_cmd_main(const struct xl_cmd *c, const char *path, int argc, char **argv,
 		}
 		s = sub_named(c, argv[1]);
 		if (!s) {
-			fprintf(stderr, "xdpleaf %s: unknown %s '%s'\n", path,
-				c->sub_noun ? c->sub_noun : "word", argv[1]);
+			xl_err("unknown %s '%s'", c->sub_noun ? c->sub_noun : "word", argv[1]);
 			cmd_usage(stderr, c, path);
 			return 2;
 		}
@@ -345,7 +355,7 @@ int xl_cmd_main(const struct xl_cmd *c, const char *path, int argc, char **argv,
 	}
 	opts = calloc(1, c->opts_size ? c->opts_size : 1);
 	if (!opts) {
-		fprintf(stderr, "xdpleaf %s: out of memory\n", path);
+		xl_err("out of memory");
 		return 1;
 	}
 	ret = xl_cmd_parse(c, path, argc, argv, opts);

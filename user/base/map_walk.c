@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
+#include "base/log.h"
 #include "base/map_walk.h"
 
 long xl_map_walk(int fd, const char *what, size_t key_size, size_t value_size,
@@ -17,19 +18,19 @@ long xl_map_walk(int fd, const char *what, size_t key_size, size_t value_size,
 	bool first = true, done = false;
 
 	if (bpf_obj_get_info_by_fd(fd, &info, &info_len)) {
-		fprintf(stderr, "xdpleaf: map %s: %s\n", what, strerror(errno));
+		xl_err("map %s: %s", what, strerror(errno));
 		return -1;
 	}
 	if (info.key_size != key_size || info.value_size != value_size) {
-		fprintf(stderr, "xdpleaf: map %s: key and value of %u and %u bytes, "
-			"this build reads %zu and %zu (pinned by another version?)\n",
-			what, info.key_size, info.value_size, key_size, value_size);
+		xl_err("map %s: key and value of %u and %u bytes, "
+		       "this build reads %zu and %zu (pinned by another version?)",
+		       what, info.key_size, info.value_size, key_size, value_size);
 		return -1;
 	}
 	keys = malloc(XL_WALK_BATCH * key_size);
 	vals = malloc(XL_WALK_BATCH * value_size);
 	if (!keys || !vals) {
-		fprintf(stderr, "xdpleaf: map %s: out of memory\n", what);
+		xl_err("map %s: out of memory", what);
 		seen = -1;
 		done = true;
 	}
@@ -44,8 +45,7 @@ long xl_map_walk(int fd, const char *what, size_t key_size, size_t value_size,
 					       keys, vals, &n, NULL);
 
 		if (err && errno != ENOENT) {
-			fprintf(stderr, "xdpleaf: map %s: batch lookup: %s\n", what,
-				strerror(errno));
+			xl_err("map %s: batch lookup: %s", what, strerror(errno));
 			seen = -1;
 			break;
 		}

@@ -145,9 +145,9 @@ int xl_config_load(const char *path, bool check_interfaces,
 void xl_config_free(struct xl_config *cfg);
 
 /* Settings of a loaded cfg that are allowed but unlikely to do what was
- * meant: one line each, "FILE:LINE: warning: ...", on out. Returns how
- * many. load, reload and check print them to stderr. */
-int xl_config_warn(const struct xl_config *cfg, const char *path, FILE *out);
+ * meant, each said as a warning about its line ("FILE:LINE: warning:
+ * ...", base/log.h). Returns how many. load, reload and check say them. */
+int xl_config_warn(const struct xl_config *cfg, const char *path);
 
 /* Host-mode settings with every default: NP and RP on, the variant's RP
  * parameters, line_rate 0 (the loader sets the port's). What a host

@@ -10,6 +10,7 @@
 
 #include "config/config_check.h"
 #include "config/config_parse.h"
+#include "base/log.h"
 #include "base/names.h"
 #include "base/units.h"
 
@@ -292,7 +293,7 @@ static bool check_host(struct ctx *c)
  * all: the specification's 100 Mbit/s floor does that to a lab's
  * 100 Mbit/s NIC (docs/dcqcn.md). A choice a user may make, so it loads;
  * but it is said. */
-int xl_config_warn(const struct xl_config *cfg, const char *path, FILE *out)
+int xl_config_warn(const struct xl_config *cfg, const char *path)
 {
 	const struct xl_host_cfg *h = &cfg->host;
 	char mr[32], pr[32];
@@ -307,9 +308,9 @@ int xl_config_warn(const struct xl_config *cfg, const char *path, FILE *out)
 			continue;
 		xl_fmt_rate(mr, sizeof(mr), h->rp.min_rate);
 		xl_fmt_rate(pr, sizeof(pr), p->rate_bps);
-		fprintf(out, "%s:%d: warning: port %s's rate %s is at most twice min_rate %s: "
-			"DCQCN cannot cut its flows to half their rate (set a lower min_rate "
-			"in [dcqcn]; docs/dcqcn.md)\n", path, p->line, p->ifname, pr, mr);
+		xl_warn_at(path, p->line, "port %s's rate %s is at most twice min_rate %s: "
+			   "DCQCN cannot cut its flows to half their rate (set a lower "
+			   "min_rate in [dcqcn]; docs/dcqcn.md)", p->ifname, pr, mr);
 		n++;
 	}
 	return n;

@@ -15,6 +15,7 @@
 #include <json-c/json.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "base/log.h"
 #include "pin_names.h"
 #include "events.h"
 #include "lb.h"
@@ -29,8 +30,6 @@
 #include "events/decode.h"
 #include "events/events.h"
 #include "events/pcap.h"
-
-#define PFX "xdpleaf events: "
 
 struct events_opts {
 	const char *instance;
@@ -364,15 +363,15 @@ static int events_run(const struct xl_cmd_ctx *ctx, void *opts)
 	(void)ctx;
 	role = xl_instance_role(o.instance);
 	if (role == XL_INST_ABSENT) {
-		fprintf(stderr, PFX "instance '%s' is not loaded\n", o.instance);
+		xl_err("instance '%s' is not loaded", o.instance);
 		return XL_EXIT_NOT_LOADED;
 	}
 	xl_pin_path(path, sizeof(path), o.instance, XL_MAP_NAME(XL_MAP_EVENTS));
 	fd = bpf_obj_get(path);
 	if (fd < 0) {
-		fprintf(stderr, PFX "instance '%s' has no event ring (%s: %s): it was "
-			"loaded by an xdpleaf without events; unload and load it again\n",
-			o.instance, path, strerror(errno));
+		xl_err("instance '%s' has no event ring (%s: %s): it was "
+		       "loaded by an xdpleaf without events; unload and load it again",
+		       o.instance, path, strerror(errno));
 		return 1;
 	}
 	if (role == XL_INST_LEAF)
@@ -383,7 +382,7 @@ static int events_run(const struct xl_cmd_ctx *ctx, void *opts)
 	}
 	rb = ring_buffer__new(fd, on_event, &r, NULL);
 	if (!rb) {
-		fprintf(stderr, PFX "cannot read the event ring: %s\n", strerror(errno));
+		xl_err("cannot read the event ring: %s", strerror(errno));
 		err = 1;
 		goto out;
 	}
@@ -391,8 +390,8 @@ static int events_run(const struct xl_cmd_ctx *ctx, void *opts)
 	signal(SIGTERM, on_signal);
 	r.mono_to_real = mono_to_real();
 	lost_so_far(o.instance, &lim0, &full0);
-	fprintf(stderr, PFX "reading instance '%s' (%s mode)\n", o.instance,
-		role == XL_INST_LEAF ? "leaf" : "host");
+	xl_notice("reading instance '%s' (%s mode)", o.instance,
+		  role == XL_INST_LEAF ? "leaf" : "host");
 	t_end = o.duration_ns ? xl_monotonic_ns() + o.duration_ns : 0;
 	for (unsigned polls = 1; !stop && !r.write_error && !(o.count && r.shown >= o.count);
 	     polls++) {
@@ -402,12 +401,12 @@ static int events_run(const struct xl_cmd_ctx *ctx, void *opts)
 		 * (its ring lives on only as long as this reader holds it) */
 		if (polls % 10 == 0 && !xl_instance_exists(o.instance)) {
 			ring_buffer__consume(rb);
-			fprintf(stderr, PFX "instance '%s' was unloaded\n", o.instance);
+			xl_notice("instance '%s' was unloaded", o.instance);
 			break;
 		}
 
 		if (n < 0 && n != -EINTR && !(o.count && r.shown >= o.count)) {
-			fprintf(stderr, PFX "reading the ring: %s\n", strerror(-n));
+			xl_err("reading the ring: %s", strerror(-n));
 			err = 1;
 			break;
 		}
@@ -415,17 +414,17 @@ static int events_run(const struct xl_cmd_ctx *ctx, void *opts)
 			break;
 	}
 	if (r.write_error) {
-		fprintf(stderr, PFX "%s: %s\n", o.pcap, strerror(r.write_error));
+		xl_err("%s: %s", o.pcap, strerror(r.write_error));
 		err = 1;
 	}
 	lost_so_far(o.instance, &lim1, &full1);
-	fprintf(stderr, PFX "%lu shown, %lu filtered out; lost meanwhile: %llu to event_rate, "
-		"%llu to a full ring\n", r.shown, r.filtered,
-		(unsigned long long)(lim1 - lim0), (unsigned long long)(full1 - full0));
+	xl_notice("%lu shown, %lu filtered out; lost meanwhile: %llu to event_rate, "
+		  "%llu to a full ring", r.shown, r.filtered,
+		  (unsigned long long)(lim1 - lim0), (unsigned long long)(full1 - full0));
 out:
 	ring_buffer__free(rb);
 	if (r.pcap && xl_pcap_close(r.pcap)) {
-		fprintf(stderr, PFX "%s: %s\n", o.pcap, strerror(errno));
+		xl_err("%s: %s", o.pcap, strerror(errno));
 		err = 1;
 	}
 	if (r.ports_fd >= 0)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 #include <errno.h>
 #include <string.h>
+#include "base/log.h"
 #include "events/pcap.h"
 
 /* The pcap header's magic with nanosecond timestamps, and Ethernet's link
@@ -28,11 +29,11 @@ FILE *xl_pcap_open(const char *path, __u32 snaplen)
 	FILE *f = fopen(path, "wb");
 
 	if (!f) {
-		fprintf(stderr, "xdpleaf events: %s: %s\n", path, strerror(errno));
+		xl_err("%s: %s", path, strerror(errno));
 		return NULL;
 	}
 	if (fwrite(&h, sizeof(h), 1, f) != 1) {
-		fprintf(stderr, "xdpleaf events: %s: %s\n", path, strerror(errno));
+		xl_err("%s: %s", path, strerror(errno));
 		fclose(f);
 		return NULL;
 	}

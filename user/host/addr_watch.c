@@ -49,7 +49,7 @@ static int current_addrs(const __u32 *ifindex, int n_ports, struct addr_set *s)
 
 	s->n = 0;
 	if (getifaddrs(&ifa)) {
-		xl_log(XL_LOG_ERR, "cannot read the ports' addresses: %s", strerror(errno));
+		xl_err("cannot read the ports' addresses: %s", strerror(errno));
 		return -1;
 	}
 	for (a = ifa; a; a = a->ifa_next) {
@@ -104,17 +104,17 @@ int xl_host_addrs_sync(int addrs_fd, const __u32 *ifindex, int n_ports,
 			continue;
 		one = 1;
 		if (bpf_map_update_elem(addrs_fd, &want.k[i], &one, BPF_ANY)) {
-			xl_log(XL_LOG_ERR, "cannot write host_addrs: %s", strerror(errno));
+			xl_err("cannot write host_addrs: %s", strerror(errno));
 			return -1;
 		}
 		n_add++;
-		xl_log(XL_LOG_INFO, "address %s: answered and believed from now",
-		       key_str(&want.k[i], s, sizeof(s)));
+		xl_info("address %s: answered and believed from now",
+			key_str(&want.k[i], s, sizeof(s)));
 	}
 	for (int i = 0; i < gone.n; i++) {
 		bpf_map_delete_elem(addrs_fd, &gone.k[i]);
-		xl_log(XL_LOG_INFO, "address %s is gone: no longer answered or believed",
-		       key_str(&gone.k[i], s, sizeof(s)));
+		xl_info("address %s is gone: no longer answered or believed",
+			key_str(&gone.k[i], s, sizeof(s)));
 	}
 	if (added)
 		*added = n_add;
@@ -144,8 +144,8 @@ static int resync(const char *instance, int addrs_fd)
 	if (n < 0 || xl_host_addrs_sync(addrs_fd, ifindex, n, NULL, NULL, &total))
 		return -1;
 	if (!total)
-		xl_log(XL_LOG_WARN, "the ports have no IP address: the NP answers no "
-		       "CE mark and the RP believes no CNP until one is added");
+		xl_warn("the ports have no IP address: the NP answers no "
+			"CE mark and the RP believes no CNP until one is added");
 	return 0;
 }
 
@@ -159,7 +159,7 @@ int xl_host_watch(const char *instance)
 		return -1;
 	nl = xl_rtnl_open(XL_RTNL_ADDR);
 	if (!nl) {
-		xl_log(XL_LOG_ERR, "netlink: %s", strerror(errno));
+		xl_err("netlink: %s", strerror(errno));
 		close(addrs_fd);
 		return -1;
 	}
@@ -176,11 +176,11 @@ int xl_host_watch(const char *instance)
 		 * whole set again. Cheap, and nothing to get out of step. */
 		n = xl_rtnl_read(nl, NULL, NULL);
 		if (n < 0 && errno != ENOBUFS) {
-			xl_log(XL_LOG_ERR, "netlink: %s", strerror(errno));
+			xl_err("netlink: %s", strerror(errno));
 			err = -1;
 			break;
 		}
-		xl_log(XL_LOG_DEBUG, "address change reported: syncing host_addrs");
+		xl_debug("address change reported: syncing host_addrs");
 		resync(instance, addrs_fd);
 	}
 	xl_rtnl_close(nl);

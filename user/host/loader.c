@@ -9,6 +9,7 @@
 #include <netinet/in.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "base/log.h"
 #include "events.h"
 #include "pin_names.h"
 #include "host/loader.h"
@@ -34,9 +35,9 @@ static int fill_addrs(struct host *skel, const struct xl_config *cfg)
 			       cfg->n_ports, NULL, NULL, &total))
 		return -1;
 	if (!total)
-		fprintf(stderr, "xdpleaf: warning: the ports have no IP address: the "
+		xl_warn("the ports have no IP address: the "
 			"NP answers no CE mark and the RP believes no CNP until one is "
-			"added (the instance's daemon follows address changes)\n");
+			"added (the instance's daemon follows address changes)");
 	return 0;
 }
 
@@ -59,9 +60,9 @@ static int attach_tcx(struct host *skel, const struct xl_config *cfg,
 		xl_attach_add(st, fd, XL_PIN_LINK_TCX_OUT, cp->ifname);
 		continue;
 fail:
-		fprintf(stderr, "xdpleaf: %s: cannot attach tc (tcx) programs: %s%s\n",
-			cp->ifname, strerror(errno),
-			errno == EINVAL ? " (tcx needs Linux 6.6 or later)" : "");
+		xl_err("%s: cannot attach tc (tcx) programs: %s%s",
+		       cp->ifname, strerror(errno),
+		       errno == EINVAL ? " (tcx needs Linux 6.6 or later)" : "");
 		return -1;
 	}
 	return 0;
@@ -79,14 +80,12 @@ int xl_host_fill_maps(struct host *skel, const struct xl_config *cfg)
 	hc.rp.line_rate = cfg->n_ports ? cfg->ports[0].rate_bps : 0;
 	if (bpf_map__update_elem(skel->maps.host_cfg, &zero, sizeof(zero), &hc,
 				 sizeof(hc), BPF_ANY)) {
-		fprintf(stderr, "xdpleaf: cannot write host_cfg: %s\n",
-			strerror(errno));
+		xl_err("cannot write host_cfg: %s", strerror(errno));
 		return -1;
 	}
 	if (bpf_map__update_elem(skel->maps.event_cfg, &zero, sizeof(zero), &ev,
 				 sizeof(ev), BPF_ANY)) {
-		fprintf(stderr, "xdpleaf: cannot write event_cfg: %s\n",
-			strerror(errno));
+		xl_err("cannot write event_cfg: %s", strerror(errno));
 		return -1;
 	}
 	return fill_addrs(skel, cfg);
@@ -102,8 +101,7 @@ int xl_host_load(const struct xl_config *cfg, const char *instance)
 		return -1;
 	skel = host__open_and_load();
 	if (!skel) {
-		fprintf(stderr, "xdpleaf: cannot load the host programs: %s\n",
-			strerror(errno));
+		xl_err("cannot load the host programs: %s", strerror(errno));
 		return -1;
 	}
 	if (xl_record_instance(skel->maps.instance) ||

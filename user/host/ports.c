@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <net/if.h>
 #include <bpf/bpf.h>
+#include "base/log.h"
 #include "pin_names.h"
 #include "instance/pins.h"
 #include "instance/tcx_link.h"
@@ -34,8 +35,7 @@ int xl_host_read_ports(const char *instance, struct xl_host_port *ports, int max
 	xl_pin_path(dir, sizeof(dir), instance, NULL);
 	d = opendir(dir);
 	if (!d) {
-		fprintf(stderr, "xdpleaf: instance '%s': cannot read %s: %s\n",
-			instance, dir, strerror(errno));
+		xl_err("instance '%s': cannot read %s: %s", instance, dir, strerror(errno));
 		return -1;
 	}
 	while ((de = readdir(d))) {

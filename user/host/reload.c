@@ -9,6 +9,7 @@
 #include <string.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "base/log.h"
 #include "pin_names.h"
 #include "host.skel.h"
 #include "instance/pins.h"
@@ -42,9 +43,9 @@ static int same_ports(const struct xl_config *cfg, const char *instance)
 	closedir(d);
 	if (ok && n == cfg->n_ports)
 		return 0;
-	fprintf(stderr, "xdpleaf: %s: the ports differ from the loaded ones: reload "
-		"changes [dcqcn] and the settings; for other ports unload and load\n",
-		cfg->path);
+	xl_err("%s: the ports differ from the loaded ones: reload "
+	       "changes [dcqcn] and the settings; for other ports unload and load",
+	       cfg->path);
 	return -1;
 }
 
@@ -57,7 +58,7 @@ int xl_host_reload(const struct xl_config *cfg, const char *instance)
 		return -1;
 	skel = host__open();
 	if (!skel) {
-		fprintf(stderr, "xdpleaf: cannot open BPF object: %s\n", strerror(errno));
+		xl_err("cannot open BPF object: %s", strerror(errno));
 		return -1;
 	}
 	if (!xl_upgrade_adopt_maps(skel->obj, instance) && !xl_host_fill_maps(skel, cfg))

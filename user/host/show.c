@@ -18,6 +18,7 @@
 #include <json-c/json.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "base/log.h"
 #include "pin_names.h"
 #include "host/show.h"
 #include "host/ports.h"
@@ -43,8 +44,7 @@ static int read_host_cfg(const char *instance, struct xl_host_cfg *hc)
 		return -1;
 	err = bpf_map_lookup_elem(fd, &zero, hc);
 	if (err)
-		fprintf(stderr, "xdpleaf: instance '%s': cannot read host_cfg: %s\n",
-			instance, strerror(errno));
+		xl_err("instance '%s': cannot read host_cfg: %s", instance, strerror(errno));
 	close(fd);
 	return err ? -1 : 0;
 }
@@ -252,8 +252,7 @@ static int read_host_stats(const char *instance, struct xl_host_stats *sum)
 		return -1;
 	err = xl_percpu_sum_u64(fd, &zero, sizeof(*sum), sum);
 	if (err)
-		fprintf(stderr, "xdpleaf: instance '%s': cannot read host_stats: %s\n",
-			instance, strerror(errno));
+		xl_err("instance '%s': cannot read host_stats: %s", instance, strerror(errno));
 	close(fd);
 	return err;
 }
@@ -595,7 +594,7 @@ static int qps_listing(const char *instance, int top, json_object **out)
 	 * them. */
 	rp = walk_qp_map(rp_fd, sizeof(*rp), offsetof(struct rp_row, f), &n_rp);
 	if (!np || !rp) {
-		fprintf(stderr, "xdpleaf: out of memory\n");
+		xl_err("out of memory");
 		goto out;
 	}
 	for (size_t i = 0; i < n_rp; i++)

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <bpf/libbpf.h>
+#include "base/log.h"
 #include "pin_names.h"
 #include "host.skel.h"
 #include "instance/upgrade.h"
@@ -19,7 +20,7 @@ int xl_host_upgrade(const char *instance)
 	int err;
 
 	if (!skel) {
-		fprintf(stderr, "xdpleaf: cannot open BPF object: %s\n", strerror(errno));
+		xl_err("cannot open BPF object: %s", strerror(errno));
 		return -1;
 	}
 	err = xl_upgrade(skel->obj, instance, links, progs, 2, "tcx");

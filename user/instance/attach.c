@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "base/log.h"
 #include "pin_names.h"
 #include "instance/attach.h"
 #include "instance/netns.h"
@@ -42,8 +43,7 @@ static int pin_one(int fd, const char *instance, const char *name)
 
 	xl_pin_path(path, sizeof(path), instance, name);
 	if (bpf_obj_pin(fd, path)) {
-		fprintf(stderr, "xdpleaf: cannot pin %s: %s\n", path,
-			strerror(errno));
+		xl_err("cannot pin %s: %s", path, strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -89,7 +89,7 @@ undo: /* the directory is ours, made above: it goes with what is in it */
 	xl_remove_pins(instance);
 	return -1;
 fail:
-	fprintf(stderr, "xdpleaf: cannot create %s: %s\n", dir, strerror(errno));
+	xl_err("cannot create %s: %s", dir, strerror(errno));
 	return -1;
 }
 
@@ -98,10 +98,9 @@ int xl_check_new_instance(const char *instance)
 	if (xl_ensure_bpffs() || xl_check_pin_dirs(instance))
 		return -1;
 	if (xl_instance_exists(instance)) {
-		fprintf(stderr,
-			"xdpleaf: instance '%s' is already loaded (%s/%s); run "
-			"'xdpleaf unload --instance %s' first\n",
-			instance, XL_PIN_ROOT, instance, instance);
+		xl_err("instance '%s' is already loaded (%s/%s); run "
+		       "'xdpleaf unload --instance %s' first",
+		       instance, XL_PIN_ROOT, instance, instance);
 		return -1;
 	}
 	return 0;
@@ -114,16 +113,14 @@ int xl_record_instance(struct bpf_map *map)
 
 	if (xl_netns_self(&rec.netns_ino, &rec.netns_dev, rec.netns_name,
 			  sizeof(rec.netns_name))) {
-		fprintf(stderr, "xdpleaf: cannot read /proc/self/ns/net: %s\n",
-			strerror(errno));
+		xl_err("cannot read /proc/self/ns/net: %s", strerror(errno));
 		return -1;
 	}
 	snprintf(rec.version, sizeof(rec.version), "%s", xl_version);
 	snprintf(rec.git_commit, sizeof(rec.git_commit), "%s", xl_git_commit);
 	if (bpf_map__update_elem(map, &zero, sizeof(zero), &rec, sizeof(rec),
 				 BPF_ANY)) {
-		fprintf(stderr, "xdpleaf: cannot write %s: %s\n",
-			bpf_map__name(map), strerror(errno));
+		xl_err("cannot write %s: %s", bpf_map__name(map), strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -139,8 +136,7 @@ int xl_unload(const char *instance)
 	/* Unpinning the links drops their last reference: that detaches, in
 	 * whichever network namespace the ports are. */
 	if (xl_remove_pins(instance)) {
-		fprintf(stderr, "xdpleaf: cannot remove pins of '%s': %s\n",
-			instance, strerror(errno));
+		xl_err("cannot remove pins of '%s': %s", instance, strerror(errno));
 		return -1;
 	}
 	if (loaded)

@@ -186,8 +186,7 @@ static int write_pid(const char *instance, int pid)
 	FILE *f;
 
 	if (mkdir(XL_RUN_DIR, 0755) && errno != EEXIST) {
-		fprintf(stderr, "xdpleaf: cannot create %s: %s\n", XL_RUN_DIR,
-			strerror(errno));
+		xl_err("cannot create %s: %s", XL_RUN_DIR, strerror(errno));
 		return -1;
 	}
 	run_file(path, sizeof(path), instance, "pid");
@@ -197,8 +196,7 @@ static int write_pid(const char *instance, int pid)
 		f = NULL;
 	}
 	if (!f || fclose(f)) {
-		fprintf(stderr, "xdpleaf: cannot write %s: %s\n", path,
-			strerror(errno));
+		xl_err("cannot write %s: %s", path, strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -255,9 +253,9 @@ int xl_daemon_revive(const char *instance, xl_daemon_work work)
 	fclose(f);
 	err = xl_daemon_start(instance, work);
 	if (!err)
-		fprintf(stderr, "xdpleaf: instance '%s': its daemon (pid %d) was gone; "
-			"started a new one, pid %d (log %s/%s.log)\n", instance, old,
-			xl_daemon_pid(instance), XL_RUN_DIR, instance);
+		xl_notice("instance '%s': its daemon (pid %d) was gone; "
+			  "started a new one, pid %d (log %s/%s.log)", instance, old,
+			  xl_daemon_pid(instance), XL_RUN_DIR, instance);
 out:
 	xl_inst_unlock(lock, instance);
 	return err;
@@ -269,8 +267,7 @@ int xl_daemon_start(const char *instance, xl_daemon_work work)
 	pid_t pid;
 
 	if (mkdir(XL_RUN_DIR, 0755) && errno != EEXIST) {
-		fprintf(stderr, "xdpleaf: cannot create %s: %s\n", XL_RUN_DIR,
-			strerror(errno));
+		xl_err("cannot create %s: %s", XL_RUN_DIR, strerror(errno));
 		return -1;
 	}
 	fflush(NULL);
@@ -282,7 +279,7 @@ int xl_daemon_start(const char *instance, xl_daemon_work work)
 	if (pid)
 		prctl(PR_SET_NAME, own_name);
 	if (pid < 0) {
-		fprintf(stderr, "xdpleaf: fork: %s\n", strerror(errno));
+		xl_err("fork: %s", strerror(errno));
 		return -1;
 	}
 	if (pid == 0) {
@@ -327,22 +324,21 @@ static int take_over(const char *instance, bool replace, int *old_pid)
 
 	*old_pid = old;
 	if (!xl_instance_exists(instance)) {
-		fprintf(stderr, "xdpleaf daemon: instance '%s' is not loaded\n", instance);
+		xl_err("instance '%s' is not loaded", instance);
 		return -1;
 	}
 	if (old && !replace) {
-		fprintf(stderr,
-			"xdpleaf daemon: instance '%s' already has a daemon, pid %d "
-			"(load starts one; log in %s/%s.log). Not starting a second.\n"
-			"To run it in the foreground instead (e.g. under a service "
-			"manager): xdpleaf daemon --replace --instance %s (or load "
-			"with --no-daemon)\n", instance, old, XL_RUN_DIR, instance,
-			instance);
+		xl_err("instance '%s' already has a daemon, pid %d "
+		       "(load starts one; log in %s/%s.log). Not starting a second.\n"
+		       "To run it in the foreground instead (e.g. under a service "
+		       "manager): xdpleaf daemon --replace --instance %s (or load "
+		       "with --no-daemon)", instance, old, XL_RUN_DIR, instance,
+		       instance);
 		return -1;
 	}
 	if (old && stop_pid(old, &why)) {
-		fprintf(stderr, "xdpleaf daemon: cannot stop the daemon pid %d of "
-			"instance '%s': %s\n", old, instance, why);
+		xl_err("cannot stop the daemon pid %d of "
+		       "instance '%s': %s", old, instance, why);
 		return -1;
 	}
 	first_beat(instance);
@@ -360,7 +356,7 @@ int xl_daemon_run(const char *instance, bool replace, enum xl_log_level level,
 
 	/* held until this process is the one on file, so that a load's or an
 	 * upgrade's daemon start cannot interleave with the take-over */
-	lock = xl_inst_lock(instance, "daemon");
+	lock = xl_inst_lock(instance);
 	if (lock < 0)
 		return -1;
 	err = take_over(instance, replace, &old);

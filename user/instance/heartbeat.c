@@ -6,6 +6,7 @@
 #include <json-c/json.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "base/log.h"
 #include "pin_names.h"
 #include "instance/daemon.h"
 #include "instance/heartbeat.h"
@@ -20,8 +21,7 @@ int xl_heartbeat_open(const char *instance)
 	xl_pin_path(path, sizeof(path), instance, XL_MAP_NAME(XL_MAP_HEARTBEAT));
 	fd = bpf_obj_get(path);
 	if (fd < 0 && errno != ENOENT)
-		fprintf(stderr, "xdpleaf: instance '%s': cannot open %s: %s\n",
-			instance, path, strerror(errno));
+		xl_err("instance '%s': cannot open %s: %s", instance, path, strerror(errno));
 	return fd;
 }
 
@@ -48,8 +48,7 @@ int xl_heartbeat_init(struct bpf_map *map)
 	__u32 zero = 0;
 
 	if (bpf_map__update_elem(map, &zero, sizeof(zero), &hb, sizeof(hb), BPF_ANY)) {
-		fprintf(stderr, "xdpleaf: cannot write %s: %s\n", bpf_map__name(map),
-			strerror(errno));
+		xl_err("cannot write %s: %s", bpf_map__name(map), strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -65,8 +64,8 @@ int xl_heartbeat_read(const char *instance, struct xl_heartbeat *hb)
 		return errno == ENOENT ? 1 : -1;
 	err = bpf_map_lookup_elem(fd, &zero, hb);
 	if (err)
-		fprintf(stderr, "xdpleaf: instance '%s': cannot read its heartbeat: %s\n",
-			instance, strerror(errno));
+		xl_err("instance '%s': cannot read its heartbeat: %s",
+		       instance, strerror(errno));
 	close(fd);
 	return err ? -1 : 0;
 }

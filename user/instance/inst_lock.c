@@ -16,6 +16,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include "base/log.h"
 #include "instance/inst_lock.h"
 #include "instance/pins.h"
 
@@ -27,7 +28,7 @@ static void lock_path(char *buf, size_t len, const char *instance)
 }
 
 /* XDPLEAF_LOCK_WAIT, or the default; -1 after saying why it is refused. */
-static int wait_seconds(const char *command)
+static int wait_seconds(void)
 {
 	const char *v = getenv("XDPLEAF_LOCK_WAIT");
 	char *end;
@@ -37,8 +38,7 @@ static int wait_seconds(const char *command)
 		return XL_LOCK_WAIT_S;
 	s = strtol(v, &end, 10);
 	if (end == v || *end || s < 0 || s > 3600) {
-		fprintf(stderr, "xdpleaf %s: XDPLEAF_LOCK_WAIT wants whole seconds "
-			"0..3600, not '%s'\n", command, v);
+		xl_err("XDPLEAF_LOCK_WAIT wants whole seconds 0..3600, not '%s'", v);
 		return -1;
 	}
 	return (int)s;
@@ -115,9 +115,8 @@ static bool still_there(int fd, const char *path)
 	       a.st_dev == b.st_dev;
 }
 
-/* The locked fd, trying for up to wait_s; -1 otherwise. command NULL: say
- * nothing. */
-static int take(const char *instance, int wait_s, const char *command)
+/* The locked fd, trying for up to wait_s; -1 otherwise (said if say). */
+static int take(const char *instance, int wait_s, bool say)
 {
 	double deadline = now_s() + wait_s;
 	char path[256], who[256];
@@ -128,31 +127,28 @@ static int take(const char *instance, int wait_s, const char *command)
 	for (;;) {
 		if ((mkdir(XL_RUN_DIR, 0755) && errno != EEXIST) ||
 		    (fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600)) < 0) {
-			if (command)
-				fprintf(stderr, "xdpleaf %s: cannot open %s: %s\n", command,
-					path, strerror(errno));
+			if (say)
+				xl_err("cannot open %s: %s", path, strerror(errno));
 			return -1;
 		}
 		while (flock(fd, LOCK_EX | LOCK_NB)) {
 			if (errno != EWOULDBLOCK || now_s() >= deadline) {
-				if (command && errno == EWOULDBLOCK) {
+				if (say && errno == EWOULDBLOCK) {
 					describe_holder(fd, who, sizeof(who));
-					fprintf(stderr, "xdpleaf %s: instance '%s' is busy: %s is "
-						"changing it (it holds %s); waited %d s "
-						"(XDPLEAF_LOCK_WAIT), try again once it is done\n",
-						command, instance, who, path, wait_s);
-				} else if (command) {
-					fprintf(stderr, "xdpleaf %s: cannot lock %s: %s\n",
-						command, path, strerror(errno));
+					xl_err("instance '%s' is busy: %s is changing it "
+					       "(it holds %s); waited %d s (XDPLEAF_LOCK_WAIT), "
+					       "try again once it is done", instance, who, path,
+					       wait_s);
+				} else if (say) {
+					xl_err("cannot lock %s: %s", path, strerror(errno));
 				}
 				close(fd);
 				return -1;
 			}
-			if (command && !said) {
+			if (say && !said) {
 				describe_holder(fd, who, sizeof(who));
-				fprintf(stderr, "xdpleaf %s: instance '%s' is busy: %s is "
-					"changing it; waiting up to %d s\n", command, instance,
-					who, wait_s);
+				xl_notice("instance '%s' is busy: %s is changing it; "
+					  "waiting up to %d s", instance, who, wait_s);
 				said = true;
 			}
 			usleep(RETRY_US);
@@ -163,16 +159,16 @@ static int take(const char *instance, int wait_s, const char *command)
 	}
 }
 
-int xl_inst_lock(const char *instance, const char *command)
+int xl_inst_lock(const char *instance)
 {
-	int wait_s = wait_seconds(command);
+	int wait_s = wait_seconds();
 
-	return wait_s < 0 ? -1 : take(instance, wait_s, command);
+	return wait_s < 0 ? -1 : take(instance, wait_s, true);
 }
 
 int xl_inst_trylock(const char *instance)
 {
-	return take(instance, 0, NULL);
+	return take(instance, 0, false);
 }
 
 void xl_inst_unlock(int fd, const char *instance)

@@ -13,10 +13,9 @@
 #define XL_LOCK_WAIT_S 30
 
 /* The instance's lock, waited for while another process holds it (saying
- * once who, on stderr). The fd to give xl_inst_unlock, or -1 after saying
- * why, naming the instance and the holder's pid and command line; command
- * prefixes the messages ("xdpleaf COMMAND: ..."). */
-int xl_inst_lock(const char *instance, const char *command);
+ * once who, base/log.h). The fd to give xl_inst_unlock, or -1 after saying
+ * why, naming the instance and the holder's pid and command line. */
+int xl_inst_lock(const char *instance);
 /* The lock if it is free now, else -1; says nothing. */
 int xl_inst_trylock(const char *instance);
 /* Release it. An instance that is not loaded keeps no lock file: it goes

@@ -8,6 +8,7 @@
 #include <json-c/json.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "base/log.h"
 #include "instance/map_memory.h"
 #include "instance/pins.h"
 
@@ -51,7 +52,7 @@ int xl_map_memory(const char *instance, struct xl_map_mem *maps, int max,
 	xl_pin_path(dir, sizeof(dir), instance, NULL);
 	d = opendir(dir);
 	if (!d) {
-		fprintf(stderr, "xdpleaf: %s: %s\n", dir, strerror(errno));
+		xl_err("%s: %s", dir, strerror(errno));
 		return -1;
 	}
 	while ((e = readdir(d)) && n < max) {

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "base/log.h"
 #include "instance/netns.h"
 #include "instance/pins.h"
 #include "xdpleaf.h"
@@ -83,11 +84,11 @@ static bool netns_path(__u64 ino, __u64 dev, char *buf, size_t len)
 	return found;
 }
 
-int xl_netns_check(const char *instance, const char *cmd, int argc,
-		   char **argv)
+int xl_netns_check(const char *instance, int argc, char **argv)
 {
 	struct xl_instance rec;
-	char where[128], path[300];
+	char where[128], path[300], line[1024];
+	size_t len;
 
 	/* (without /proc there is no telling: no alarm) */
 	if (!xl_read_instance_record(instance, &rec) ||
@@ -100,18 +101,18 @@ int xl_netns_check(const char *instance, const char *cmd, int argc,
 	else
 		snprintf(where, sizeof(where), "the network namespace with inode "
 			 "%llu", rec.netns_ino);
-	fprintf(stderr, "xdpleaf %s: instance '%s' was loaded in %s, not in this "
-		"one: its ports are there.\n", cmd, instance, where);
 	if (!netns_path(rec.netns_ino, rec.netns_dev, path, sizeof(path))) {
-		fprintf(stderr, "That namespace has no name under %s and no "
-			"process left: it is gone, and the instance's ports with "
-			"it. Remove the rest with: xdpleaf unload --instance %s\n",
-			NETNS_RUN_DIR, instance);
+		xl_err("instance '%s' was loaded in %s, not in this one: its ports are "
+		       "there.\nThat namespace has no name under %s and no process "
+		       "left: it is gone, and the instance's ports with it. Remove the "
+		       "rest with: xdpleaf unload --instance %s", instance, where,
+		       NETNS_RUN_DIR, instance);
 		return -1;
 	}
-	fprintf(stderr, "Run it there:\n  nsenter --net=%s", path);
-	for (int i = 0; i < argc; i++)
-		fprintf(stderr, " %s", argv[i]);
-	fprintf(stderr, "\n");
+	len = (size_t)snprintf(line, sizeof(line), "nsenter --net=%s", path);
+	for (int i = 0; i < argc && len < sizeof(line); i++)
+		len += (size_t)snprintf(line + len, sizeof(line) - len, " %s", argv[i]);
+	xl_err("instance '%s' was loaded in %s, not in this one: its ports are "
+	       "there.\nRun it there:\n  %s", instance, where, line);
 	return -1;
 }

@@ -17,7 +17,6 @@ int xl_netns_self(__u64 *ino, __u64 *dev, char *name, size_t len);
  * or that is unknown (not loaded, or pinned by a version that did not
  * record it). Else prints which namespace it is and the nsenter line that
  * runs argv there, and returns -1. */
-int xl_netns_check(const char *instance, const char *cmd, int argc,
-		   char **argv);
+int xl_netns_check(const char *instance, int argc, char **argv);
 
 #endif

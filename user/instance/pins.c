@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <linux/magic.h>
 #include <bpf/bpf.h>
+#include "base/log.h"
 #include "pin_names.h"
 #include "instance/opt_instance.h"
 #include "instance/pins.h"
@@ -98,8 +99,7 @@ int xl_ensure_bpffs(void)
 		if (is_bpffs(XL_BPFFS))
 			return 0;
 		if (mount("bpf", XL_BPFFS, "bpf", 0, "mode=0700")) {
-			fprintf(stderr, "xdpleaf: cannot mount bpffs at %s: %s\n",
-				XL_BPFFS, strerror(errno));
+			xl_err("cannot mount bpffs at %s: %s", XL_BPFFS, strerror(errno));
 			return -1;
 		}
 		return 0;
@@ -109,10 +109,9 @@ int xl_ensure_bpffs(void)
 	 * made there vanish with the process and existing ones are hidden. */
 	if (sees_host_bpffs())
 		return 0;
-	fprintf(stderr,
-		"xdpleaf: %s here is not the host's bpffs (started with 'ip "
-		"netns exec'? it remounts /sys). Use 'nsenter --net=/run/netns/"
-		"NAME xdpleaf ...' instead.\n", XL_BPFFS);
+	xl_err("%s here is not the host's bpffs (started with 'ip "
+	       "netns exec'? it remounts /sys). Use 'nsenter --net=/run/netns/"
+	       "NAME xdpleaf ...' instead.", XL_BPFFS);
 	return -1;
 }
 
@@ -152,7 +151,7 @@ int xl_check_pin_dirs(const char *instance)
 		goto unsafe;
 	return 0;
 unsafe:
-	fprintf(stderr, "xdpleaf: refusing to use the pins: %s\n", why);
+	xl_err("refusing to use the pins: %s", why);
 	return -1;
 }
 
@@ -173,8 +172,7 @@ int xl_open_pinned_map(const char *instance, const char *map)
 	xl_pin_path(path, sizeof(path), instance, map);
 	fd = bpf_obj_get(path);
 	if (fd < 0)
-		fprintf(stderr, "xdpleaf: instance '%s': cannot open %s: %s\n",
-			instance, path, strerror(errno));
+		xl_err("instance '%s': cannot open %s: %s", instance, path, strerror(errno));
 	return fd;
 }
 
@@ -268,7 +266,7 @@ int xl_list_instances(char names[][XL_INSTANCE_MAX], int max)
 	if (!d) {
 		if (errno == ENOENT)
 			return 0;
-		fprintf(stderr, "xdpleaf: %s: %s\n", XL_PIN_ROOT, strerror(errno));
+		xl_err("%s: %s", XL_PIN_ROOT, strerror(errno));
 		return -1;
 	}
 	while (n < max && (e = readdir(d))) {

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "base/log.h"
 #include "pin_names.h"
 #include "xdpleaf.h"
 #include "instance/pins.h"
@@ -35,22 +36,22 @@ int xl_upgrade_adopt_maps(struct bpf_object *obj, const char *instance)
 		if (fd < 0) {
 			if (errno == ENOENT)
 				continue; /* new in this build: created, pinned after */
-			fprintf(stderr, "xdpleaf: cannot open %s: %s\n", path, strerror(errno));
+			xl_err("cannot open %s: %s", path, strerror(errno));
 			return -1;
 		}
 		if (bpf_obj_get_info_by_fd(fd, &info, &len) ||
 		    info.type != bpf_map__type(map) ||
 		    info.key_size != bpf_map__key_size(map) ||
 		    info.value_size != bpf_map__value_size(map)) {
-			fprintf(stderr, "xdpleaf: map %s changed layout (pinned: type %u, "
-				"key %u, value %u bytes; this build: type %u, key %u, value "
-				"%u): upgrading would lose or misread it; unload and load "
-				"instead\n", bpf_map__name(map), info.type, info.key_size,
-				info.value_size, bpf_map__type(map), bpf_map__key_size(map),
-				bpf_map__value_size(map));
+			xl_err("map %s changed layout (pinned: type %u, "
+			       "key %u, value %u bytes; this build: type %u, key %u, value "
+			       "%u): upgrading would lose or misread it; unload and load "
+			       "instead", bpf_map__name(map), info.type, info.key_size,
+			       info.value_size, bpf_map__type(map), bpf_map__key_size(map),
+			       bpf_map__value_size(map));
 			err = -1;
 		} else if (bpf_map__reuse_fd(map, fd)) {
-			fprintf(stderr, "xdpleaf: cannot adopt %s: %s\n", path, strerror(errno));
+			xl_err("cannot adopt %s: %s", path, strerror(errno));
 			err = -1;
 		}
 		close(fd);
@@ -84,7 +85,7 @@ static int update_links(const char *instance, const char *const *prefixes,
 	xl_pin_path(dir, sizeof(dir), instance, NULL);
 	d = opendir(dir);
 	if (!d) {
-		fprintf(stderr, "xdpleaf: %s: %s\n", dir, strerror(errno));
+		xl_err("%s: %s", dir, strerror(errno));
 		return -1;
 	}
 	*switched = 0;
@@ -96,8 +97,8 @@ static int update_links(const char *instance, const char *const *prefixes,
 		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
 		fd = bpf_obj_get(path);
 		if (fd < 0 || bpf_link_update(fd, prog, NULL)) {
-			fprintf(stderr, "xdpleaf: cannot switch %s to the new program: %s\n",
-				path, strerror(errno));
+			xl_err("cannot switch %s to the new program: %s",
+			       path, strerror(errno));
 			err = -1;
 		} else {
 			(*switched)++;
@@ -133,7 +134,7 @@ static int repin(int fd, const char *instance, const char *name)
 
 	xl_pin_path(path, sizeof(path), instance, name);
 	if ((unlink(path) && errno != ENOENT) || bpf_obj_pin(fd, path)) {
-		fprintf(stderr, "xdpleaf: cannot pin %s: %s\n", path, strerror(errno));
+		xl_err("cannot pin %s: %s", path, strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -165,8 +166,8 @@ static int switch_links(struct bpf_object *obj, const char *instance,
 		/* a program the instance never had (an older build's leaf
 		 * has no tc program) has no links to switch either */
 		if (!p || (old[i] < 0 && errno != ENOENT)) {
-			fprintf(stderr, "xdpleaf: %s: no %s in the instance or in this build\n",
-				instance, prog_pins[i]);
+			xl_err("%s: no %s in the instance or in this build",
+			       instance, prog_pins[i]);
 			err = -1;
 		}
 		progs[i] = p ? bpf_program__fd(p) : -1;
@@ -242,7 +243,7 @@ int xl_upgrade(struct bpf_object *obj, const char *instance,
 	if (xl_upgrade_adopt_maps(obj, instance))
 		return -1;
 	if (bpf_object__load(obj)) {
-		fprintf(stderr, "xdpleaf: cannot load the new programs: %s\n", strerror(errno));
+		xl_err("cannot load the new programs: %s", strerror(errno));
 		return -1;
 	}
 	if (switch_links(obj, instance, link_prefixes, prog_pins, n, &n_links) ||

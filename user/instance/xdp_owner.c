@@ -11,6 +11,7 @@
 #include <linux/if_link.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "base/log.h"
 #include "pin_names.h"
 #include "instance/pins.h"
 #include "instance/xdp_owner.h"
@@ -73,7 +74,7 @@ static void prog_name(__u32 prog_id, char *buf, size_t len)
 	close(fd);
 }
 
-void xl_explain_xdp_busy(const char *pfx, const char *ifname, __u32 ifindex)
+void xl_explain_xdp_busy(const char *ifname, __u32 ifindex)
 {
 	LIBBPF_OPTS(bpf_xdp_query_opts, q);
 	char inst[256], name[BPF_OBJ_NAME_LEN + 1];
@@ -82,26 +83,26 @@ void xl_explain_xdp_busy(const char *pfx, const char *ifname, __u32 ifindex)
 
 	if (bpf_xdp_query(ifindex, 0, &q) || !(q.prog_id | q.drv_prog_id |
 					       q.skb_prog_id | q.hw_prog_id)) {
-		fprintf(stderr, "%s%s: another XDP program is already attached "
-			"(see: bpftool net show dev %s)\n", pfx, ifname, ifname);
+		xl_err("%s: another XDP program is already attached "
+		       "(see: bpftool net show dev %s)", ifname, ifname);
 		return;
 	}
 	prog = q.prog_id ? q.prog_id : q.drv_prog_id ? q.drv_prog_id :
 	       q.skb_prog_id ? q.skb_prog_id : q.hw_prog_id;
 	if (owner_instance(prog, XL_PIN_PROG_LEAF, inst, sizeof(inst))) {
-		fprintf(stderr, "%s%s: held by xdpleaf instance '%s' (XDP program "
-			"id %u); unload it first: xdpleaf unload --instance %s\n",
-			pfx, ifname, inst, prog, inst);
+		xl_err("%s: held by xdpleaf instance '%s' (XDP program "
+		       "id %u); unload it first: xdpleaf unload --instance %s",
+		       ifname, inst, prog, inst);
 		return;
 	}
 	prog_name(prog, name, sizeof(name));
 	link = xdp_link_id(prog, ifindex);
 	if (link) {
-		fprintf(stderr, "%s%s: another XDP program (id %u, %s) is already "
-			"attached, with a BPF link (id %u) that 'ip link set dev %s "
-			"xdp off' cannot detach; it goes when its owner closes it "
-			"and its pins are removed (see: bpftool -f link show id %u)\n",
-			pfx, ifname, prog, name, link, ifname, link);
+		xl_err("%s: another XDP program (id %u, %s) is already "
+		       "attached, with a BPF link (id %u) that 'ip link set dev %s "
+		       "xdp off' cannot detach; it goes when its owner closes it "
+		       "and its pins are removed (see: bpftool -f link show id %u)",
+		       ifname, prog, name, link, ifname, link);
 		return;
 	}
 	/* Over netlink, in the mode it was attached in: `xdp off` alone
@@ -111,9 +112,9 @@ void xl_explain_xdp_busy(const char *pfx, const char *ifname, __u32 ifindex)
 		ip_mode = "xdpgeneric";
 	else if (q.attach_mode == XDP_ATTACHED_HW)
 		ip_mode = "xdpoffload";
-	fprintf(stderr, "%s%s: another XDP program (id %u, %s) is already "
-		"attached; detach it first (ip link set dev %s %s off)\n", pfx,
-		ifname, prog, name, ifname, ip_mode);
+	xl_err("%s: another XDP program (id %u, %s) is already "
+	       "attached; detach it first (ip link set dev %s %s off)",
+	       ifname, prog, name, ifname, ip_mode);
 }
 
 const char *xl_port_leaf_instance(__u32 ifindex, char *buf, size_t len)

@@ -6,12 +6,12 @@
 
 #include <linux/types.h>
 
-/* Print (stderr, each line prefixed with pfx) what is attached to the XDP
+/* Say (an error, base/log.h) what is attached to the XDP
  * hook of ifname/ifindex and the command that frees it: `xdpleaf unload`
  * for an xdpleaf instance, `ip link set dev X xdp... off` for a program
  * attached over netlink, and for someone else's BPF link, which netlink
  * cannot detach, how to find its owner. */
-void xl_explain_xdp_busy(const char *pfx, const char *ifname, __u32 ifindex);
+void xl_explain_xdp_busy(const char *ifname, __u32 ifindex);
 
 /* The leaf instance whose program runs on ifindex (this namespace's) at
  * XDP or at tc ingress, into buf, and where ("XDP", "tc ingress"); NULL

@@ -7,6 +7,7 @@
 #include <arpa/inet.h>
 #include <json-c/json.h>
 #include <bpf/bpf.h>
+#include "base/log.h"
 #include "pin_names.h"
 #include "leaf/flows.h"
 #include "base/map_walk.h"
@@ -177,7 +178,7 @@ static long walk_flows(int fd, struct pick *p)
 	if (entries < 0)
 		return -1;
 	if (p->no_memory) {
-		fprintf(stderr, "xdpleaf: flow table: out of memory for %d flows\n", p->n);
+		xl_err("flow table: out of memory for %d flows", p->n);
 		return -1;
 	}
 	return entries;

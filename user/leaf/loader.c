@@ -12,6 +12,7 @@
 #include <linux/if_link.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "base/log.h"
 #include "pin_names.h"
 #include "events.h"
 #include "leaf.skel.h"
@@ -51,7 +52,7 @@ static int get_mac(const char *ifname, __u8 mac[XL_ETH_ALEN])
 	do {                                                              \
 		if (bpf_map__update_elem(map, k, sizeof(*(k)), v,         \
 					 sizeof(*(v)), BPF_ANY)) {        \
-			fprintf(stderr, "xdpleaf: cannot write %s: %s\n",  \
+			xl_err("cannot write %s: %s",  \
 				bpf_map__name(map), strerror(errno));     \
 			return -1;                                        \
 		}                                                         \
@@ -61,7 +62,7 @@ static int get_mac(const char *ifname, __u8 mac[XL_ETH_ALEN])
 static int fwd_changed(struct leaf *skel)
 {
 	if (xl_fwd_changed(bpf_map__fd(skel->maps.fwd_gen))) {
-		fprintf(stderr, "xdpleaf: cannot write fwd_gen: %s\n", strerror(errno));
+		xl_err("cannot write fwd_gen: %s", strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -107,8 +108,8 @@ static int fill_ports(struct leaf *skel, const struct xl_config *cfg)
 		xl_keys_fill(XL_OBJ_PORT, cp, &p);
 		snprintf(p.name, sizeof(p.name), "%s", cp->ifname);
 		if (get_mac(cp->ifname, p.mac)) {
-			fprintf(stderr, "%s:%d: %s: cannot read MAC: %s\n",
-				cfg->path, cp->line, cp->ifname, strerror(errno));
+			xl_err_at(cfg->path, cp->line, "%s: cannot read MAC: %s", cp->ifname,
+				  strerror(errno));
 			return -1;
 		}
 		MAP_SET(skel->maps.ports, &p.ifindex, &p);
@@ -220,7 +221,7 @@ static int fill_labels(struct leaf *skel, const struct xl_config *cfg)
 	}
 	return 0;
 fail:
-	fprintf(stderr, "xdpleaf: cannot label the counter maps: %s\n", strerror(errno));
+	xl_err("cannot label the counter maps: %s", strerror(errno));
 	return -1;
 }
 
@@ -277,16 +278,14 @@ static int fill_maps(struct leaf *skel, const struct xl_config *cfg)
 static void explain_attach_error(const struct xl_cfg_port *cp, int err)
 {
 	if (err == EBUSY || err == EEXIST) {
-		xl_explain_xdp_busy("xdpleaf: ", cp->ifname, cp->ifindex);
+		xl_explain_xdp_busy(cp->ifname, cp->ifindex);
 	} else if (err == EOPNOTSUPP || err == EINVAL) {
-		fprintf(stderr,
-			"xdpleaf: %s: native XDP not supported by this driver "
-			"(%s); remove hook = xdp (auto then runs at tc here), or set "
-			"xdp_mode = generic in [xdpleaf]\n",
-			cp->ifname, strerror(err));
+		xl_err("%s: native XDP not supported by this driver "
+		       "(%s); remove hook = xdp (auto then runs at tc here), or set "
+		       "xdp_mode = generic in [xdpleaf]",
+		       cp->ifname, strerror(err));
 	} else {
-		fprintf(stderr, "xdpleaf: %s: cannot attach XDP: %s\n",
-			cp->ifname, strerror(err));
+		xl_err("%s: cannot attach XDP: %s", cp->ifname, strerror(err));
 	}
 }
 
@@ -303,9 +302,9 @@ static int attach_all_tc(struct leaf *skel, const struct xl_config *cfg,
 					 XL_TCX_INGRESS, NULL);
 
 		if (fd < 0) {
-			fprintf(stderr, "xdpleaf: %s: cannot attach at tc ingress (tcx): %s%s\n",
-				cfg->ports[i].ifname, strerror(errno),
-				errno == EINVAL ? " (tcx needs Linux 6.6 or later)" : "");
+			xl_err("%s: cannot attach at tc ingress (tcx): %s%s",
+			       cfg->ports[i].ifname, strerror(errno),
+			       errno == EINVAL ? " (tcx needs Linux 6.6 or later)" : "");
 			return -1;
 		}
 		xl_attach_add(st, fd, XL_PIN_LINK_TCX_IN, cfg->ports[i].ifname);
@@ -355,9 +354,9 @@ static int attach_all(struct leaf *skel, const struct xl_config *cfg,
 	for (int i = 0; i < cfg->n_ports; i++) {
 		where = xl_port_leaf_instance(cfg->ports[i].ifindex, inst, sizeof(inst));
 		if (where) {
-			fprintf(stderr, "xdpleaf: %s: held by xdpleaf instance '%s' (at %s); "
-				"unload it first: xdpleaf unload --instance %s\n",
-				cfg->ports[i].ifname, inst, where, inst);
+			xl_err("%s: held by xdpleaf instance '%s' (at %s); "
+			       "unload it first: xdpleaf unload --instance %s",
+			       cfg->ports[i].ifname, inst, where, inst);
 			return -1;
 		}
 	}
@@ -385,8 +384,7 @@ int xl_leaf_load(const struct xl_config *cfg, const char *instance)
 		return -1;
 	skel = leaf__open();
 	if (!skel) {
-		fprintf(stderr, "xdpleaf: cannot open BPF object: %s\n",
-			strerror(errno));
+		xl_err("cannot open BPF object: %s", strerror(errno));
 		return -1;
 	}
 	/* Load-time knobs: the flow table's size, and how many CPUs' counters
@@ -395,12 +393,11 @@ int xl_leaf_load(const struct xl_config *cfg, const char *instance)
 	if (bpf_map__set_max_entries(skel->maps.flows, cfg->flow_table_size ?
 					     cfg->flow_table_size :
 					     XL_FLOW_TABLE_SIZE)) {
-		fprintf(stderr, "xdpleaf: cannot size the flow table\n");
+		xl_err("cannot size the flow table");
 		goto out;
 	}
 	if (leaf__load(skel)) {
-		fprintf(stderr, "xdpleaf: cannot load BPF program: %s\n",
-			strerror(errno));
+		xl_err("cannot load BPF program: %s", strerror(errno));
 		goto out;
 	}
 	if (fill_maps(skel, cfg) || attach_all(skel, cfg, &st))

@@ -68,15 +68,15 @@ static void log_neigh(const struct xl_neigh_key *k, bool had, const struct xl_ne
 	neigh_str(k, who, sizeof(who));
 	if (!now) {
 		if (had)
-			xl_log(XL_LOG_INFO, "neighbour %s: gone (the kernel lost it): "
-			       "its packets go to the kernel until it resolves again", who);
+			xl_info("neighbour %s: gone (the kernel lost it): "
+				"its packets go to the kernel until it resolves again", who);
 	} else if (!had) {
-		xl_log(XL_LOG_INFO, "neighbour %s: %s", who, mac_str(now->mac, a, sizeof(a)));
+		xl_info("neighbour %s: %s", who, mac_str(now->mac, a, sizeof(a)));
 	} else if (memcmp(old->mac, now->mac, XL_ETH_ALEN)) {
-		xl_log(XL_LOG_INFO, "neighbour %s: MAC changed %s -> %s", who,
-		       mac_str(old->mac, a, sizeof(a)), mac_str(now->mac, b, sizeof(b)));
+		xl_info("neighbour %s: MAC changed %s -> %s", who,
+			mac_str(old->mac, a, sizeof(a)), mac_str(now->mac, b, sizeof(b)));
 	} else {
-		xl_log(XL_LOG_DEBUG, "neighbour %s: confirmed", who);
+		xl_debug("neighbour %s: confirmed", who);
 	}
 }
 
@@ -128,7 +128,7 @@ static void on_neigh(const struct xl_rtnl_neigh *n, void *data)
 	 * they are, and each new generation makes every CPU's caches fill
 	 * again from the maps */
 	if (changed && xl_fwd_changed(ctx->gen_fd))
-		xl_log(XL_LOG_ERR, "cannot write fwd_gen: %s", strerror(errno));
+		xl_err("cannot write fwd_gen: %s", strerror(errno));
 	/* an uplink's next hop appeared or went: it may change its use */
 	refresh_uplink(ctx, key.ifindex, link_running(key.ifindex));
 }
@@ -223,8 +223,7 @@ static void refresh_uplink(struct watch_ctx *ctx, __u32 ifindex, bool running)
 			       "flows move to the others", ifname, p.group,
 			       running ? "no next hop resolved" : "link down");
 		else
-			xl_log(XL_LOG_INFO, "uplink %s (group %u) is in use again", ifname,
-			       p.group);
+			xl_info("uplink %s (group %u) is in use again", ifname, p.group);
 	}
 }
 
@@ -274,7 +273,7 @@ static void revalidate_neighbours(struct xl_rtnl *nl, struct watch_ctx *ctx)
 				      key.addr);
 		n++;
 	}
-	xl_log(XL_LOG_DEBUG, "re-validating %d neighbours (kernel PROBE)", n);
+	xl_debug("re-validating %d neighbours (kernel PROBE)", n);
 }
 
 /* NTF_USE makes the kernel start resolution (ARP/ND) for an address as if a
@@ -380,7 +379,7 @@ int xl_neigh_sync(int neigh_fd, int ports_fd, int gen_fd)
 	int err;
 
 	if (!nl) {
-		fprintf(stderr, "xdpleaf: netlink: %s\n", strerror(errno));
+		xl_err("netlink: %s", strerror(errno));
 		return -1;
 	}
 	err = dump_neighbours(nl, &ctx);
@@ -424,7 +423,7 @@ int xl_watch(const char *instance)
 	events = xl_rtnl_open(XL_RTNL_NEIGH | XL_RTNL_LINK);
 	req = xl_rtnl_open(0);
 	if (!events || !req) {
-		xl_log(XL_LOG_ERR, "netlink: %s", strerror(errno));
+		xl_err("netlink: %s", strerror(errno));
 		return -1;
 	}
 	/* Subscribe first, then read the state: a change between the two is
@@ -457,14 +456,14 @@ int xl_watch(const char *instance)
 		n = xl_rtnl_read(events, &on_event, &ctx);
 		if (n < 0 && errno == ENOBUFS) {
 			/* Missed events: start again from the full state. */
-			xl_log(XL_LOG_WARN, "netlink events lost (ENOBUFS): reading "
-			       "the neighbours and links again");
+			xl_warn("netlink events lost (ENOBUFS): reading "
+				"the neighbours and links again");
 			dump_neighbours(req, &ctx);
 			xl_link_sync(ctx.neigh_fd, ctx.ports_fd, ctx.groups_fd, ctx.down_fd);
 			continue;
 		}
 		if (n < 0) {
-			xl_log(XL_LOG_ERR, "netlink: %s", strerror(errno));
+			xl_err("netlink: %s", strerror(errno));
 			err = -1;
 			break;
 		}

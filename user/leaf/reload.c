@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "base/log.h"
 #include "pin_names.h"
 #include "instance/tcx_link.h"
 #include "leaf.skel.h"
@@ -43,9 +44,9 @@ static int same_ports(struct leaf *skel, const struct xl_config *cfg)
 	}
 	return 0;
 changed:
-	fprintf(stderr, "xdpleaf: %s: the ports differ from the loaded ones (which "
-		"ports, their order or roles): reload changes routes, groups, rates, "
-		"classes and settings; for other ports unload and load\n", cfg->path);
+	xl_err("%s: the ports differ from the loaded ones (which "
+	       "ports, their order or roles): reload changes routes, groups, rates, "
+	       "classes and settings; for other ports unload and load", cfg->path);
 	return -1;
 }
 
@@ -113,9 +114,9 @@ static int same_hook(const char *instance, const struct xl_config *cfg)
 
 	if (cfg->hook == XL_HOOK_AUTO || tc == (cfg->hook == XL_HOOK_AT_TC))
 		return 0;
-	fprintf(stderr, "xdpleaf: %s: hook = %s, but the instance is attached at %s: "
-		"reload keeps the attachment; to move it, unload and load\n", cfg->path,
-		cfg->hook == XL_HOOK_AT_TC ? "tc" : "xdp", tc ? "tc" : "xdp");
+	xl_err("%s: hook = %s, but the instance is attached at %s: "
+	       "reload keeps the attachment; to move it, unload and load", cfg->path,
+	       cfg->hook == XL_HOOK_AT_TC ? "tc" : "xdp", tc ? "tc" : "xdp");
 	return -1;
 }
 
@@ -125,7 +126,7 @@ int xl_leaf_reload(const struct xl_config *cfg, const char *instance)
 	int err = -1;
 
 	if (!skel) {
-		fprintf(stderr, "xdpleaf: cannot open BPF object: %s\n", strerror(errno));
+		xl_err("cannot open BPF object: %s", strerror(errno));
 		return -1;
 	}
 	/* the maps are the instance's own, nothing is loaded: writes go to
@@ -135,9 +136,9 @@ int xl_leaf_reload(const struct xl_config *cfg, const char *instance)
 		goto out;
 	if (bpf_map__max_entries(skel->maps.flows) != (cfg->flow_table_size ?
 						       cfg->flow_table_size : XL_FLOW_TABLE_SIZE)) {
-		fprintf(stderr, "xdpleaf: %s: flow_table_size changed (loaded %u): a table "
-			"cannot be resized in place; unload and load\n", cfg->path,
-			bpf_map__max_entries(skel->maps.flows));
+		xl_err("%s: flow_table_size changed (loaded %u): a table "
+		       "cannot be resized in place; unload and load", cfg->path,
+		       bpf_map__max_entries(skel->maps.flows));
 		goto out;
 	}
 	if (xl_leaf_fill_maps(skel, cfg))
@@ -147,7 +148,7 @@ int xl_leaf_reload(const struct xl_config *cfg, const char *instance)
 	prune_rest(skel, cfg);
 	/* the pruned routes and ports too: the caches are stale now */
 	if (xl_fwd_changed(bpf_map__fd(skel->maps.fwd_gen)))
-		fprintf(stderr, "xdpleaf: cannot write fwd_gen: %s\n", strerror(errno));
+		xl_err("cannot write fwd_gen: %s", strerror(errno));
 	else
 		err = 0;
 out:

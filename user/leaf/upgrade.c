@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
+#include "base/log.h"
 #include "pin_names.h"
 #include "instance/tcx_link.h"
 #include "leaf.skel.h"
@@ -26,7 +27,7 @@ int xl_leaf_upgrade(const char *instance)
 	int err;
 
 	if (!skel) {
-		fprintf(stderr, "xdpleaf: cannot open BPF object: %s\n", strerror(errno));
+		xl_err("cannot open BPF object: %s", strerror(errno));
 		return -1;
 	}
 	/* the load-time knob the loader sets too (the sampler's CPU count) */

@@ -23,6 +23,7 @@
 #include <sys/socket.h>
 #include <json-c/json.h>
 #include <microhttpd.h>
+#include "base/log.h"
 #include "base/cli.h"
 #include "instance/opt_instance.h"
 #include "instance/pins.h"
@@ -118,9 +119,9 @@ static int parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *l
 	}
 	return 0;
 bad:
-	fprintf(stderr, "xdpleaf exporter: --listen '%s': want ADDR:PORT, ADDR a "
-		"numeric IPv4 address or an IPv6 one in brackets ([::1]:9435), "
-		"PORT 0..65535 (0: any free port)\n", s);
+	xl_err("--listen '%s': want ADDR:PORT, ADDR a "
+	       "numeric IPv4 address or an IPv6 one in brackets ([::1]:9435), "
+	       "PORT 0..65535 (0: any free port)", s);
 	return -1;
 }
 
@@ -151,8 +152,7 @@ static int listen_on(const char *text, struct sockaddr_storage *ss, socklen_t le
 	    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
 	    bind(fd, (struct sockaddr *)ss, len) || listen(fd, SOMAXCONN) ||
 	    getsockname(fd, (struct sockaddr *)ss, &len)) {
-		fprintf(stderr, "xdpleaf exporter: cannot listen on %s: %s\n", text,
-			strerror(errno));
+		xl_err("cannot listen on %s: %s", text, strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return -1;
@@ -413,8 +413,7 @@ static int exporter_run(const struct xl_cmd_ctx *ctx, void *opts)
 			     MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
 			     MHD_OPTION_END);
 	if (!d) {
-		fprintf(stderr, "xdpleaf exporter: cannot start the HTTP server on %s\n",
-			listen_s);
+		xl_err("cannot start the HTTP server on %s", listen_s);
 		close(fd);
 		xl_snapshot_stop(x.snap);
 		xl_log_limit_stop();

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "base/log.h"
 #include "base/clock.h"
 #include "observe/log_limit.h"
 
@@ -123,13 +124,12 @@ int xl_log_limit_start(void)
 	int p[2];
 
 	if (pipe2(p, O_CLOEXEC)) {
-		fprintf(stderr, "xdpleaf exporter: pipe: %s\n", strerror(errno));
+		xl_err("pipe: %s", strerror(errno));
 		return -1;
 	}
 	lim.out = fcntl(2, F_DUPFD_CLOEXEC, 3);
 	if (lim.out < 0 || dup2(p[1], 2) < 0) {
-		fprintf(stderr, "xdpleaf exporter: cannot redirect stderr: %s\n",
-			strerror(errno));
+		xl_err("cannot redirect stderr: %s", strerror(errno));
 		goto fail;
 	}
 	close(p[1]);
@@ -137,7 +137,7 @@ int xl_log_limit_start(void)
 	errno = pthread_create(&lim.thread, NULL, drain, NULL);
 	if (errno) {
 		dup2(lim.out, 2);
-		fprintf(stderr, "xdpleaf exporter: thread: %s\n", strerror(errno));
+		xl_err("thread: %s", strerror(errno));
 		p[1] = -1;
 		goto fail;
 	}

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "base/log.h"
 #include "base/clock.h"
 #include "observe/snapshot.h"
 
@@ -76,7 +77,7 @@ struct xl_snapshot *xl_snapshot_start(unsigned interval_ms, xl_snapshot_make mak
 	int err;
 
 	if (!s) {
-		fprintf(stderr, "xdpleaf exporter: out of memory\n");
+		xl_err("out of memory");
 		return NULL;
 	}
 	s->interval_ms = interval_ms;
@@ -91,12 +92,12 @@ struct xl_snapshot *xl_snapshot_start(unsigned interval_ms, xl_snapshot_make mak
 	pthread_condattr_destroy(&ca);
 	refresh(s);
 	if (!s->text) {
-		fprintf(stderr, "xdpleaf exporter: out of memory for the metrics\n");
+		xl_err("out of memory for the metrics");
 		goto fail;
 	}
 	err = pthread_create(&s->thread, NULL, run, s);
 	if (err) {
-		fprintf(stderr, "xdpleaf exporter: thread: %s\n", strerror(err));
+		xl_err("thread: %s", strerror(err));
 		goto fail;
 	}
 	/* named, so that its CPU time can be told apart (/proc/PID/task) */

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include "base/log.h"
 #include "sim/csv.h"
 
 static char *trim(char *s)
@@ -46,15 +47,14 @@ static size_t columns_of(const char *line)
 	return n;
 }
 
-int xl_csv_open(struct xl_csv *c, const char *path, const char *columns,
-		const char *prefix)
+int xl_csv_open(struct xl_csv *c, const char *path, const char *columns)
 {
 	memset(c, 0, sizeof(*c));
 	c->path = path;
 	c->columns = columns;
 	c->f = fopen(path, "r");
 	if (!c->f) {
-		fprintf(stderr, "%s: %s: %s\n", prefix, path, strerror(errno));
+		xl_err("%s: %s", path, strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -71,15 +71,13 @@ void xl_csv_close(struct xl_csv *c)
 
 int xl_csv_refuse(const struct xl_csv *c, const char *field, const char *fmt, ...)
 {
+	char msg[512];
 	va_list ap;
 
-	fprintf(stderr, "%s:%d: ", c->path, c->line);
-	if (field)
-		fprintf(stderr, "%s: ", field);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	xl_err_at(c->path, c->line, "%s%s%s", field ? field : "", field ? ": " : "", msg);
 	return -1;
 }
 

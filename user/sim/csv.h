@@ -31,15 +31,14 @@ struct xl_csv {
 
 /* Open path, whose lines have the fields `columns` names (at most
  * XL_CSV_MAX_FIELDS); the first line that is not blank is the header,
- * and skipped, if its first field is the first column's name. 0, or -1 with the reason on stderr
- * as "PREFIX: PATH: why". */
-int xl_csv_open(struct xl_csv *c, const char *path, const char *columns,
-		const char *prefix);
+ * and skipped, if its first field is the first column's name. 0, or -1
+ * with the reason said (base/log.h: "PROG: PATH: why"). */
+int xl_csv_open(struct xl_csv *c, const char *path, const char *columns);
 /* The next data line's fields in c->field[0..c->n-1]: 1; 0 at the end;
  * -1 refused (more fields than columns, a NUL byte, a read error), said. */
 int xl_csv_next(struct xl_csv *c);
 void xl_csv_close(struct xl_csv *c);
-/* Refuse the current line: "PATH:LINE: FIELD: message" on stderr
+/* Refuse the current line: "PATH:LINE: FIELD: message" (base/log.h)
  * (field NULL: without it). Returns -1. */
 int xl_csv_refuse(const struct xl_csv *c, const char *field, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "base/log.h"
 #include "sim/sim.h"
 #include "sim/csv.h"
 #include "base/cli.h"
@@ -109,7 +110,7 @@ static int read_trace(const char *path, struct event **out, int *n_out)
 	struct xl_csv c;
 	int n = 0, cap = 0, rc;
 
-	if (xl_csv_open(&c, path, "time_ns,event,arg", "xdpleaf sim dcqcn"))
+	if (xl_csv_open(&c, path, "time_ns,event,arg"))
 		return -1;
 	while ((rc = xl_csv_next(&c)) > 0) {
 		if (n == cap) {
@@ -189,8 +190,7 @@ static const struct dcqcn_opts dcqcn_defaults = { .line_rate = 100000000000ULL }
  * (user/config/config_keys.c): the same names, units, ranges and words
  * (clamp = yes|no), and a key the variant does not have is refused as
  * the config refuses it. */
-static int params(const struct xl_cmd_ctx *ctx, const struct dcqcn_opts *o,
-		  struct xl_dcqcn_params *p)
+static int params(const struct dcqcn_opts *o, struct xl_dcqcn_params *p)
 {
 	struct xl_host_cfg h;
 	char msg[XL_ERR_MAX];
@@ -199,7 +199,7 @@ static int params(const struct xl_cmd_ctx *ctx, const struct dcqcn_opts *o,
 	for (int i = 0; i < o->sets.n; i++) {
 		h = (struct xl_host_cfg){ .rp = *p };
 		if (xl_dcqcn_set(&h, o->sets.kv[i], msg, sizeof(msg))) {
-			fprintf(stderr, "xdpleaf %s: --set %s: %s\n", ctx->path, o->sets.kv[i], msg);
+			xl_err("--set %s: %s", o->sets.kv[i], msg);
 			return -1;
 		}
 		*p = h.rp;
@@ -211,7 +211,8 @@ static int dcqcn_check(const struct xl_cmd_ctx *ctx, void *opts)
 {
 	struct xl_dcqcn_params p;
 
-	return params(ctx, opts, &p);
+	(void)ctx;
+	return params(opts, &p);
 }
 
 static int dcqcn_run(const struct xl_cmd_ctx *ctx, void *opts)
@@ -224,7 +225,8 @@ static int dcqcn_run(const struct xl_cmd_ctx *ctx, void *opts)
 	struct event *ev = NULL;
 	int n_ev = 0;
 
-	if (params(ctx, o, &p) || read_trace(o->trace, &ev, &n_ev))
+	(void)ctx;
+	if (params(o, &p) || read_trace(o->trace, &ev, &n_ev))
 		return 1;
 
 	xl_dcqcn_init(&s, &p);

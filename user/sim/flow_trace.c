@@ -39,7 +39,7 @@ int xl_flow_trace_read(const char *path, struct xl_flow_trace *tr)
 	int rc;
 
 	*tr = (struct xl_flow_trace){ 0 };
-	if (xl_csv_open(&c, path, "time_ns,flow,bytes", "xdpleaf sim flowlet"))
+	if (xl_csv_open(&c, path, "time_ns,flow,bytes"))
 		return -1;
 	while ((rc = xl_csv_next(&c)) > 0) {
 		if (tr->n == cap) {

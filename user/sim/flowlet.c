@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "base/log.h"
 #include "base/output.h"
 #include "base/cli.h"
 #include "config/config.h"
@@ -505,6 +506,7 @@ static int flowlet_run(const struct xl_cmd_ctx *ctx, void *opts)
 	struct xl_flow_trace tr;
 	int rc;
 
+	(void)ctx;
 	o->s.seed = ((__u64)o->seed << 1) | 1;
 	if (o->trace_path) {
 		if (xl_flow_trace_read(o->trace_path, &tr))
@@ -513,7 +515,7 @@ static int flowlet_run(const struct xl_cmd_ctx *ctx, void *opts)
 	}
 	rc = xl_lb_sim_run(&o->s);
 	if (rc)
-		fprintf(stderr, "xdpleaf %s: out of memory\n", ctx->path);
+		xl_err("out of memory");
 	else
 		print_result(&o->s, o->json);
 	if (o->trace_path)

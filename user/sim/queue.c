@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "base/log.h"
 #include "base/cli.h"
 #include "config/config.h"
 #include "base/rng.h"
@@ -77,7 +78,7 @@ static int read_trace(const char *path, int ect, struct packet **out, size_t *n_
 	struct xl_csv c;
 	int rc;
 
-	if (xl_csv_open(&c, path, "time_ns,bytes,ect", "xdpleaf sim queue"))
+	if (xl_csv_open(&c, path, "time_ns,bytes,ect"))
 		return -1;
 	while ((rc = xl_csv_next(&c)) > 0) {
 		unsigned long long t, len, e = (unsigned long long)ect;
@@ -187,11 +188,12 @@ static int queue_check(const struct xl_cmd_ctx *ctx, void *opts)
 {
 	const struct queue_opts *o = opts;
 
+	(void)ctx;
 	if ((!o->trace == !o->load) || (o->load && !o->duration_ns) ||
 	    o->wred.kmin >= o->wred.kmax || ((o->kmin_set || o->kmax_set) && o->fit)) {
-		fprintf(stderr, "xdpleaf %s: need exactly one of --trace and --load (with "
-			"--duration), kmin < kmax; --fit fits the default kmin and kmax, not "
-			"ones given\n", ctx->path);
+		xl_err("need exactly one of --trace and --load (with "
+		       "--duration), kmin < kmax; --fit fits the default kmin and kmax, not "
+		       "ones given");
 		return -1;
 	}
 	return 0;
@@ -239,11 +241,11 @@ static int queue_run(const struct xl_cmd_ctx *ctx, void *opts)
 	if (s.packets) {
 		double secs = (s.last_ns - s.first_ns) / 1e9;
 
-		fprintf(stderr, "packets %llu, marked %llu (%.2f%%), dropped %llu "
-				"(%.2f%%), peak queue %llu bytes, forwarded %.1f Mbit/s\n",
-			s.packets, s.marked, 100.0 * s.marked / s.packets, s.dropped,
-			100.0 * s.dropped / s.packets, s.peak,
-			secs > 0 ? s.fwd_bytes * 8 / secs / 1e6 : 0.0);
+		xl_notice("packets %llu, marked %llu (%.2f%%), dropped %llu "
+			  "(%.2f%%), peak queue %llu bytes, forwarded %.1f Mbit/s",
+			  s.packets, s.marked, 100.0 * s.marked / s.packets, s.dropped,
+			  100.0 * s.dropped / s.packets, s.peak,
+			  secs > 0 ? s.fwd_bytes * 8 / secs / 1e6 : 0.0);
 	}
 	return 0;
 }

@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <sys/prctl.h>
+#include "base/log.h"
 #include "base/clock.h"
 #include "netlink/rtnl.h"
 #include "traffic/gen.h"
@@ -29,8 +30,7 @@ int gen_run(const struct xl_cmd_ctx *ctx, void *opts)
 	(void)ctx;
 	g.o = *(const struct gen_opts *)opts;
 	if (!xl_traffic_privileged()) {
-		fprintf(stderr, PFX "needs root, or CAP_BPF and CAP_NET_ADMIN "
-			"(try: sudo xdpleaf gen ...)\n");
+		xl_err("needs root, or CAP_BPF and CAP_NET_ADMIN (try: sudo xdpleaf gen ...)");
 		return 1;
 	}
 	if (gen_resolve(&g.f, &g.o, &l0))

@@ -49,7 +49,6 @@
 #include "traffic/rc.h"
 #include "base/cli.h"
 
-#define PFX "xdpleaf gen: "
 #define MAX_QPS 4096
 #define DEFAULT_BATCH 1024
 /* --reliable: --ack-timeout's default. Several times the largest queueing

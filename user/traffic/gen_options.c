@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/types.h>
+#include "base/log.h"
 #include "ecn.h"
 #include "base/cli.h"
 #include "base/units.h"
@@ -145,33 +146,33 @@ static int gen_check(const struct xl_cmd_ctx *ctx, void *opts)
 
 	(void)ctx;
 	if (o->qp_base + o->qps - 1 > XL_QPN_MASK) {
-		fprintf(stderr, PFX "--qp-base + --qps - 1 exceeds 0xffffff\n");
+		xl_err("--qp-base + --qps - 1 exceeds 0xffffff");
 		return -1;
 	}
 	if (o->sport_base + o->qps - 1 > 65535) {
-		fprintf(stderr, PFX "--sport-base + --qps - 1 exceeds 65535\n");
+		xl_err("--sport-base + --qps - 1 exceeds 65535");
 		return -1;
 	}
 	if (!o->message_set)
 		o->message = o->pattern == P_ELEPHANT ? o->size : 1U << 20;
 	if (o->size == 0 && o->message > 0) {
 		if (o->message_set) {
-			fprintf(stderr, PFX "--size 0 allows no --message (zero-length "
-				"SEND/WRITE_ONLY packets only)\n");
+			xl_err("--size 0 allows no --message (zero-length "
+			       "SEND/WRITE_ONLY packets only)");
 			return -1;
 		}
 	}
 	if (o->size && o->message > o->size && o->size % 4) {
-		fprintf(stderr, PFX "--size must be a multiple of 4 when a message "
-			"spans several packets (FIRST/MIDDLE carry a whole MTU)\n");
+		xl_err("--size must be a multiple of 4 when a message "
+		       "spans several packets (FIRST/MIDDLE carry a whole MTU)");
 		return -1;
 	}
 	if (o->gap_set && o->pattern != P_NCCL) {
-		fprintf(stderr, PFX "--gap applies to --pattern nccl only\n");
+		xl_err("--gap applies to --pattern nccl only");
 		return -1;
 	}
 	if (o->ack_timeout_set && !o->reliable) {
-		fprintf(stderr, PFX "--ack-timeout applies to --reliable only\n");
+		xl_err("--ack-timeout applies to --reliable only");
 		return -1;
 	}
 	return 0;

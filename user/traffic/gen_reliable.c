@@ -15,6 +15,7 @@
 #include <sys/socket.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
+#include "base/log.h"
 #include "telemetry.h" /* XL_AETH_KIND */
 #include "base/clock.h"
 #include "traffic/gen.h"
@@ -33,8 +34,7 @@ int gen_setup_acks(struct gen_state *g)
 
 	g->acks.fd = socket(AF_PACKET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, proto);
 	if (g->acks.fd < 0 || bind(g->acks.fd, (struct sockaddr *)&sll, sizeof(sll))) {
-		fprintf(stderr, PFX "--reliable: a socket for ACKs on %s: %s\n", g->o.dev,
-			strerror(errno));
+		xl_err("--reliable: a socket for ACKs on %s: %s", g->o.dev, strerror(errno));
 		return -1;
 	}
 	setsockopt(g->acks.fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one, sizeof(one));
@@ -108,11 +108,11 @@ int gen_check_timeouts(struct gen_state *g, double now, double *first)
 		if (xl_rc_check_timeout(&q->rc, now, timeout))
 			follow_psn(g, q);
 		if (q->rc.timeouts_in_row >= XL_RC_RETRY_MAX && !q->rc.acks && !q->rc.naks) {
-			fprintf(stderr, PFX "--reliable: no ACK or NAK from %s for QP 0x%06x "
-				"after %u timeouts of %.3g ms: is the receiver answering "
-				"(xdpleaf sink --respond)?\n",
-				inet_ntop(g->f.family, g->f.fs.daddr, dst, sizeof(dst)), q->id.qpn,
-				q->rc.timeouts_in_row, timeout / 1e6);
+			xl_err("--reliable: no ACK or NAK from %s for QP 0x%06x "
+			       "after %u timeouts of %.3g ms: is the receiver answering "
+			       "(xdpleaf sink --respond)?",
+			       inet_ntop(g->f.family, g->f.fs.daddr, dst, sizeof(dst)), q->id.qpn,
+			       q->rc.timeouts_in_row, timeout / 1e6);
 			return -1;
 		}
 		d = xl_rc_deadline(&q->rc, timeout);

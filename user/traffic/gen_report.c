@@ -6,6 +6,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <json-c/json.h>
+#include "base/log.h"
 #include "base/output.h"
 #include "netlink/rtnl.h"
 #include "traffic/gen.h"
@@ -45,13 +46,13 @@ void gen_report(const struct gen_state *g, double secs, const struct xl_link_inf
 
 	asked = asked_bps(g);
 	if (asked && bps < asked * (1 - SHORTFALL))
-		fprintf(stderr, PFX "warning: reached %.4g bit/s, %.1f %% short of the "
+		xl_warn("reached %.4g bit/s, %.1f %% short of the "
 			"%.4g bit/s asked for (%u QPs x --rate): this machine or %s "
-			"could not keep up\n", bps, 100 * (1 - bps / asked), asked,
+			"could not keep up", bps, 100 * (1 - bps / asked), asked,
 			o->qps, o->dev);
 	if (tx_drop)
-		fprintf(stderr, PFX "warning: %s dropped %llu of the frames on "
-			"transmit (its peer's receive ring was full)\n", o->dev,
+		xl_warn("%s dropped %llu of the frames on "
+			"transmit (its peer's receive ring was full)", o->dev,
 			(unsigned long long)tx_drop);
 	inet_ntop(g->f.family, g->f.fs.saddr, src, sizeof(src));
 	inet_ntop(g->f.family, g->f.fs.daddr, dst, sizeof(dst));

@@ -17,6 +17,7 @@
 #include <sys/socket.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "base/log.h"
 #include "roce.h"   /* before the skeleton: struct xl_gen_desc */
 #include "gen.skel.h"
 #include "base/clock.h"
@@ -153,13 +154,11 @@ static int run_live(struct gen_state *g, const struct xl_gen_class *c, __u32 n)
 		opts.repeat = n - done;
 		err = bpf_prog_test_run_opts(fd, &opts);
 		if (err && errno != EINTR) {
-			fprintf(stderr, PFX "BPF_PROG_RUN (live frames): %s\n",
-				strerror(errno));
+			xl_err("BPF_PROG_RUN (live frames): %s", strerror(errno));
 			return -1;
 		}
 		if (!err && *next == done) {
-			fprintf(stderr, PFX "the gen program sent nothing (frame "
-				"layout rejected)\n");
+			xl_err("the gen program sent nothing (frame layout rejected)");
 			return -1;
 		}
 	}
@@ -197,7 +196,7 @@ static int run_afpacket(struct gen_state *g, const struct xl_gen_class *c, __u32
 				sched_yield();
 				continue;
 			}
-			fprintf(stderr, PFX "sendmmsg: %s\n", strerror(errno));
+			xl_err("sendmmsg: %s", strerror(errno));
 			return -1;
 		}
 		sent += (__u32)r;
@@ -249,13 +248,11 @@ static int rp_account(struct gen_state *g, __u32 len, __u32 sweep)
 	b->gen_rp_len = len;
 	b->gen_rp_n = n;
 	if (bpf_prog_test_run_opts(bpf_program__fd(g->rp.skel->progs.xdpleaf_gen_rp), &opts)) {
-		fprintf(stderr, PFX "--rate-map: running the RP accounting: %s\n",
-			strerror(errno));
+		xl_err("--rate-map: running the RP accounting: %s", strerror(errno));
 		return -1;
 	}
 	if (opts.retval != XDP_DROP) {
-		fprintf(stderr, PFX "--rate-map: the RP accounting failed (%u)\n",
-			opts.retval);
+		xl_err("--rate-map: the RP accounting failed (%u)", opts.retval);
 		return -1;
 	}
 	for (i = 0; i < n; i++)

@@ -22,6 +22,7 @@
 #include <linux/if_tun.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "base/log.h"
 #include "pin_names.h"
 #include "roce.h"   /* before the skeleton: struct xl_gen_desc */
 #include "gen.skel.h"
@@ -77,58 +78,54 @@ int gen_resolve(struct gen_frames *f, const struct gen_opts *o, struct xl_link_i
 
 	f->family = xl_parse_ip(o->dst, dst);
 	if (!f->family) {
-		fprintf(stderr, PFX "--dst '%s' is not an IPv4 or IPv6 address\n", o->dst);
+		xl_err("--dst '%s' is not an IPv4 or IPv6 address", o->dst);
 		return -1;
 	}
 	f->fs.ipv6 = f->family == AF_INET6;
 	memcpy(f->fs.daddr, dst, 16);
 	f->ifindex = if_nametoindex(o->dev);
 	if (!f->ifindex) {
-		fprintf(stderr, PFX "no interface '%s' in this network namespace\n", o->dev);
+		xl_err("no interface '%s' in this network namespace", o->dev);
 		return -1;
 	}
 	if (xl_link_get(f->ifindex, li) || !li->has_mac) {
-		fprintf(stderr, PFX "%s: cannot read its MAC and MTU: %s\n", o->dev,
-			strerror(errno));
+		xl_err("%s: cannot read its MAC and MTU: %s", o->dev, strerror(errno));
 		return -1;
 	}
 	if (!(li->flags & IFF_UP)) {
-		fprintf(stderr, PFX "%s is down\n", o->dev);
+		xl_err("%s is down", o->dev);
 		return -1;
 	}
 	memcpy(f->fs.src_mac, li->mac, 6);
 	if (o->src) {
 		if (xl_parse_ip(o->src, f->fs.saddr) != f->family) {
-			fprintf(stderr, PFX "--src '%s' is not an address of --dst's "
-				"family\n", o->src);
+			xl_err("--src '%s' is not an address of --dst's family", o->src);
 			return -1;
 		}
 	} else if (dev_addr(o->dev, f->family, f->fs.saddr)) {
-		fprintf(stderr, PFX "%s has no %s address; give --src\n", o->dev,
-			f->fs.ipv6 ? "IPv6" : "IPv4");
+		xl_err("%s has no %s address; give --src", o->dev,
+		       f->fs.ipv6 ? "IPv6" : "IPv4");
 		return -1;
 	}
 	if (o->gw_mac) {
 		if (xl_parse_mac(o->gw_mac, f->fs.dst_mac)) {
-			fprintf(stderr, PFX "--gw-mac '%s' is not a MAC (aa:bb:cc:dd:ee:ff)\n",
-				o->gw_mac);
+			xl_err("--gw-mac '%s' is not a MAC (aa:bb:cc:dd:ee:ff)", o->gw_mac);
 			return -1;
 		}
 		return 0;
 	}
 	if (xl_route_get(f->family, dst, f->ifindex, &rt)) {
-		fprintf(stderr, PFX "no route to %s via %s: %s\n", o->dst, o->dev,
-			strerror(errno));
+		xl_err("no route to %s via %s: %s", o->dst, o->dev, strerror(errno));
 		return -1;
 	}
 	memcpy(nh, rt.has_gw ? rt.gw : dst, 16);
 	r = xl_neigh_resolve(f->ifindex, f->family, nh, f->fs.dst_mac, 1000);
 	if (r) {
-		fprintf(stderr, PFX "no MAC for next hop %s on %s%s%s (neighbour %s); "
-			"give --gw-mac\n", inet_ntop(f->family, nh, b1, sizeof(b1)), o->dev,
-			rt.has_gw ? ", the gateway to " : "",
-			rt.has_gw ? inet_ntop(f->family, dst, b2, sizeof(b2)) : "",
-			r > 0 ? "unresolved after 1 s" : strerror(errno));
+		xl_err("no MAC for next hop %s on %s%s%s (neighbour %s); "
+		       "give --gw-mac", inet_ntop(f->family, nh, b1, sizeof(b1)), o->dev,
+		       rt.has_gw ? ", the gateway to " : "",
+		       rt.has_gw ? inet_ntop(f->family, dst, b2, sizeof(b2)) : "",
+		       r > 0 ? "unresolved after 1 s" : strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -187,15 +184,15 @@ int gen_setup_classes(struct gen_frames *f, const struct gen_opts *o, __u32 mtu)
 			continue;
 		flen = xl_gen_frame_len(f->fs.ipv6, reth[i], payload[i]);
 		if (flen - XL_GEN_ETH_LEN > mtu || flen > XL_GEN_MAX_FRAME) {
-			fprintf(stderr, PFX "a %u-byte frame does not fit %s (MTU %u, "
-				"at most %u bytes per frame here); use a smaller --size\n",
-				flen, o->dev, mtu, XL_GEN_MAX_FRAME);
+			xl_err("a %u-byte frame does not fit %s (MTU %u, "
+			       "at most %u bytes per frame here); use a smaller --size",
+			       flen, o->dev, mtu, XL_GEN_MAX_FRAME);
 			free(ids);
 			return -1;
 		}
 		if (xl_gen_class_init(&f->cls[i], &f->fs, payload[i], reth[i],
 				      o->message, op_ref[i], ids, o->qps)) {
-			fprintf(stderr, PFX "building packets: %s\n", strerror(errno));
+			xl_err("building packets: %s", strerror(errno));
 			free(ids);
 			return -1;
 		}
@@ -214,24 +211,24 @@ static int rp_reuse(struct bpf_map *m, const char *path, __u32 key_size,
 
 	fd = bpf_obj_get(path);
 	if (fd < 0) {
-		fprintf(stderr, PFX "--rate-map: %s: %s (host mode pins rp_rates, "
-			"rp_flows and host_cfg under /sys/fs/bpf/xdpleaf/INSTANCE/)\n",
-			path, strerror(errno));
+		xl_err("--rate-map: %s: %s (host mode pins rp_rates, "
+		       "rp_flows and host_cfg under /sys/fs/bpf/xdpleaf/INSTANCE/)",
+		       path, strerror(errno));
 		return -1;
 	}
 	if (bpf_obj_get_info_by_fd(fd, &info, &len) ||
 	    info.key_size != key_size || info.value_size != value_size) {
-		fprintf(stderr, PFX "--rate-map: %s is not host mode's %s map "
-			"(key %u, value %u bytes; expected %u, %u)\n", path,
-			bpf_map__name(m), info.key_size, info.value_size, key_size,
-			value_size);
+		xl_err("--rate-map: %s is not host mode's %s map "
+		       "(key %u, value %u bytes; expected %u, %u)", path,
+		       bpf_map__name(m), info.key_size, info.value_size, key_size,
+		       value_size);
 		close(fd);
 		return -1;
 	}
 	err = bpf_map__reuse_fd(m, fd);
 	close(fd);
 	if (err) {
-		fprintf(stderr, PFX "--rate-map: %s: %s\n", path, strerror(-err));
+		xl_err("--rate-map: %s: %s", path, strerror(-err));
 		return -1;
 	}
 	return 0;
@@ -281,7 +278,7 @@ static struct gen *open_and_load(const struct gen_frames *f, const char *rate_ma
 	int err;
 
 	if (!skel) {
-		fprintf(stderr, PFX "opening the BPF program: %s\n", strerror(errno));
+		xl_err("opening the BPF program: %s", strerror(errno));
 		return NULL;
 	}
 	if (sender) {
@@ -296,7 +293,7 @@ static struct gen *open_and_load(const struct gen_frames *f, const char *rate_ma
 	}
 	err = gen__load(skel);
 	if (err) {
-		fprintf(stderr, PFX "loading the BPF program: %s\n", strerror(-err));
+		xl_err("loading the BPF program: %s", strerror(-err));
 		gen__destroy(skel);
 		return NULL;
 	}
@@ -336,9 +333,9 @@ static void anchor_program(struct gen_tx *tx)
 		goto fail;
 	return;
 fail:
-	fprintf(stderr, PFX "warning: cannot anchor the program on a TAP device "
+	xl_warn("cannot anchor the program on a TAP device "
 		"(%s); every BPF_PROG_RUN will wait ~2 RCU grace periods, so "
-		"expect far fewer packets per second\n", strerror(errno));
+		"expect far fewer packets per second", strerror(errno));
 	if (tx->anchor_tap >= 0)
 		close(tx->anchor_tap);
 	tx->anchor_tap = -1;
@@ -370,8 +367,7 @@ int gen_setup_afpacket(struct gen_state *g)
 
 	tx->pkt_fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
 	if (tx->pkt_fd < 0 || bind(tx->pkt_fd, (struct sockaddr *)&sll, sizeof(sll))) {
-		fprintf(stderr, PFX "AF_PACKET socket on %s: %s\n", g->o.dev,
-			strerror(errno));
+		xl_err("AF_PACKET socket on %s: %s", g->o.dev, strerror(errno));
 		return -1;
 	}
 	/* straight to the driver, like live frames: no qdisc */

@@ -22,6 +22,7 @@
 #include <json-c/json.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "base/log.h"
 #include "base/output.h"
 #include "base/cli.h"
 #include "base/percpu.h"
@@ -32,8 +33,6 @@
 #include "traffic/traffic.h"
 #include "traffic/sink_respond.h"
 #include "base/units.h"
-
-#define PFX "xdpleaf sink: "
 
 struct sink_opts {
 	const char *dev;
@@ -349,8 +348,7 @@ static int wait_sampling(struct sink *skel, const struct sink_opts *o,
 			return -1;
 		if (now >= next) {
 			if (print_sample(skel, start, o->respond))
-				fprintf(stderr, PFX "reading the flow table: %s\n",
-					strerror(errno));
+				xl_err("reading the flow table: %s", strerror(errno));
 			while (next <= now)
 				next += o->interval_ns;
 			continue;
@@ -390,38 +388,37 @@ static int sink_run(const struct xl_cmd_ctx *ctx, void *opts)
 
 	(void)ctx;
 	if (!xl_traffic_privileged()) {
-		fprintf(stderr, PFX "needs root, or CAP_BPF and CAP_NET_ADMIN "
-			"(try: sudo xdpleaf sink ...)\n");
+		xl_err("needs root, or CAP_BPF and CAP_NET_ADMIN (try: sudo xdpleaf sink ...)");
 		return 1;
 	}
 	ifindex = if_nametoindex(o.dev);
 	if (!ifindex) {
-		fprintf(stderr, PFX "no interface '%s' in this network namespace\n", o.dev);
+		xl_err("no interface '%s' in this network namespace", o.dev);
 		return 1;
 	}
 	rxq = rx_queues_in_use(o.dev);
 	if (rxq > 1)
-		fprintf(stderr, PFX "warning: %s has %u rx queues; per-QP state is "
+		xl_warn("%s has %u rx queues; per-QP state is "
 			"not locked, so a QP whose packets arrive on several CPUs at "
-			"once may be miscounted\n", o.dev, rxq);
+			"once may be miscounted", o.dev, rxq);
 	skel = sink__open();
 	if (!skel) {
-		fprintf(stderr, PFX "opening the BPF program: %s\n", strerror(errno));
+		xl_err("opening the BPF program: %s", strerror(errno));
 		return 1;
 	}
 	skel->rodata->pass_roce = o.pass;
 	skel->rodata->respond = o.respond;
 	err = sink__load(skel);
 	if (err) {
-		fprintf(stderr, PFX "loading the BPF program: %s\n", strerror(-err));
+		xl_err("loading the BPF program: %s", strerror(-err));
 		goto out;
 	}
 	if (o.respond) {
 		responder = xl_sink_responder_start(bpf_map__fd(skel->maps.sink_replies),
 						    (int)ifindex);
 		if (!responder) {
-			fprintf(stderr, PFX "--respond: cannot send replies on %s: %s\n",
-				o.dev, strerror(errno));
+			xl_err("--respond: cannot send replies on %s: %s",
+			       o.dev, strerror(errno));
 			goto out;
 		}
 	}
@@ -438,19 +435,19 @@ static int sink_run(const struct xl_cmd_ctx *ctx, void *opts)
 	if (link < 0) {
 		err = errno;
 		if (err == EBUSY || err == EEXIST) {
-			fprintf(stderr, PFX "%s already has an XDP program\n", o.dev);
-			xl_explain_xdp_busy(PFX, o.dev, ifindex);
+			xl_err("%s already has an XDP program", o.dev);
+			xl_explain_xdp_busy(o.dev, ifindex);
 		}
 		else if (err == EOPNOTSUPP && !o.generic)
-			fprintf(stderr, PFX "%s has no native XDP; try --generic\n", o.dev);
+			xl_err("%s has no native XDP; try --generic", o.dev);
 		else
-			fprintf(stderr, PFX "attaching to %s: %s\n", o.dev, strerror(err));
+			xl_err("attaching to %s: %s", o.dev, strerror(err));
 		goto out_sig;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	fprintf(stderr, PFX "ready on %s (%s mode, RoCEv2 packets %s%s)\n", o.dev,
-		o.generic ? "generic" : "native", o.pass ? "passed" : "dropped",
-		o.respond ? ", answered with ACKs and NAKs" : "");
+	xl_notice("ready on %s (%s mode, RoCEv2 packets %s%s)", o.dev,
+		  o.generic ? "generic" : "native", o.pass ? "passed" : "dropped",
+		  o.respond ? ", answered with ACKs and NAKs" : "");
 	fflush(stderr);
 	if (o.interval_ns) {
 		sig = wait_sampling(skel, &o, &sigs, &t0);
@@ -471,7 +468,7 @@ static int sink_run(const struct xl_cmd_ctx *ctx, void *opts)
 	xl_sink_responder_stop(responder, &rc);
 	responder = NULL;
 	if (read_flows(skel, &fl, &n)) {
-		fprintf(stderr, PFX "reading the flow table: %s\n", strerror(errno));
+		xl_err("reading the flow table: %s", strerror(errno));
 		goto out_sig;
 	}
 	read_stats(skel, &st);

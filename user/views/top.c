@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "base/log.h"
 #include "base/cli.h"
 #include "base/output.h"
 #include "instance/opt_instance.h"
@@ -150,8 +151,7 @@ static int run_once(struct top *t)
 		if (ret)
 			return 1;
 		if (t->cur.role == XL_INST_ABSENT) {
-			fprintf(stderr, "xdpleaf top: instance '%s' is not loaded\n",
-				t->info.instance);
+			xl_err("instance '%s' is not loaded", t->info.instance);
 			return XL_EXIT_NOT_LOADED;
 		}
 	}
@@ -241,7 +241,7 @@ static int run_live(struct top *t)
 	bool quit = false;
 
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-		fprintf(stderr, "xdpleaf top: needs a terminal (for plain text, use --once)\n");
+		xl_err("needs a terminal (for plain text, use --once)");
 		return 1;
 	}
 	/* before the screen is set up: ncurses keeps handlers it finds, and
@@ -253,8 +253,8 @@ static int run_live(struct top *t)
 	 * an exit inside ncurses */
 	screen = newterm(NULL, stdout, stdin);
 	if (!screen) {
-		fprintf(stderr, "xdpleaf top: cannot use terminal type '%s'\n",
-			getenv("TERM") ? getenv("TERM") : "(unset)");
+		xl_err("cannot use terminal type '%s'",
+		       getenv("TERM") ? getenv("TERM") : "(unset)");
 		return 1;
 	}
 	cbreak();
@@ -321,7 +321,7 @@ static int run_live(struct top *t)
 	delscreen(screen);
 	release_stderr(t);
 	if (t->error[0])
-		fprintf(stderr, "xdpleaf top: last message: %s\n", t->error);
+		xl_err("last message: %s", t->error);
 	return stop_signal ? 128 + stop_signal : 0;
 }
 
