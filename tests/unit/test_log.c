@@ -52,9 +52,8 @@ static void warning_said_once(void **state)
 	stderr_capture_start();
 	xl_warn("%s has %u rx queues", "r1", 4u);
 	xl_notice("ready on %s", "r1");
-	expect_text(stderr_capture_end(),
-		    "xdpleaf sink: warning: r1 has 4 rx queues\n"
-		    "xdpleaf sink: ready on r1\n");
+	expect_text(stderr_capture_end(), "xdpleaf sink: warning: r1 has 4 rx queues\n"
+					  "xdpleaf sink: ready on r1\n");
 }
 
 /* A place in a file: FILE:LINE: with no program prefix (as compilers
@@ -69,11 +68,10 @@ static void located_messages(void **state)
 	xl_warn_at("a.conf", 4, "port %s's rate", "s1");
 	xl_err_at("t.csv", 0, "No such file or directory");
 	xl_err_at(NULL, 0, "%s", "b.conf:7: missing value");
-	expect_text(stderr_capture_end(),
-		    "a.conf:3: unknown key 'rat'\n"
-		    "a.conf:4: warning: port s1's rate\n"
-		    "t.csv: No such file or directory\n"
-		    "b.conf:7: missing value\n");
+	expect_text(stderr_capture_end(), "a.conf:3: unknown key 'rat'\n"
+					  "a.conf:4: warning: port s1's rate\n"
+					  "t.csv: No such file or directory\n"
+					  "b.conf:7: missing value\n");
 }
 
 /* A command shows errors, warnings and notices; info and debug (the
@@ -142,11 +140,10 @@ static void daemon_journald(void **state)
 	xl_warn("cannot write the heartbeat: %s", "EPERM");
 	xl_err_at("leaf1.conf", 9, "bad");
 	xl_debug("not at info");
-	expect_text(stderr_capture_end(),
-		    "<6>instance 'leaf1': daemon started, pid 42\n"
-		    "<5>instance 'leaf1' is busy\n"
-		    "<4>cannot write the heartbeat: EPERM\n"
-		    "<3>leaf1.conf:9: bad\n");
+	expect_text(stderr_capture_end(), "<6>instance 'leaf1': daemon started, pid 42\n"
+					  "<5>instance 'leaf1' is busy\n"
+					  "<4>cannot write the heartbeat: EPERM\n"
+					  "<3>leaf1.conf:9: bad\n");
 	unsetenv("JOURNAL_STREAM");
 	xl_log_set_prog("xdpleaf");
 }
@@ -160,9 +157,12 @@ static void daemon_log_file(void **state)
 
 	(void)state;
 	unsetenv("JOURNAL_STREAM");
-	assert_int_equal(regcomp(&re, "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:"
+	assert_int_equal(regcomp(&re,
+				 "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:"
 				 "[0-9]{2}\\.[0-9]{3}Z warn: netlink events lost\n"
-				 "[0-9T:.-]+Z err: a\\.conf:2: gone\n$", REG_EXTENDED), 0);
+				 "[0-9T:.-]+Z err: a\\.conf:2: gone\n$",
+				 REG_EXTENDED),
+			 0);
 	stderr_capture_start();
 	xl_log_init(XL_LOG_WARN);
 	xl_info("neighbour %s: confirmed", "10.0.0.1");
@@ -178,8 +178,11 @@ static void daemon_log_file(void **state)
 
 static void level_names(void **state)
 {
-	static const struct { const char *name; enum xl_log_level level; } ok[] = {
-		{ "err", XL_LOG_ERR }, { "warn", XL_LOG_WARN }, { "notice", XL_LOG_NOTICE },
+	static const struct {
+		const char *name;
+		enum xl_log_level level;
+	} ok[] = {
+		{ "err", XL_LOG_ERR },	 { "warn", XL_LOG_WARN },   { "notice", XL_LOG_NOTICE },
 		{ "info", XL_LOG_INFO }, { "debug", XL_LOG_DEBUG },
 	};
 	enum xl_log_level l;
@@ -196,14 +199,10 @@ static void level_names(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(command_prefix_once),
-		cmocka_unit_test(warning_said_once),
-		cmocka_unit_test(located_messages),
-		cmocka_unit_test(command_levels),
-		cmocka_unit_test(long_message_whole),
-		cmocka_unit_test(daemon_journald),
-		cmocka_unit_test(daemon_log_file),
-		cmocka_unit_test(level_names),
+		cmocka_unit_test(command_prefix_once), cmocka_unit_test(warning_said_once),
+		cmocka_unit_test(located_messages),    cmocka_unit_test(command_levels),
+		cmocka_unit_test(long_message_whole),  cmocka_unit_test(daemon_journald),
+		cmocka_unit_test(daemon_log_file),     cmocka_unit_test(level_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -16,7 +16,7 @@ static const struct {
 	const char *name;
 	enum xl_log_level level;
 } levels[] = {
-	{ "err", XL_LOG_ERR }, { "warn", XL_LOG_WARN }, { "notice", XL_LOG_NOTICE },
+	{ "err", XL_LOG_ERR },	 { "warn", XL_LOG_WARN },   { "notice", XL_LOG_NOTICE },
 	{ "info", XL_LOG_INFO }, { "debug", XL_LOG_DEBUG },
 };
 
@@ -72,8 +72,7 @@ static const char *level_name(enum xl_log_level level)
 }
 
 /* "PROG: " or "FILE:LINE: " (a command's), then "warning: " for one. */
-static void command_line(enum xl_log_level level, const char *file, int line,
-			 const char *msg)
+static void command_line(enum xl_log_level level, const char *file, int line, const char *msg)
 {
 	const char *warn = level == XL_LOG_WARN ? "warning: " : "";
 
@@ -87,8 +86,7 @@ static void command_line(enum xl_log_level level, const char *file, int line,
 		fprintf(stderr, "%s: %s%s\n", file, warn, msg);
 }
 
-static void daemon_line(enum xl_log_level level, const char *file, int line,
-			const char *msg)
+static void daemon_line(enum xl_log_level level, const char *file, int line, const char *msg)
 {
 	char where[320] = "", when[32];
 	struct timespec ts;
@@ -106,14 +104,13 @@ static void daemon_line(enum xl_log_level level, const char *file, int line,
 	gmtime_r(&ts.tv_sec, &tm);
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
 	/* one write per line: lines of two processes sharing a log stay whole */
-	fprintf(stderr, "%s.%03ldZ %s: %s%s\n", when, ts.tv_nsec / 1000000,
-		level_name(level), where, msg);
+	fprintf(stderr, "%s.%03ldZ %s: %s%s\n", when, ts.tv_nsec / 1000000, level_name(level),
+		where, msg);
 	fflush(stderr);
 }
 
 /* line -1 with file NULL: not about a file (the command's prefix) */
-static void emit(enum xl_log_level level, const char *file, int line,
-		 const char *fmt, va_list ap)
+static void emit(enum xl_log_level level, const char *file, int line, const char *fmt, va_list ap)
 {
 	char buf[1024], *msg = buf;
 	va_list again;
@@ -156,8 +153,7 @@ void xl_log(enum xl_log_level level, const char *fmt, ...)
 	va_end(ap);
 }
 
-void xl_log_at(enum xl_log_level level, const char *file, int line,
-	       const char *fmt, ...)
+void xl_log_at(enum xl_log_level level, const char *file, int line, const char *fmt, ...)
 {
 	va_list ap;
 

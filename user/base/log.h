@@ -47,16 +47,15 @@ void xl_log_init(enum xl_log_level level);
 bool xl_log_level_parse(const char *name, enum xl_log_level *level);
 bool xl_log_enabled(enum xl_log_level level);
 
-void xl_log(enum xl_log_level level, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+void xl_log(enum xl_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void xl_vlog(enum xl_log_level level, const char *fmt, va_list ap)
 	__attribute__((format(printf, 2, 0)));
 /* About line `line` of `file` (line 0: the file as a whole). file NULL:
  * the text names its place itself and is written as it is, as an error a
  * parser wrote into a caller's buffer ("FILE:LINE: what is wrong",
  * config.h). */
-void xl_log_at(enum xl_log_level level, const char *file, int line,
-	       const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+void xl_log_at(enum xl_log_level level, const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 #define xl_err(...) xl_log(XL_LOG_ERR, __VA_ARGS__)
 #define xl_warn(...) xl_log(XL_LOG_WARN, __VA_ARGS__)
