@@ -3,9 +3,10 @@
  * goes through xl_log (or the macros below), one line per message on
  * stderr.
  *
- * In a command, a message is "PROG: text": the prefix is set once, at the
- * command's entry (xl_log_set_prog("xdpleaf gen"); "xdpleaf" before any),
- * and never written by hand; a warning is "PROG: warning: text". A
+ * In a command, a message is "PROG: text": the prefix is set once, where
+ * every command starts (base/cli.c's parser, from the command's path:
+ * "xdpleaf sim queue"; "xdpleaf" before), and never written by hand; a
+ * warning is "PROG: warning: text". A
  * message about a place in a file is "FILE:LINE: text" (xl_err_at) with
  * no prefix, as compilers write them, so an editor can jump there.
  * Commands show errors, warnings and notices (a status line the user
@@ -21,7 +22,9 @@
  * Not log messages, so not written here: --help and usage text (their
  * printers take a FILE *, stderr only after a usage error), and tables,
  * CSV and JSON on stdout. user/base/log.c is the only file of user/
- * that writes to stderr itself (tests/lab/layout.bats checks). */
+ * that writes to stderr itself (tests/lab/layout.bats checks); the
+ * exporter's rate limit (observe/log_limit.c) passes its lines on and
+ * adds a count of those it held back. */
 #ifndef XL_LOG_H
 #define XL_LOG_H
 
@@ -38,7 +41,7 @@ enum xl_log_level {
 };
 
 /* A command's messages from now on, each prefixed "prog: " (copied; at
- * most 63 characters). Also what ends the daemon's format, for a test. */
+ * most 63 characters); after xl_log_init, back to a command's format. */
 void xl_log_set_prog(const char *prog);
 /* The daemon's messages from now on: levels above level are not written.
  * Decides the line format from stderr as it is now. */
