@@ -461,7 +461,7 @@ static int on_instance(const struct xl_cmd_ctx *ctx, void *opts)
 	xl_cmd_fn *fn;
 
 	if (!c) { /* on_instance is the run of commands[]' rows only */
-		fprintf(stderr, "xdpleaf %s: not a command about an instance\n", ctx->cmd->name);
+		xl_err("not a command about an instance");
 		return -1;
 	}
 	/* pinned maps are opened with the same privileges as loading */
