@@ -21,185 +21,30 @@
 #include "lb.h"
 #include "base/rng.h"
 #include "sim/flow_trace.h"
+#include "sim/lb_group.h"
 #include "sim/sim.h"
 #include "base/units.h"
 
-#define STEP_NS XL_RATE_SAMPLE_NS
-
-struct sim_flow {
-	__u64 left_ns;        /* of the current message, or of the gap */
-	int sending;
-	int member;           /* -1 before its first flowlet */
-	__u64 last_ns;        /* end of the last step it sent in */
-	__u64 placed_ns;      /* when it came to its member */
-	__u32 qdelay_ns;      /* its member's queueing delay then */
-	__u64 flowlet_bytes, flowlet_ns, rate_bps;
-	__u32 hash;           /* hash mode: the flow's fixed 5-tuple hash */
-};
+#define STEP_NS XL_LB_STEP_NS
 
 static __u64 uniform_ns(__u64 *rng, __u64 lo, __u64 hi)
 {
 	return lo + (__u64)(((double)xl_rand32(rng) / 4294967296.0) * (hi - lo));
 }
 
-/* Per member: the estimator's averages (over tau and the slow tau), the
- * pending rate of flowlets just placed there and its held load
- * (struct xl_uplink_rate). */
-struct sim_member {
-	__u64 rate, slow, pending, held;
-};
-
-/* The member a new flowlet of f would take, as bpf/uplink.h picks it. */
-static int pick(struct xl_lb_sim *s, struct sim_flow *f, struct sim_member *mb,
-		const double *queue, __u32 *rr)
-{
-	__u32 util[XL_MAX_GROUP_MEMBERS];
-	__u32 i, unknown_mbps;
-
-	switch (s->mode) {
-	case XL_LB_FLOWLET_RANDOM:
-		return xl_pick_random(s->n, XL_ALL_UP, xl_rand32(&s->seed));
-	case XL_LB_HASH:
-		return xl_pick_hash_up(f->hash, s->n, XL_ALL_UP);
-	default:
-		unknown_mbps = xl_unknown_flow_mbps(s->cap_bps, s->n);
-		for (i = 0; i < s->n; i++)
-			util[i] = xl_member_util(mb[i].rate + mb[i].pending +
-						 (s->no_flowlet_rate ? 0 : xl_placement_extra(
-							f->rate_bps, s->cap_bps[i], unknown_mbps)),
-						 (__u64)queue[i], s->cap_bps[i], XL_RATE_TAU_NS);
-		return xl_pick_least(util, s->n, XL_ALL_UP, (*rr)++, XL_LB_TIE);
-	}
-}
-
-/* Queueing delay of a member whose fluid queue holds q bytes, in ns (as
- * xl_queue_delay: saturated at XL_QDELAY_MAX). */
-static __u32 delay_ns(double q, __u64 cap_bps)
-{
-	double d = q * 8e9 / (double)cap_bps;
-
-	return d >= XL_QDELAY_MAX ? XL_QDELAY_MAX : (__u32)d;
-}
-
-/* Flows other than f that member i counts at time t: bpf/uplink.h counts
- * a flow in each epoch it sends in and reads the larger of the current and
- * the previous epoch's count; here, those sending or quiet for less than
- * one epoch. */
-static __u32 flows_on(const struct sim_flow *fl, __u32 nflows,
-		      const struct sim_flow *f, int i, __u64 t)
-{
-	__u32 k, n = 0;
-
-	for (k = 0; k < nflows; k++)
-		n += &fl[k] != f && fl[k].member == i &&
-		     (fl[k].sending || t - fl[k].last_ns < (1ULL << XL_FLOW_EPOCH_SHIFT));
-	return n;
-}
-
-/* A flow the rates keep on its member cur leaves for the member where
- * its fair share by flow count is clearly larger, if it wants more than
- * its share (xl_pick_fair_g); else cur. */
-static int fair_pick(const struct xl_lb_sim *s, const struct sim_flow *fl,
-		     const struct sim_flow *f, int cur, __u64 t)
-{
-	__u32 here = xl_fair_share(s->cap_bps[cur], flows_on(fl, s->flows, f, cur, t));
-	__u32 top = 0, sh, i;
-	int best = -1;
-
-	if (!xl_wants_more_share(xl_expected_rate(f->rate_bps, s->cap_bps[cur]), here))
-		return cur;
-	for (i = 0; i < s->n; i++) {
-		if ((int)i == cur)
-			continue;
-		sh = xl_fair_share(s->cap_bps[i], flows_on(fl, s->flows, f, (int)i, t));
-		if (sh > top) {
-			top = sh;
-			best = (int)i;
-		}
-	}
-	return best >= 0 && xl_share_move_worth(here, top) ? best : cur;
-}
-
-/* The member of f's new flowlet at time t: the pick, unless the move
- * breaks the reorder-free rule; then (unless the rule is off, which only
- * counts the move as unsafe) f stays. In flowlet mode it is counted as
- * pending on the member it takes. */
-static int place(struct xl_lb_sim *s, const struct sim_flow *fl, struct sim_flow *f,
-		 struct sim_member *mb, const double *queue, __u32 *rr, __u64 t)
-{
-	int m = pick(s, f, mb, queue, rr), cur = f->member;
-
-	/* a flow leaves its member only for clearly less load
-	 * (xl_move_worth; its message rate stands for its window rate) */
-	if (s->mode == XL_LB_FLOWLET && cur >= 0 && m != cur &&
-	    !xl_move_worth(xl_expected_rate(f->rate_bps, s->cap_bps[cur]),
-			   xl_rate_still_counted(xl_expected_rate(f->rate_bps, s->cap_bps[cur]),
-						 t - f->last_ns),
-			   mb[cur].rate + mb[cur].pending, mb[cur].slow, s->cap_bps[cur],
-			   xl_move_target_rate(mb[m].rate + mb[m].pending, mb[m].held),
-			   s->cap_bps[m]))
-		m = cur;
-	/* ... and by the flows it would share a member with */
-	if (s->mode == XL_LB_FLOWLET && cur >= 0 && m == cur)
-		m = fair_pick(s, fl, f, cur, t);
-	if (s->mode != XL_LB_HASH && f->member >= 0 && m != f->member &&
-	    !xl_move_safe((__s64)(t - f->last_ns), s->floor_ns,
-			  s->skew_auto ? xl_auto_skew_ns(s->skew_ns, XL_DEFAULT_FRAME, s->cap_bps[m]) : s->skew_ns,
-			  f->qdelay_ns,
-			  delay_ns(queue[m], s->cap_bps[m]), 1)) {
-		if (s->reorder_free) {
-			s->unsafe++;
-		} else {
-			s->refused++;
-			m = f->member;
-		}
-	}
-	/* pending where the average has not seen the flow: a member it
-	 * arrives at, or returns to after its bytes faded (as bpf/uplink.h) */
-	if (s->mode == XL_LB_FLOWLET && !s->no_pending &&
-	    (m != cur || t - f->last_ns > XL_RATE_TAU_NS))
-		mb[m].pending += xl_expected_rate(f->rate_bps, s->cap_bps[m]);
-	/* a flow that left takes its share of the held load along */
-	if (s->mode == XL_LB_FLOWLET && cur >= 0 && m != cur)
-		mb[cur].held = xl_held_load_leave(mb[cur].held,
-						  xl_held_share(xl_expected_rate(f->rate_bps,
-										 s->cap_bps[cur]),
-								f->last_ns - f->placed_ns));
-	if (m != cur)
-		f->placed_ns = t;
-	return m;
-}
-
-/* f starts a new flowlet at time t: its last flowlet's rate measured, its
- * member chosen (and counted as the dataplane counts). */
-static void new_flowlet(struct xl_lb_sim *s, const struct sim_flow *fl, struct sim_flow *f,
-			struct sim_member *mb, const double *queue, __u32 *rr, __u64 t)
-{
-	int m;
-
-	if (f->flowlet_bytes)
-		f->rate_bps = xl_flowlet_rate(f->flowlet_bytes, f->flowlet_ns, f->rate_bps);
-	f->flowlet_bytes = f->flowlet_ns = 0;
-	m = place(s, fl, f, mb, queue, rr, t);
-	if (s->mode != XL_LB_HASH) {
-		s->flowlets++;
-		s->moves += f->member >= 0 && m != f->member;
-	}
-	f->member = m;
-}
-
 /* One step of on/off flow f: its message or gap goes on or ends; the
  * bytes it sends in the step. */
-static double on_off_step(struct xl_lb_sim *s, const struct sim_flow *fl, struct sim_flow *f,
-			  struct sim_member *mb, const double *queue, __u32 *rr, __u64 t,
+static double on_off_step(struct xl_lb_group *g, struct xl_sim_flow *f, __u64 t,
 			  __u64 msg_ns, __u64 gap_ns)
 {
+	struct xl_lb_sim *s = g->s;
+
 	if (f->left_ns <= STEP_NS) { /* the message or gap ends */
 		f->sending = !f->sending;
 		/* a gap within the floor continues the flowlet */
 		if (f->sending && (f->member < 0 || s->mode == XL_LB_HASH ||
 				   xl_flowlet_expired(t, f->last_ns, s->floor_ns)))
-			new_flowlet(s, fl, f, mb, queue, rr, t);
+			xl_lb_new_flowlet(g, f, t);
 		if (f->sending)
 			f->left_ns = msg_ns;
 		else
@@ -210,132 +55,53 @@ static double on_off_step(struct xl_lb_sim *s, const struct sim_flow *fl, struct
 	return f->sending ? (double)s->peak_bps * STEP_NS / 8e9 : 0;
 }
 
-/* One step of a traced flow that sends b bytes in it (0: quiet). */
-static double trace_step(struct xl_lb_sim *s, const struct sim_flow *fl, struct sim_flow *f,
-			 struct sim_member *mb, const double *queue, __u32 *rr, __u64 t, __u64 b)
-{
-	f->sending = b > 0;
-	if (f->sending && (f->member < 0 || xl_flowlet_expired(t, f->last_ns, s->floor_ns)))
-		new_flowlet(s, fl, f, mb, queue, rr, t);
-	return (double)b;
-}
-
-/* Per member, the bytes offered in the current window and the run of
- * windows that were over its capacity. */
-struct sim_window {
-	double bytes;
-	__u64 run_ns;
-};
-
-static void window_end(struct xl_lb_sim *s, struct sim_window *w, __u32 i)
-{
-	if (w->bytes * 8e9 > (double)s->cap_bps[i] * s->window_ns) {
-		w->run_ns += s->window_ns;
-		if (w->run_ns > s->longest_overload_ns[i])
-			s->longest_overload_ns[i] = w->run_ns;
-	} else {
-		w->run_ns = 0;
-	}
-	w->bytes = 0;
-}
-
 int xl_lb_sim_run(struct xl_lb_sim *s)
 {
 	const struct xl_flow_trace *tr = s->trace;
-	__u32 nflows = tr ? (s->flows = tr->flows) : s->flows;
-	struct sim_flow *fl = calloc(nflows, sizeof(*fl));
+	__u32 nflows = tr ? tr->flows : s->flows;
 	__u64 *step_bytes = tr ? calloc(nflows, sizeof(*step_bytes)) : NULL;
-	struct sim_member mb[XL_MAX_GROUP_MEMBERS] = { 0 };
-	struct sim_window win[XL_MAX_GROUP_MEMBERS] = { 0 };
+	struct xl_lb_group g;
 	__u64 t, total = 0, next_pk = 0, duration = s->duration_ns;
-	double queue[XL_MAX_GROUP_MEMBERS] = { 0 };
-	double sent[XL_MAX_GROUP_MEMBERS];
 	/* message and mean gap times follow from the peak rate and duty */
 	__u64 msg_ns = s->message_bytes * 8 * 1000000000ULL / s->peak_bps;
 	__u64 gap_ns = (__u64)(msg_ns * (1 - s->duty) / s->duty);
-	__u32 rr = 0, i, k;
+	__u32 i, k;
 
-	if (!fl || (tr && !step_bytes) || s->n == 0 || s->n > XL_MAX_GROUP_MEMBERS ||
-	    s->window_ns < STEP_NS) {
-		free(fl);
+	if ((tr && !step_bytes) || xl_lb_group_init(&g, s, nflows)) {
 		free(step_bytes);
 		return -1;
 	}
-	memset(s->bytes, 0, sizeof(s->bytes));
-	memset(s->overloaded_ns, 0, sizeof(s->overloaded_ns));
-	memset(s->longest_overload_ns, 0, sizeof(s->longest_overload_ns));
-	s->flowlets = s->moves = s->refused = s->unsafe = 0;
 	if (tr)
 		duration = tr->pk[tr->n - 1].t_ns + STEP_NS;
 	for (k = 0; k < nflows; k++) {
-		fl[k].member = -1;
-		fl[k].hash = xl_rand32(&s->seed);
+		g.fl[k].hash = xl_rand32(&s->seed);
 		/* staggered: each flow starts somewhere in its first cycle;
 		 * in steps, all together */
 		if (!tr)
-			fl[k].left_ns = s->sync ? 0 : uniform_ns(&s->seed, 0, msg_ns + gap_ns);
+			g.fl[k].left_ns = s->sync ? 0 : uniform_ns(&s->seed, 0, msg_ns + gap_ns);
 	}
 	for (t = 0; t < duration; t += STEP_NS) {
-		memset(sent, 0, sizeof(sent));
 		if (tr && step_bytes) /* the trace's bytes of each flow in this step */
 			for (; next_pk < tr->n && tr->pk[next_pk].t_ns < t + STEP_NS; next_pk++)
 				step_bytes[tr->pk[next_pk].flow] += tr->pk[next_pk].bytes;
 		for (k = 0; k < nflows; k++) {
-			struct sim_flow *f = &fl[k];
+			struct xl_sim_flow *f = &g.fl[k];
 			double b;
 
 			if (step_bytes) { /* a trace replayed */
-				b = trace_step(s, fl, f, mb, queue, &rr, t, step_bytes[k]);
+				b = xl_lb_trace_step(&g, f, t, step_bytes[k]);
 				step_bytes[k] = 0;
 			} else {
-				b = on_off_step(s, fl, f, mb, queue, &rr, t, msg_ns, gap_ns);
+				b = on_off_step(&g, f, t, msg_ns, gap_ns);
 			}
-			if (f->sending && f->member >= 0) {
-				sent[f->member] += b;
-				f->flowlet_bytes += (__u64)b;
-				f->flowlet_ns += STEP_NS;
-			}
+			xl_lb_group_account(&g, f, b);
 		}
-		for (i = 0; i < s->n; i++) {
-			double drain = (double)s->cap_bps[i] * STEP_NS / 8e9;
-
-			mb[i].rate = xl_rate_update(mb[i].rate, (__u64)sent[i], STEP_NS,
-						    XL_RATE_TAU_NS);
-			mb[i].slow = xl_rate_update(mb[i].slow, (__u64)sent[i], STEP_NS,
-						    XL_RATE_SLOW_TAU_NS);
-			mb[i].held = xl_rate_update(mb[i].held, (__u64)sent[i], STEP_NS,
-						    XL_HELD_LOAD_TAU_NS);
-			mb[i].pending -= xl_pending_taken(mb[i].pending, STEP_NS,
-							  XL_RATE_TAU_NS);
-			/* each member's phantom queue holds the shipped default
-			 * buffer (overflow = mark: what does not fit passes
-			 * unqueued), as the dataplane's would; unbounded, one
-			 * overloaded member's queue, and so the delay a move off
-			 * it must wait out, grew without end */
-			queue[i] += sent[i] - drain;
-			if (queue[i] < 0)
-				queue[i] = 0;
-			if (queue[i] > xl_default_buffer(s->cap_bps[i]))
-				queue[i] = xl_default_buffer(s->cap_bps[i]);
-			if (sent[i] > drain)
-				s->overloaded_ns[i] += STEP_NS;
-			s->bytes[i] += sent[i];
-			win[i].bytes += sent[i];
-			if ((t + STEP_NS) % s->window_ns == 0)
-				window_end(s, &win[i], i);
-		}
-		/* what the next move of each flow that sent must wait out */
-		for (k = 0; k < nflows; k++)
-			if (fl[k].sending && fl[k].member >= 0) {
-				fl[k].last_ns = t + STEP_NS;
-				fl[k].qdelay_ns = delay_ns(queue[fl[k].member],
-							   s->cap_bps[fl[k].member]);
-			}
+		xl_lb_group_step_end(&g);
 	}
 	for (i = 0; i < s->n; i++)
 		total += s->bytes[i];
 	s->total_bytes = total;
-	free(fl);
+	xl_lb_group_free(&g);
 	free(step_bytes);
 	return 0;
 }
