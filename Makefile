@@ -43,7 +43,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))
 BPFT_SRCS := $(wildcard tests/bpf/test_*.c)
 BPFT_BINS := $(patsubst tests/bpf/%.c,$(BUILD)/tests/bpf/%,$(BPFT_SRCS))
 
-.PHONY: all deps test test-asan unit-tests demo clean help bench fuzz fuzz-config fuzz-sim lab lab-down lint analyze format-check format FORCE
+.PHONY: sim-fabric all deps test test-asan unit-tests demo clean help bench fuzz fuzz-config fuzz-sim lab lab-down lint analyze format-check format FORCE
 .SECONDARY:
 all: $(BUILD)/xdpleaf $(BASE_SKELS)
 
@@ -64,6 +64,7 @@ help:
 	@echo "make bench-balance  load-balancing modes vs kernel ECMP (docs/load-balancing-bench.md)"
 	@echo "make bench-dcqcn    DCQCN closed loop, off and on (docs/dcqcn.md)"
 	@echo "make bench-jct      MPI collectives' and RoCE steps' times per fabric (docs/jct-bench.md)"
+	@echo "make sim-fabric     the ns-3 fabric simulator, $(BUILD)/sim-fabric/xdpleaf-fabric (docs/fabric-sim.md)"
 	@echo "make install  the command, its unit, man pages, completion and docs (PREFIX, DESTDIR; make uninstall)"
 	@echo "make deb      the Debian package, into $(BUILD)/deb/ (debian/)"
 	@echo "make clean    remove $(BUILD)/"
@@ -139,6 +140,24 @@ $(BUILD)/bench/collective: bench/jct/collective.c
 $(BUILD)/bench/collective-mpich: bench/jct/collective.c
 	@mkdir -p $(@D)
 	$(MPICC_MPICH) -O2 -g -Wall -Wextra -Werror -std=gnu11 $< -o $@
+
+# The ns-3 fabric simulator (sim/fabric/, docs/fabric-sim.md): ns-3 from
+# Debian's libns3-dev through pkg-config; the leaf's algorithms compiled as
+# C (leaf_shim.c over user/sim/lb_group.c and include/) and linked in.
+NS3_MODULES := ns3-core ns3-network ns3-internet ns3-point-to-point ns3-applications ns3-traffic-control
+CXX ?= g++
+FABRIC_C_OBJS := $(BUILD)/sim-fabric/leaf_shim.o $(BUILD)/user/sim/lb_group.o \
+		 $(BUILD)/user/config/config_keys.o $(BUILD)/user/base/names.o \
+		 $(BUILD)/user/base/units.o $(BUILD)/user/base/log.o
+sim-fabric: $(BUILD)/sim-fabric/xdpleaf-fabric
+$(BUILD)/sim-fabric/leaf_shim.o: sim/fabric/leaf_shim.c sim/fabric/leaf_shim.h $(USER_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+$(BUILD)/sim-fabric/fabric.o: sim/fabric/fabric.cc sim/fabric/leaf_shim.h
+	@mkdir -p $(@D)
+	$(CXX) -O2 -g -std=c++17 -Wall -Wextra -Werror $$(pkg-config --cflags $(NS3_MODULES)) -c $< -o $@
+$(BUILD)/sim-fabric/xdpleaf-fabric: $(BUILD)/sim-fabric/fabric.o $(FABRIC_C_OBJS)
+	$(CXX) $^ -o $@ $$(pkg-config --libs $(NS3_MODULES)) -ljson-c
 
 # The leaf program under 10^6 random and mutated frames per seed (the
 # test suite runs 20000 of seed 1): XL_FUZZ_SEEDS="1 2 3" to choose.

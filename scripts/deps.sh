@@ -28,6 +28,10 @@ PACKAGES=(
 	prometheus curl
 	# the benchmarks' plots (bench/plot.py)
 	gnuplot-nox
+	# the ns-3 fabric simulator (make sim-fabric, docs/fabric-sim.md): ns-3
+	# 3.37's headers and libraries, the C++ compiler; libns3-dev's
+	# pkg-config files name libgsl's and libsqlite3's .so files
+	libns3-dev g++ libgsl-dev libsqlite3-dev
 	# systemd-analyze verify of the shipped unit (tests/lab/cli.bats)
 	systemd
 	# make install's man pages, make deb (tests/lab/install.bats)
