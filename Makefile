@@ -109,6 +109,12 @@ $(BUILD)/tests/unit/test_%: tests/unit/test_%.c $(LIB_OBJS) $(USER_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $< $(LIB_OBJS) -o $@ $(LDLIBS) -lcmocka -lm
 
+# test_lb_group drives the ns-3 leaf's C shim too (sim/fabric/leaf_shim.c).
+$(BUILD)/tests/unit/test_lb_group: tests/unit/test_lb_group.c $(LIB_OBJS) $(USER_HDRS) \
+		$(BUILD)/sim-fabric/leaf_shim.o sim/fabric/leaf_shim.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Isim/fabric $< $(LIB_OBJS) $(BUILD)/sim-fabric/leaf_shim.o -o $@ $(LDLIBS) -lcmocka -lm
+
 $(BUILD)/tests/bpf/test_%: tests/bpf/test_%.c tests/bpf/*.h $(LIB_OBJS) $(SKELS) $(USER_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itests/bpf $< $(LIB_OBJS) -o $@ $(LDLIBS) -lcmocka
@@ -257,7 +263,8 @@ test-asan: deps
 	@$(MAKE) --no-print-directory BUILD=build-asan SANITIZE="$(ASAN)" unit-tests
 	@ASAN_DIRS=build-asan tests/run.sh --only-asan
 
-test: deps all $(UNIT_BINS) $(BPFT_BINS) $(COLLECTIVES) $(BUILD)/fuzz/fuzz_config $(BUILD)/fuzz/fuzz_sim
+test: deps all $(UNIT_BINS) $(BPFT_BINS) $(COLLECTIVES) $(BUILD)/fuzz/fuzz_config $(BUILD)/fuzz/fuzz_sim \
+	$(BUILD)/sim-fabric/xdpleaf-fabric
 	@$(MAKE) --no-print-directory BUILD=build-asan SANITIZE="$(ASAN)" unit-tests
 	@ASAN_DIRS=build-asan tests/run.sh
 

@@ -543,19 +543,6 @@ class Collective
     std::vector<Ptr<Socket>> m_listen;
 };
 
-double
-Percentile(std::vector<double> v, double q)
-{
-    if (v.empty())
-    {
-        return 0;
-    }
-    std::sort(v.begin(), v.end());
-    double i = q * (v.size() - 1);
-    size_t lo = (size_t)i;
-    return lo + 1 < v.size() ? v[lo] + (i - lo) * (v[lo + 1] - v[lo]) : v[lo];
-}
-
 } // namespace
 
 int
@@ -805,8 +792,7 @@ main(int argc, char* argv[])
     {
         j << (i ? "," : "") << coll.times_ms[i];
     }
-    j << "],\"p50_ms\":" << Percentile(coll.times_ms, 0.5)
-      << ",\"p99_ms\":" << Percentile(coll.times_ms, 0.99) << ",\"flowlets\":" << counts[0]
+    j << "],\"flowlets\":" << counts[0]
       << ",\"moves\":" << counts[1] << ",\"moves_refused\":" << counts[2]
       << ",\"marked\":" << counts[3] << ",\"app_sent\":" << coll.appSent
       << ",\"app_received\":" << coll.appReceived << ",\"ip_sent\":" << g_bytes.hostTx

@@ -3,7 +3,8 @@
  * `xdpleaf sim flowlet` and the ns-3 fabric's leaves (sim/fabric/) both
  * drive: one code, two drivers. A captured lab trace replayed packet by
  * packet, as the ns-3 leaf sees packets, gives every figure `sim flowlet
- * --trace` gives over the same trace, in every mode. */
+ * --trace` gives over the same trace, in every mode; through the ns-3
+ * leaf's own entry (sim/fabric/leaf_shim.c) too. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -21,6 +22,7 @@
 #include "sim/flow_trace.h"
 #include "sim/lb_group.h"
 #include "sim/sim.h"
+#include "leaf_shim.h"
 
 #define TRACE_GZ "tests/fixtures/flow-traces/dc-unequal-allreduce-4M.csv.gz"
 
@@ -125,6 +127,67 @@ static void same_choices_as_sim_flowlet(void **state)
 	xl_flow_trace_free(&tr);
 }
 
+/* The ns-3 leaf's shim, with the shipped defaults (its auto flowlet
+ * timeout) and the trace's flows hashed as sim flowlet hashes them, takes
+ * the members sim flowlet --trace takes with that timeout: the same bytes
+ * on each member, the same flowlets, moves and refusals. (flowlet-random
+ * draws its picks from the seed sim flowlet has drawn the hashes from:
+ * the group-level test above covers it.) */
+static void shim_same_choices(void **state)
+{
+	static const __u32 modes[] = { XL_LB_FLOWLET, XL_LB_HASH };
+	struct xl_flow_trace tr;
+	__u32 m, i, k;
+
+	(void)state;
+	assert_int_equal(read_fixture(&tr), 0);
+	qsort(tr.pk, tr.n, sizeof(tr.pk[0]), by_step_flow);
+	for (m = 0; m < 2; m++) {
+		struct xl_lb_sim a;
+		struct xlf_leaf *l;
+		__u64 bytes[XL_MAX_GROUP_MEMBERS] = { 0 }, st, total = 0;
+		uint64_t caps[XL_MAX_GROUP_MEMBERS], c[4];
+
+		xl_lb_sim_defaults(&a);
+		a.mode = modes[m];
+		a.trace = &tr;
+		for (i = 0; i < a.n; i++)
+			caps[i] = a.cap_bps[i];
+		l = xlf_leaf_new(a.n, caps, (int)modes[m], 1);
+		assert_non_null(l);
+		/* the shipped auto floor is the loader's, not sim flowlet's 50 us */
+		assert_true(xlf_leaf_floor_ns(l) > a.floor_ns);
+		a.floor_ns = xlf_leaf_floor_ns(l);
+		st = a.seed;
+		for (k = 0; k < tr.flows; k++)
+			assert_int_equal(xlf_leaf_add_flow(l, xl_rand32(&st)), (int)k);
+		for (i = 0; i < tr.n; i++) {
+			int mb = xlf_leaf_packet(l, tr.pk[i].flow, tr.pk[i].t_ns, tr.pk[i].bytes,
+						 0);
+
+			assert_true(mb >= 0 && mb < (int)a.n);
+			bytes[mb] += tr.pk[i].bytes;
+			total += tr.pk[i].bytes;
+		}
+		assert_int_equal(xl_lb_sim_run(&a), 0);
+		xlf_leaf_counts(l, c);
+		print_message(
+			"# shim mode %u: flowlets %llu/%llu moves %llu/%llu refused %llu/%llu\n",
+			modes[m], a.flowlets, (__u64)c[0], a.moves, (__u64)c[1], a.refused,
+			(__u64)c[2]);
+		assert_int_equal(a.total_bytes, total);
+		assert_int_equal(a.flowlets, c[0]);
+		assert_int_equal(a.moves, c[1]);
+		assert_int_equal(a.refused, c[2]);
+		for (i = 0; i < a.n; i++)
+			assert_int_equal(a.bytes[i], bytes[i]);
+		if (modes[m] == XL_LB_FLOWLET)
+			assert_true(c[0] > 100 && c[1] > 0);
+		xlf_leaf_free(l);
+	}
+	xl_flow_trace_free(&tr);
+}
+
 /* A packet driver's bad flow index is refused, not followed. */
 static void bad_flow_refused(void **state)
 {
@@ -147,6 +210,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(same_choices_as_sim_flowlet),
+		cmocka_unit_test(shim_same_choices),
 		cmocka_unit_test(bad_flow_refused),
 	};
 

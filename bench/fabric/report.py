@@ -1,0 +1,73 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+"""The fabric simulator's cells (DIR/cells/*.json, one per collective and
+fabric, from xdpleaf-fabric) as DIR/results.json and DIR/table.txt: each
+cell's p50 and p99 step time and their ratios to the same collective's
+reference cell (p50 to p50, p99 to p99, as bench-jct takes them).
+
+  bench/fabric/report.py DIR [UPLINKS]
+"""
+import glob
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import benchlib  # noqa: E402
+
+KEEP = ("hosts", "leaves", "spines", "collective", "bytes", "fabric", "lb_mode",
+        "uplink_bps", "tcp", "channels", "seed", "steps_ms", "flowlets", "moves",
+        "moves_refused", "marked", "ip_sent", "ip_received", "ip_dropped",
+        "events", "sim_s", "wall_s")
+
+
+def main(argv):
+    if len(argv) < 2:
+        sys.exit(__doc__)
+    out, uplinks = argv[1], argv[2] if len(argv) > 2 else ""
+    cells = []
+    for path in sorted(glob.glob(os.path.join(out, "cells", "*.json"))):
+        c = benchlib.load(path)
+        if c is None or not c.get("steps_ms"):
+            sys.exit(f"report.py: {path}: no steps")
+        cells.append(c)
+    if not cells:
+        sys.exit(f"report.py: {out}/cells: no cells")
+    ref = {c["collective"]: c for c in cells if c["fabric"] == "ref"}
+    rows = []
+    for c in cells:
+        r = ref.get(c["collective"])
+        if r is None:
+            sys.exit(f"report.py: no ref cell for {c['collective']}")
+        row = {k: c[k] for k in KEEP if k in c}
+        row["uplinks"] = uplinks
+        row["p50_ms"] = benchlib.percentile(c["steps_ms"], 50)
+        row["p99_ms"] = benchlib.percentile(c["steps_ms"], 99)
+        row["ref_p50_ms"] = benchlib.percentile(r["steps_ms"], 50)
+        ref_p99 = benchlib.percentile(r["steps_ms"], 99)
+        row["ratio_p50"] = round(row["p50_ms"] / row["ref_p50_ms"], 4)
+        row["ratio_p99"] = round(row["p99_ms"] / ref_p99, 4)
+        row["events_per_s"] = round(c["events"] / c["wall_s"]) if c.get("wall_s") else None
+        rows.append(row)
+    order = {"ref": 0, "ecmp": 1}
+    rows.sort(key=lambda x: (x["collective"], order.get(x["fabric"], 2), x["lb_mode"]))
+    with open(os.path.join(out, "results.json"), "w") as f:
+        json.dump({"cells": rows}, f, indent=1, sort_keys=True)
+        f.write("\n")
+    lines = [f"{'hosts':>5} {'op':<9} {'bytes':>8} {'fabric':<16} {'p50ms':>9} {'p99ms':>9}"
+             f" {'p50x':>5} {'p99x':>5} {'moves':>6} {'refused':>7} {'dropped':>9}"
+             f" {'wall_s':>7} {'Mev/s':>6}"]
+    for r in rows:
+        name = r["lb_mode"] or r["fabric"]
+        lines.append(f"{r['hosts']:>5} {r['collective']:<9} {r['bytes']:>8} {name:<16}"
+                     f" {r['p50_ms']:>9.1f} {r['p99_ms']:>9.1f} {r['ratio_p50']:>5.2f}"
+                     f" {r['ratio_p99']:>5.2f} {r['moves']:>6} {r['moves_refused']:>7}"
+                     f" {r['ip_dropped']:>9} {r['wall_s']:>7.1f}"
+                     f" {(r['events_per_s'] or 0) / 1e6:>6.2f}")
+    with open(os.path.join(out, "table.txt"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print(f"report.py: {len(rows)} cells -> {out}/results.json, table.txt")
+
+
+if __name__ == "__main__":
+    main(sys.argv)

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# The ns-3 fabric simulator's cells for one fabric size: each collective
+# through the reference and every fabric, then results.json and a table of
+# step times as ratios to the reference (report.py). docs/fabric-sim.md.
+#
+#   bench/fabric/run.sh [--hosts N | --lab] [--uplinks equal|unequal|R1,R2,...]
+#                       [--fabrics LIST] [--ops LIST] [--bytes SIZE]
+#                       [--steps N] [--seed N] [--out DIR] [--json]
+#
+# --hosts N: N/H leaves of H hosts (H = 8, 16 from 1,024 hosts on), as many
+# spines as hosts per leaf (1:1), 100G links with 2 ms buffers, DCTCP.
+# --lab: the lab's size and shaping (8 hosts, 2 leaves, 4 spines, 100M
+# uplinks, 2 ms buffers, Linux Reno with a 5 ms minimum RTO: bench-jct's
+# dc hosts). Every cell runs under nice.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
+SIM=$ROOT/build/sim-fabric/xdpleaf-fabric
+HOSTS=16
+LAB=0
+UPLINKS=equal
+FABRICS="ref ecmp hash flowlet flowlet-random"
+OPS="allreduce alltoall"
+BYTES=4M
+STEPS=5
+SEED=1
+OUT=
+JSON=0
+
+die() {
+	echo "run.sh: $*" >&2
+	exit 2
+}
+
+usage() {
+	sed -n '7,9p' "${BASH_SOURCE[0]}" | sed 's/^#  //' >&2
+	exit 2
+}
+
+while (($#)); do
+	case $1 in
+	--hosts) HOSTS=${2:?--hosts needs a value}; shift 2 ;;
+	--lab) LAB=1; HOSTS=8; shift ;;
+	--uplinks) UPLINKS=${2:?--uplinks needs a value}; shift 2 ;;
+	--fabrics) FABRICS=${2//,/ }; shift 2 ;;
+	--ops) OPS=${2//,/ }; shift 2 ;;
+	--bytes) BYTES=${2:?--bytes needs a value}; shift 2 ;;
+	--steps) STEPS=${2:?--steps needs a value}; shift 2 ;;
+	--seed) SEED=${2:?--seed needs a value}; shift 2 ;;
+	--out) OUT=${2:?--out needs a value}; shift 2 ;;
+	--json) JSON=1; shift ;;
+	-h | --help) usage ;;
+	*) die "unknown option '$1'" ;;
+	esac
+done
+[[ -x $SIM ]] || die "$SIM is missing: make sim-fabric"
+[[ $HOSTS =~ ^[0-9]+$ && $STEPS =~ ^[0-9]+$ && $SEED =~ ^[0-9]+$ ]] ||
+	die "--hosts, --steps and --seed take whole numbers"
+[[ $FABRICS == *ref* ]] || die "--fabrics must include ref: every ratio is to it"
+bytes=$(python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import benchlib; print(benchlib.size_bytes(sys.argv[2]))' \
+	"$ROOT/bench" "$BYTES") || die "--bytes: bad size '$BYTES' (e.g. 4M, 65536)"
+
+if ((LAB)); then
+	spines=4
+	case $UPLINKS in
+	equal) rates=100M,100M,100M,100M ;;
+	unequal) rates=200M,100M,100M,50M ;;
+	*) rates=$UPLINKS ;;
+	esac
+	args=(--lab --leaves=2 --spines=4 --hostsPerLeaf=4 --uplinkRates="$rates" --tcp=reno)
+else
+	per=8
+	((HOSTS >= 1024)) && per=16
+	((HOSTS >= 2 * per && HOSTS % per == 0)) || die "--hosts: a multiple of $per, at least $((2 * per))"
+	spines=$per
+	case $UPLINKS in
+	equal) rates= ;;
+	unequal) die "--uplinks unequal is the lab's set: give --lab, or rates per spine" ;;
+	*) rates=$UPLINKS ;;
+	esac
+	args=(--leaves=$((HOSTS / per)) --spines="$spines" --hostsPerLeaf="$per" --tcp=dctcp)
+	[[ -z $rates ]] || args+=(--uplinkRates="$rates")
+fi
+OUT=${OUT:-$ROOT/build/sim-fabric/hosts$HOSTS-$UPLINKS-$(date -u +%Y%m%dT%H%M%SZ)}
+mkdir -p "$OUT/cells"
+for op in $OPS; do
+	for f in $FABRICS; do
+		echo "run.sh: $HOSTS hosts, $op $BYTES, $f" >&2
+		nice -n 19 "$SIM" "${args[@]}" --fabric="$f" --collective="$op" --bytes="$bytes" \
+			--steps="$STEPS" --seed="$SEED" --out="$OUT/cells/$op-$f.json" ||
+			die "cell $op $f failed"
+	done
+done
+python3 "$ROOT/bench/fabric/report.py" "$OUT" "$UPLINKS" >&2
+if ((JSON)); then
+	cat "$OUT/results.json"
+else
+	cat "$OUT/table.txt"
+fi
