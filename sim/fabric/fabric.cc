@@ -85,7 +85,7 @@ SpineRates(const Opts& o)
 
 struct Bytes
 {
-    uint64_t hostTx = 0, hostRx = 0, dropped = 0, leafDropped = 0;
+    uint64_t hostTx = 0, hostRx = 0, dropped = 0;
     uint64_t pktTx = 0, pktRx = 0, pktDropped = 0;
 };
 
@@ -105,34 +105,32 @@ HostRx(Ptr<const Packet> p, Ptr<Ipv4>, uint32_t)
     g_bytes.pktRx++;
 }
 
-// A device queue's drop: the IP packet behind the point-to-point header.
+// Every drop, wherever it happens, as the IP packet's bytes.
 void
-QueueDrop(Ptr<const Packet> p)
+Dropped(uint64_t ipBytes)
 {
-    g_bytes.dropped += p->GetSize() - 2;
+    g_bytes.dropped += ipBytes;
     g_bytes.pktDropped++;
 }
 
-// Drops at the IP layer of any node (no route, TTL): counted too.
+// A device's (its queue's, its PHY's): behind the point-to-point header.
 void
-IpDrop(const Ipv4Header& h, Ptr<const Packet> p, Ipv4L3Protocol::DropReason, Ptr<Ipv4>, uint32_t)
+DeviceDrop(Ptr<const Packet> p)
 {
-    g_bytes.dropped += p->GetSize() + h.GetSerializedSize();
-    g_bytes.pktDropped++;
+    Dropped(p->GetSize() - 2);
 }
 
 void
 QdiscDrop(Ptr<const QueueDiscItem> item)
 {
-    g_bytes.dropped += item->GetSize();
-    g_bytes.pktDropped++;
+    Dropped(item->GetSize());
 }
 
+// At the IP layer of any node (no route, TTL).
 void
-PhyDrop(Ptr<const Packet> p)
+IpDrop(const Ipv4Header& h, Ptr<const Packet> p, Ipv4L3Protocol::DropReason, Ptr<Ipv4>, uint32_t)
 {
-    g_bytes.dropped += p->GetSize() - 2;
-    g_bytes.pktDropped++;
+    Dropped(p->GetSize() + h.GetSerializedSize());
 }
 
 // ---- the leaf --------------------------------------------------------
@@ -218,8 +216,7 @@ class LeafRouting : public Ipv4RoutingProtocol
                                    p->GetSize() + hdr.GetSerializedSize(), ect);
             if (q & XLF_Q_DROP)
             {
-                g_bytes.leafDropped += p->GetSize() + hdr.GetSerializedSize();
-                g_bytes.pktDropped++;
+                Dropped(p->GetSize() + hdr.GetSerializedSize());
                 return true;
             }
             if (q & XLF_Q_MARK)
@@ -634,9 +631,9 @@ main(int argc, char* argv[])
         t.SetRootQueueDisc("ns3::FifoQueueDisc", "MaxSize", QueueSizeValue(QueueSize(QueueSizeUnit::BYTES, b)));
         QueueDiscContainer q = t.Install(d);
         q.Get(0)->TraceConnectWithoutContext("Drop", MakeCallback(&QdiscDrop));
-        pd->GetQueue()->TraceConnectWithoutContext("Drop", MakeCallback(&QueueDrop));
-        pd->TraceConnectWithoutContext("PhyRxDrop", MakeCallback(&PhyDrop));
-        pd->TraceConnectWithoutContext("PhyTxDrop", MakeCallback(&PhyDrop));
+        pd->GetQueue()->TraceConnectWithoutContext("Drop", MakeCallback(&DeviceDrop));
+        pd->TraceConnectWithoutContext("PhyRxDrop", MakeCallback(&DeviceDrop));
+        pd->TraceConnectWithoutContext("PhyTxDrop", MakeCallback(&DeviceDrop));
     };
 
     // Every link, its two ends' rates and its subnet. The devices exist
@@ -796,7 +793,7 @@ main(int argc, char* argv[])
       << ",\"moves\":" << counts[1] << ",\"moves_refused\":" << counts[2]
       << ",\"marked\":" << counts[3] << ",\"app_sent\":" << coll.appSent
       << ",\"app_received\":" << coll.appReceived << ",\"ip_sent\":" << g_bytes.hostTx
-      << ",\"ip_received\":" << g_bytes.hostRx << ",\"ip_dropped\":" << g_bytes.dropped + g_bytes.leafDropped
+      << ",\"ip_received\":" << g_bytes.hostRx << ",\"ip_dropped\":" << g_bytes.dropped
       << ",\"packets_sent\":" << g_bytes.pktTx << ",\"packets_received\":" << g_bytes.pktRx
       << ",\"packets_dropped\":" << g_bytes.pktDropped << ",\"sim_s\":" << simSeconds << ",\"events\":" << events
       << ",\"wall_s\":" << wall << "}\n";
