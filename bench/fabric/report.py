@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 """The fabric simulator's cells (DIR/cells/*.json, one per collective and
-fabric, from xdpleaf-fabric) as DIR/results.json and DIR/table.txt: each
-cell's p50 and p99 step time and their ratios to the same collective's
-reference cell (p50 to p50, p99 to p99, as bench-jct takes them).
+fabric and seed, from xdpleaf-fabric) as DIR/results.json and
+DIR/table.txt: each cell's p50 and p99 step time and their ratios to the
+same collective's reference cell (p50 to p50, p99 to p99, as bench-jct
+takes them).
 
   bench/fabric/report.py DIR [UPLINKS]
 """
@@ -33,7 +34,12 @@ def main(argv):
         cells.append(c)
     if not cells:
         sys.exit(f"report.py: {out}/cells: no cells")
-    ref = {c["collective"]: c for c in cells if c["fabric"] == "ref"}
+    ref = {}
+    for c in cells:
+        if c["fabric"] == "ref":
+            if c["collective"] in ref:
+                sys.exit(f"report.py: two ref cells for {c['collective']}")
+            ref[c["collective"]] = c
     rows = []
     for c in cells:
         r = ref.get(c["collective"])
@@ -50,16 +56,16 @@ def main(argv):
         row["events_per_s"] = round(c["events"] / c["wall_s"]) if c.get("wall_s") else None
         rows.append(row)
     order = {"ref": 0, "ecmp": 1}
-    rows.sort(key=lambda x: (x["collective"], order.get(x["fabric"], 2), x["lb_mode"]))
+    rows.sort(key=lambda x: (x["collective"], order.get(x["fabric"], 2), x["lb_mode"], x["seed"]))
     with open(os.path.join(out, "results.json"), "w") as f:
         json.dump({"cells": rows}, f, indent=1, sort_keys=True)
         f.write("\n")
-    lines = [f"{'hosts':>5} {'op':<9} {'bytes':>8} {'fabric':<16} {'p50ms':>9} {'p99ms':>9}"
+    lines = [f"{'hosts':>5} {'op':<9} {'bytes':>8} {'fabric':<16} {'seed':>4} {'p50ms':>9} {'p99ms':>9}"
              f" {'p50x':>5} {'p99x':>5} {'moves':>6} {'refused':>7} {'dropped':>9}"
              f" {'wall_s':>7} {'Mev/s':>6}"]
     for r in rows:
         name = r["lb_mode"] or r["fabric"]
-        lines.append(f"{r['hosts']:>5} {r['collective']:<9} {r['bytes']:>8} {name:<16}"
+        lines.append(f"{r['hosts']:>5} {r['collective']:<9} {r['bytes']:>8} {name:<16} {r['seed']:>4}"
                      f" {r['p50_ms']:>9.1f} {r['p99_ms']:>9.1f} {r['ratio_p50']:>5.2f}"
                      f" {r['ratio_p99']:>5.2f} {r['moves']:>6} {r['moves_refused']:>7}"
                      f" {r['ip_dropped']:>9} {r['wall_s']:>7.1f}"

@@ -5,13 +5,15 @@
 #
 #   bench/fabric/run.sh [--hosts N | --lab] [--uplinks equal|unequal|R1,R2,...]
 #                       [--fabrics LIST] [--ops LIST] [--bytes SIZE]
-#                       [--steps N] [--seed N] [--out DIR] [--json]
+#                       [--steps N] [--seed N] [--ecmp-seeds N] [--out DIR] [--json]
 #
 # --hosts N: N/H leaves of H hosts (H = 8, 16 from 1,024 hosts on), as many
 # spines as hosts per leaf (1:1), 100G links with 2 ms buffers, DCTCP.
 # --lab: the lab's size and shaping (8 hosts, 2 leaves, 4 spines, 100M
 # uplinks, 2 ms buffers, Linux Reno with a 5 ms minimum RTO: bench-jct's
-# dc hosts). Every cell runs under nice.
+# dc hosts). --ecmp-seeds N: ecmp and hash with seeds SEED..SEED+N-1,
+# each a draw of hashes (bench-jct's --ecmp-labs). Every cell runs under
+# nice.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
@@ -24,6 +26,7 @@ OPS="allreduce alltoall"
 BYTES=4M
 STEPS=5
 SEED=1
+ECMP_SEEDS=1
 OUT=
 JSON=0
 
@@ -47,6 +50,7 @@ while (($#)); do
 	--bytes) BYTES=${2:?--bytes needs a value}; shift 2 ;;
 	--steps) STEPS=${2:?--steps needs a value}; shift 2 ;;
 	--seed) SEED=${2:?--seed needs a value}; shift 2 ;;
+	--ecmp-seeds) ECMP_SEEDS=${2:?--ecmp-seeds needs a value}; shift 2 ;;
 	--out) OUT=${2:?--out needs a value}; shift 2 ;;
 	--json) JSON=1; shift ;;
 	-h | --help) usage ;;
@@ -54,8 +58,8 @@ while (($#)); do
 	esac
 done
 [[ -x $SIM ]] || die "$SIM is missing: make sim-fabric"
-[[ $HOSTS =~ ^[0-9]+$ && $STEPS =~ ^[0-9]+$ && $SEED =~ ^[0-9]+$ ]] ||
-	die "--hosts, --steps and --seed take whole numbers"
+[[ $HOSTS =~ ^[0-9]+$ && $STEPS =~ ^[0-9]+$ && $SEED =~ ^[0-9]+$ && $ECMP_SEEDS =~ ^[1-9][0-9]*$ ]] ||
+	die "--hosts, --steps, --seed and --ecmp-seeds take whole numbers"
 [[ $FABRICS == *ref* ]] || die "--fabrics must include ref: every ratio is to it"
 bytes=$(python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import benchlib; print(benchlib.size_bytes(sys.argv[2]))' \
 	"$ROOT/bench" "$BYTES") || die "--bytes: bad size '$BYTES' (e.g. 4M, 65536)"
@@ -85,10 +89,14 @@ OUT=${OUT:-$ROOT/build/sim-fabric/hosts$HOSTS-$UPLINKS-$(date -u +%Y%m%dT%H%M%SZ
 mkdir -p "$OUT/cells"
 for op in $OPS; do
 	for f in $FABRICS; do
-		echo "run.sh: $HOSTS hosts, $op $BYTES, $f" >&2
-		nice -n 19 "$SIM" "${args[@]}" --fabric="$f" --collective="$op" --bytes="$bytes" \
-			--steps="$STEPS" --seed="$SEED" --out="$OUT/cells/$op-$f.json" ||
-			die "cell $op $f failed"
+		seeds=$SEED
+		[[ $f != ecmp && $f != hash ]] || seeds=$(seq "$SEED" $((SEED + ECMP_SEEDS - 1)))
+		for s in $seeds; do
+			echo "run.sh: $HOSTS hosts, $op $BYTES, $f, seed $s" >&2
+			nice -n 19 "$SIM" "${args[@]}" --fabric="$f" --collective="$op" --bytes="$bytes" \
+				--steps="$STEPS" --seed="$s" --out="$OUT/cells/$op-$f-$s.json" ||
+				die "cell $op $f seed $s failed"
+		done
 	done
 done
 python3 "$ROOT/bench/fabric/report.py" "$OUT" "$UPLINKS" >&2

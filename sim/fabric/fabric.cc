@@ -33,7 +33,7 @@ struct Opts
     std::string hostRate = "100G";   // host <-> leaf
     std::string fabricRate = "100G"; // leaf <-> spine, each way
     std::string uplinkRates;            // per spine, overrides fabricRate
-    std::string fastRate = "10G";    // what --lab leaves unshaped
+    std::string fastRate;            // unshaped links (default below)
     std::string delay = "1us";          // per link
     double bufferUs = 2000;             // each port's buffer, as time at its rate
     bool lab = false;                   // the lab's shaping (below)
@@ -553,7 +553,10 @@ main(int argc, char* argv[])
     cmd.AddValue("hostRate", "host link rate", o.hostRate);
     cmd.AddValue("fabricRate", "leaf-spine link rate", o.fabricRate);
     cmd.AddValue("uplinkRates", "per spine, comma-separated (overrides fabricRate)", o.uplinkRates);
-    cmd.AddValue("fastRate", "with --lab, the rate of what the lab leaves unshaped", o.fastRate);
+    cmd.AddValue("fastRate",
+                 "unshaped links (ref's uplinks, what --lab leaves unshaped); default 10x the "
+                 "fastest host or fabric link, with --lab 10G",
+                 o.fastRate);
     cmd.AddValue("delay", "per link propagation delay", o.delay);
     cmd.AddValue("bufferUs", "each port's buffer in microseconds at its rate", o.bufferUs);
     cmd.AddValue("lab", "shape as lab/lab.sh: only spine->last leaf (and ref's last-leaf host ports)", o.lab);
@@ -606,7 +609,15 @@ main(int argc, char* argv[])
     {
         aggregate += b;
     }
-    uint64_t fast = RateOf(o.fastRate);
+    // "unlimited": ten times anything a host or an uplink carries, so
+    // that it never binds; --lab: 10G, as the lab's veths against 100M
+    uint64_t fast =
+        o.lab ? 10000000000ULL
+              : 10 * std::max(RateOf(o.hostRate), *std::max_element(spineBps.begin(), spineBps.end()));
+    if (!o.fastRate.empty())
+    {
+        fast = RateOf(o.fastRate);
+    }
 
     NodeContainer hostsC, leavesC, spinesC;
     hostsC.Create(o.leaves * o.hostsPerLeaf);
