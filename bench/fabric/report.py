@@ -17,7 +17,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import benchlib  # noqa: E402
 
 KEEP = ("hosts", "leaves", "spines", "collective", "bytes", "fabric", "lb_mode",
-        "uplink_bps", "tcp", "channels", "seed", "steps_ms", "flowlets", "moves",
+        "uplink_bps", "degrade", "tcp", "channels", "seed", "steps_ms", "flowlets", "moves",
         "moves_refused", "marked", "ip_sent", "ip_received", "ip_dropped",
         "events", "sim_s", "wall_s")
 

@@ -5,14 +5,17 @@
 #
 #   bench/fabric/run.sh [--hosts N | --lab] [--uplinks equal|unequal|R1,R2,...]
 #                       [--fabrics LIST] [--ops LIST] [--bytes SIZE]
-#                       [--steps N] [--seed N] [--ecmp-seeds N] [--out DIR] [--json]
+#                       [--steps N] [--seed N] [--ecmp-seeds N] [--degrade F]
+#                       [--out DIR] [--json]
 #
 # --hosts N: N/H leaves of H hosts (H = 8, 16 from 1,024 hosts on), as many
 # spines as hosts per leaf (1:1), 100G links with 2 ms buffers, DCTCP.
 # --lab: the lab's size and shaping (8 hosts, 2 leaves, 4 spines, 100M
 # uplinks, 2 ms buffers, Linux Reno with a 5 ms minimum RTO: bench-jct's
 # dc hosts). --ecmp-seeds N: ecmp and hash with seeds SEED..SEED+N-1,
-# each a draw of hashes (bench-jct's --ecmp-labs). Every cell runs under
+# each a draw of hashes (bench-jct's --ecmp-labs). --degrade F: that share
+# of the leaf-spine links at half rate (the reference's host ports at
+# each leaf's remaining aggregate). Every cell runs under
 # nice.
 set -euo pipefail
 
@@ -27,6 +30,7 @@ BYTES=4M
 STEPS=5
 SEED=1
 ECMP_SEEDS=1
+DEGRADE=0
 OUT=
 JSON=0
 
@@ -51,6 +55,7 @@ while (($#)); do
 	--steps) STEPS=${2:?--steps needs a value}; shift 2 ;;
 	--seed) SEED=${2:?--seed needs a value}; shift 2 ;;
 	--ecmp-seeds) ECMP_SEEDS=${2:?--ecmp-seeds needs a value}; shift 2 ;;
+	--degrade) DEGRADE=${2:?--degrade needs a value}; shift 2 ;;
 	--out) OUT=${2:?--out needs a value}; shift 2 ;;
 	--json) JSON=1; shift ;;
 	-h | --help) usage ;;
@@ -60,6 +65,7 @@ done
 [[ -x $SIM ]] || die "$SIM is missing: make sim-fabric"
 [[ $HOSTS =~ ^[0-9]+$ && $STEPS =~ ^[0-9]+$ && $SEED =~ ^[0-9]+$ && $ECMP_SEEDS =~ ^[1-9][0-9]*$ ]] ||
 	die "--hosts, --steps, --seed and --ecmp-seeds take whole numbers"
+[[ $DEGRADE =~ ^(0|1|0?\.[0-9]+)$ ]] || die "--degrade: a fraction 0..1 (e.g. 0.1)"
 [[ $FABRICS == *ref* ]] || die "--fabrics must include ref: every ratio is to it"
 bytes=$(python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import benchlib; print(benchlib.size_bytes(sys.argv[2]))' \
 	"$ROOT/bench" "$BYTES") || die "--bytes: bad size '$BYTES' (e.g. 4M, 65536)"
@@ -85,7 +91,10 @@ else
 	args=(--leaves=$((HOSTS / per)) --spines="$spines" --hostsPerLeaf="$per" --tcp=dctcp)
 	[[ -z $rates ]] || args+=(--uplinkRates="$rates")
 fi
-OUT=${OUT:-$ROOT/build/sim-fabric/hosts$HOSTS-$UPLINKS-$(date -u +%Y%m%dT%H%M%SZ)}
+args+=(--degrade="$DEGRADE")
+set_name=$UPLINKS
+[[ $DEGRADE == 0 ]] || set_name+=-degraded$DEGRADE
+OUT=${OUT:-$ROOT/build/sim-fabric/hosts$HOSTS-$set_name-$(date -u +%Y%m%dT%H%M%SZ)}
 mkdir -p "$OUT/cells"
 for op in $OPS; do
 	for f in $FABRICS; do
@@ -99,7 +108,7 @@ for op in $OPS; do
 		done
 	done
 done
-python3 "$ROOT/bench/fabric/report.py" "$OUT" "$UPLINKS" >&2
+python3 "$ROOT/bench/fabric/report.py" "$OUT" "$set_name" >&2
 if ((JSON)); then
 	cat "$OUT/results.json"
 else

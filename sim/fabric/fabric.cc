@@ -36,6 +36,7 @@ struct Opts
     std::string fastRate;            // unshaped links (default below)
     std::string delay = "1us";          // per link
     double bufferUs = 2000;             // each port's buffer, as time at its rate
+    double degrade = 0;                 // fraction of leaf-spine links at half rate
     bool lab = false;                   // the lab's shaping (below)
     std::string fabric = "flowlet";     // ref | ecmp | an lb_mode
     std::string collective = "allreduce";
@@ -558,6 +559,7 @@ main(int argc, char* argv[])
                  "fastest host or fabric link, with --lab 10G",
                  o.fastRate);
     cmd.AddValue("delay", "per link propagation delay", o.delay);
+    cmd.AddValue("degrade", "this fraction of the leaf-spine links (drawn by --seed) at half rate", o.degrade);
     cmd.AddValue("bufferUs", "each port's buffer in microseconds at its rate", o.bufferUs);
     cmd.AddValue("lab", "shape as lab/lab.sh: only spine->last leaf (and ref's last-leaf host ports)", o.lab);
     cmd.AddValue("fabric", "ref | ecmp | hash | flowlet | flowlet-random", o.fabric);
@@ -604,10 +606,39 @@ main(int argc, char* argv[])
 
     auto wall0 = std::chrono::steady_clock::now();
     std::vector<uint64_t> spineBps = SpineRates(o);
-    uint64_t aggregate = 0;
-    for (auto b : spineBps)
+    if (o.degrade < 0 || o.degrade > 1)
     {
-        aggregate += b;
+        NS_FATAL_ERROR("--degrade: a fraction 0..1");
+    }
+    // each leaf's uplinks: the spines' rates, a --degrade share of all the
+    // leaf-spine links at half rate (both ways), drawn by the seed
+    std::vector<std::vector<uint64_t>> upBps(o.leaves, spineBps);
+    {
+        std::vector<uint32_t> all(o.leaves * o.spines);
+        for (uint32_t i = 0; i < all.size(); i++)
+        {
+            all[i] = i;
+        }
+        Ptr<UniformRandomVariable> u = CreateObject<UniformRandomVariable>();
+        u->SetStream(o.seed);
+        for (uint32_t i = all.size() - 1; i > 0; i--)
+        {
+            std::swap(all[i], all[u->GetInteger(0, i)]);
+        }
+        uint32_t n = (uint32_t)(o.degrade * all.size() + 0.5);
+        for (uint32_t i = 0; i < n; i++)
+        {
+            upBps[all[i] / o.spines][all[i] % o.spines] /= 2;
+        }
+    }
+    // ref: each leaf's hosts at its uplinks' aggregate / H
+    std::vector<uint64_t> aggregate(o.leaves, 0);
+    for (uint32_t l = 0; l < o.leaves; l++)
+    {
+        for (auto b : upBps[l])
+        {
+            aggregate[l] += b;
+        }
     }
     // "unlimited": ten times anything a host or an uplink carries, so
     // that it never binds; --lab: 10G, as the lab's veths against 100M
@@ -670,7 +701,7 @@ main(int argc, char* argv[])
             uint64_t toHost = o.lab ? fast : hostBps;
             if (ref && (!o.lab || last))
             {
-                toHost = aggregate / o.hostsPerLeaf;
+                toHost = aggregate[l] / o.hostsPerLeaf;
             }
             std::ostringstream net;
             net << "10." << l + 1 << "." << h + 1 << ".0";
@@ -681,8 +712,8 @@ main(int argc, char* argv[])
         {
             // ref: uplinks unlimited; --lab: only the spines' egress toward
             // the last leaf shaped (lab.sh's TBF on each spine's 'up')
-            uint64_t up = ref ? fast : o.lab ? fast : spineBps[s];
-            uint64_t downward = ref ? fast : (o.lab && !last) ? fast : spineBps[s];
+            uint64_t up = ref ? fast : o.lab ? fast : upBps[l][s];
+            uint64_t downward = ref ? fast : (o.lab && !last) ? fast : upBps[l][s];
             std::ostringstream net;
             net << "11." << l << "." << s << ".0";
             links.push_back({p2p.Install(leavesC.Get(l), spinesC.Get(s)), up, downward, net.str(), l,
@@ -739,7 +770,7 @@ main(int argc, char* argv[])
     std::vector<Ptr<LeafRouting>> leafRt;
     for (uint32_t l = 0; l < o.leaves; l++)
     {
-        struct xlf_leaf* shim = xlf_leaf_new(o.spines, spineBps.data(), mode, o.seed * 1000 + l);
+        struct xlf_leaf* shim = xlf_leaf_new(o.spines, upBps[l].data(), mode, o.seed * 1000 + l);
         if (!shim)
         {
             NS_FATAL_ERROR("leaf " << l << ": the shim refused the group");
@@ -794,7 +825,7 @@ main(int argc, char* argv[])
     {
         j << (i ? "," : "") << spineBps[i];
     }
-    j << "],\"tcp\":\"" << o.tcp << "\",\"channels\":" << o.channels << ",\"seed\":" << o.seed
+    j << "],\"degrade\":" << o.degrade << ",\"tcp\":\"" << o.tcp << "\",\"channels\":" << o.channels << ",\"seed\":" << o.seed
       << ",\"steps_ms\":[";
     for (size_t i = 0; i < coll.times_ms.size(); i++)
     {
