@@ -7,6 +7,9 @@ same collective's reference cell (p50 to p50, p99 to p99, as bench-jct
 takes them).
 
   bench/fabric/report.py DIR [UPLINKS]
+  bench/fabric/report.py --plot PNG DIR...   p50 ratio against hosts, one
+                                             panel per collective (the mean
+                                             over a fabric's seeds)
 """
 import glob
 import json
@@ -15,6 +18,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import benchlib  # noqa: E402
+import plot  # noqa: E402
 
 KEEP = ("hosts", "leaves", "spines", "collective", "bytes", "fabric", "lb_mode",
         "uplink_bps", "degrade", "tcp", "channels", "seed", "steps_ms", "flowlets", "moves",
@@ -22,7 +26,30 @@ KEEP = ("hosts", "leaves", "spines", "collective", "bytes", "fabric", "lb_mode",
         "events", "sim_s", "wall_s")
 
 
+def scale_plot(png, dirs):
+    """Each run's results.json: per collective, a series per fabric of
+    (hosts, mean p50 ratio over its seeds)."""
+    pts = {}
+    for d in dirs:
+        res = benchlib.load(os.path.join(d, "results.json"))
+        if res is None:
+            sys.exit(f"report.py: {d}/results.json: missing or not JSON")
+        for c in res["cells"]:
+            key = (c["collective"], c["lb_mode"] or c["fabric"])
+            pts.setdefault(key, {}).setdefault(c["hosts"], []).append(c["ratio_p50"])
+    panels = []
+    for op in sorted({k[0] for k in pts}):
+        series = [(name, sorted((h, sum(v) / len(v)) for h, v in by_h.items()))
+                  for (o, name), by_h in sorted(pts.items()) if o == op]
+        panels.append({"title": op, "ylabel": "p50 / reference p50", "series": series})
+    if plot.lines(png, panels, "hosts", "step time against the non-blocking reference"):
+        print(f"report.py: {png}")
+
+
 def main(argv):
+    if len(argv) >= 4 and argv[1] == "--plot":
+        scale_plot(argv[2], argv[3:])
+        return
     if len(argv) < 2:
         sys.exit(__doc__)
     out, uplinks = argv[1], argv[2] if len(argv) > 2 else ""
@@ -66,7 +93,7 @@ def main(argv):
     for r in rows:
         name = r["lb_mode"] or r["fabric"]
         lines.append(f"{r['hosts']:>5} {r['collective']:<9} {r['bytes']:>8} {name:<16} {r['seed']:>4}"
-                     f" {r['p50_ms']:>9.1f} {r['p99_ms']:>9.1f} {r['ratio_p50']:>5.2f}"
+                     f" {r['p50_ms']:>9.4g} {r['p99_ms']:>9.4g} {r['ratio_p50']:>5.2f}"
                      f" {r['ratio_p99']:>5.2f} {r['moves']:>6} {r['moves_refused']:>7}"
                      f" {r['ip_dropped']:>9} {r['wall_s']:>7.1f}"
                      f" {(r['events_per_s'] or 0) / 1e6:>6.2f}")
