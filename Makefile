@@ -152,6 +152,9 @@ $(BUILD)/bench/collective-mpich: bench/jct/collective.c
 # C (leaf_shim.c over user/sim/lb_group.c and include/) and linked in.
 NS3_MODULES := ns3-core ns3-network ns3-internet ns3-point-to-point ns3-applications ns3-traffic-control
 CXX ?= g++
+FABRIC_CXXFLAGS := -O2 -g -std=c++17 -Wall -Wextra -Werror
+# Debian 12's ns3 .pc files carry a stray "-I/usr\;": left out
+NS3_CFLAGS = $(filter-out %;,$(shell pkg-config --cflags $(NS3_MODULES) 2>/dev/null))
 FABRIC_C_OBJS := $(BUILD)/sim-fabric/leaf_shim.o $(BUILD)/user/sim/lb_group.o \
 		 $(BUILD)/user/config/config_keys.o $(BUILD)/user/base/names.o \
 		 $(BUILD)/user/base/units.o $(BUILD)/user/base/log.o
@@ -161,7 +164,7 @@ $(BUILD)/sim-fabric/leaf_shim.o: sim/fabric/leaf_shim.c sim/fabric/leaf_shim.h $
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 $(BUILD)/sim-fabric/fabric.o: sim/fabric/fabric.cc sim/fabric/leaf_shim.h
 	@mkdir -p $(@D)
-	$(CXX) -O2 -g -std=c++17 -Wall -Wextra -Werror $$(pkg-config --cflags $(NS3_MODULES)) -c $< -o $@
+	$(CXX) $(FABRIC_CXXFLAGS) $(NS3_CFLAGS) -c $< -o $@
 $(BUILD)/sim-fabric/xdpleaf-fabric: $(BUILD)/sim-fabric/fabric.o $(FABRIC_C_OBJS)
 	$(CXX) $^ -o $@ $$(pkg-config --libs $(NS3_MODULES)) -ljson-c
 
@@ -241,6 +244,9 @@ compile_commands.json: FORCE
 		printf '%s\t%s\n' '$(f)' '$(CLANG) $(BPF_CFLAGS) -c $(f)';) \
 	$(foreach f,$(wildcard tests/fuzz/*.c),\
 		printf '%s\t%s\n' '$(f)' '$(CLANG) $(CCDB_FUZZ) -c $(f)';) \
+	printf '%s\t%s\n' sim/fabric/leaf_shim.c '$(CC) $(CPPFLAGS) $(CFLAGS) -c sim/fabric/leaf_shim.c'; \
+	printf '%s\t%s\n' sim/fabric/fabric.cc \
+		'$(CXX) $(FABRIC_CXXFLAGS) $(NS3_CFLAGS) -c sim/fabric/fabric.cc'; \
 	printf '%s\t%s\n' bench/jct/collective.c \
 		'$(CC) $(CCDB_MPI) -O2 -g -Wall -Wextra -Werror -std=gnu11 -c bench/jct/collective.c'; \
 	} | scripts/compile_commands.sh '$(CURDIR)' >$@.tmp && mv $@.tmp $@
