@@ -487,6 +487,72 @@ static __always_inline __u64 flow_rate(const struct xl_group *g,
 			      g->capacity_bps[cur & (XL_MAX_GROUP_MEMBERS - 1)]);
 }
 
+/* Member i of group gid as a place for a flow (its key: last packet,
+ * queue delay) on member cur, which counts it if self, to yield to:
+ * xl_yield_key of its share and utilization if its share is no smaller
+ * than the flow's on cur (xl_yield_to) and the move is safe
+ * (xl_move_safe over floor_ns and the queues), else 0. members = i |
+ * cur << 8 | self << 16. Global: the picker's loops only compare. */
+__noinline __u64 xl_yield_key_g(struct xl_flow *flow, __u32 gid, __u32 members, __u64 now,
+				__u64 floor_ns)
+{
+	struct xl_group *g = bpf_map_lookup_elem(&groups, &gid);
+	struct xl_flow_state *fs = flow ? bpf_map_lookup_elem(&flows, flow) : NULL;
+	__u32 i = members & (XL_MAX_GROUP_MEMBERS - 1), e = xl_flow_epoch(now), sh;
+
+	if (!g || !fs)
+		return 0;
+	sh = xl_member_share_g(gid, i, e, 0);
+	if (!xl_yield_to(xl_member_share_g(gid, (members >> 8) & (XL_MAX_GROUP_MEMBERS - 1), e,
+					   (members >> 16) & 1), sh) ||
+	    !xl_move_safe((__s64)(now - fs->last_ns), floor_ns, g->skew_ns[i], fs->qdelay_ns,
+			  member_delay(g, i, now, 0), 1))
+		return 0;
+	return xl_yield_key(sh, xl_member_util_now(gid, i, now, 0));
+}
+
+/* A flow the rates and counts keep on its member cur, which it shares,
+ * takes turns (include/lb.h, time-sharing): once it has been there
+ * XL_LB_YIELD_NS and wants more than its share, it yields to the best
+ * member by xl_yield_key_g, the first of equals. args = the members up |
+ * 1 << 16 if cur counts the flow itself | cur << 24. Returns the member.
+ * Two passes, as xl_pick_fair_g: a running best's index multiplied the
+ * verifier's states past its limit. Global, on the flow's key. */
+__noinline int xl_pick_yield_g(struct xl_flow *flow, __u32 gid, __u32 args, __u64 now,
+			       __u64 floor_ns)
+{
+	struct xl_group *g = bpf_map_lookup_elem(&groups, &gid);
+	struct xl_flow_state *fs = flow ? bpf_map_lookup_elem(&flows, flow) : NULL;
+	__u32 cur = (args >> 24) & (XL_MAX_GROUP_MEMBERS - 1), self = (args >> 16) & 1;
+	__u32 up = args & 0xffff, others, n;
+	__u64 top = 0;
+	int i, best = -1;
+
+	if (!g || !fs)
+		return cur;
+	others = member_flows_of(g->member_slot[cur], xl_flow_epoch(now));
+	others = others > self ? others - self : 0;
+	if (!xl_may_yield(others, xl_placed_ns(fs->placed_tick, now), flow_rate(g, fs, cur),
+			  xl_fair_share(g->capacity_bps[cur], others)))
+		return cur;
+	n = g->n_members;
+	up &= ~(1U << cur);
+	for (i = 0; i < XL_MAX_GROUP_MEMBERS; i++)
+		if ((__u32)i < n && (up & (1U << i))) {
+			__u64 k = xl_yield_key_g(flow, gid, i | cur << 8 | self << 16, now, floor_ns);
+
+			if (k > top)
+				top = k;
+		}
+	if (!top)
+		return cur;
+	for (i = 0; i < XL_MAX_GROUP_MEMBERS; i++)
+		if ((__u32)i < n && best < 0 && (up & (1U << i)) &&
+		    xl_yield_key_g(flow, gid, i | cur << 8 | self << 16, now, floor_ns) == top)
+			best = i;
+	return best < 0 ? cur : best;
+}
+
 /* What xl_choose_uplink's result says beside the member (bits 0-7): the
  * flow moved here from member (r >> 16 & 0xff), or a move there was
  * refused (the reorder-free rule). For the events (bpf/event_ring.h). */
@@ -584,11 +650,17 @@ __noinline int xl_choose_uplink(struct xl_flow *flow, __u32 gid, __u64 now,
 		    !xl_move_worth_g(gid, (__u32)cur | (__u32)m << 8, now,
 				     flow_rate(g, fs, cur), now - fs->last_ns))
 			m = cur;
-		/* ... and for a clearly larger share by flow count */
-		if (cur_up && m == cur && xl_counts_flow(len))
-			m = xl_pick_fair_g(gid, (up & 0xffff) |
-					   (__u32)(xl_flow_epoch(now) - fs->count_epoch <= 1) << 16,
-					   now, (__u32)cur, flow_rate(g, fs, cur));
+		/* ... and for a clearly larger share by flow count, or, on a
+		 * member it shares, to take turns at sharing (yields) */
+		if (cur_up && m == cur && xl_counts_flow(len)) {
+			__u32 up_self = (up & 0xffff) |
+				(__u32)(xl_flow_epoch(now) - fs->count_epoch <= 1) << 16;
+
+			m = xl_pick_fair_g(gid, up_self, now, (__u32)cur, flow_rate(g, fs, cur));
+			if (m == cur)
+				m = xl_pick_yield_g(flow, gid, up_self | (__u32)cur << 24, now,
+						    floor_ns);
+		}
 		break;
 	case XL_LB_HASH:
 	default:

@@ -862,4 +862,64 @@ static inline int xl_wants_more_share(__u64 demand_bps, __u32 share)
 	return demand_bps >> 10 >= 3 * (__u64)share / 2;
 }
 
+/* ---- time-sharing: a shared member's flow yields its place ------------ */
+
+/* Four flows that each want a member on 100/100/100/25 Mbit/s: whole
+ * flows are bounded by two sharing one 100 Mbit/s member (1.625 x the
+ * non-blocking reference for a ring all-reduce), and only flows that
+ * take turns at sharing beat that. By the rates and the counts nothing
+ * is better than 2/1/1/0 (the pair's member and a lone flow's give a
+ * newcomer the same share), so a pair stayed where it formed until a
+ * lone flow paused, and then a move off the pair's full queue had to
+ * wait out that queue: replaying the lab's degraded all-reduce
+ * (bench/results/2026-11-28-degraded-trace, 20 ms windows), 885 moves
+ * were refused, every one for the queue (gap p50 0.6 ms against the old
+ * member's 2 ms, the new member's empty), and one member stayed over
+ * its capacity for 160 ms at a stretch.
+ *
+ * So a flow that has shared its member for XL_LB_YIELD_NS, and wants
+ * more than its share there (xl_wants_more_share), moves at a new
+ * flowlet to a member where its share is no smaller (xl_yield_to) and
+ * the move cannot reorder (xl_move_safe): the pair moves on, the flow it
+ * leaves is alone, and the one it joins has had its member to itself.
+ * The flow that arrives stays its XL_LB_YIELD_NS, so the pair's other
+ * flows, there before it, are the ones to go next. In that replay the
+ * longest overload per member fell from 160/140/80/60 ms to 80/80/80/60
+ * (moves 41 to 633, refused 885 to 688, the time over capacity the same,
+ * 0.4 s per 100 Mbit/s member); moves that ignore the order reach
+ * 60/60/80/0, as 84 of the trace's 379 windows have no overload-free
+ * placement of whole flows. Held 12 to 22 ms the longest was 60-140 ms,
+ * 25 ms 160 ms. Members of unequal shares are not traded: on
+ * 200/100/100/50 Mbit/s the pair of the big member has 100 Mbit/s each,
+ * what a lone flow has, and a newcomer's 50 would be clearly less. */
+#ifndef XL_LB_YIELD_NS
+#define XL_LB_YIELD_NS 20000000ULL /* 20 ms */
+#endif
+
+/* Whether a flow that shares its member with `others` counted flows, has
+ * been there placed_ns and sends at demand_bps against its share there
+ * (xl_fair_share) looks for a member to yield to. */
+static inline int xl_may_yield(__u32 others, __u64 placed_ns, __u64 demand_bps, __u32 share)
+{
+	return others > 0 && placed_ns >= XL_LB_YIELD_NS && xl_wants_more_share(demand_bps, share);
+}
+
+/* Whether a member where the flow's share would be share_new (its flows
+ * and the flow) is one to yield to from share_cur: not clearly less, the
+ * move margin of xl_share_move_worth turned round. */
+static inline int xl_yield_to(__u32 share_cur, __u32 share_new)
+{
+	return !xl_share_move_worth(share_new, share_cur);
+}
+
+/* The order of the members to yield to, as one number, the larger the
+ * better: the larger share, then the less utilized (util as
+ * xl_member_util). By member order alone the pair came back to the first
+ * member at each turn (in the replay above it then carried 100 ms at a
+ * stretch). */
+static inline __u64 xl_yield_key(__u32 share, __u32 util)
+{
+	return (__u64)share << 32 | (__u32)~util;
+}
+
 #endif /* XL_LB_H */

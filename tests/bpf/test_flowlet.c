@@ -1784,47 +1784,81 @@ static void member_flows_get(int port, struct xl_member_flows *mf)
 					     &slot, mf), 0);
 }
 
-/* A data flow on u0, counted there, whose flowlets read flowlet_bps; u0
- * counts 5 flows (it included), u1 and u2 4, u3 2, in this epoch and the
- * one before; all members idle by their rates. Its next flowlet (after
- * a gap past the timeout) goes where? Returns the port, with the epoch
- * the packet was decided in (*e); -1 if the epoch turned meanwhile. */
-static int flow_among_counts(__u64 flowlet_bps, __u32 *e, struct sent *r)
+/* A data flow on u0, counted there (struct on_u0): u0..u3 count
+ * counts[] flows in this epoch and the one before (u0's including it);
+ * its flowlets read flowlet_bps; it came to u0 stay_ticks placed ticks
+ * ago. With queue_ns, the members get phantom queues and the rule's
+ * default skew, and u0's queue and the flow's last packet wait queue_ns.
+ * The members in busy (bits by port) read busy by their rates. */
+struct on_u0 {
+	__u16 sport;
+	__u64 flowlet_bps;
+	__u32 counts[N_UP];
+	__u32 stay_ticks;
+	__u64 queue_ns;
+	__u32 busy;
+};
+
+/* Where the flow's next flowlet (after a gap past the timeout) goes: the
+ * port, with the epoch it was decided in (*e) and the first packet (r1);
+ * -1 if the epoch turned meanwhile. */
+static int flow_on_u0(const struct on_u0 *c, __u32 *e, struct sent *r1, struct sent *r)
 {
-	struct pkt_spec s = udp_flow(48300);
+	struct pkt_spec s = udp_flow(c->sport);
 	struct xl_flow_state fs;
+	int p;
 
 	s.payload_len = DATA_LEN;
 	reset(XL_LB_FLOWLET, TIMEOUT);
-	send_fwd(&s, r);
+	if (c->queue_ns)
+		set_rule(XL_DEFAULT_PATH_SKEW_NS);
+	send_fwd(&s, r1);
 	*e = xl_flow_epoch(mono_ns());
 	assert_true(flow_get(&s, &fs));
 	fs.uplink = E.ifindex[P_U0];
-	fs.flowlet_rate_bps = flowlet_bps;
+	fs.placed_tick = xl_placed_tick(mono_ns()) - c->stay_ticks;
+	fs.flowlet_rate_bps = c->flowlet_bps;
 	fs.flowlet_bytes = 0;
 	fs.count_epoch = *e;
 	fs.count_flags = XL_COUNTED_BEFORE;
+	if (c->queue_ns) {
+		fs.qdelay_ns = (__u32)c->queue_ns;
+		queue_set(P_U0, c->queue_ns);
+	}
 	flow_put(&s, &fs);
-	member_flows_set(P_U0, *e, 5, 5);
-	member_flows_set(P_U0 + 1, *e, 4, 4);
-	member_flows_set(P_U0 + 2, *e, 4, 4);
-	member_flows_set(P_U0 + 3, *e, 2, 2);
+	for (p = 0; p < N_UP; p++)
+		member_flows_set(P_U0 + p, *e, c->counts[p], c->counts[p]);
 	sleep_ns(3 * TIMEOUT);
+	/* busy as of now (the sleep may outlast the rate's memory) */
+	for (p = P_U0; p < N_PORTS; p++)
+		if (c->busy & (1U << p))
+			member_busy(p);
 	send_fwd(&s, r);
 	return xl_flow_epoch(r->t0) == *e && xl_flow_epoch(r->t1) == *e ? r->egress : -1;
 }
 
-/* flow_among_counts until its epoch held through it (3 attempts). */
-static int flow_among_counts_in_one_epoch(__u64 flowlet_bps, __u32 *e, struct sent *r)
+/* flow_on_u0 until its epoch held through it (3 attempts). */
+static int flow_on_u0_in_one_epoch(const struct on_u0 *c, __u32 *e, struct sent *r1,
+				   struct sent *r)
 {
 	int got = -1, attempt;
 
 	for (attempt = 0; attempt < 3 && got < 0; attempt++)
-		got = flow_among_counts(flowlet_bps, e, r);
+		got = flow_on_u0(c, e, r1, r);
 	if (got < 0)
 		fail_msg("the %llu ns epoch turned during each of 3 attempts",
 			 1ULL << XL_FLOW_EPOCH_SHIFT);
 	return got;
+}
+
+/* A flow on u0 among 5/4/4/2 flows, all members idle by their rates. */
+static int flow_among_counts_in_one_epoch(__u64 flowlet_bps, __u32 *e, struct sent *r)
+{
+	const struct on_u0 c = { .sport = 48300, .flowlet_bps = flowlet_bps,
+				 .counts = { 5, 4, 4, 2 } };
+	struct sent r1;
+
+	return flow_on_u0_in_one_epoch(&c, e, &r1, r);
 }
 
 /* Sending at its pace (its flowlets read the member's capacity, five
@@ -1911,6 +1945,82 @@ static void flowlet_counts_data_flows_once(void **state)
 	assert_int_equal(mf.flows[e & 1], 1);
 }
 
+/* ---- 9. time-sharing: a shared member's flow yields its place ---------- */
+
+/* A data flow sending at its pace (flowlets at CAP) on u0, which counts 2
+ * flows (it included), u1, u2 and u3 one each: five flows on four equal
+ * members, where the pair's member and a lone flow's give it the same
+ * share. */
+static const struct on_u0 in_pair = { .sport = 48500, .flowlet_bps = CAP,
+				      .counts = { 2, 1, 1, 1 } };
+
+/* Placed on u0 30 ticks (31 ms) ago, past XL_LB_YIELD_NS, with u1 and u3
+ * busy by their rates, the flow yields its place in the pair: to the
+ * less utilized of the members where its share is no smaller, u2. The
+ * counts follow (u0 1, u2 2), and it is a move. Just placed on u0, the
+ * same flow stays: the rates and the counts alone keep it.
+ * And it yields only where that is safe: with its last packet 1 s in
+ * u0's queue and every other member's empty, it stays (placed a second
+ * ago), and nothing counts as refused (no unsafe member was picked). */
+static void flowlet_pair_yields(void **state)
+{
+	const __u32 ticks = (__u32)(XL_LB_YIELD_NS >> XL_PLACED_TICK_SHIFT);
+	struct pkt_spec s = udp_flow(in_pair.sport);
+	struct on_u0 c = in_pair;
+	struct xl_member_flows mf;
+	struct xl_flow_state fs;
+	struct sent r1, r;
+	__u32 e;
+	int got, attempt;
+
+	(void)state;
+	s.payload_len = DATA_LEN;
+	c.stay_ticks = ticks + 11;
+	c.busy = 1U << P_U1 | 1U << P_U3;
+	got = flow_on_u0_in_one_epoch(&c, &e, &r1, &r);
+	print_message("# a flow of a pair, %u ticks on u0 (u1, u3 busy) went to %s\n",
+		      c.stay_ticks, port_ifname[got]);
+	assert_int_equal(got, P_U2);
+	member_flows_get(P_U0, &mf);
+	assert_int_equal(mf.flows[e & 1], 1);
+	member_flows_get(P_U2, &mf);
+	assert_int_equal(mf.flows[e & 1], 2);
+	assert_true(flow_get(&s, &fs));
+	assert_int_equal(fs.uplink, E.ifindex[P_U2]);
+	assert_int_equal(fs.moves, 1);
+	assert_int_equal(fs.moves_refused, 0);
+
+	/* just placed: it has stayed no longer than the test took, which a
+	 * loaded machine may stretch past XL_LB_YIELD_NS (then try again) */
+	c.stay_ticks = 0;
+	for (attempt = 0; attempt < 3; attempt++) {
+		got = flow_on_u0_in_one_epoch(&c, &e, &r1, &r);
+		if (r.t1 - r1.t0 + 2 * (1ULL << XL_PLACED_TICK_SHIFT) < XL_LB_YIELD_NS)
+			break;
+	}
+	if (attempt == 3)
+		skip(); /* every attempt outlasted the 20 ms (slow machine) */
+	print_message("# %llu us on u0: stayed on %s\n",
+		      (unsigned long long)(r.t1 - r1.t0) / 1000, port_ifname[got]);
+	assert_int_equal(got, P_U0);
+	member_flows_get(P_U0, &mf);
+	assert_int_equal(mf.flows[e & 1], 2);
+	assert_true(flow_get(&s, &fs));
+	assert_int_equal(fs.moves, 0);
+
+	c = in_pair;
+	c.stay_ticks = 1000;
+	c.queue_ns = NS_PER_S;
+	got = flow_on_u0_in_one_epoch(&c, &e, &r1, &r);
+	if (r.t1 - r1.t0 >= NS_PER_S)
+		skip(); /* a second's gap: any move was safe (slow machine) */
+	print_message("# 1 s in u0's queue: stayed on %s\n", port_ifname[got]);
+	assert_int_equal(got, P_U0);
+	assert_true(flow_get(&s, &fs));
+	assert_int_equal(fs.moves, 0);
+	assert_int_equal(fs.moves_refused, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1934,6 +2044,7 @@ int main(void)
 		cmocka_unit_test(flowlet_count_moves_crowded_flow),
 		cmocka_unit_test(flowlet_count_keeps_paced_flow),
 		cmocka_unit_test(flowlet_counts_data_flows_once),
+		cmocka_unit_test(flowlet_pair_yields),
 		cmocka_unit_test(flowlet_unknown_capacity_window),
 		cmocka_unit_test(flowlet_auto_floor_follows_window),
 		cmocka_unit_test(flowlet_pure_ack_follows),

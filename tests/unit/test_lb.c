@@ -903,6 +903,65 @@ static void wants_more_share(void **state)
 	assert_false(xl_wants_more_share(((__u64)(3 * (__u64)share / 2) << 10) - 1024, share));
 }
 
+/* ---- time-sharing (include/lb.h) ------------------------------------------ */
+
+/* A flow looks for a member to yield to only when it shares its own
+ * (others there), has stayed XL_LB_YIELD_NS and wants more than its
+ * share: a ring flow reading 100M beside one other on 100M does after
+ * 20 ms, not after 19; a lone one, or one paced at its share, never. */
+static void yield_when_shared_long_enough(void **state)
+{
+	__u32 pair = xl_fair_share(M100, 1);
+
+	(void)state;
+	assert_true(xl_may_yield(1, XL_LB_YIELD_NS, M100, pair));
+	assert_true(xl_may_yield(3, 1ULL << 40, M100, xl_fair_share(M100, 3)));
+	assert_false(xl_may_yield(1, XL_LB_YIELD_NS - 1, M100, pair));
+	assert_false(xl_may_yield(1, 19000000ULL, M100, pair));
+	assert_false(xl_may_yield(0, 1ULL << 40, M100, xl_fair_share(M100, 0)));
+	assert_false(xl_may_yield(1, 1ULL << 40, M100 / 2, pair));
+	/* half again its share is wanting more (xl_wants_more_share) */
+	assert_true(xl_may_yield(1, XL_LB_YIELD_NS, (__u64)(3 * (__u64)pair / 2) << 10, pair));
+}
+
+/* 100/100/100/25M with four flows: from the pair's member (a share of
+ * 50) to a lone flow's (50) or an idle 100M one (100) yes, to the idle
+ * 25M one (25) no. 200/100/100/50M: from the big member's pair (100) to
+ * a lone flow's 100M member (50) or the idle 50M one (50) no. Within the
+ * move margin (1/16) less still counts as no smaller. */
+static void yield_to_no_smaller_share(void **state)
+{
+	__u32 pair = xl_fair_share(M100, 1);
+
+	(void)state;
+	assert_true(xl_yield_to(pair, xl_fair_share(M100, 1)));
+	assert_true(xl_yield_to(pair, xl_fair_share(M100, 0)));
+	assert_false(xl_yield_to(pair, xl_fair_share(M100 / 4, 0)));
+	assert_false(xl_yield_to(xl_fair_share(2 * M100, 1), xl_fair_share(M100, 1)));
+	assert_false(xl_yield_to(xl_fair_share(2 * M100, 1), xl_fair_share(M100 / 2, 0)));
+	assert_true(xl_yield_to(17000, 16000));
+	assert_false(xl_yield_to(17001, 16000));
+	assert_true(xl_yield_to(0xffffffffU, 0xfffffff0U));
+	assert_false(xl_yield_to(0xffffffffU, 1));
+}
+
+/* The larger share wins, then the less utilized; equals tie (the first
+ * found stays); 0, "none", only for no share on a member that could not
+ * be read (xl_member_util_now's 0xffffffff). */
+static void yield_key_share_then_util(void **state)
+{
+	(void)state;
+	assert_true(xl_yield_key(2, 0xfffffffeU) > xl_yield_key(1, 0));
+	assert_true(xl_yield_key(2, XL_UTIL_ONE / 2) > xl_yield_key(2, XL_UTIL_ONE));
+	assert_true(xl_yield_key(2, XL_UTIL_ONE) == xl_yield_key(2, XL_UTIL_ONE));
+	assert_true(xl_yield_key(0, 0xfffffffeU) > 0);
+	assert_true(xl_yield_key(0, 0xffffffffU) == 0);
+	assert_true(xl_yield_key(0xffffffffU, 0) == UINT64_MAX);
+	/* 100/100/100/25M: a lone flow's idle member before a busy one */
+	assert_true(xl_yield_key(xl_fair_share(M100, 1), 0) >
+		    xl_yield_key(xl_fair_share(M100, 1), XL_UTIL_ONE));
+}
+
 /* A member's count in epoch e: the larger of e's and e - 1's while its
  * newest epoch is e (or e + 1: a CPU whose clock read later rolled it);
  * e - 1's alone while that is its newest; nothing from before. */
@@ -1793,6 +1852,9 @@ int main(void)
 		cmocka_unit_test(fair_share_values),
 		cmocka_unit_test(share_move_by_count),
 		cmocka_unit_test(wants_more_share),
+		cmocka_unit_test(yield_when_shared_long_enough),
+		cmocka_unit_test(yield_to_no_smaller_share),
+		cmocka_unit_test(yield_key_share_then_util),
 		cmocka_unit_test(member_flows_epochs),
 		cmocka_unit_test(flow_epoch_and_data),
 		cmocka_unit_test(flow_demand_is_the_higher),

@@ -84,6 +84,53 @@ static int fair_pick(const struct xl_lb_sim *s, const struct xl_sim_flow *fl,
 	return best >= 0 && xl_share_move_worth(here, top) ? best : cur;
 }
 
+/* The rule's margin for a move onto member i (--path-skew). */
+static __u32 skew_to(const struct xl_lb_sim *s, __u32 i)
+{
+	return s->skew_auto ? xl_auto_skew_ns(s->skew_ns, XL_DEFAULT_FRAME, s->cap_bps[i]) :
+			      s->skew_ns;
+}
+
+/* Whether f may move at time t onto member i without overtaking its last
+ * packet (xl_move_safe over the fluid queues' delays). */
+static int move_safe(const struct xl_lb_sim *s, const struct xl_sim_flow *f, __u32 i,
+		     const double *queue, __u64 t)
+{
+	return xl_move_safe((__s64)(t - f->last_ns), s->floor_ns, skew_to(s, i), f->qdelay_ns,
+			    xl_lb_delay_ns(queue[i], s->cap_bps[i]), 1);
+}
+
+/* A flow that has shared its member cur long enough yields its place: to
+ * the member where its share is no smaller and the move is safe, by
+ * xl_yield_key, the first of equals (xl_pick_yield_g); else cur. */
+static int yield_pick(const struct xl_lb_sim *s, const struct xl_sim_flow *fl,
+		      const struct xl_sim_flow *f, const struct xl_sim_member *mb,
+		      const double *queue, int cur, __u64 t)
+{
+	__u32 others = flows_on(fl, s->flows, f, cur, t), here, sh, i;
+	__u64 key, top = 0;
+	int best = -1;
+
+	here = xl_fair_share(s->cap_bps[cur], others);
+	if (!xl_may_yield(others, t - f->placed_ns, xl_expected_rate(f->rate_bps, s->cap_bps[cur]),
+			  here))
+		return cur;
+	for (i = 0; i < s->n; i++) {
+		if ((int)i == cur)
+			continue;
+		sh = xl_fair_share(s->cap_bps[i], flows_on(fl, s->flows, f, (int)i, t));
+		if (!xl_yield_to(here, sh) || !move_safe(s, f, i, queue, t))
+			continue;
+		key = xl_yield_key(sh, xl_member_util(mb[i].rate + mb[i].pending, (__u64)queue[i],
+						      s->cap_bps[i], XL_RATE_TAU_NS));
+		if (key > top) {
+			top = key;
+			best = (int)i;
+		}
+	}
+	return best >= 0 ? best : cur;
+}
+
 /* The member of f's new flowlet at time t: the pick, unless the move
  * breaks the reorder-free rule; then (unless the rule is off, which only
  * counts the move as unsafe) f stays. In flowlet mode it is counted as
@@ -106,12 +153,11 @@ static int place(struct xl_lb_sim *s, const struct xl_sim_flow *fl, struct xl_si
 	/* ... and by the flows it would share a member with */
 	if (s->mode == XL_LB_FLOWLET && cur >= 0 && m == cur)
 		m = fair_pick(s, fl, f, cur, t);
+	/* ... and takes turns at sharing one (include/lb.h, time-sharing) */
+	if (s->mode == XL_LB_FLOWLET && cur >= 0 && m == cur)
+		m = yield_pick(s, fl, f, mb, queue, cur, t);
 	if (s->mode != XL_LB_HASH && f->member >= 0 && m != f->member &&
-	    !xl_move_safe((__s64)(t - f->last_ns), s->floor_ns,
-			  s->skew_auto ?
-				  xl_auto_skew_ns(s->skew_ns, XL_DEFAULT_FRAME, s->cap_bps[m]) :
-				  s->skew_ns,
-			  f->qdelay_ns, xl_lb_delay_ns(queue[m], s->cap_bps[m]), 1)) {
+	    !move_safe(s, f, (__u32)m, queue, t)) {
 		if (s->reorder_free) {
 			s->unsafe++;
 		} else {
