@@ -599,10 +599,16 @@ main(int argc, char* argv[])
     Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(4 << 20));
     Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(MicroSeconds(o.minRtoMs * 1000)));
     Config::SetDefault("ns3::TcpSocketBase::ClockGranularity", TimeValue(MicroSeconds(100)));
-    // ns-3 holds an odd segment's ACK up to 200 ms; a message's last
-    // segment then outwaits a 5 ms RTO, and every message of a step ends
-    // in a spurious timeout. Linux acks quickly in a bulk transfer.
-    Config::SetDefault("ns3::TcpSocket::DelAckTimeout", TimeValue(MilliSeconds(1)));
+    // Every segment acknowledged at once. ns-3 holds an odd segment's ACK
+    // until its timer (200 ms), and a message's last segment outwaited a
+    // 5 ms RTO: every message ended in a spurious timeout. Linux acks such
+    // a tail as soon as the application reads it (a pushed segment), which
+    // ns-3 cannot; with a 1 ms timer a DCTCP sender whose window marks had
+    // cut to a segment or two still waited 1 ms at each message's end (on
+    // the degraded 16-host fabric, three of 30 ring phases took 1,034 us
+    // against 50-70 us, flowlet 3.6x where it is 1.75x with every segment
+    // acked).
+    Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(1));
 
     auto wall0 = std::chrono::steady_clock::now();
     std::vector<uint64_t> spineBps = SpineRates(o);
@@ -729,6 +735,23 @@ main(int argc, char* argv[])
     std::vector<Ipv4Address> rankAddr(ranks.size());
     std::vector<std::vector<uint32_t>> downIf(o.leaves), upIf(o.leaves);
     std::vector<std::vector<uint32_t>> spineIf(o.spines, std::vector<uint32_t>(o.leaves));
+    // every shaped rate as the links got it, for the JSON (the bound of
+    // bench/fabric/bound.py is taken over these)
+    std::vector<std::vector<uint64_t>> upRate(o.leaves), downRate(o.leaves);
+    std::vector<uint64_t> hostUpRate(o.leaves), hostDownRate(o.leaves);
+    for (auto& k : links)
+    {
+        if (k.host != ~0u)
+        {
+            hostUpRate[k.leaf] = k.bps0;
+            hostDownRate[k.leaf] = k.bps1;
+        }
+        else
+        {
+            upRate[k.leaf].push_back(k.bps0);
+            downRate[k.leaf].push_back(k.bps1);
+        }
+    }
     for (auto& k : links)
     {
         shape(k.d.Get(0), k.bps0);
@@ -817,15 +840,38 @@ main(int argc, char* argv[])
     std::ostringstream j;
     j.precision(6);
     j << std::fixed;
+    auto list = [&j](const std::vector<uint64_t>& v) {
+        j << "[";
+        for (size_t i = 0; i < v.size(); i++)
+        {
+            j << (i ? "," : "") << v[i];
+        }
+        j << "]";
+    };
+    auto lists = [&j, &list](const std::vector<std::vector<uint64_t>>& v) {
+        j << "[";
+        for (size_t i = 0; i < v.size(); i++)
+        {
+            j << (i ? "," : "");
+            list(v[i]);
+        }
+        j << "]";
+    };
     j << "{\"hosts\":" << ranks.size() << ",\"leaves\":" << o.leaves << ",\"spines\":" << o.spines
-      << ",\"collective\":\"" << o.collective << "\",\"bytes\":" << o.bytes << ",\"fabric\":\""
-      << (ref || ecmp ? o.fabric : "xdpleaf") << "\",\"lb_mode\":\"" << (ref || ecmp ? "" : o.fabric)
-      << "\",\"uplink_bps\":[";
-    for (size_t i = 0; i < spineBps.size(); i++)
-    {
-        j << (i ? "," : "") << spineBps[i];
-    }
-    j << "],\"degrade\":" << o.degrade << ",\"tcp\":\"" << o.tcp << "\",\"channels\":" << o.channels << ",\"seed\":" << o.seed
+      << ",\"hosts_per_leaf\":" << o.hostsPerLeaf << ",\"collective\":\"" << o.collective
+      << "\",\"bytes\":" << o.bytes << ",\"fabric\":\"" << (ref || ecmp ? o.fabric : "xdpleaf")
+      << "\",\"lb_mode\":\"" << (ref || ecmp ? "" : o.fabric) << "\",\"uplink_bps\":";
+    list(spineBps);
+    j << ",\"leaf_up_bps\":";
+    lists(upRate);
+    j << ",\"leaf_down_bps\":";
+    lists(downRate);
+    j << ",\"host_up_bps\":";
+    list(hostUpRate);
+    j << ",\"host_down_bps\":";
+    list(hostDownRate);
+    j << ",\"lab\":" << (o.lab ? "true" : "false") << ",\"degrade\":" << o.degrade << ",\"tcp\":\""
+      << o.tcp << "\",\"channels\":" << o.channels << ",\"seed\":" << o.seed
       << ",\"steps_ms\":[";
     for (size_t i = 0; i < coll.times_ms.size(); i++)
     {

@@ -60,3 +60,33 @@ stable() {
 	run "$RUN" --fabrics flowlet
 	[[ $status -eq 2 && $output == *"must include ref"* ]]
 }
+
+# A cell as xdpleaf-fabric writes it: 2 leaves of 8 hosts, 8 spines at
+# 100G, leaf 0's links to spines 4 and 5 at 50G (both ways); ref: its
+# uplinks 1T, each leaf's host ports at its uplinks' aggregate / 8.
+bound_x() { # collective fabric|ref -> "whole_flow_x fluid_x exact" against ref
+	PYTHONPATH=$ROOT/bench/fabric /usr/bin/python3 - "$1" <<'PY'
+import sys, bound
+G, T = 100 * 10**9, 10**12
+deg = [G] * 4 + [G // 2] * 2 + [G] * 2
+def cell(op, up, host_down):
+    return {"collective": op, "hosts": 16, "leaves": 2, "hosts_per_leaf": 8,
+            "channels": 1, "bytes": 4 << 20, "leaf_up_bps": up, "leaf_down_bps": up,
+            "host_up_bps": [G, G], "host_down_bps": host_down}
+op = sys.argv[1]
+f = bound.model_times(cell(op, [deg, [G] * 8], [G, G]))
+r = bound.model_times(cell(op, [[T] * 8, [T] * 8], [sum(deg) // 8, G]))
+print(f"{f['whole_flow_s'] / r['whole_flow_s']:.4f} {f['fluid_s'] / r['whole_flow_s']:.4f} {f['exact']}")
+PY
+}
+
+@test "sim-fabric: the bound: whole flows on a degraded fabric against time-sharing" {
+	# ring: 8 flows each way over 6 paths at 100G and 2 at 50G; at best
+	# the slowest gets 50G where the reference gives 700G / 8 = 87.5G
+	run bound_x allreduce
+	[[ $status -eq 0 && $output == "1.7500 1.0000 True" ]] || { echo "$output"; return 1; }
+	# all-to-all: the crossing phases as the ring's, the intra-leaf ones
+	# at the hosts' 100G where the reference shapes them to 87.5G
+	run bound_x alltoall
+	[[ $status -eq 0 && $output == "1.3417 0.9417 True" ]] || { echo "$output"; return 1; }
+}
