@@ -8,8 +8,8 @@ host_down_bps, hosts_per_leaf, channels).
   import bound; bound.model_times(cell) -> {"whole_flow_s", "fluid_s", "exact"}
 
 Rank r sits on leaf r mod L (the simulator's order). A phase's flows
-(bench/jct/bound.py's ring and pairwise phases, each connection split over
-the cell's channels) cross from their source leaf to their destination
+(bench/jct/bound.py's phases of the same algorithm, each connection split
+over the cell's channels) cross from their source leaf to their destination
 leaf over one spine each; spine s carries a flow from leaf a to leaf b at
 most at min(a's link to s, s's link to b). Per phase, the longest of:
 
@@ -24,8 +24,10 @@ rates the same sum is the reference's time, so a cell's bound is
 whole_flow_s (or fluid_s) over the reference's. Pairs of leaves are taken
 apart: `exact` is false when two pairs of a phase share a leaf's side (a
 source leaf sending to two leaves, or a leaf receiving from two), where
-they would also share links and the figure is a lower bound. In the ring
-and the pairwise all-to-all, every leaf sends to one leaf per phase.
+they would also share links and the figure is a lower bound. In every
+algorithm here each leaf sends to one leaf per phase (ranks alternate
+between leaves; a partner r XOR 2^i sits on leaf (r mod L) XOR 2^i while
+2^i < L, a power of two, and on r's own leaf after).
 """
 import importlib.util
 import os
@@ -37,7 +39,9 @@ _spec = importlib.util.spec_from_file_location(
 jct_bound = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(jct_bound)
 
-PHASES = {"allreduce": jct_bound.ring, "alltoall": jct_bound.pairwise}
+PHASES = {"allreduce": jct_bound.ring, "alltoall": jct_bound.pairwise,
+          "allreduce-recdbl": jct_bound.recursive_doubling,
+          "allreduce-rabenseifner": jct_bound.rabenseifner}
 
 
 def model_times(cell):

@@ -326,21 +326,99 @@ struct Conn
     uint64_t pending = 0;
 };
 
+// One phase of a rank: the message it sends and the one it waits for.
+struct Phase
+{
+    uint32_t to, from;
+    uint64_t bytes;
+};
+
+// The collectives' phases per rank (n ranks, bytes per rank), as
+// bench/jct/bound.py writes them for Open MPI's algorithms: in each
+// phase every rank sends to one rank and hears from one; empty for an
+// unknown name or a rank count the algorithm cannot take.
+std::vector<std::vector<Phase>>
+Schedule(const std::string& op, uint32_t n, uint64_t bytes)
+{
+    std::vector<std::vector<Phase>> s(n);
+    uint32_t k = 0;
+    while ((1u << k) < n)
+    {
+        k++;
+    }
+    bool pow2 = (1u << k) == n;
+    for (uint32_t r = 0; r < n; r++)
+    {
+        if (op == "allreduce") // ring: reduce-scatter, then allgather
+        {
+            for (uint32_t p = 0; p < 2 * (n - 1); p++)
+            {
+                s[r].push_back({(r + 1) % n, (r + n - 1) % n, bytes / n});
+            }
+        }
+        else if (op == "alltoall") // pairwise: r + p to, r - p from
+        {
+            for (uint32_t p = 1; p < n; p++)
+            {
+                s[r].push_back({(r + p) % n, (r + n - p) % n, bytes / n});
+            }
+        }
+        else if (op == "allreduce-recdbl" && pow2) // all of it with r ^ 2^i
+        {
+            for (uint32_t i = 0; i < k; i++)
+            {
+                s[r].push_back({r ^ (1u << i), r ^ (1u << i), bytes});
+            }
+        }
+        else if (op == "allreduce-rabenseifner" && pow2)
+        {
+            // recursive halving (r ^ 1, 2, 4..: half, a quarter..), then
+            // recursive doubling back in reverse
+            for (uint32_t i = 0; i < 2 * k; i++)
+            {
+                uint32_t d = i < k ? i : 2 * k - 1 - i;
+                s[r].push_back({r ^ (1u << d), r ^ (1u << d), bytes >> (d + 1)});
+            }
+        }
+        else
+        {
+            return {};
+        }
+    }
+    return s;
+}
+
 // MPI-like collectives between ranks: each phase is a sendrecv (a rank
 // goes on when its message of the phase is delivered and the one it
 // expects has arrived); an iteration starts after a barrier.
 class Collective
 {
   public:
-    Collective(const Opts& o, const std::vector<Ptr<Node>>& hosts, const std::vector<Ipv4Address>& addrs)
+    Collective(const Opts& o,
+               const std::vector<Ptr<Node>>& hosts,
+               const std::vector<Ipv4Address>& addrs,
+               const std::vector<std::vector<Phase>>& sched)
         : m_o(o),
           m_hosts(hosts),
           m_addrs(addrs),
-          m_n(hosts.size())
+          m_n(hosts.size()),
+          m_sched(sched)
     {
-        m_allreduce = o.collective == "allreduce";
-        m_phases = m_allreduce ? 2 * (m_n - 1) : m_n - 1;
-        m_msg = o.bytes / m_n;
+        m_phases = m_sched[0].size();
+        // what rank r's phase p waits for from its source: the bytes
+        // from that source in this iteration up to p
+        m_perIter.assign(m_n * m_n, 0);
+        m_inUpTo.assign(m_n, std::vector<uint64_t>(m_phases));
+        for (uint32_t r = 0; r < m_n; r++)
+        {
+            for (uint32_t p = 0; p < m_phases; p++)
+            {
+                uint32_t from = m_sched[r][p].from;
+                NS_ABORT_MSG_IF(m_sched[from][p].to != r, "a phase's source sends elsewhere");
+                m_perIter[from * m_n + r] += m_sched[from][p].bytes;
+                m_inUpTo[r][p] = m_perIter[from * m_n + r];
+            }
+        }
         m_delivered.assign(m_n * m_n, 0);
         m_expected.assign(m_n * m_n, 0);
         m_phase.assign(m_n, 0);
@@ -362,7 +440,7 @@ class Collective
         {
             for (uint32_t p = 0; p < m_phases; p++)
             {
-                uint32_t to = Dst(r, p);
+                uint32_t to = m_sched[r][p].to;
                 auto& cs = m_conns[r * m_n + to];
                 if (!cs.empty())
                 {
@@ -389,16 +467,6 @@ class Collective
     bool done = false;
 
   private:
-    uint32_t Dst(uint32_t r, uint32_t p) const
-    {
-        return m_allreduce ? (r + 1) % m_n : (r + p + 1) % m_n;
-    }
-
-    uint32_t Src(uint32_t r, uint32_t p) const
-    {
-        return m_allreduce ? (r + m_n - 1) % m_n : (r + m_n - p - 1) % m_n;
-    }
-
     void Iteration()
     {
         m_start = Simulator::Now();
@@ -413,17 +481,18 @@ class Collective
     // Rank r's message of its current phase: split over the channels.
     void Send(uint32_t r)
     {
-        uint32_t p = m_phase[r], to = Dst(r, p);
+        const Phase& ph = m_sched[r][m_phase[r]];
+        uint32_t to = ph.to;
         auto& cs = m_conns[r * m_n + to];
-        uint64_t each = m_msg / cs.size();
+        uint64_t each = ph.bytes / cs.size();
         for (size_t c = 0; c < cs.size(); c++)
         {
-            uint64_t b = c + 1 == cs.size() ? m_msg - each * (cs.size() - 1) : each;
+            uint64_t b = c + 1 == cs.size() ? ph.bytes - each * (cs.size() - 1) : each;
             cs[c].pending += b;
             appSent += b;
             Push(cs[c].sock, cs[c].sock->GetTxAvailable());
         }
-        m_expected[r * m_n + to] += m_msg;
+        m_expected[r * m_n + to] += ph.bytes;
     }
 
     void Push(Ptr<Socket> s, uint32_t)
@@ -489,17 +558,9 @@ class Collective
     bool Ready(uint32_t r) const
     {
         uint32_t p = m_phase[r];
-        uint32_t to = Dst(r, p), from = Src(r, p);
+        uint32_t to = m_sched[r][p].to, from = m_sched[r][p].from;
         return m_delivered[r * m_n + to] >= m_expected[r * m_n + to] &&
-               m_delivered[from * m_n + r] >= MessagesUpTo(from, r) * m_msg;
-    }
-
-    // How many messages from -> to carries by the end of to's phase: in
-    // the ring every phase, in all-to-all one per iteration.
-    uint64_t MessagesUpTo(uint32_t, uint32_t to) const
-    {
-        uint64_t per = m_allreduce ? m_phases : 1;
-        return m_iter * per + (m_allreduce ? m_phase[to] + 1 : 1);
+               m_delivered[from * m_n + r] >= m_iter * m_perIter[from * m_n + r] + m_inUpTo[r][p];
     }
 
     void Finished()
@@ -530,8 +591,9 @@ class Collective
     std::vector<Ptr<Node>> m_hosts;
     std::vector<Ipv4Address> m_addrs;
     uint32_t m_n, m_phases, m_left = 0, m_iter = 0;
-    bool m_allreduce;
-    uint64_t m_msg;
+    std::vector<std::vector<Phase>> m_sched;      // [rank][phase]
+    std::vector<uint64_t> m_perIter;              // [from * n + to]: bytes per iteration
+    std::vector<std::vector<uint64_t>> m_inUpTo; // [rank][phase]: from its source, so far
     Time m_start;
     std::vector<uint64_t> m_delivered, m_expected; // [from * n + to]
     std::vector<uint32_t> m_phase;
@@ -563,7 +625,10 @@ main(int argc, char* argv[])
     cmd.AddValue("bufferUs", "each port's buffer in microseconds at its rate", o.bufferUs);
     cmd.AddValue("lab", "shape as lab/lab.sh: only spine->last leaf (and ref's last-leaf host ports)", o.lab);
     cmd.AddValue("fabric", "ref | ecmp | hash | flowlet | flowlet-random", o.fabric);
-    cmd.AddValue("collective", "allreduce (ring) | alltoall (pairwise)", o.collective);
+    cmd.AddValue("collective",
+                 "allreduce (ring) | alltoall (pairwise) | allreduce-recdbl | allreduce-rabenseifner "
+                 "(the last two: a power-of-two number of hosts)",
+                 o.collective);
     cmd.AddValue("bytes", "the collective's buffer per rank", o.bytes);
     cmd.AddValue("steps", "measured iterations", o.steps);
     cmd.AddValue("warmup", "iterations before them", o.warmup);
@@ -580,14 +645,18 @@ main(int argc, char* argv[])
     {
         NS_FATAL_ERROR("--fabric: '" << o.fabric << "' is not ref, ecmp, hash, flowlet or flowlet-random");
     }
-    if (o.collective != "allreduce" && o.collective != "alltoall")
-    {
-        NS_FATAL_ERROR("--collective: '" << o.collective << "' is not allreduce or alltoall");
-    }
     if (o.leaves < 2 || o.spines < 1 || o.hostsPerLeaf < 1 || o.leaves > 250 || o.hostsPerLeaf > 250 ||
         o.spines > 32 || o.channels < 1 || o.steps < 1)
     {
         NS_FATAL_ERROR("sizes: 2..250 leaves, 1..32 spines, 1..250 hosts per leaf, >= 1 channel and step");
+    }
+    std::vector<std::vector<Phase>> sched = Schedule(o.collective, o.leaves * o.hostsPerLeaf, o.bytes);
+    if (sched.empty() || sched[0].empty())
+    {
+        NS_FATAL_ERROR("--collective: '" << o.collective
+                                         << "' is not allreduce, alltoall, allreduce-recdbl or "
+                                            "allreduce-rabenseifner, or not for "
+                                         << o.leaves * o.hostsPerLeaf << " hosts");
     }
     RngSeedManager::SetSeed(o.seed);
 
@@ -812,7 +881,7 @@ main(int argc, char* argv[])
             c->Get(i)->GetObject<Ipv4L3Protocol>()->TraceConnectWithoutContext("Drop", MakeCallback(&IpDrop));
         }
     }
-    Collective coll(o, ranks, rankAddr);
+    Collective coll(o, ranks, rankAddr, sched);
     // from the first event on: the nodes (their traffic control) are
     // initialised when the simulation starts
     Simulator::ScheduleNow(&Collective::Start, &coll);

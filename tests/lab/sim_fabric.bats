@@ -3,7 +3,8 @@
 # needed: a 16-host cell through bench/fabric/run.sh gives the same
 # results.json twice for a fixed seed (wall time aside); every IP byte the
 # hosts send is received or counted as dropped, and every application byte
-# arrives; bad options are refused. The leaf's choices equal `xdpleaf sim
+# arrives; recursive doubling and Rabenseifner send what they should; bad
+# options are refused. The leaf's choices equal `xdpleaf sim
 # flowlet --trace`'s on the same trace: tests/unit/test_lb_group.c.
 
 ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd -P)
@@ -89,4 +90,25 @@ PY
 	# at the hosts' 100G where the reference shapes them to 87.5G
 	run bound_x alltoall
 	[[ $status -eq 0 && $output == "1.3417 0.9417 True" ]] || { echo "$output"; return 1; }
+}
+
+@test "sim-fabric: recursive doubling and Rabenseifner send what the algorithms send, and arrive" {
+	local op out n=8 N=1048576 want
+	for op in allreduce-recdbl allreduce-rabenseifner; do
+		out=$BATS_TEST_TMPDIR/$op
+		"$SIM" --lab --fabric=flowlet --collective="$op" --bytes="$N" --steps=1 --warmup=0 \
+			--out="$out"
+		# per rank: recdbl all N bytes in each of log2 8 = 3 phases;
+		# Rabenseifner N/2 + N/4 + N/8 halving, the same doubling back
+		if [[ $op == allreduce-recdbl ]]; then
+			want=$((n * N * 3))
+		else
+			want=$((n * 2 * (N / 2 + N / 4 + N / 8)))
+		fi
+		jq -e --argjson want "$want" '.app_sent == $want and .app_received == $want and
+			.ip_sent == .ip_received + .ip_dropped and (.steps_ms | length) == 1' "$out" ||
+			{ echo "$op: $(jq -c '{app_sent, app_received}' "$out"), want $want"; return 1; }
+	done
+	run "$SIM" --leaves=3 --hostsPerLeaf=4 --collective=allreduce-recdbl
+	[[ $status -ne 0 && $output == *"or not for 12 hosts"* ]]
 }
