@@ -624,7 +624,7 @@ main(int argc, char* argv[])
     cmd.AddValue("degrade", "this fraction of the leaf-spine links (drawn by --seed) at half rate", o.degrade);
     cmd.AddValue("bufferUs", "each port's buffer in microseconds at its rate", o.bufferUs);
     cmd.AddValue("lab", "shape as lab/lab.sh: only spine->last leaf (and ref's last-leaf host ports)", o.lab);
-    cmd.AddValue("fabric", "ref | ecmp | hash | flowlet | flowlet-random", o.fabric);
+    cmd.AddValue("fabric", "ref | ecmp | hash | flowlet | flowlet-random | spray", o.fabric);
     cmd.AddValue("collective",
                  "allreduce (ring) | alltoall (pairwise) | allreduce-recdbl | allreduce-rabenseifner "
                  "(the last two: a power-of-two number of hosts)",
@@ -643,7 +643,8 @@ main(int argc, char* argv[])
     int mode = ref || ecmp ? xlf_lb_mode("hash") : xlf_lb_mode(o.fabric.c_str());
     if (mode < 0)
     {
-        NS_FATAL_ERROR("--fabric: '" << o.fabric << "' is not ref, ecmp, hash, flowlet or flowlet-random");
+        NS_FATAL_ERROR("--fabric: '" << o.fabric
+                                      << "' is not ref, ecmp, hash, flowlet, flowlet-random or spray");
     }
     if (o.leaves < 2 || o.spines < 1 || o.hostsPerLeaf < 1 || o.leaves > 250 || o.hostsPerLeaf > 250 ||
         o.spines > 32 || o.channels < 1 || o.steps < 1)

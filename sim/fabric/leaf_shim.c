@@ -20,6 +20,8 @@ struct xlf_leaf {
 	struct xl_wred wred; /* the default class's profile */
 	__u64 vtime[XL_MAX_GROUP_MEMBERS];
 	__u64 rng, marked;
+	__u64 spray_rng; /* spray's draws, apart from the marks' */
+	int *spray_last; /* per flow: its last packet's member (counts moves) */
 };
 
 int xlf_parse_rate(const char *s, uint64_t *bps, char *err, unsigned len)
@@ -38,9 +40,7 @@ int xlf_lb_mode(const char *word)
 
 	for (m = 0; m < XL_LB_MODES; m++)
 		if (!strcmp(word, xl_lb_mode_name(m)))
-			return m == XL_LB_HASH || m == XL_LB_FLOWLET || m == XL_LB_FLOWLET_RANDOM ?
-				       (int)m :
-				       -1;
+			return (int)m;
 	return -1;
 }
 
@@ -67,6 +67,7 @@ struct xlf_leaf *xlf_leaf_new(unsigned n, const uint64_t *cap_bps, int mode, uin
 	l->s.mode = (__u32)mode;
 	l->s.seed = (seed << 1) | 1;
 	l->rng = (seed << 1) | 1;
+	l->spray_rng = (seed << 2) | 3;
 	xl_keys_defaults(S_CLASS, &l->wred);
 	if (xl_lb_group_init(&l->g, &l->s, 0))
 		goto bad;
@@ -81,6 +82,7 @@ void xlf_leaf_free(struct xlf_leaf *l)
 	if (!l)
 		return;
 	xl_lb_group_free(&l->g);
+	free(l->spray_last);
 	free(l);
 }
 
@@ -98,11 +100,38 @@ uint32_t xlf_flow_hash(uint32_t saddr, uint32_t daddr, uint16_t sport, uint16_t 
 
 int xlf_leaf_add_flow(struct xlf_leaf *l, uint32_t hash)
 {
-	return xl_lb_group_add_flow(&l->g, hash);
+	int k = xl_lb_group_add_flow(&l->g, hash);
+	int *last;
+
+	if (k < 0 || l->s.mode != XL_LB_SPRAY)
+		return k;
+	last = realloc(l->spray_last, ((size_t)k + 1) * sizeof(*last));
+	if (!last)
+		return -1;
+	last[k] = -1;
+	l->spray_last = last;
+	return k;
+}
+
+/* spray (spray_reorder = free, its default): every packet, pure ACKs
+ * too, to a member drawn in proportion to the capacities, as
+ * bpf/uplink.h's xl_pick_spray_g; a change of member counts as a move. */
+static int spray_packet(struct xlf_leaf *l, unsigned k)
+{
+	int m = xl_pick_weighted(l->s.cap_bps, l->s.n, XL_ALL_UP, xl_rand32(&l->spray_rng));
+
+	if (k >= l->g.nflows || m < 0)
+		return -1;
+	if (l->spray_last[k] >= 0 && l->spray_last[k] != m)
+		l->s.moves++;
+	l->spray_last[k] = m;
+	return m;
 }
 
 int xlf_leaf_packet(struct xlf_leaf *l, unsigned k, uint64_t now_ns, uint32_t len, int pure_ack)
 {
+	if (l->s.mode == XL_LB_SPRAY)
+		return spray_packet(l, k);
 	/* a pure acknowledgement follows its flow's member, as in
 	 * bpf/uplink.h (XL_PURE_ACK): no flowlet starts or goes on */
 	if (pure_ack && k < l->g.nflows && l->g.fl[k].member >= 0)

@@ -24,7 +24,7 @@ struct xlf_leaf;
  * 0, or -1 with why in err. */
 int xlf_parse_rate(const char *s, uint64_t *bps, char *err, unsigned len);
 /* The lb_mode of a word of the configuration ("hash", "flowlet",
- * "flowlet-random"), or -1 (unknown, or not modelled). */
+ * "flowlet-random", "spray"), or -1. spray is spray_reorder = free. */
 int xlf_lb_mode(const char *word);
 /* A leaf's uplink group: n members of these capacities, lb_mode mode,
  * random draws from seed; NULL on a bad size or no memory. */
