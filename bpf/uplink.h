@@ -533,7 +533,8 @@ __noinline int xl_pick_yield_g(struct xl_flow *flow, __u32 gid, __u32 args, __u6
 	others = member_flows_of(g->member_slot[cur], xl_flow_epoch(now));
 	others = others > self ? others - self : 0;
 	if (!xl_may_yield(others, xl_placed_ns(fs->placed_tick, now), flow_rate(g, fs, cur),
-			  xl_fair_share(g->capacity_bps[cur], others)))
+			  xl_fair_share(g->capacity_bps[cur], others), fs->qdelay_ns,
+			  g->skew_ns[cur]))
 		return cur;
 	n = g->n_members;
 	up &= ~(1U << cur);

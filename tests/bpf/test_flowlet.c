@@ -1955,10 +1955,13 @@ static const struct on_u0 in_pair = { .sport = 48500, .flowlet_bps = CAP,
 				      .counts = { 2, 1, 1, 1 } };
 
 /* Placed on u0 30 ticks (31 ms) ago, past XL_LB_YIELD_NS, with u1 and u3
- * busy by their rates, the flow yields its place in the pair: to the
+ * busy by their rates and its last packet 100 us in u0's queue (past the
+ * rule's 25 us skew), the flow yields its place in the pair: to the
  * less utilized of the members where its share is no smaller, u2. The
  * counts follow (u0 1, u2 2), and it is a move. Just placed on u0, the
- * same flow stays: the rates and the counts alone keep it.
+ * same flow stays: the rates and the counts alone keep it. Its last
+ * packet 10 us in the queue, less than the skew, it stays too: the
+ * counts say it shares, its queue does not show it.
  * And it yields only where that is safe: with its last packet 1 s in
  * u0's queue and every other member's empty, it stays (placed a second
  * ago), and nothing counts as refused (no unsafe member was picked). */
@@ -1977,6 +1980,7 @@ static void flowlet_pair_yields(void **state)
 	s.payload_len = DATA_LEN;
 	c.stay_ticks = ticks + 11;
 	c.busy = 1U << P_U1 | 1U << P_U3;
+	c.queue_ns = 100 * NS_PER_US;
 	got = flow_on_u0_in_one_epoch(&c, &e, &r1, &r);
 	print_message("# a flow of a pair, %u ticks on u0 (u1, u3 busy) went to %s\n",
 		      c.stay_ticks, port_ifname[got]);
@@ -2007,6 +2011,15 @@ static void flowlet_pair_yields(void **state)
 	assert_int_equal(mf.flows[e & 1], 2);
 	assert_true(flow_get(&s, &fs));
 	assert_int_equal(fs.moves, 0);
+
+	c.stay_ticks = ticks + 11;
+	c.queue_ns = 10 * NS_PER_US;
+	got = flow_on_u0_in_one_epoch(&c, &e, &r1, &r);
+	print_message("# 10 us in u0's queue: stayed on %s\n", port_ifname[got]);
+	assert_int_equal(got, P_U0);
+	assert_true(flow_get(&s, &fs));
+	assert_int_equal(fs.moves, 0);
+	assert_int_equal(fs.moves_refused, 0);
 
 	c = in_pair;
 	c.stay_ticks = 1000;

@@ -906,22 +906,31 @@ static void wants_more_share(void **state)
 /* ---- time-sharing (include/lb.h) ------------------------------------------ */
 
 /* A flow looks for a member to yield to only when it shares its own
- * (others there), has stayed XL_LB_YIELD_NS and wants more than its
- * share: a ring flow reading 100M beside one other on 100M does after
- * 20 ms, not after 19; a lone one, or one paced at its share, never. */
+ * (others there), has stayed XL_LB_YIELD_NS, wants more than its share
+ * and its last packet waited at least the member's skew in its queue: a
+ * ring flow reading 100M beside one other on 100M, behind the pair's 2 ms
+ * queue, does after 20 ms, not after 19; a lone one, one paced at its
+ * share, or one that waited less than the skew (counted beside flows that
+ * have stopped sending, at 100G), never. */
 static void yield_when_shared_long_enough(void **state)
 {
-	__u32 pair = xl_fair_share(M100, 1);
+	__u32 pair = xl_fair_share(M100, 1), q = 2000000, skew = 271000;
 
 	(void)state;
-	assert_true(xl_may_yield(1, XL_LB_YIELD_NS, M100, pair));
-	assert_true(xl_may_yield(3, 1ULL << 40, M100, xl_fair_share(M100, 3)));
-	assert_false(xl_may_yield(1, XL_LB_YIELD_NS - 1, M100, pair));
-	assert_false(xl_may_yield(1, 19000000ULL, M100, pair));
-	assert_false(xl_may_yield(0, 1ULL << 40, M100, xl_fair_share(M100, 0)));
-	assert_false(xl_may_yield(1, 1ULL << 40, M100 / 2, pair));
+	assert_true(xl_may_yield(1, XL_LB_YIELD_NS, M100, pair, q, skew));
+	assert_true(xl_may_yield(3, 1ULL << 40, M100, xl_fair_share(M100, 3), q, skew));
+	assert_false(xl_may_yield(1, XL_LB_YIELD_NS - 1, M100, pair, q, skew));
+	assert_false(xl_may_yield(1, 19000000ULL, M100, pair, q, skew));
+	assert_false(xl_may_yield(0, 1ULL << 40, M100, xl_fair_share(M100, 0), q, skew));
+	assert_false(xl_may_yield(1, 1ULL << 40, M100 / 2, pair, q, skew));
 	/* half again its share is wanting more (xl_wants_more_share) */
-	assert_true(xl_may_yield(1, XL_LB_YIELD_NS, (__u64)(3 * (__u64)pair / 2) << 10, pair));
+	assert_true(xl_may_yield(1, XL_LB_YIELD_NS, (__u64)(3 * (__u64)pair / 2) << 10, pair, q,
+				 skew));
+	/* the queue: the skew is enough, less is not */
+	assert_true(xl_may_yield(1, XL_LB_YIELD_NS, M100, pair, skew, skew));
+	assert_false(xl_may_yield(1, XL_LB_YIELD_NS, M100, pair, skew - 1, skew));
+	assert_false(xl_may_yield(20, 1ULL << 40, 100 * M100, xl_fair_share(100 * M100, 20), 0,
+				  25240));
 }
 
 /* 100/100/100/25M with four flows: from the pair's member (a share of

@@ -113,7 +113,7 @@ static int yield_pick(const struct xl_lb_sim *s, const struct xl_sim_flow *fl,
 
 	here = xl_fair_share(s->cap_bps[cur], others);
 	if (!xl_may_yield(others, t - f->placed_ns, xl_expected_rate(f->rate_bps, s->cap_bps[cur]),
-			  here))
+			  here, f->qdelay_ns, skew_to(s, (__u32)cur)))
 		return cur;
 	for (i = 0; i < s->n; i++) {
 		if ((int)i == cur)
