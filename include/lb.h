@@ -885,7 +885,7 @@ static inline int xl_wants_more_share(__u64 demand_bps, __u32 share)
  * The flow that arrives stays its XL_LB_YIELD_NS, so the pair's other
  * flows, there before it, are the ones to go next. In that replay the
  * longest overload per member fell from 160/140/80/60 ms to 80/80/80/60
- * (moves 41 to 633, refused 885 to 688, the time over capacity the same,
+ * (moves 41 to 596, refused 885 to 817, the time over capacity the same,
  * 0.4 s per 100 Mbit/s member); moves that ignore the order reach
  * 60/60/80/0, as 84 of the trace's 379 windows have no overload-free
  * placement of whole flows. Held 12 to 22 ms the longest was 60-140 ms,
