@@ -149,20 +149,26 @@ $(BUILD)/bench/collective-mpich: bench/jct/collective.c
 
 # The ns-3 fabric simulator (sim/fabric/, docs/fabric-sim.md): ns-3 from
 # Debian's libns3-dev through pkg-config; the leaf's algorithms compiled as
-# C (leaf_shim.c over user/sim/lb_group.c and include/) and linked in.
+# C (leaf_shim.c over user/sim/lb_group.c and include/, dcqcn_shim.c over
+# include/dcqcn.h and the configuration's [dcqcn] defaults) and linked in.
 NS3_MODULES := ns3-core ns3-network ns3-internet ns3-point-to-point ns3-applications ns3-traffic-control
 CXX ?= g++
 FABRIC_CXXFLAGS := -O2 -g -std=c++17 -Wall -Wextra -Werror
 # Debian 12's ns3 .pc files carry a stray "-I/usr\;": left out
 NS3_CFLAGS = $(filter-out %;,$(shell pkg-config --cflags $(NS3_MODULES) 2>/dev/null))
-FABRIC_C_OBJS := $(BUILD)/sim-fabric/leaf_shim.o $(BUILD)/user/sim/lb_group.o \
-		 $(BUILD)/user/config/config_keys.o $(BUILD)/user/base/names.o \
+FABRIC_C_OBJS := $(BUILD)/sim-fabric/leaf_shim.o $(BUILD)/sim-fabric/dcqcn_shim.o \
+		 $(BUILD)/user/sim/lb_group.o $(BUILD)/user/config/config_keys.o \
+		 $(BUILD)/user/config/config_check.o $(BUILD)/user/config/config_parse.o \
+		 $(BUILD)/user/base/names.o \
 		 $(BUILD)/user/base/units.o $(BUILD)/user/base/log.o
 sim-fabric: $(BUILD)/sim-fabric/xdpleaf-fabric
 $(BUILD)/sim-fabric/leaf_shim.o: sim/fabric/leaf_shim.c sim/fabric/leaf_shim.h $(USER_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
-$(BUILD)/sim-fabric/fabric.o: sim/fabric/fabric.cc sim/fabric/leaf_shim.h
+$(BUILD)/sim-fabric/dcqcn_shim.o: sim/fabric/dcqcn_shim.c sim/fabric/dcqcn_shim.h $(USER_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+$(BUILD)/sim-fabric/fabric.o: sim/fabric/fabric.cc sim/fabric/leaf_shim.h sim/fabric/dcqcn_shim.h
 	@mkdir -p $(@D)
 	$(CXX) $(FABRIC_CXXFLAGS) $(NS3_CFLAGS) -c $< -o $@
 $(BUILD)/sim-fabric/xdpleaf-fabric: $(BUILD)/sim-fabric/fabric.o $(FABRIC_C_OBJS)
@@ -245,6 +251,7 @@ compile_commands.json: FORCE
 	$(foreach f,$(wildcard tests/fuzz/*.c),\
 		printf '%s\t%s\n' '$(f)' '$(CLANG) $(CCDB_FUZZ) -c $(f)';) \
 	printf '%s\t%s\n' sim/fabric/leaf_shim.c '$(CC) $(CPPFLAGS) $(CFLAGS) -c sim/fabric/leaf_shim.c'; \
+	printf '%s\t%s\n' sim/fabric/dcqcn_shim.c '$(CC) $(CPPFLAGS) $(CFLAGS) -c sim/fabric/dcqcn_shim.c'; \
 	printf '%s\t%s\n' sim/fabric/fabric.cc \
 		'$(CXX) $(FABRIC_CXXFLAGS) $(NS3_CFLAGS) -c sim/fabric/fabric.cc'; \
 	printf '%s\t%s\n' bench/jct/collective.c \

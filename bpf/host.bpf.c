@@ -113,10 +113,9 @@ static __always_inline void np_ce(struct __sk_buff *skb,
 	}
 	__sync_fetch_and_add(&f->ce_packets, 1);
 	last = *(volatile __u64 *)&f->last_cnp_ns;
-	/* Signed: another CPU may have stamped a slightly later now. The
-	 * compare-and-swap makes one CPU the sender when several see the
-	 * interval over at once. */
-	if ((last && (__s64)(now - last) < (__s64)cfg->cnp_interval_ns) ||
+	/* The compare-and-swap makes one CPU the sender when several see
+	 * the interval over at once. */
+	if (!xl_np_due(last, now, cfg->cnp_interval_ns) ||
 	    __sync_val_compare_and_swap(&f->last_cnp_ns, last, now) != last) {
 		__sync_fetch_and_add(&f->cnps_suppressed, 1);
 		st->cnps_suppressed++;

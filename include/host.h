@@ -67,6 +67,14 @@ struct xl_np_flow {
 	__u64 cnps_suppressed; /* CE seen within the interval: no CNP */
 };
 
+/* The NP's rule: a CE-marked packet at `now` earns its flow a CNP unless
+ * the flow's last one (last_cnp_ns, 0: none yet) went less than interval
+ * ago. Signed: another CPU may have stamped a slightly later time. */
+static inline int xl_np_due(__u64 last_cnp_ns, __u64 now, __u64 interval)
+{
+	return !last_cnp_ns || (__s64)(now - last_cnp_ns) >= (__s64)interval;
+}
+
 /* RP state per sending flow (hash `rp_flows`). The lock guards only the
  * copy in and out; the arithmetic runs on a private copy (bpf/rp.h). */
 struct xl_rp_flow {

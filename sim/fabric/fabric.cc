@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 // xdpleaf-fabric: a two-tier leaf-spine Clos in ns-3 whose leaves choose
 // uplinks and mark ECN with xdpleaf's own code (leaf_shim.h, compiled as
-// C), running MPI-like collectives over TCP; one cell per run, its step
-// times as JSON. docs/fabric-sim.md.
+// C), running MPI-like collectives over TCP or a RoCE-like transport
+// whose hosts run xdpleaf's DCQCN (dcqcn_shim.h); one cell per run, its
+// step times as JSON. docs/fabric-sim.md.
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
 #include "ns3/internet-module.h"
@@ -10,10 +11,13 @@
 #include "ns3/point-to-point-module.h"
 #include "ns3/traffic-control-module.h"
 
+#include "dcqcn_shim.h"
 #include "leaf_shim.h"
 
 #include <algorithm>
 #include <chrono>
+#include <deque>
+#include <functional>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -44,6 +48,10 @@ struct Opts
     uint32_t steps = 5, warmup = 1, channels = 1, seed = 1;
     std::string tcp = "reno"; // reno (the lab's dc hosts) | dctcp (ECN)
     double minRtoMs = 5;
+    std::string transport = "tcp"; // tcp | roce (RoceTransport below)
+    uint32_t roceMtu = 1024;       // RoCE payload per packet (xdpleaf gen's --size)
+    double roceAckTimeoutMs = 10;  // go-back-N's backup (gen's --ack-timeout)
+    bool roceEcn = true;           // roce: ECT on, the switches mark
     std::string out; // JSON here (default stdout)
 };
 
@@ -317,6 +325,530 @@ class LeafRouting : public Ipv4RoutingProtocol
     std::map<std::tuple<uint32_t, uint32_t, uint16_t, uint16_t, uint8_t>, unsigned> m_flows;
 };
 
+// ---- RoCE-like transport ---------------------------------------------
+
+// RoCEv2's base transport header as far as the model needs it: opcode,
+// AckReq, destination QP, PSN; ACKs and NAKs add an AETH, CNPs 16
+// reserved bytes, and every packet ends in a 4-byte ICRC (its size
+// counted here, its value not modelled). PSNs are 32 bits wide here, so
+// no run wraps them.
+class BthHeader : public Header
+{
+  public:
+    enum Op : uint8_t
+    {
+        SEND_FIRST = 0x00,
+        SEND_MIDDLE = 0x01,
+        SEND_LAST = 0x02,
+        SEND_ONLY = 0x04,
+        ACK = 0x11,
+        CNP = 0x81,
+    };
+
+    uint8_t op = SEND_ONLY;
+    bool ackReq = false, nak = false; // nak: the AETH's syndrome
+    uint32_t qp = 0, psn = 0;
+
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("xdpleaf::BthHeader")
+                                .SetParent<Header>()
+                                .SetGroupName("Internet")
+                                .AddConstructor<BthHeader>();
+        return tid;
+    }
+
+    TypeId GetInstanceTypeId() const override
+    {
+        return GetTypeId();
+    }
+
+    void Print(std::ostream& os) const override
+    {
+        os << "op=" << unsigned(op) << " qp=" << qp << " psn=" << psn << (nak ? " nak" : "");
+    }
+
+    uint32_t GetSerializedSize() const override
+    {
+        return 12 + (op == ACK ? 4 : op == CNP ? 16 : 0) + 4;
+    }
+
+    void Serialize(Buffer::Iterator i) const override
+    {
+        i.WriteU8(op);
+        i.WriteU8(ackReq ? 0x80 : 0);
+        i.WriteHtonU16(0xffff); // P_Key
+        i.WriteHtonU32(qp);
+        i.WriteHtonU32(psn);
+        if (op == ACK)
+        {
+            i.WriteHtonU32(nak ? 0x60000000u : 0); // syndrome: NAK (PSN sequence error) or ACK
+        }
+        else if (op == CNP)
+        {
+            i.WriteU8(0, 16);
+        }
+        i.WriteHtonU32(0); // ICRC
+    }
+
+    uint32_t Deserialize(Buffer::Iterator i) override
+    {
+        op = i.ReadU8();
+        ackReq = i.ReadU8() & 0x80;
+        i.ReadNtohU16();
+        qp = i.ReadNtohU32();
+        psn = i.ReadNtohU32();
+        nak = false;
+        if (op == ACK)
+        {
+            nak = i.ReadNtohU32() != 0;
+        }
+        else if (op == CNP)
+        {
+            i.Next(16);
+        }
+        i.ReadNtohU32();
+        return GetSerializedSize();
+    }
+};
+
+// RC queue pairs between the ranks over UDP (RoCEv2's port 4791), as a
+// RoCE NIC without PFC: the requester sends each message as MTU-sized
+// packets with consecutive PSNs, paced at its reaction point's rate Rc
+// (dcqcn_shim.h: include/dcqcn.h, started at the line rate), asks for an
+// ACK on each message's last packet and every 64th PSN (xdpleaf gen
+// --reliable's rule), and goes back to the PSN a NAK names, or after an
+// ACK timeout to the oldest one not acknowledged. The responder delivers
+// in order, ACKs cumulatively, NAKs the first missing PSN once and
+// discards what follows; a CE-marked packet goes to its host's
+// notification point, which may answer with a CNP. Every RoCE packet is
+// ECT(0) (with --roceEcn) and DSCP 26, CNPs included.
+class RoceTransport
+{
+  public:
+    using Deliver = std::function<void(uint32_t from, uint32_t to, uint64_t bytes)>;
+
+    static constexpr uint16_t kPort = 4791;
+    static constexpr uint8_t kTos = 26 << 2; // DSCP 26, the roce class
+
+    RoceTransport(const Opts& o,
+                  const std::vector<Ptr<Node>>& hosts,
+                  const std::vector<Ipv4Address>& addrs,
+                  const std::vector<uint64_t>& lineBps,
+                  Deliver deliver)
+        : m_o(o),
+          m_hosts(hosts),
+          m_addrs(addrs),
+          m_deliver(deliver),
+          m_rxQps(hosts.size(), 0),
+          m_txQps(hosts.size(), 0)
+    {
+        if (o.roceMtu < 256 || o.roceMtu > 4096)
+        {
+            NS_FATAL_ERROR("--roceMtu: 256..4096 bytes");
+        }
+        if (o.roceAckTimeoutMs <= 0)
+        {
+            NS_FATAL_ERROR("--roceAckTimeoutMs: more than 0");
+        }
+        for (uint32_t r = 0; r < hosts.size(); r++)
+        {
+            struct xlf_dcqcn* d = xlf_dcqcn_new(lineBps[r]);
+            if (!d)
+            {
+                NS_FATAL_ERROR("out of memory for host " << r << "'s DCQCN");
+            }
+            m_dcqcn.push_back(d);
+            Ptr<Socket> s = Socket::CreateSocket(hosts[r], UdpSocketFactory::GetTypeId());
+            s->Bind(InetSocketAddress(Ipv4Address::GetAny(), kPort));
+            s->SetIpTos(Tos());
+            s->SetIpRecvTos(true);
+            s->SetRecvCallback(MakeCallback(&RoceTransport::ResponderRx, this));
+            m_resp.push_back(s);
+        }
+    }
+
+    ~RoceTransport()
+    {
+        for (auto& q : m_qps)
+        {
+            xlf_rp_free(q.rp);
+        }
+        for (auto* n : m_np)
+        {
+            xlf_np_free(n);
+        }
+        for (auto* d : m_dcqcn)
+        {
+            xlf_dcqcn_free(d);
+        }
+    }
+
+    // A QP from -> to (before Start): its index.
+    uint32_t Open(uint32_t from, uint32_t to)
+    {
+        if (m_txQps[from] >= 16384)
+        {
+            NS_FATAL_ERROR("host " << from << ": more than 16384 QPs");
+        }
+        Qp q;
+        q.from = from;
+        q.to = to;
+        q.rxIdx = m_rxQps[to]++;
+        q.rp = xlf_rp_new(m_dcqcn[from]);
+        if (!q.rp)
+        {
+            NS_FATAL_ERROR("out of memory for a QP");
+        }
+        q.sock = Socket::CreateSocket(m_hosts[from], UdpSocketFactory::GetTypeId());
+        q.sport = 49152 + m_txQps[from]++;
+        q.sock->Bind(InetSocketAddress(Ipv4Address::GetAny(), q.sport));
+        q.sock->Connect(InetSocketAddress(m_addrs[to], kPort));
+        q.sock->SetIpTos(Tos());
+        q.sock->SetRecvCallback(MakeCallback(&RoceTransport::RequesterRx, this));
+        m_qpOfSock[PeekPointer(q.sock)] = m_qps.size();
+        m_qps.push_back(q);
+        return m_qps.size() - 1;
+    }
+
+    // Every host's notification point, once the QPs are open.
+    void Start()
+    {
+        for (uint32_t r = 0; r < m_hosts.size(); r++)
+        {
+            struct xlf_np* n = xlf_np_new(m_dcqcn[r], m_rxQps[r]);
+            if (!n)
+            {
+                NS_FATAL_ERROR("out of memory for host " << r << "'s NP");
+            }
+            m_np.push_back(n);
+        }
+    }
+
+    // A message of bytes on QP i.
+    void Post(uint32_t i, uint64_t bytes)
+    {
+        Qp& q = m_qps[i];
+        if (bytes == 0)
+        {
+            return;
+        }
+        uint64_t pkts = (bytes + m_o.roceMtu - 1) / m_o.roceMtu;
+        q.msgs.push_back({q.end, q.end + pkts, bytes});
+        q.end += pkts;
+        Kick(i);
+    }
+
+    // Counters for the JSON, summed over the hosts and QPs.
+    struct Counts
+    {
+        uint64_t data = 0, retx = 0, naks = 0, timeouts = 0, cnpsRx = 0;
+        uint64_t np[4] = {0, 0, 0, 0}; // CE received, CNPs sent, suppressed, capped
+        uint64_t rp[3] = {0, 0, ~0ull}; // CNPs taken, rate cuts, lowest Rc
+    };
+
+    Counts Totals() const
+    {
+        Counts c = m_counts;
+        for (auto* n : m_np)
+        {
+            uint64_t v[4];
+            xlf_np_counts(n, v);
+            for (int k = 0; k < 4; k++)
+            {
+                c.np[k] += v[k];
+            }
+        }
+        for (auto& q : m_qps)
+        {
+            uint64_t v[3];
+            xlf_rp_counts(q.rp, v);
+            c.rp[0] += v[0];
+            c.rp[1] += v[1];
+            c.rp[2] = std::min(c.rp[2], v[2]);
+        }
+        return c;
+    }
+
+  private:
+    struct Msg
+    {
+        uint64_t first, end, bytes; // PSNs [first, end)
+    };
+
+    struct Qp
+    {
+        uint32_t from = 0, to = 0, rxIdx = 0;
+        uint16_t sport = 0;
+        Ptr<Socket> sock;
+        struct xlf_rp* rp = nullptr;
+        std::deque<Msg> msgs;         // not yet acknowledged
+        uint64_t una = 0, nxt = 0, end = 0, maxSent = 0;
+        uint64_t nextPs = 0;          // earliest departure, picoseconds
+        EventId tx, rto;
+        uint64_t epsn = 0;            // responder: next PSN expected
+        bool nakSent = false;         // responder: this gap NAKed
+    };
+
+    uint8_t Tos() const
+    {
+        return kTos | (m_o.roceEcn ? Ipv4Header::ECN_ECT0 : Ipv4Header::ECN_NotECT);
+    }
+
+    // Start sending if there is something to send and nothing scheduled,
+    // no earlier than the pacing allows.
+    void Kick(uint32_t i)
+    {
+        Qp& q = m_qps[i];
+        if (q.tx.IsRunning() || q.nxt >= q.end)
+        {
+            return;
+        }
+        uint64_t nowPs = Simulator::Now().GetNanoSeconds() * 1000;
+        uint64_t waitNs = q.nextPs > nowPs ? (q.nextPs - nowPs + 999) / 1000 : 0;
+        q.tx = Simulator::Schedule(NanoSeconds(waitNs), &RoceTransport::Tx, this, i);
+    }
+
+    // One packet, the next PSN, then the next departure at Rc.
+    void Tx(uint32_t i)
+    {
+        Qp& q = m_qps[i];
+        if (q.nxt >= q.end)
+        {
+            return;
+        }
+        uint64_t now = Simulator::Now().GetNanoSeconds();
+        xlf_rp_rate(q.rp, now);
+        const Msg* m = &q.msgs.front();
+        for (auto& k : q.msgs)
+        {
+            if (q.nxt < k.end)
+            {
+                m = &k;
+                break;
+            }
+        }
+        BthHeader b;
+        b.qp = i;
+        b.psn = q.nxt;
+        bool last = q.nxt + 1 == m->end;
+        uint32_t payload = last ? m->bytes - (m->end - m->first - 1) * m_o.roceMtu : m_o.roceMtu;
+        b.op = m->end - m->first == 1 ? BthHeader::SEND_ONLY
+               : q.nxt == m->first    ? BthHeader::SEND_FIRST
+               : last                 ? BthHeader::SEND_LAST
+                                      : BthHeader::SEND_MIDDLE;
+        b.ackReq = last || q.nxt % 64 == 63;
+        Ptr<Packet> p = Create<Packet>(payload);
+        p->AddHeader(b);
+        // the frame as the link carries it: UDP, IPv4, point-to-point
+        uint32_t frame = p->GetSize() + 8 + 20 + 2;
+        q.sock->Send(p);
+        m_counts.data++;
+        if (q.nxt < q.maxSent)
+        {
+            m_counts.retx++;
+        }
+        q.maxSent = std::max(q.maxSent, q.nxt + 1);
+        q.nxt++;
+        uint64_t rate = xlf_rp_sent(q.rp, now, frame);
+        uint64_t nowPs = now * 1000;
+        q.nextPs = std::max(q.nextPs, nowPs) + frame * 8000000000000ull / rate;
+        if (!q.rto.IsRunning())
+        {
+            q.rto = Simulator::Schedule(AckTimeout(), &RoceTransport::Timeout, this, i);
+        }
+        Kick(i);
+    }
+
+    Time AckTimeout() const
+    {
+        return MicroSeconds(m_o.roceAckTimeoutMs * 1000);
+    }
+
+    // No ACK for a timeout: back to the oldest PSN not acknowledged.
+    void Timeout(uint32_t i)
+    {
+        Qp& q = m_qps[i];
+        if (q.una >= q.nxt)
+        {
+            return;
+        }
+        m_counts.timeouts++;
+        q.nxt = q.una;
+        q.tx.Cancel();
+        Kick(i);
+    }
+
+    // The requester: ACKs, NAKs and CNPs of its QP.
+    void RequesterRx(Ptr<Socket> s)
+    {
+        uint32_t i = m_qpOfSock[PeekPointer(s)];
+        Qp& q = m_qps[i];
+        Ptr<Packet> p;
+        while ((p = s->Recv()))
+        {
+            BthHeader b;
+            p->RemoveHeader(b);
+            uint64_t now = Simulator::Now().GetNanoSeconds();
+            if (b.op == BthHeader::CNP)
+            {
+                m_counts.cnpsRx++;
+                xlf_rp_cnp(q.rp, now);
+                continue;
+            }
+            if (b.op != BthHeader::ACK)
+            {
+                continue;
+            }
+            // an ACK acknowledges up to its PSN, a NAK everything before
+            // its own; a late one (the paths differ) acknowledges nothing new
+            uint64_t una = b.nak ? b.psn : uint64_t(b.psn) + 1;
+            if (una > q.una)
+            {
+                q.una = std::min(una, q.end);
+                while (!q.msgs.empty() && q.msgs.front().end <= q.una)
+                {
+                    q.msgs.pop_front();
+                }
+                q.rto.Cancel();
+            }
+            q.nxt = std::max(q.nxt, q.una);
+            if (b.nak && b.psn >= q.una && b.psn < q.nxt)
+            {
+                m_counts.naks++;
+                q.nxt = b.psn;
+                q.tx.Cancel();
+                Kick(i);
+            }
+            if (q.una < q.nxt && !q.rto.IsRunning())
+            {
+                q.rto = Simulator::Schedule(AckTimeout(), &RoceTransport::Timeout, this, i);
+            }
+        }
+    }
+
+    // The responder: a host's data packets, whichever QP.
+    void ResponderRx(Ptr<Socket> s)
+    {
+        Ptr<Packet> p;
+        Address from;
+        while ((p = s->RecvFrom(from)))
+        {
+            SocketIpTosTag tos;
+            bool ce = p->RemovePacketTag(tos) && (tos.GetTos() & 3) == Ipv4Header::ECN_CE;
+            BthHeader b;
+            p->RemoveHeader(b);
+            if (b.qp >= m_qps.size() || b.op == BthHeader::ACK || b.op == BthHeader::CNP)
+            {
+                continue;
+            }
+            Qp& q = m_qps[b.qp];
+            uint64_t now = Simulator::Now().GetNanoSeconds();
+            if (ce && xlf_np_ce(m_np[q.to], q.rxIdx, now))
+            {
+                Respond(q, BthHeader::CNP, false, 0);
+            }
+            if (b.psn == q.epsn)
+            {
+                q.epsn++;
+                q.nakSent = false;
+                if (b.ackReq)
+                {
+                    Respond(q, BthHeader::ACK, false, q.epsn - 1);
+                }
+                m_deliver(q.from, q.to, p->GetSize());
+            }
+            else if (b.psn > q.epsn)
+            {
+                if (!q.nakSent)
+                {
+                    q.nakSent = true;
+                    Respond(q, BthHeader::ACK, true, q.epsn);
+                }
+            }
+            else if (b.ackReq)
+            {
+                Respond(q, BthHeader::ACK, false, q.epsn - 1); // a duplicate
+            }
+        }
+    }
+
+    // An ACK, NAK or CNP from q's responder to its requester's port.
+    void Respond(const Qp& q, uint8_t op, bool nak, uint64_t psn)
+    {
+        BthHeader b;
+        b.op = op;
+        b.nak = nak;
+        b.qp = &q - m_qps.data();
+        b.psn = psn;
+        Ptr<Packet> p = Create<Packet>(0);
+        p->AddHeader(b);
+        // ns-3's UDP socket applies its TOS on Send only, not on SendTo
+        SocketIpTosTag tos;
+        tos.SetTos(Tos());
+        p->AddPacketTag(tos);
+        m_resp[q.to]->SendTo(p, 0, InetSocketAddress(m_addrs[q.from], q.sport));
+    }
+
+    const Opts& m_o;
+    std::vector<Ptr<Node>> m_hosts;
+    std::vector<Ipv4Address> m_addrs;
+    Deliver m_deliver;
+    std::vector<uint32_t> m_rxQps, m_txQps; // QPs per host, in and out
+    std::vector<struct xlf_dcqcn*> m_dcqcn;
+    std::vector<struct xlf_np*> m_np;
+    std::vector<Ptr<Socket>> m_resp; // per host, bound to 4791
+    std::vector<Qp> m_qps;
+    std::map<Socket*, uint32_t> m_qpOfSock;
+    Counts m_counts;
+};
+
+// Each host's line rate, where its reaction point starts: its link's, or
+// with --lab the NIC rate bench-jct's roce cells give a sender (its leaf's
+// aggregate uplink capacity / H).
+std::vector<uint64_t>
+RoceLineRates(const Opts& o, const std::vector<uint64_t>& aggregate, uint32_t hosts)
+{
+    std::vector<uint64_t> r(hosts);
+    for (uint32_t i = 0; i < hosts; i++)
+    {
+        r[i] = o.lab ? aggregate[i % o.leaves] / o.hostsPerLeaf : RateOf(o.hostRate);
+    }
+    return r;
+}
+
+// roce: a switch port that is not an xdpleaf leaf's uplink (those mark by
+// their phantom queues) marks ECN by RED on its real queue, at the roce
+// class's profile fitted to the port's buffer (xlf_roce_profile): the
+// instantaneous queue (QW 1), Kmin..Kmax linear to Pmax, everything past
+// Kmax marked (not gentle, no hard drop), tail drop at the buffer.
+void
+RoceRedQueue(TrafficControlHelper& t, uint64_t bufferBytes, uint64_t bps)
+{
+    uint32_t kmin, kmax;
+    double pmax;
+    xlf_roce_profile(bufferBytes, &kmin, &kmax, &pmax);
+    t.SetRootQueueDisc("ns3::RedQueueDisc",
+                       "MaxSize", QueueSizeValue(QueueSize(QueueSizeUnit::BYTES, bufferBytes)),
+                       "MinTh", DoubleValue(kmin),
+                       "MaxTh", DoubleValue(std::max<double>(kmax, kmin + 1)),
+                       "LInterm", DoubleValue(1 / pmax),
+                       "QW", DoubleValue(1),
+                       "Gentle", BooleanValue(false),
+                       "UseEcn", BooleanValue(true),
+                       "UseHardDrop", BooleanValue(false),
+                       "MeanPktSize", UintegerValue(1000),
+                       "LinkBandwidth", DataRateValue(DataRate(bps)));
+}
+
+uint64_t g_redMarked = 0;
+
+void
+RedMarked(Ptr<const QueueDiscItem>, const char*)
+{
+    g_redMarked++;
+}
+
 // ---- collectives -----------------------------------------------------
 
 // One connection: bytes still to hand to TCP, pushed as its buffer frees.
@@ -425,8 +957,29 @@ class Collective
         m_conns.resize(m_n * m_n);
     }
 
+    // The RoCE-like transport instead of TCP (before Start).
+    void UseRoce(RoceTransport* roce)
+    {
+        m_roce = roce;
+        m_roceQps.resize(m_n * m_n);
+    }
+
+    // roce: bytes of from's messages to `to` delivered in order.
+    void Delivered(uint32_t from, uint32_t to, uint64_t bytes)
+    {
+        m_delivered[from * m_n + to] += bytes;
+        appReceived += bytes;
+        Advance(from);
+        Advance(to);
+    }
+
     void Start()
     {
+        if (m_roce)
+        {
+            StartRoce();
+            return;
+        }
         for (uint32_t r = 0; r < m_n; r++)
         {
             Ptr<Socket> l = Socket::CreateSocket(m_hosts[r], TcpSocketFactory::GetTypeId());
@@ -467,6 +1020,40 @@ class Collective
     bool done = false;
 
   private:
+    // The QPs every rank's phases need, channels per peer, as Start's
+    // connections.
+    void StartRoce()
+    {
+        for (uint32_t r = 0; r < m_n; r++)
+        {
+            for (uint32_t p = 0; p < m_phases; p++)
+            {
+                uint32_t to = m_sched[r][p].to;
+                auto& qs = m_roceQps[r * m_n + to];
+                for (uint32_t c = 0; qs.empty() && c < m_o.channels; c++)
+                {
+                    qs.push_back(m_roce->Open(r, to));
+                }
+            }
+        }
+        m_roce->Start();
+        Simulator::Schedule(MilliSeconds(100), &Collective::Iteration, this);
+    }
+
+    // roce: Send's split over the channels' QPs.
+    void SendRoce(uint32_t r, const Phase& ph)
+    {
+        auto& qs = m_roceQps[r * m_n + ph.to];
+        uint64_t each = ph.bytes / qs.size();
+        m_expected[r * m_n + ph.to] += ph.bytes;
+        for (size_t c = 0; c < qs.size(); c++)
+        {
+            uint64_t b = c + 1 == qs.size() ? ph.bytes - each * (qs.size() - 1) : each;
+            appSent += b;
+            m_roce->Post(qs[c], b);
+        }
+    }
+
     void Iteration()
     {
         m_start = Simulator::Now();
@@ -483,6 +1070,11 @@ class Collective
     {
         const Phase& ph = m_sched[r][m_phase[r]];
         uint32_t to = ph.to;
+        if (m_roce)
+        {
+            SendRoce(r, ph);
+            return;
+        }
         auto& cs = m_conns[r * m_n + to];
         uint64_t each = ph.bytes / cs.size();
         for (size_t c = 0; c < cs.size(); c++)
@@ -601,6 +1193,8 @@ class Collective
     std::map<Socket*, std::pair<uint32_t, uint32_t>> m_sockConn;
     std::map<Socket*, std::pair<uint32_t, uint32_t>> m_recvFrom; // from, to
     std::vector<Ptr<Socket>> m_listen;
+    RoceTransport* m_roce = nullptr;
+    std::vector<std::vector<uint32_t>> m_roceQps; // [from * n + to]
 };
 
 } // namespace
@@ -636,6 +1230,10 @@ main(int argc, char* argv[])
     cmd.AddValue("seed", "random draws (hashes, marks, flowlet-random)", o.seed);
     cmd.AddValue("tcp", "reno (the lab's dc hosts, no ECN) | dctcp (ECN on)", o.tcp);
     cmd.AddValue("minRtoMs", "TCP's minimum RTO", o.minRtoMs);
+    cmd.AddValue("transport", "tcp | roce (UDP, go-back-N, xdpleaf's DCQCN)", o.transport);
+    cmd.AddValue("roceMtu", "roce: payload bytes per packet", o.roceMtu);
+    cmd.AddValue("roceAckTimeoutMs", "roce: go-back-N's ACK timeout", o.roceAckTimeoutMs);
+    cmd.AddValue("roceEcn", "roce: packets ECT(0), the switches mark (0: Not-ECT, no marks)", o.roceEcn);
     cmd.AddValue("out", "write the JSON here (default stdout)", o.out);
     cmd.Parse(argc, argv);
 
@@ -645,6 +1243,11 @@ main(int argc, char* argv[])
     {
         NS_FATAL_ERROR("--fabric: '" << o.fabric
                                       << "' is not ref, ecmp, hash, flowlet, flowlet-random or spray");
+    }
+    bool roce = o.transport == "roce";
+    if (!roce && o.transport != "tcp")
+    {
+        NS_FATAL_ERROR("--transport: '" << o.transport << "' is not tcp or roce");
     }
     if (o.leaves < 2 || o.spines < 1 || o.hostsPerLeaf < 1 || o.leaves > 250 || o.hostsPerLeaf > 250 ||
         o.spines > 32 || o.channels < 1 || o.steps < 1)
@@ -740,14 +1343,25 @@ main(int argc, char* argv[])
     // buffer's time at that rate (at least two full frames), tail drop,
     // over a one-packet device queue. Without a queue disc ns-3's traffic
     // control drops what a stopped device queue refuses, uncounted.
-    auto shape = [&](Ptr<NetDevice> d, uint64_t bps) {
+    auto shape = [&](Ptr<NetDevice> d, uint64_t bps, bool red) {
         auto pd = DynamicCast<PointToPointNetDevice>(d);
         pd->SetDataRate(DataRate(bps));
         pd->GetQueue()->SetMaxSize(QueueSize("1p"));
         uint64_t b = std::max<uint64_t>((uint64_t)(bps / 8 * o.bufferUs / 1e6), 2 * 1500);
         TrafficControlHelper t;
-        t.SetRootQueueDisc("ns3::FifoQueueDisc", "MaxSize", QueueSizeValue(QueueSize(QueueSizeUnit::BYTES, b)));
+        if (red)
+        {
+            RoceRedQueue(t, b, bps);
+        }
+        else
+        {
+            t.SetRootQueueDisc("ns3::FifoQueueDisc", "MaxSize", QueueSizeValue(QueueSize(QueueSizeUnit::BYTES, b)));
+        }
         QueueDiscContainer q = t.Install(d);
+        if (red)
+        {
+            q.Get(0)->TraceConnectWithoutContext("Mark", MakeCallback(&RedMarked));
+        }
         q.Get(0)->TraceConnectWithoutContext("Drop", MakeCallback(&QdiscDrop));
         pd->GetQueue()->TraceConnectWithoutContext("Drop", MakeCallback(&DeviceDrop));
         pd->TraceConnectWithoutContext("PhyRxDrop", MakeCallback(&DeviceDrop));
@@ -824,8 +1438,11 @@ main(int argc, char* argv[])
     }
     for (auto& k : links)
     {
-        shape(k.d.Get(0), k.bps0);
-        shape(k.d.Get(1), k.bps1);
+        // roce: every switch port marks, xdpleaf's uplinks by their
+        // phantom queues, the others by RED; hosts' ports never
+        bool redSwitch = roce && o.roceEcn;
+        shape(k.d.Get(0), k.bps0, redSwitch && k.host == ~0u && (ref || ecmp));
+        shape(k.d.Get(1), k.bps1, redSwitch);
         addr.SetBase(k.net.c_str(), "255.255.255.0");
         Ipv4InterfaceContainer ifc = addr.Assign(k.d);
         if (k.host != ~0u)
@@ -868,6 +1485,10 @@ main(int argc, char* argv[])
         {
             NS_FATAL_ERROR("leaf " << l << ": the shim refused the group");
         }
+        if (roce)
+        {
+            xlf_leaf_roce(shim);
+        }
         Ptr<LeafRouting> rt = CreateObject<LeafRouting>(l, shim, !ref && !ecmp, o.seed * 7919 + l);
         rt->down = downIf[l];
         rt->up = upIf[l];
@@ -883,12 +1504,25 @@ main(int argc, char* argv[])
         }
     }
     Collective coll(o, ranks, rankAddr, sched);
+    std::unique_ptr<RoceTransport> roceT;
+    if (roce)
+    {
+        roceT = std::make_unique<RoceTransport>(
+            o, ranks, rankAddr, RoceLineRates(o, aggregate, ranks.size()),
+            [&coll](uint32_t from, uint32_t to, uint64_t bytes) { coll.Delivered(from, to, bytes); });
+        coll.UseRoce(roceT.get());
+    }
     // from the first event on: the nodes (their traffic control) are
     // initialised when the simulation starts
     Simulator::ScheduleNow(&Collective::Start, &coll);
     Simulator::Run();
     uint64_t events = Simulator::GetEventCount();
     double simSeconds = Simulator::Now().GetSeconds();
+    RoceTransport::Counts rc;
+    if (roceT)
+    {
+        rc = roceT->Totals();
+    }
     Simulator::Destroy();
     double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
@@ -953,8 +1587,18 @@ main(int argc, char* argv[])
       << ",\"app_received\":" << coll.appReceived << ",\"ip_sent\":" << g_bytes.hostTx
       << ",\"ip_received\":" << g_bytes.hostRx << ",\"ip_dropped\":" << g_bytes.dropped
       << ",\"packets_sent\":" << g_bytes.pktTx << ",\"packets_received\":" << g_bytes.pktRx
-      << ",\"packets_dropped\":" << g_bytes.pktDropped << ",\"sim_s\":" << simSeconds << ",\"events\":" << events
-      << ",\"wall_s\":" << wall << "}\n";
+      << ",\"packets_dropped\":" << g_bytes.pktDropped << ",\"sim_s\":" << simSeconds << ",\"events\":" << events;
+    if (roce)
+    {
+        j << ",\"transport\":\"roce\",\"roce_mtu\":" << o.roceMtu << ",\"roce_ecn\":" << (o.roceEcn ? "true" : "false")
+          << ",\"roce_data_packets\":" << rc.data << ",\"roce_retransmitted\":" << rc.retx
+          << ",\"roce_naks\":" << rc.naks << ",\"roce_timeouts\":" << rc.timeouts
+          << ",\"red_marked\":" << g_redMarked << ",\"ce_received\":" << rc.np[0]
+          << ",\"cnps_sent\":" << rc.np[1] << ",\"cnps_suppressed\":" << rc.np[2]
+          << ",\"cnps_capped\":" << rc.np[3] << ",\"cnps_received\":" << rc.cnpsRx
+          << ",\"rate_cuts\":" << rc.rp[1] << ",\"min_rate_bps\":" << rc.rp[2];
+    }
+    j << ",\"wall_s\":" << wall << "}\n";
     if (o.out.empty())
     {
         std::cout << j.str();

@@ -144,8 +144,10 @@ int xlf_port_offer(struct xlf_leaf *l, unsigned m, uint64_t now_ns, uint32_t len
 	__u64 rate = l->s.cap_bps[m], now = xl_vt_now(now_ns);
 	__u64 wire = len + XL_DEFAULT_LINE_OVERHEAD;
 	__u64 q = xl_backlog(l->vtime[m], now, rate);
-	int d = xl_queue_decide(q, wire, xl_default_buffer(rate), &l->wred, ect, 1,
-				xl_rand32(&l->rng));
+	__u64 buffer = xl_default_buffer(rate);
+	/* fitted to the buffer only when the profile asks (the roce class) */
+	struct xl_wred w = xl_wred_fit(&l->wred, buffer);
+	int d = xl_queue_decide(q, wire, buffer, &w, ect, 1, xl_rand32(&l->rng));
 
 	if (d & XL_Q_ENQUEUE)
 		l->vtime[m] = xl_vt_enqueue(l->vtime[m], now, wire, rate);
@@ -159,6 +161,30 @@ void xlf_leaf_counts(const struct xlf_leaf *l, uint64_t out[4])
 	out[1] = l->s.moves;
 	out[2] = l->s.refused;
 	out[3] = l->marked;
+}
+
+/* The built-in roce class's profile, as the configuration builds it: the
+ * class defaults, fitted to each port's buffer (XL_CLASS_FIT). */
+static void roce_class(struct xl_wred *w)
+{
+	xl_keys_defaults(S_CLASS, w);
+	w->flags |= XL_CLASS_FIT;
+}
+
+void xlf_leaf_roce(struct xlf_leaf *l)
+{
+	roce_class(&l->wred);
+}
+
+void xlf_roce_profile(uint64_t buffer, uint32_t *kmin, uint32_t *kmax, double *pmax)
+{
+	struct xl_wred w, f;
+
+	roce_class(&w);
+	f = xl_wred_fit(&w, buffer);
+	*kmin = f.kmin;
+	*kmax = f.kmax;
+	*pmax = (double)f.pmax / (double)XL_PROB_ONE;
 }
 
 uint64_t xlf_leaf_floor_ns(const struct xlf_leaf *l)

@@ -44,6 +44,13 @@ uint64_t xlf_leaf_floor_ns(const struct xlf_leaf *l);
  * capacity): 0, XLF_Q_MARK or XLF_Q_DROP (overflow = mark: a full queue
  * marks, never drops, as the lab's leaf1 is configured). */
 int xlf_port_offer(struct xlf_leaf *l, unsigned m, uint64_t now_ns, uint32_t len, int ect);
+/* The leaf's phantom queues mark with the built-in roce class's profile
+ * (RoCEv2 data, DSCP 26) instead of the default class's: the same
+ * thresholds, fitted to each member's buffer. */
+void xlf_leaf_roce(struct xlf_leaf *l);
+/* The roce class's profile on a port of buffer bytes: Kmin, Kmax (bytes)
+ * and Pmax (a fraction), for the switches that mark by their real queue. */
+void xlf_roce_profile(uint64_t buffer, uint32_t *kmin, uint32_t *kmax, double *pmax);
 /* Counters: flowlets, moves, moves refused by the reorder-free rule,
  * packets marked. */
 void xlf_leaf_counts(const struct xlf_leaf *l, uint64_t out[4]);
