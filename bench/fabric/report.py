@@ -26,7 +26,10 @@ import bound  # noqa: E402  (bench/fabric/bound.py)
 KEEP = ("hosts", "leaves", "spines", "collective", "bytes", "fabric", "lb_mode",
         "uplink_bps", "degrade", "tcp", "channels", "seed", "steps_ms", "flowlets", "moves",
         "moves_refused", "marked", "ip_sent", "ip_received", "ip_dropped",
-        "events", "sim_s", "wall_s")
+        "events", "sim_s", "wall_s",
+        # --transport roce's
+        "transport", "roce_retransmitted", "roce_naks", "roce_timeouts", "red_marked",
+        "ce_received", "cnps_sent", "cnps_received", "rate_cuts", "min_rate_bps")
 
 
 def fmt_x(v):

@@ -6,7 +6,7 @@
 #   bench/fabric/run.sh [--hosts N | --lab] [--uplinks equal|unequal|R1,R2,...]
 #                       [--fabrics LIST] [--ops LIST] [--bytes SIZE]
 #                       [--steps N] [--seed N] [--ecmp-seeds N] [--degrade F]
-#                       [--out DIR] [--json]
+#                       [--transport tcp|roce] [--out DIR] [--json]
 #
 # --hosts N: N/H leaves of H hosts (H = 8, 16 from 1,024 hosts on), as many
 # spines as hosts per leaf (1:1), 100G links with 2 ms buffers, DCTCP.
@@ -15,8 +15,9 @@
 # dc hosts). --ecmp-seeds N: ecmp and hash with seeds SEED..SEED+N-1,
 # each a draw of hashes (bench-jct's --ecmp-labs). --degrade F: that share
 # of the leaf-spine links at half rate (the reference's host ports at
-# each leaf's remaining aggregate). Every cell runs under
-# nice.
+# each leaf's remaining aggregate). --transport roce: the collectives over
+# the RoCE-like transport (UDP, go-back-N, xdpleaf's DCQCN) instead of
+# TCP. Every cell runs under nice.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
@@ -31,6 +32,7 @@ STEPS=5
 SEED=1
 ECMP_SEEDS=1
 DEGRADE=0
+TRANSPORT=tcp
 OUT=
 JSON=0
 
@@ -40,7 +42,7 @@ die() {
 }
 
 usage() {
-	sed -n '7,9p' "${BASH_SOURCE[0]}" | sed 's/^#  //' >&2
+	sed -n '6,9p' "${BASH_SOURCE[0]}" | sed 's/^#  //' >&2
 	exit 2
 }
 
@@ -56,6 +58,7 @@ while (($#)); do
 	--seed) SEED=${2:?--seed needs a value}; shift 2 ;;
 	--ecmp-seeds) ECMP_SEEDS=${2:?--ecmp-seeds needs a value}; shift 2 ;;
 	--degrade) DEGRADE=${2:?--degrade needs a value}; shift 2 ;;
+	--transport) TRANSPORT=${2:?--transport needs a value}; shift 2 ;;
 	--out) OUT=${2:?--out needs a value}; shift 2 ;;
 	--json) JSON=1; shift ;;
 	-h | --help) usage ;;
@@ -67,6 +70,7 @@ done
 	die "--hosts, --steps, --seed and --ecmp-seeds take whole numbers"
 [[ $DEGRADE =~ ^(0|1|0?\.[0-9]+)$ ]] || die "--degrade: a fraction 0..1 (e.g. 0.1)"
 [[ $FABRICS == *ref* ]] || die "--fabrics must include ref: every ratio is to it"
+[[ $TRANSPORT == tcp || $TRANSPORT == roce ]] || die "--transport: tcp or roce, not '$TRANSPORT'"
 bytes=$(python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import benchlib; print(benchlib.size_bytes(sys.argv[2]))' \
 	"$ROOT/bench" "$BYTES") || die "--bytes: bad size '$BYTES' (e.g. 4M, 65536)"
 
@@ -91,9 +95,10 @@ else
 	args=(--leaves=$((HOSTS / per)) --spines="$spines" --hostsPerLeaf="$per" --tcp=dctcp)
 	[[ -z $rates ]] || args+=(--uplinkRates="$rates")
 fi
-args+=(--degrade="$DEGRADE")
+args+=(--degrade="$DEGRADE" --transport="$TRANSPORT")
 set_name=$UPLINKS
 [[ $DEGRADE == 0 ]] || set_name+=-degraded$DEGRADE
+[[ $TRANSPORT == tcp ]] || set_name+=-$TRANSPORT
 OUT=${OUT:-$ROOT/build/sim-fabric/hosts$HOSTS-$set_name-$(date -u +%Y%m%dT%H%M%SZ)}
 mkdir -p "$OUT/cells"
 for op in $OPS; do

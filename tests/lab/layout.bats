@@ -103,19 +103,21 @@ folder_edges() {
 	[[ $(grep -rhoE '\bxl_(err|warn|notice|info|debug|log)(_at)? *\(' user | wc -l) -ge 200 ]]
 }
 
-@test "layout: sim/fabric/ reaches the product's code only through its C shim, and nothing reaches back" {
+@test "layout: sim/fabric/ reaches the product's code only through its C shims, and nothing reaches back" {
 	local bad
 	cd "$ROOT"
-	[[ -f sim/fabric/fabric.cc && -f sim/fabric/leaf_shim.c && -f sim/fabric/leaf_shim.h ]]
-	# the C++ side includes ns-3 and the shim's header, no algorithm header
-	bad=$(grep -nE '^#include "' sim/fabric/*.cc | grep -vE '"(ns3/[a-z0-9-]+\.h|leaf_shim\.h)"' || true)
+	[[ -f sim/fabric/fabric.cc && -f sim/fabric/leaf_shim.c && -f sim/fabric/leaf_shim.h &&
+	   -f sim/fabric/dcqcn_shim.c && -f sim/fabric/dcqcn_shim.h ]]
+	# the C++ side includes ns-3 and the shims' headers, no algorithm header
+	bad=$(grep -nE '^#include "' sim/fabric/*.cc | grep -vE '"(ns3/[a-z0-9-]+\.h|(leaf|dcqcn)_shim\.h)"' || true)
 	# the shim (C) includes include/ and user/'s headers, as main.c may
 	bad+=$(grep -nE '^#include "' sim/fabric/*.c | grep -vE '"([a-z_0-9]+\.h|(base|config|sim)/[a-z_0-9]+\.h)"' || true)
 	# include/, bpf/ and user/ never include the simulator
-	bad+=$(grep -rnE '^#include "(sim/fabric|leaf_shim)' include bpf user || true)
+	bad+=$(grep -rnE '^#include "(sim/fabric|(leaf|dcqcn)_shim)' include bpf user || true)
 	echo "$bad"
 	[[ -z $bad ]]
 	# the rules above see the shim's calls into the product at all
 	grep -q '"sim/lb_group.h"' sim/fabric/leaf_shim.c
 	grep -q '"ecn.h"' sim/fabric/leaf_shim.c
+	grep -q '"dcqcn.h"' sim/fabric/dcqcn_shim.c
 }

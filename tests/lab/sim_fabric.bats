@@ -4,8 +4,11 @@
 # results.json twice for a fixed seed (wall time aside); every IP byte the
 # hosts send is received or counted as dropped, and every application byte
 # arrives; recursive doubling and Rabenseifner send what they should; bad
-# options are refused. The leaf's choices equal `xdpleaf sim
-# flowlet --trace`'s on the same trace: tests/unit/test_lb_group.c.
+# options are refused. The same for the RoCE-like transport
+# (--transport roce), whose DCQCN sends CNPs and cuts rates under
+# congestion and stays silent with ECN off. The leaf's choices equal
+# `xdpleaf sim flowlet --trace`'s on the same trace:
+# tests/unit/test_lb_group.c.
 
 ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd -P)
 SIM=$ROOT/build/sim-fabric/xdpleaf-fabric
@@ -51,6 +54,50 @@ stable() {
 		.app_sent > 0 and .app_sent == .app_received' "$out"
 }
 
+# A cell's IP bytes and packets: sent = received + dropped; every
+# application byte delivered.
+conserved() {
+	jq -e '.ip_sent == .ip_received + .ip_dropped and
+		.packets_sent == .packets_received + .packets_dropped and
+		.app_sent > 0 and .app_sent == .app_received' "$1" >/dev/null
+}
+
+@test "sim-fabric: roce, 16 hosts, fixed seed: the same results.json twice, bytes conserved" {
+	local a=$BATS_TEST_TMPDIR/ra b=$BATS_TEST_TMPDIR/rb f
+	"$RUN" --hosts 16 --transport roce --fabrics ref,ecmp,flowlet --ops alltoall --bytes 1M \
+		--steps 2 --seed 3 --out "$a" >/dev/null
+	"$RUN" --hosts 16 --transport roce --fabrics ref,ecmp,flowlet --ops alltoall --bytes 1M \
+		--steps 2 --seed 3 --out "$b" >/dev/null
+	[[ $(jq '[.cells[] | select(.transport == "roce")] | length' "$a/results.json") -eq 3 ]]
+	diff <(stable "$a/results.json") <(stable "$b/results.json")
+	for f in "$a"/cells/*.json; do
+		conserved "$f" || { jq . "$f"; false; }
+		# the transport's counters are there (RoCE data went out)
+		jq -e '.roce_data_packets > 0 and (.cnps_sent | type) == "number" and
+			(.rate_cuts | type) == "number"' "$f" >/dev/null
+	done
+}
+
+@test "sim-fabric: roce under congestion: CNPs sent, rates cut, losses resent; none with ECN off" {
+	local on=$BATS_TEST_TMPDIR/on off=$BATS_TEST_TMPDIR/off
+	# the lab's unequal uplinks, ECMP all-to-all: the 50M uplink is
+	# oversubscribed, its queues mark and overflow
+	local args=(--lab --uplinkRates=200M,100M,100M,50M --fabric=ecmp --collective=alltoall
+		--bytes=1048576 --steps=2 --transport=roce)
+	"$SIM" "${args[@]}" --out="$on"
+	jq . "$on"
+	conserved "$on"
+	jq -e '.red_marked > 0 and .ce_received > 0 and .cnps_sent > 0 and
+		.cnps_received > 0 and .cnps_received <= .cnps_sent and .rate_cuts > 0 and
+		.min_rate_bps < 112500000 and
+		.ip_dropped > 0 and .roce_retransmitted > 0 and .roce_naks > 0' "$on"
+	"$SIM" "${args[@]}" --roceEcn=0 --out="$off"
+	jq . "$off"
+	conserved "$off"
+	jq -e '.marked == 0 and .red_marked == 0 and .ce_received == 0 and .cnps_sent == 0 and
+		.cnps_received == 0 and .rate_cuts == 0 and .roce_retransmitted > 0' "$off"
+}
+
 @test "sim-fabric: bad options are refused with the reason" {
 	run "$SIM" --fabric=static
 	[[ $status -ne 0 && $output == *"--fabric: 'static' is not"* ]]
@@ -60,6 +107,10 @@ stable() {
 	[[ $status -eq 2 && $output == *"--hosts: a multiple of 8"* ]]
 	run "$RUN" --fabrics flowlet
 	[[ $status -eq 2 && $output == *"must include ref"* ]]
+	run "$SIM" --transport=rdma
+	[[ $status -ne 0 && $output == *"--transport: 'rdma' is not tcp or roce"* ]]
+	run "$RUN" --transport rdma
+	[[ $status -eq 2 && $output == *"--transport: tcp or roce"* ]]
 }
 
 # A cell as xdpleaf-fabric writes it: 2 leaves of 8 hosts, 8 spines at
