@@ -539,6 +539,12 @@ class RoceTransport
         Kick(i);
     }
 
+    // A full data packet's IP size: IPv4, UDP, BTH, payload, ICRC.
+    static uint32_t IpBytes(uint32_t mtu)
+    {
+        return 20 + 8 + 12 + mtu + 4;
+    }
+
     // Counters for the JSON, summed over the hosts and QPs.
     struct Counts
     {
@@ -821,9 +827,11 @@ RoceLineRates(const Opts& o, const std::vector<uint64_t>& aggregate, uint32_t ho
 // their phantom queues) marks ECN by RED on its real queue, at the roce
 // class's profile fitted to the port's buffer (xlf_roce_profile): the
 // instantaneous queue (QW 1), Kmin..Kmax linear to Pmax, everything past
-// Kmax marked (not gentle, no hard drop), tail drop at the buffer.
+// Kmax marked (not gentle, no hard drop), tail drop at the buffer. RED's
+// byte mode scales a packet's probability by its size over the mean
+// packet's: the mean is the data packet's, which keeps the profile's.
 void
-RoceRedQueue(TrafficControlHelper& t, uint64_t bufferBytes, uint64_t bps)
+RoceRedQueue(TrafficControlHelper& t, uint64_t bufferBytes, uint64_t bps, uint32_t dataPacket)
 {
     uint32_t kmin, kmax;
     double pmax;
@@ -837,7 +845,7 @@ RoceRedQueue(TrafficControlHelper& t, uint64_t bufferBytes, uint64_t bps)
                        "Gentle", BooleanValue(false),
                        "UseEcn", BooleanValue(true),
                        "UseHardDrop", BooleanValue(false),
-                       "MeanPktSize", UintegerValue(1000),
+                       "MeanPktSize", UintegerValue(dataPacket),
                        "LinkBandwidth", DataRateValue(DataRate(bps)));
 }
 
@@ -1351,7 +1359,7 @@ main(int argc, char* argv[])
         TrafficControlHelper t;
         if (red)
         {
-            RoceRedQueue(t, b, bps);
+            RoceRedQueue(t, b, bps, RoceTransport::IpBytes(o.roceMtu));
         }
         else
         {
