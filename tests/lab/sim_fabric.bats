@@ -82,7 +82,7 @@ conserved() {
 	local on=$BATS_TEST_TMPDIR/on off=$BATS_TEST_TMPDIR/off
 	# the lab's unequal uplinks, ECMP all-to-all: the 50M uplink is
 	# oversubscribed, its queues mark and overflow
-	local args=(--lab --uplinkRates=200M,100M,100M,50M --fabric=ecmp --collective=alltoall
+	local args=(--lab "--uplinkRates=200M,100M,100M,50M" --fabric=ecmp --collective=alltoall
 		--bytes=1048576 --steps=2 --transport=roce)
 	"$SIM" "${args[@]}" --out="$on"
 	jq . "$on"
