@@ -3,8 +3,11 @@
  * only calls into include/dcqcn.h, include/host.h and include/events.h
  * with the configuration's defaults (user/config). */
 #include <linux/types.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "config/config.h"
+#include "config/config_keys.h"
 #include "dcqcn.h"
 #include "events.h"
 #include "host.h"
@@ -28,17 +31,28 @@ struct xlf_np {
 	__u64 capped;
 };
 
-struct xlf_dcqcn *xlf_dcqcn_new(uint64_t line_bps)
+struct xlf_dcqcn *xlf_dcqcn_new(uint64_t line_bps, const char *sets, char *err, unsigned len)
 {
 	struct xlf_dcqcn *d = calloc(1, sizeof(*d));
+	char *list = strdup(sets ? sets : ""), *kv, *save = NULL;
 
-	if (!d)
-		return NULL;
+	if (!d || !list) {
+		snprintf(err, len, "out of memory");
+		goto bad;
+	}
 	/* what a host gets without a [dcqcn] section; C is the port's rate,
 	 * as the loader sets it */
 	xl_host_defaults(&d->h, XL_DCQCN_PAPER);
 	d->h.rp.line_rate = line_bps;
+	for (kv = strtok_r(list, ",", &save); kv; kv = strtok_r(NULL, ",", &save))
+		if (xl_dcqcn_set(&d->h, kv, err, len))
+			goto bad;
+	free(list);
 	return d;
+bad:
+	free(list);
+	free(d);
+	return NULL;
 }
 
 void xlf_dcqcn_free(struct xlf_dcqcn *d)

@@ -15,8 +15,10 @@ extern "C" {
 #endif
 
 /* One host's [dcqcn] settings: the shipped defaults (variant paper), C =
- * line_bps; NULL on no memory. */
-struct xlf_dcqcn *xlf_dcqcn_new(uint64_t line_bps);
+ * line_bps, then sets (NULL or empty: none), comma-separated KEY=VALUE RP
+ * parameters read as the configuration's [dcqcn] reads them (`xdpleaf
+ * sim dcqcn --set`'s). NULL with why in err on a bad one or no memory. */
+struct xlf_dcqcn *xlf_dcqcn_new(uint64_t line_bps, const char *sets, char *err, unsigned len);
 void xlf_dcqcn_free(struct xlf_dcqcn *d);
 
 /* A sending QP's reaction point: Rc = Rt = C, alpha 1, no timer. */

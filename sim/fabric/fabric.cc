@@ -52,6 +52,7 @@ struct Opts
     uint32_t roceMtu = 1024;       // RoCE payload per packet (xdpleaf gen's --size)
     double roceAckTimeoutMs = 10;  // go-back-N's backup (gen's --ack-timeout)
     bool roceEcn = true;           // roce: ECT on, the switches mark
+    std::string dcqcn;             // roce: [dcqcn] RP keys over the defaults
     std::string out; // JSON here (default stdout)
 };
 
@@ -453,10 +454,11 @@ class RoceTransport
         }
         for (uint32_t r = 0; r < hosts.size(); r++)
         {
-            struct xlf_dcqcn* d = xlf_dcqcn_new(lineBps[r]);
+            char err[256];
+            struct xlf_dcqcn* d = xlf_dcqcn_new(lineBps[r], o.dcqcn.c_str(), err, sizeof(err));
             if (!d)
             {
-                NS_FATAL_ERROR("out of memory for host " << r << "'s DCQCN");
+                NS_FATAL_ERROR("--dcqcn: " << err);
             }
             m_dcqcn.push_back(d);
             Ptr<Socket> s = Socket::CreateSocket(hosts[r], UdpSocketFactory::GetTypeId());
@@ -1242,6 +1244,10 @@ main(int argc, char* argv[])
     cmd.AddValue("roceMtu", "roce: payload bytes per packet", o.roceMtu);
     cmd.AddValue("roceAckTimeoutMs", "roce: go-back-N's ACK timeout", o.roceAckTimeoutMs);
     cmd.AddValue("roceEcn", "roce: packets ECT(0), the switches mark (0: Not-ECT, no marks)", o.roceEcn);
+    cmd.AddValue("dcqcn",
+                 "roce: DCQCN RP parameters over the [dcqcn] defaults, as that section's keys, "
+                 "comma-separated (e.g. min_rate=1M,r_ai=1M,r_hai=5M)",
+                 o.dcqcn);
     cmd.AddValue("out", "write the JSON here (default stdout)", o.out);
     cmd.Parse(argc, argv);
 
@@ -1598,7 +1604,7 @@ main(int argc, char* argv[])
       << ",\"packets_dropped\":" << g_bytes.pktDropped << ",\"sim_s\":" << simSeconds << ",\"events\":" << events;
     if (roce)
     {
-        j << ",\"transport\":\"roce\",\"roce_mtu\":" << o.roceMtu << ",\"roce_ecn\":" << (o.roceEcn ? "true" : "false")
+        j << ",\"transport\":\"roce\",\"dcqcn\":\"" << o.dcqcn << "\",\"roce_mtu\":" << o.roceMtu << ",\"roce_ecn\":" << (o.roceEcn ? "true" : "false")
           << ",\"roce_data_packets\":" << rc.data << ",\"roce_retransmitted\":" << rc.retx
           << ",\"roce_naks\":" << rc.naks << ",\"roce_timeouts\":" << rc.timeouts
           << ",\"red_marked\":" << g_redMarked << ",\"ce_received\":" << rc.np[0]
