@@ -28,7 +28,7 @@ KEEP = ("hosts", "leaves", "spines", "collective", "bytes", "fabric", "lb_mode",
         "moves_refused", "marked", "ip_sent", "ip_received", "ip_dropped",
         "events", "sim_s", "wall_s",
         # --transport roce's
-        "transport", "roce_retransmitted", "roce_naks", "roce_timeouts", "red_marked",
+        "transport", "dcqcn", "roce_retransmitted", "roce_naks", "roce_timeouts", "red_marked",
         "ce_received", "cnps_sent", "cnps_received", "rate_cuts", "min_rate_bps")
 
 

@@ -6,7 +6,8 @@
 #   bench/fabric/run.sh [--hosts N | --lab] [--uplinks equal|unequal|R1,R2,...]
 #                       [--fabrics LIST] [--ops LIST] [--bytes SIZE]
 #                       [--steps N] [--seed N] [--ecmp-seeds N] [--degrade F]
-#                       [--transport tcp|roce] [--out DIR] [--json]
+#                       [--transport tcp|roce] [--dcqcn KEY=VALUE,...]
+#                       [--out DIR] [--json]
 #
 # --hosts N: N/H leaves of H hosts (H = 8, 16 from 1,024 hosts on), as many
 # spines as hosts per leaf (1:1), 100G links with 2 ms buffers, DCTCP.
@@ -17,7 +18,9 @@
 # of the leaf-spine links at half rate (the reference's host ports at
 # each leaf's remaining aggregate). --transport roce: the collectives over
 # the RoCE-like transport (UDP, go-back-N, xdpleaf's DCQCN) instead of
-# TCP. Every cell runs under nice.
+# TCP; --dcqcn: its DCQCN parameters over the [dcqcn] defaults (e.g.
+# bench-jct's nic profile at the lab's rates: min_rate=1M,r_ai=1M,r_hai=5M).
+# Every cell runs under nice.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
@@ -33,6 +36,7 @@ SEED=1
 ECMP_SEEDS=1
 DEGRADE=0
 TRANSPORT=tcp
+DCQCN=
 OUT=
 JSON=0
 
@@ -42,7 +46,7 @@ die() {
 }
 
 usage() {
-	sed -n '6,9p' "${BASH_SOURCE[0]}" | sed 's/^#  //' >&2
+	sed -n '6,10p' "${BASH_SOURCE[0]}" | sed 's/^#  //' >&2
 	exit 2
 }
 
@@ -59,6 +63,7 @@ while (($#)); do
 	--ecmp-seeds) ECMP_SEEDS=${2:?--ecmp-seeds needs a value}; shift 2 ;;
 	--degrade) DEGRADE=${2:?--degrade needs a value}; shift 2 ;;
 	--transport) TRANSPORT=${2:?--transport needs a value}; shift 2 ;;
+	--dcqcn) DCQCN=${2:?--dcqcn needs a value}; shift 2 ;;
 	--out) OUT=${2:?--out needs a value}; shift 2 ;;
 	--json) JSON=1; shift ;;
 	-h | --help) usage ;;
@@ -71,6 +76,7 @@ done
 [[ $DEGRADE =~ ^(0|1|0?\.[0-9]+)$ ]] || die "--degrade: a fraction 0..1 (e.g. 0.1)"
 [[ $FABRICS == *ref* ]] || die "--fabrics must include ref: every ratio is to it"
 [[ $TRANSPORT == tcp || $TRANSPORT == roce ]] || die "--transport: tcp or roce, not '$TRANSPORT'"
+[[ -z $DCQCN || $TRANSPORT == roce ]] || die "--dcqcn needs --transport roce"
 bytes=$(python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import benchlib; print(benchlib.size_bytes(sys.argv[2]))' \
 	"$ROOT/bench" "$BYTES") || die "--bytes: bad size '$BYTES' (e.g. 4M, 65536)"
 
@@ -96,9 +102,11 @@ else
 	[[ -z $rates ]] || args+=(--uplinkRates="$rates")
 fi
 args+=(--degrade="$DEGRADE" --transport="$TRANSPORT")
+[[ -z $DCQCN ]] || args+=(--dcqcn="$DCQCN")
 set_name=$UPLINKS
 [[ $DEGRADE == 0 ]] || set_name+=-degraded$DEGRADE
 [[ $TRANSPORT == tcp ]] || set_name+=-$TRANSPORT
+[[ -z $DCQCN ]] || set_name+=-dcqcn
 OUT=${OUT:-$ROOT/build/sim-fabric/hosts$HOSTS-$set_name-$(date -u +%Y%m%dT%H%M%SZ)}
 mkdir -p "$OUT/cells"
 for op in $OPS; do

@@ -111,6 +111,11 @@ conserved() {
 	[[ $status -ne 0 && $output == *"--transport: 'rdma' is not tcp or roce"* ]]
 	run "$RUN" --transport rdma
 	[[ $status -eq 2 && $output == *"--transport: tcp or roce"* ]]
+	# DCQCN's keys are read as the configuration reads them
+	run "$SIM" --transport=roce --dcqcn=min_rate=fast
+	[[ $status -ne 0 && $output == *"--dcqcn: min_rate: invalid rate 'fast'"* ]]
+	run "$SIM" --transport=roce --dcqcn=alpha_first=1/2
+	[[ $status -ne 0 && $output == *"--dcqcn: alpha_first is not used by the paper variant"* ]]
 }
 
 # A cell as xdpleaf-fabric writes it: 2 leaves of 8 hosts, 8 spines at
