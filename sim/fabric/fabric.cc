@@ -594,6 +594,7 @@ class RoceTransport
         uint64_t una = 0, nxt = 0, end = 0, maxSent = 0;
         uint64_t nextPs = 0;          // earliest departure, picoseconds
         EventId tx, rto;
+        std::deque<std::pair<uint64_t, Time>> asked; // ACK requests out: PSN, sent
         uint64_t epsn = 0;            // responder: next PSN expected
         bool nakSent = false;         // responder: this gap NAKed
     };
@@ -646,6 +647,10 @@ class RoceTransport
                : last                 ? BthHeader::SEND_LAST
                                       : BthHeader::SEND_MIDDLE;
         b.ackReq = last || q.nxt % 64 == 63;
+        if (b.ackReq)
+        {
+            q.asked.push_back({q.nxt, Simulator::Now()});
+        }
         Ptr<Packet> p = Create<Packet>(payload);
         p->AddHeader(b);
         // the frame as the link carries it: UDP, IPv4, point-to-point
@@ -661,10 +666,7 @@ class RoceTransport
         uint64_t rate = xlf_rp_sent(q.rp, now, frame);
         uint64_t nowPs = now * 1000;
         q.nextPs = std::max(q.nextPs, nowPs) + frame * 8000000000000ull / rate;
-        if (!q.rto.IsRunning())
-        {
-            q.rto = Simulator::Schedule(AckTimeout(), &RoceTransport::Timeout, this, i);
-        }
+        ArmTimeout(i);
         Kick(i);
     }
 
@@ -673,18 +675,50 @@ class RoceTransport
         return MicroSeconds(m_o.roceAckTimeoutMs * 1000);
     }
 
-    // No ACK for a timeout: back to the oldest PSN not acknowledged.
+    // The timer of the oldest ACK request not answered: an ACK asked for
+    // may take the ACK timeout from when it was asked (gen --reliable's
+    // rule; from the oldest PSN not acknowledged, a QP that DCQCN slowed
+    // below 64 packets per timeout would time out without any loss).
+    void ArmTimeout(uint32_t i)
+    {
+        Qp& q = m_qps[i];
+        while (!q.asked.empty() && q.asked.front().first < q.una)
+        {
+            q.asked.pop_front();
+        }
+        if (q.rto.IsRunning() || q.asked.empty())
+        {
+            return;
+        }
+        Time due = q.asked.front().second + AckTimeout();
+        q.rto = Simulator::Schedule(std::max(due - Simulator::Now(), Time(0)), &RoceTransport::Timeout,
+                                    this, i);
+    }
+
+    // Back to PSN psn: what was asked after it is asked again as it is
+    // sent again.
+    void GoBack(uint32_t i, uint64_t psn)
+    {
+        Qp& q = m_qps[i];
+        q.nxt = psn;
+        q.asked.clear();
+        q.rto.Cancel();
+        q.tx.Cancel();
+        Kick(i);
+    }
+
+    // An ACK asked for did not come in time: back to the oldest PSN not
+    // acknowledged.
     void Timeout(uint32_t i)
     {
         Qp& q = m_qps[i];
         if (q.una >= q.nxt)
         {
+            q.asked.clear();
             return;
         }
         m_counts.timeouts++;
-        q.nxt = q.una;
-        q.tx.Cancel();
-        Kick(i);
+        GoBack(i, q.una);
     }
 
     // The requester: ACKs, NAKs and CNPs of its QP.
@@ -724,14 +758,9 @@ class RoceTransport
             if (b.nak && b.psn >= q.una && b.psn < q.nxt)
             {
                 m_counts.naks++;
-                q.nxt = b.psn;
-                q.tx.Cancel();
-                Kick(i);
+                GoBack(i, b.psn);
             }
-            if (q.una < q.nxt && !q.rto.IsRunning())
-            {
-                q.rto = Simulator::Schedule(AckTimeout(), &RoceTransport::Timeout, this, i);
-            }
+            ArmTimeout(i);
         }
     }
 
