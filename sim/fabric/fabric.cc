@@ -418,8 +418,9 @@ class BthHeader : public Header
 // packets with consecutive PSNs, paced at its reaction point's rate Rc
 // (dcqcn_shim.h: include/dcqcn.h, started at the line rate), asks for an
 // ACK on each message's last packet and every 64th PSN (xdpleaf gen
-// --reliable's rule), and goes back to the PSN a NAK names, or after an
-// ACK timeout to the oldest one not acknowledged. The responder delivers
+// --reliable's rule), and goes back to the PSN a NAK names, or, when an
+// ACK asked for has not come within the ACK timeout, to the oldest one not
+// acknowledged. The responder delivers
 // in order, ACKs cumulatively, NAKs the first missing PSN once and
 // discards what follows; a CE-marked packet goes to its host's
 // notification point, which may answer with a CNP. Every RoCE packet is
