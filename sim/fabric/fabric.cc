@@ -1243,6 +1243,11 @@ int
 main(int argc, char* argv[])
 {
     Opts o;
+    // the event list as a binary heap rather than ns-3's default std::map
+    // (a node allocated per event): every scheduler runs events in the
+    // same order (by time, then by when scheduled), so results stay the
+    // same; --SchedulerType still overrides
+    GlobalValue::Bind("SchedulerType", StringValue("ns3::PriorityQueueScheduler"));
     CommandLine cmd(__FILE__);
     cmd.AddValue("leaves", "leaves", o.leaves);
     cmd.AddValue("spines", "spines (each leaf has one uplink to each)", o.spines);
