@@ -91,8 +91,8 @@ __noinline int XL_HOOKED(xl_forward)(XL_CTX *ctx, struct xl_flow *flow, __u32 l3
 	void *end = XL_CTX_END(ctx);
 	__u64 gen = xl_fwd_gen(), now = 0;
 	struct ethhdr *eth = data;
-	/* [0] in: the packet's kind, for xl_choose_uplink, out: what a move
-	 * weighed; [1] the packet's frames. Side by side: the stack has no
+	/* [0] in: the packet's kind and DSCP, for xl_choose_uplink
+	 * (XL_DETAIL_DSCP), out: what a move weighed; [1] the packet's frames. Side by side: the stack has no
 	 * room for another slot of its own. */
 	__u32 detail[2] = { l3 & XL_PURE_ACK, XL_FWD_SEGS(l3) };
 	__u32 off = l3 & ((1U << XL_L3_SEGS_SHIFT) - 1);
@@ -124,6 +124,7 @@ __noinline int XL_HOOKED(xl_forward)(XL_CTX *ctx, struct xl_flow *flow, __u32 l3
 			return XDP_PASS << 8 | XL_R_TRUNC_IP6;
 		tos = (ip6->priority << 4) | (ip6->flow_lbl[0] >> 4);
 	}
+	detail[0] |= XL_DETAIL_DSCP(tos >> 2);
 
 	rt = route_cached(flow, gen);
 	if (!rt)

@@ -402,6 +402,34 @@ static __always_inline __u32 member_delay(const struct xl_group *g, __u32 i,
 	return q ? xl_queue_delay(q->vtime, xl_vt_now(now), len, drain) : 0;
 }
 
+/* member_delay of member i of group gid until its queue is empty. Global,
+ * so that to its caller's verification the delay is any number: inline,
+ * each member's queue and its absence were paths of their own, 2^16 of
+ * them through the loop below, past the verifier's limit. */
+__noinline __u32 xl_member_delay_g(__u32 gid, __u32 i, __u64 now)
+{
+	struct xl_group *g = bpf_map_lookup_elem(&groups, &gid);
+
+	return g ? member_delay(g, i, now, 0) : 0;
+}
+
+/* The up members a latency class's new flowlet may go to: those of the
+ * least queueing delay (xl_least_delay_mask). Global: verified once, and
+ * run only where a group has a latency class and the packet is in it. */
+__noinline __u32 xl_least_delay_g(__u32 gid, __u32 up, __u64 now)
+{
+	struct xl_group *g = bpf_map_lookup_elem(&groups, &gid);
+	__u32 delay[XL_MAX_GROUP_MEMBERS] = {};
+	int i;
+
+	if (!g)
+		return up;
+	for (i = 0; i < XL_MAX_GROUP_MEMBERS; i++)
+		if ((__u32)i < g->n_members)
+			delay[i] = xl_member_delay_g(gid, i, now);
+	return xl_least_delay_mask(delay, g->n_members, up, XL_LB_LATENCY_TIE_NS);
+}
+
 __noinline int xl_pick_spray_g(__u32 gid, __u32 up, __u32 rnd)
 {
 	struct xl_group *g = bpf_map_lookup_elem(&groups, &gid);
@@ -581,9 +609,13 @@ __noinline int xl_follow_flow_g(struct xl_flow *flow, __u32 gid, __u64 now,
 	return cur;
 }
 
+/* What the caller puts in *detail for xl_choose_uplink: XL_PURE_ACK
+ * for a pure acknowledgement, and the packet's DSCP in the low bits. */
+#define XL_DETAIL_DSCP(d) ((d) & 0x3f)
+
 /* The member of group gid (index into its members) for a packet of len
- * bytes of this flow (*detail: XL_PURE_ACK for a pure acknowledgement, else
- * 0), with XL_CHOSE_* flags, or -1 when none is up; for a move or a
+ * bytes of this flow (*detail: XL_PURE_ACK for a pure acknowledgement, and
+ * its DSCP, XL_DETAIL_DSCP), with XL_CHOSE_* flags, or -1 when none is up; for a move or a
  * refused one, *detail is then what the rule weighed (xl_move_detail). Keeps
  * the flow table in every mode, so `xdpleaf flows` works for the baseline
  * too. A global function: the
@@ -596,10 +628,14 @@ __noinline int xl_choose_uplink(struct xl_flow *flow, __u32 gid, __u64 now,
 	struct xl_flow_state *fs;
 	int m = -1, cur = -1, cur_up = 0, new_flowlet = 0, refused = 0, other = 0;
 	__u64 floor_ns = 0;
-	__u32 up, n, safe;
+	__u32 up, n, safe, dscp = 0;
 
 	if (!flow || !g)
 		return -1;
+	if (detail) {
+		dscp = XL_DETAIL_DSCP(*detail);
+		*detail &= ~XL_DETAIL_DSCP(~0U); /* out: only what a move weighed */
+	}
 	/* a pure acknowledgement may follow its flow (xl_follow_flow_g) */
 	if (detail && (*detail & XL_PURE_ACK)) {
 		*detail = 0;
@@ -641,19 +677,24 @@ __noinline int xl_choose_uplink(struct xl_flow *flow, __u32 gid, __u64 now,
 			break;
 		}
 		new_flowlet = 1;
+		/* a latency class's packet: only the least queued members
+		 * (include/lb.h), among which the rules below choose; the
+		 * group's mask is 0 without a latency class */
+		if (g->latency_dscp && xl_latency_dscp(g->latency_dscp, dscp))
+			up = xl_least_delay_g(gid, up, now);
 		if (g->lb_mode == XL_LB_FLOWLET_RANDOM) {
 			m = xl_pick_hash_g(bpf_get_prandom_u32(), n, up);
 			break;
 		}
 		m = xl_pick_headroom_g(gid, up, now, fs ? fs->flowlet_rate_bps : 0);
 		/* a flow leaves its member only for clearly less load */
-		if (cur_up && m >= 0 && m != cur &&
+		if (xl_may_stay(cur, cur_up, up) && m >= 0 && m != cur &&
 		    !xl_move_worth_g(gid, (__u32)cur | (__u32)m << 8, now,
 				     flow_rate(g, fs, cur), now - fs->last_ns))
 			m = cur;
 		/* ... and for a clearly larger share by flow count, or, on a
 		 * member it shares, to take turns at sharing (yields) */
-		if (cur_up && m == cur && xl_counts_flow(len)) {
+		if (xl_may_stay(cur, cur_up, up) && m == cur && xl_counts_flow(len)) {
 			__u32 up_self = (up & 0xffff) |
 				(__u32)(xl_flow_epoch(now) - fs->count_epoch <= 1) << 16;
 

@@ -49,6 +49,7 @@ struct xl_wred {
 
 #define XL_CLASS_NO_MARK (1U << 0) /* never CE-marked (CNPs) */
 #define XL_CLASS_NO_DROP (1U << 1) /* never tail-dropped (CNPs) */
+#define XL_CLASS_LATENCY (1U << 3) /* latency = yes: requests that want the least-queued path (include/lb.h) */
 /* Kmin and Kmax fitted to each port's buffer (xl_wred_fit): the built-in
  * roce class's while it keeps the default thresholds. Thresholds a user
  * set are used as they are. */

@@ -424,6 +424,69 @@ static inline int xl_pick_least(const __u32 *util, __u32 n, __u32 up,
 	return found;
 }
 
+/* ---- latency class: the least queued members --------------------------- */
+
+/* A packet of a class with latency = yes (XL_CLASS_LATENCY: requests that
+ * want their answer soon, not bandwidth) that starts a new flow or flowlet
+ * in a flowlet group may go only to the up members whose phantom queues
+ * hold it least: queueing delay xl_queue_delay with len 0 (backlog over
+ * drain rate; a member without a queue, no `rate`, has 0). Among those the
+ * normal pick chooses (headroom, the move margin, flow counts and yields in
+ * flowlet mode; at random in flowlet-random), and the reorder-free rule
+ * still decides whether an existing flow may move. By headroom alone a
+ * request may land behind a queue: a member's utilization weighs its rate
+ * beside its queue, so a busy member with an empty queue loses to one
+ * less busy whose queue a burst just filled. docs/load-balancing.md,
+ * "Latency class".
+ *
+ * Members within XL_LB_LATENCY_TIE_NS of the least delay count as equal:
+ * less than one full frame at 10 Gbit/s (1.2 us), below what a request
+ * could tell apart, so that the normal pick still spreads requests over
+ * members whose queues differ by a packet. */
+#ifndef XL_LB_LATENCY_TIE_NS
+#define XL_LB_LATENCY_TIE_NS 1000U
+#endif
+
+/* Whether DSCP dscp is in a latency class, by the group's latency_dscp
+ * (struct xl_group). */
+static inline int xl_latency_dscp(__u64 latency_dscp, __u32 dscp)
+{
+	return (int)((latency_dscp >> (dscp & 63)) & 1);
+}
+
+/* The up members (bit mask) of n whose delay_ns is within tie_ns of the
+ * least: those a latency class's new flowlet may go to. 0 when none is
+ * up. */
+static inline __u32 xl_least_delay_mask(const __u32 *delay_ns, __u32 n, __u32 up,
+					__u32 tie_ns)
+{
+	__u32 m = xl_up_mask(up, n), best = 0xffffffffU, mask = 0;
+	int i;
+
+	for (i = 0; i < XL_MAX_GROUP_MEMBERS; i++)
+		if ((__u32)i < n && (m & (1U << i)) && delay_ns[i] < best)
+			best = delay_ns[i];
+	/* A member's bit is 1 - the sign of best + tie - its delay (in 64
+	 * bits, which neither wraps for saturated delays), not a branch:
+	 * the BPF verifier then follows one path through the loop, where a
+	 * branch per member gave it one per mask and the program did not
+	 * load. */
+	for (i = 0; i < XL_MAX_GROUP_MEMBERS && (__u32)i < n; i++)
+		mask |= (__u32)((((__u64)best + tie_ns - delay_ns[i]) >> 63) ^ 1) << i;
+	return mask & m;
+}
+
+/* Whether a flow on member cur (up: cur_up) may be kept there by the
+ * normal pick's rules (the move margin, flow counts, yields) when only
+ * the members in allowed may be chosen: only if cur is one of them. A
+ * latency class's flow on a member with a longer queue leaves it (the
+ * reorder-free rule permitting); for every other packet allowed is the
+ * up mask, and this is cur_up. */
+static inline int xl_may_stay(int cur, int cur_up, __u32 allowed)
+{
+	return cur_up && cur >= 0 && cur < 32 && (allowed & (1U << cur));
+}
+
 /* ---- the uplink rate estimator ----------------------------------------- */
 
 /* The weight, in 1/1024 (small products for any rate), that an interval

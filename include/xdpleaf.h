@@ -203,6 +203,13 @@ struct xl_group {
 	 * capacity_bps and kept here because a loop over the members in the
 	 * picker took its call chain past BPF's 512-byte stack. */
 	__u32 unknown_rate_mbps;
+	/* the DSCPs (bit d: DSCP d) whose class has latency = yes
+	 * (XL_CLASS_LATENCY): their new flows and flowlets go to the least
+	 * queued member (include/lb.h, "latency class"). The same in every
+	 * group, from the classes (the loader); kept here, in the entry the
+	 * choice has in hand, so that a packet pays no class lookup for it,
+	 * and with no latency class (0) nothing at all. */
+	__u64 latency_dscp;
 	char name[32];
 };
 

@@ -800,7 +800,7 @@ static void test_bad_fixture(void **state)
 	X(no-ports) X(missing-interface) \
 	X(rate-syntax) X(rate-range) X(gamma-zero) X(gamma-above-one) \
 	X(buffer-range) X(overflow-invalid) X(gamma-without-rate) X(dscp-64) \
-	X(dscp-two-classes) X(dscp-in-default) X(kmin-not-below-kmax) \
+	X(dscp-two-classes) X(dscp-in-default) X(latency-in-cnp) X(kmin-not-below-kmax) \
 	X(pmax-150-percent) X(pmax-negative) X(mark-maybe) X(too-many-classes) \
 	X(class-name-too-long) X(unknown-key-class) \
 	X(flowlet-timeout-syntax) X(flowlet-timeout-range) X(flowlet-timeout-no-unit) \
@@ -1279,6 +1279,9 @@ static void test_class_values(void **state)
 		{ "drop", "no", F_FLAGS, XL_CLASS_NO_DROP, NULL },
 		{ "drop", "yes", F_FLAGS, 0, NULL },
 		{ "drop", "0", F_FLAGS, 0, ":5: invalid drop '0' (allowed: yes, no)" },
+		{ "latency", "yes", F_FLAGS, XL_CLASS_LATENCY, NULL },
+		{ "latency", "no", F_FLAGS, 0, NULL },
+		{ "latency", "on", F_FLAGS, 0, ":5: invalid latency 'on' (allowed: yes, no)" },
 	};
 	struct xl_config cfg;
 	char text[256], what[128];
@@ -1396,6 +1399,10 @@ static void test_class_rules(void **state)
 		{ "[port s1]\n[class abcdefghijklmno]\ndscp = 1\n", NULL },
 		{ "[port s1]\n[class default]\n[class cnp]\n", NULL },
 		{ "[port s1]\n[class rdma]\ndscp = 48\n[class cnp]\ndscp = 49\n", NULL },
+		/* any number of latency classes, the built-ins default and roce too */
+		{ "[port s1]\n[class a]\ndscp = 18\nlatency = yes\n[class b]\ndscp = 20\n"
+		  "latency = yes\n[class default]\nlatency = yes\n[class roce]\nlatency = no\n",
+		  NULL },
 		{ "[port s1]\nrate = 1G\ngamma = 0.9\nbuffer = 64K\noverflow = mark\n", NULL },
 		{ "[port s1]\n[class c1]\ndscp=1\n[class c2]\ndscp=2\n[class c3]\ndscp=3\n"
 		  "[class c4]\ndscp=4\n[class c5]\ndscp=5\n"
@@ -1421,6 +1428,11 @@ static void test_class_rules(void **state)
 		  ":3: dscp is not allowed in [class default]: it takes every DSCP that no other class claims" },
 		{ "[port s1]\n[class default]\nkmin = 300K\n",
 		  ":3: kmin must be less than kmax in class 'default' (kmin 307200 bytes, kmax 204800 bytes)" },
+		{ "[port s1]\n[class cnp]\nlatency = yes\n",
+		  ":3: latency is not allowed in [class cnp]: CNPs are congestion notifications, "
+		  "not requests (a latency class is for requests, e.g. dscp = 18)" },
+		{ "[port s1]\n[class cnp]\ndscp = 46\nlatency = no\n",
+		  ":4: latency is not allowed in [class cnp]" },
 		{ "[port s1]\n[class cnp]\nkmax = 5K\n",
 		  ":3: kmin must be less than kmax in class 'cnp' (kmin 5120 bytes, kmax 5120 bytes)" },
 		{ "[port s1]\n[class c]\nkmin = 10K\ndscp = 1\nkmax = 10K\n",
@@ -2500,8 +2512,9 @@ static void test_keys_defaults_fill(void **state)
 				if (k->sect == S_DCQCN || k->sect == S_ROUTE || !xl_key_size(k) ||
 				    (k->sect == S_PORT && k->off == offsetof(struct xl_cfg_port, role)))
 					continue;
-				if (k->type == T_NO_FLAG)
-					assert_int_equal(!(key_value(k, obj) & k->lo), k->dflt);
+				if (xl_key_is_flag(k))
+					assert_int_equal(xl_key_flag_yes(k, (__u32)key_value(k, obj)),
+							 k->dflt);
 				else if (k->flags & KF_LOADER_FILLS || k->off ==
 					 offsetof(struct xl_cfg_port, buffer_bytes))
 					continue; /* the buffer follows the rate */

@@ -1234,6 +1234,122 @@ static void move_unlimited_members(void **state)
 
 /* The queueing delay of a phantom queue: until it is empty (len 0), or
  * until a packet joining it has left, its own transmission included. */
+/* ---- latency class: xl_latency_dscp, xl_least_delay_mask, xl_may_stay -- */
+
+static void latency_dscp_bits(void **state)
+{
+	const __u64 mask = 1ULL << 18 | 1ULL << 0 | 1ULL << 63;
+
+	(void)state;
+	assert_true(xl_latency_dscp(mask, 18));
+	assert_true(xl_latency_dscp(mask, 0));
+	assert_true(xl_latency_dscp(mask, 63));
+	assert_false(xl_latency_dscp(mask, 26));
+	assert_false(xl_latency_dscp(mask, 17));
+	assert_false(xl_latency_dscp(0, 18)); /* no latency class */
+	for (__u32 d = 0; d < 64; d++)
+		assert_true(xl_latency_dscp(~0ULL, d));
+}
+
+#define LAT_TIE XL_LB_LATENCY_TIE_NS
+
+static void least_delay_mask_values(void **state)
+{
+	/* 1 and 3 have no queue (or no rate); 0 and 2 wait */
+	__u32 d[4] = { 2000 * US, 0, 120 * US, 0 };
+	__u32 near[4] = { 5000, 5000 + LAT_TIE, 5000 + LAT_TIE + 1, 9 * US };
+	__u32 sat[3] = { XL_QDELAY_MAX, XL_QDELAY_MAX, XL_QDELAY_MAX - LAT_TIE - 1 };
+	__u32 d16[16];
+
+	(void)state;
+	assert_int_equal(xl_least_delay_mask(d, 4, XL_ALL_UP, LAT_TIE), 0xa);
+	/* down members are never chosen, however short their queue */
+	assert_int_equal(xl_least_delay_mask(d, 4, 0xd, LAT_TIE), 0x8);
+	assert_int_equal(xl_least_delay_mask(d, 4, 0x5, LAT_TIE), 0x4);
+	assert_int_equal(xl_least_delay_mask(d, 4, 0, LAT_TIE), 0);
+	assert_int_equal(xl_least_delay_mask(d, 0, XL_ALL_UP, LAT_TIE), 0);
+	/* within the tie (exactly at it) counts, beyond it does not */
+	assert_int_equal(xl_least_delay_mask(near, 4, XL_ALL_UP, LAT_TIE), 0x3);
+	assert_int_equal(xl_least_delay_mask(near, 4, XL_ALL_UP, 0), 0x1);
+	/* saturated delays: no wrap of best + tie */
+	assert_int_equal(xl_least_delay_mask(sat, 3, XL_ALL_UP, LAT_TIE), 0x4);
+	assert_int_equal(xl_least_delay_mask(sat, 2, XL_ALL_UP, LAT_TIE), 0x3);
+	/* members past n are not members */
+	assert_int_equal(xl_least_delay_mask(d, 1, XL_ALL_UP, LAT_TIE), 0x1);
+	/* sixteen members, the last one the only empty queue */
+	for (int i = 0; i < 16; i++)
+		d16[i] = 100 * US;
+	d16[15] = 0;
+	assert_int_equal(xl_least_delay_mask(d16, 16, XL_ALL_UP, LAT_TIE), 0x8000);
+	d16[15] = 100 * US;
+	assert_int_equal(xl_least_delay_mask(d16, 16, XL_ALL_UP, LAT_TIE), 0xffff);
+}
+
+/* The choice for a latency class: headroom (xl_pick_least) among the
+ * least delayed only. Where the two disagree: member 0 is the least
+ * utilized (a burst filled its queue, little rate) but waits 1 ms; 1
+ * carries more and has no queue. */
+static void latency_choice_vs_headroom(void **state)
+{
+	/* what xl_member_util_now gives: 0 has 0.25 (a queue counted in),
+	 * 1 and 2 0.6 and 0.5, 3 is 0.9 with a short queue */
+	const __u32 util[4] = { XL_UTIL_ONE / 4, XL_UTIL_ONE * 6 / 10, XL_UTIL_ONE / 2,
+				XL_UTIL_ONE * 9 / 10 };
+	const __u32 delay[4] = { 1000 * US, 0, 0, 50 * US };
+	__u32 lat = xl_least_delay_mask(delay, 4, XL_ALL_UP, LAT_TIE);
+
+	(void)state;
+	for (__u32 s = 0; s < 8; s++) {
+		/* headroom alone: member 0, behind the queue */
+		assert_int_equal(xl_pick_least(util, 4, XL_ALL_UP, s, TIE), 0);
+		/* the latency class: 1 and 2 tie on delay, and the normal
+		 * pick takes the less utilized of them */
+		assert_int_equal(xl_pick_least(util, 4, lat, s, TIE), 2);
+	}
+	/* with 2 down, 1 (the only empty queue left) */
+	lat = xl_least_delay_mask(delay, 4, 0xb, LAT_TIE);
+	assert_int_equal(xl_pick_least(util, 4, lat, 0, TIE), 1);
+	/* every queue empty: the normal pick as it is */
+	{
+		const __u32 none[4] = { 0, 0, 0, 0 };
+
+		lat = xl_least_delay_mask(none, 4, XL_ALL_UP, LAT_TIE);
+		assert_int_equal(lat, 0xf);
+		for (__u32 s = 0; s < 4; s++)
+			assert_int_equal(xl_pick_least(util, 4, lat, s, TIE),
+					 xl_pick_least(util, 4, XL_ALL_UP, s, TIE));
+	}
+}
+
+/* The delays the dataplane compares (member_delay: xl_queue_delay, len
+ * 0): a member without a rate counts as no delay, however its vtime
+ * reads; one whose queue emptied, too. */
+static void latency_delays_from_queues(void **state)
+{
+	const __u64 now = 3 * NS_PER_S;
+	__u32 d[3];
+
+	(void)state;
+	d[0] = xl_queue_delay(vt(now + 500 * US), vt(now), 0, 100 * MBPS); /* 500 us */
+	d[1] = xl_queue_delay(vt(now + 500 * US), vt(now), 0, 0);          /* no rate */
+	d[2] = xl_queue_delay(vt(now - 500 * US), vt(now), 0, 100 * MBPS); /* emptied */
+	assert_int_equal(d[0], 500 * US);
+	assert_int_equal(d[1], 0);
+	assert_int_equal(d[2], 0);
+	assert_int_equal(xl_least_delay_mask(d, 3, XL_ALL_UP, LAT_TIE), 0x6);
+}
+
+static void latency_may_stay(void **state)
+{
+	(void)state;
+	assert_true(xl_may_stay(2, 1, 0x4));
+	assert_true(xl_may_stay(2, 1, XL_ALL_UP));
+	assert_false(xl_may_stay(2, 1, 0x3)); /* not among the least delayed */
+	assert_false(xl_may_stay(2, 0, 0x4)); /* down */
+	assert_false(xl_may_stay(-1, 1, XL_ALL_UP)); /* a new flow: nowhere */
+	assert_true(xl_may_stay(15, 1, 0x8000));
+}
+
 static void queue_delay_values(void **state)
 {
 	const __u64 now = 7 * NS_PER_S;
@@ -1875,6 +1991,11 @@ int main(void)
 		cmocka_unit_test(window_rate),
 		cmocka_unit_test(move_unlimited_members),
 		cmocka_unit_test(queue_delay_values),
+		cmocka_unit_test(latency_dscp_bits),
+		cmocka_unit_test(least_delay_mask_values),
+		cmocka_unit_test(latency_choice_vs_headroom),
+		cmocka_unit_test(latency_delays_from_queues),
+		cmocka_unit_test(latency_may_stay),
 		cmocka_unit_test(move_clock_back),
 		cmocka_unit_test(move_no_overflow),
 		cmocka_unit_test(rate_converges),

@@ -555,6 +555,15 @@ static bool special_key(struct ctx *c, enum xl_key_id k, const char *value)
 		return true;
 	case K_DSCP:
 		return parse_dscp(c, value);
+	case K_LATENCY:
+		/* the design's rule (docs/config.md): CNPs are congestion
+		 * signals, never marked nor dropped, not requests */
+		if (c->cur_class == CLASS_CNP)
+			return cfg_fail(c, c->line,
+				    "latency is not allowed in [class cnp]: CNPs are congestion "
+				    "notifications, not requests (a latency class is for requests, "
+				    "e.g. dscp = 18)");
+		return true;
 	case K_VLANS:
 		return parse_vlans(c, p, value);
 	default:

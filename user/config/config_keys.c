@@ -140,6 +140,12 @@ static int address(const struct xl_key_def *k, const char *value, __u8 *addr,
 	return -1;
 }
 
+/* word with a flag key's bit as yes (1) or no (0) says. */
+static __u32 flag_word(const struct xl_key_def *k, __u32 word, __u64 yes)
+{
+	return !yes == (k->type == T_NO_FLAG) ? word | (__u32)k->lo : word & ~(__u32)k->lo;
+}
+
 /* A parser's message, with "key: " first where the parser does not name
  * the key itself. */
 static int prefixed(const struct xl_key_def *k, int ret, const char *m, char *msg,
@@ -164,12 +170,13 @@ int xl_key_parse(const struct xl_key_def *k, const char *value, void *obj,
 		return choice(k, k->choices, k->n_choices, value, u32, msg, len);
 	case T_YES_NO:
 	case T_NO_FLAG:
+	case T_FLAG:
 		if (choice(k, yes_no, 2, value, &v, msg, len))
 			return -1;
 		if (k->type == T_YES_NO)
 			*u32 = !v;
 		else
-			*u32 = v ? *u32 | (__u32)k->lo : *u32 & ~(__u32)k->lo;
+			*u32 = flag_word(k, *u32, !v);
 		return 0;
 	case T_COUNT:
 		return xl_parse_count(k->name, value, (__u32)k->lo, (__u32)k->hi, u32, msg, len);
@@ -313,9 +320,8 @@ void xl_keys_defaults(enum xl_sect sect, void *obj)
 
 		if (k->sect != sect || sect == S_DCQCN || !xl_key_size(k))
 			continue;
-		if (k->type == T_NO_FLAG)
-			set_int(field, 4, k->dflt ? get_int(field, 4) & ~k->lo
-						  : get_int(field, 4) | k->lo);
+		if (xl_key_is_flag(k))
+			set_int(field, 4, flag_word(k, (__u32)get_int(field, 4), k->dflt));
 		else
 			set_int(field, xl_key_size(k), k->dflt);
 		if (k->flags & KF_AUTO)
@@ -379,7 +385,7 @@ static const char *doc_words(const struct xl_key_def *k, bool dflt, char *buf, s
 	__u32 n = k->type == T_CHOICE ? k->n_choices : 2;
 	size_t used = 0;
 
-	if (k->type != T_CHOICE && k->type != T_YES_NO && k->type != T_NO_FLAG)
+	if (k->type != T_CHOICE && k->type != T_YES_NO && !xl_key_is_flag(k))
 		return NULL;
 	if (dflt) {
 		__u64 d = k->type == T_CHOICE ? k->dflt : !k->dflt;

@@ -33,6 +33,7 @@ enum xl_key_type {
 	T_CHOICE,     /* one of choices[]: its index, __u32 */
 	T_YES_NO,     /* yes -> 1, no -> 0, __u32 */
 	T_NO_FLAG,    /* yes clears, no sets the bit `lo` of a __u32 */
+	T_FLAG,       /* yes sets, no clears the bit `lo` of a __u32 */
 	T_COUNT,      /* whole number, K/M allowed, lo..hi, __u32 */
 	T_UINT,       /* plain whole number lo..hi, __u32 */
 	T_RATE,       /* bit/s, __u64 */
@@ -76,13 +77,13 @@ struct xl_key_def {
 	enum xl_sect sect;
 	const char *name;
 	enum xl_key_type type;
-	__u64 lo, hi;                /* range (T_BYTES: lo only; T_NO_FLAG: bit) */
+	__u64 lo, hi;                /* range (T_BYTES: lo only; T_FLAG, T_NO_FLAG: bit) */
 	const char *const *choices;  /* T_CHOICE, n_choices words */
 	__u32 n_choices;
 	size_t off;                  /* field in the section's struct: below */
 	size_t flag_off;             /* KF_AUTO / T_ADDR*: the bool to set */
 	/* the default (KF_AUTO: `auto`, standing for dflt; T_YES_NO,
-	 * T_NO_FLAG: 1 yes, 0 no); [dcqcn]'s are the variant's instead */
+	 * T_FLAG, T_NO_FLAG: 1 yes, 0 no); [dcqcn]'s are the variant's instead */
 	__u64 dflt;
 	unsigned int flags;
 	/* where the loader copies the value: the map struct, the field's
@@ -101,6 +102,18 @@ struct xl_key_def {
  * struct xl_cfg_port, [group] struct xl_cfg_group, [class] struct xl_wred,
  * [dcqcn] struct xl_host_cfg; [route] keys are T_SPECIAL. */
 extern const struct xl_key_def xl_keys[K_COUNT];
+
+/* Whether k is a yes/no that sets or clears a bit (T_FLAG, T_NO_FLAG). */
+static inline bool xl_key_is_flag(const struct xl_key_def *k)
+{
+	return k->type == T_FLAG || k->type == T_NO_FLAG;
+}
+
+/* A flag key's yes or no, as the bits in word say it. */
+static inline bool xl_key_flag_yes(const struct xl_key_def *k, __u32 word)
+{
+	return !(word & k->lo) == (k->type == T_NO_FLAG);
+}
 
 /* The bytes of the key's field (4 or 8; T_ADDR*, T_SPECIAL: 0). */
 size_t xl_key_size(const struct xl_key_def *k);

@@ -127,6 +127,7 @@ XL_KEY(K_PMAX, S_CLASS, "pmax", T_PMAX, WRED(pmax), .dflt = XL_WRED_PAPER_PMAX,
 		     "(`1%`), at most 6 decimals")
 XL_KEY(K_MARK, S_CLASS, "mark", T_NO_FLAG, XL_CLASS_NO_MARK, WRED(flags), .dflt = 1)
 XL_KEY(K_DROP, S_CLASS, "drop", T_NO_FLAG, XL_CLASS_NO_DROP, WRED(flags), .dflt = 1)
+XL_KEY(K_LATENCY, S_CLASS, "latency", T_FLAG, XL_CLASS_LATENCY, WRED(flags), .dflt = 0)
 
 /* [dcqcn]: the NP's keys, then the RP's (inside struct xl_host_cfg's rp),
  * which is also the map's; defaults per variant (xl_host_defaults) */

@@ -118,10 +118,22 @@ static int fill_ports(struct leaf *skel, const struct xl_config *cfg)
 	return 0;
 }
 
+/* The DSCPs whose class has latency = yes (struct xl_group's
+ * latency_dscp). */
+static __u64 latency_dscp(const struct xl_config *cfg)
+{
+	__u64 mask = 0;
+
+	for (__u32 d = 0; d < 64; d++)
+		if (cfg->classes[cfg->dscp_class[d]].wred.flags & XL_CLASS_LATENCY)
+			mask |= 1ULL << d;
+	return mask;
+}
+
 static int fill_groups(struct leaf *skel, const struct xl_config *cfg)
 {
 	for (int g = 0; g < cfg->n_groups; g++) {
-		struct xl_group grp = {};
+		struct xl_group grp = { .latency_dscp = latency_dscp(cfg) };
 		__u32 id = g;
 
 		/* the [group] keys; then what the members add (auto) */

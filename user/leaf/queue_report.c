@@ -131,6 +131,7 @@ static void profile_json(json_object *co, const struct xl_class *c, const struct
 	json_object_object_add(co, "fitted", json_object_new_boolean(fitted));
 	json_object_object_add(co, "marks", json_object_new_boolean(!(w.flags & XL_CLASS_NO_MARK)));
 	json_object_object_add(co, "drops", json_object_new_boolean(!(w.flags & XL_CLASS_NO_DROP)));
+	json_object_object_add(co, "latency", json_object_new_boolean(!!(w.flags & XL_CLASS_LATENCY)));
 }
 
 static void profile_print(const struct xl_class *c, const struct xl_port *p)
@@ -138,12 +139,13 @@ static void profile_print(const struct xl_class *c, const struct xl_port *p)
 	bool fitted;
 	struct xl_wred w = port_profile(c, p, &fitted);
 
-	if (w.flags & XL_CLASS_NO_MARK) {
+	if (w.flags & XL_CLASS_NO_MARK)
 		printf("never marked%s", w.flags & XL_CLASS_NO_DROP ? ", never dropped" : "");
-		return;
-	}
-	printf("marks %u..%u bytes, up to %.2f%%%s", w.kmin, w.kmax, pmax_percent(w.pmax),
-	       fitted ? " (fitted to the buffer)" : "");
+	else
+		printf("marks %u..%u bytes, up to %.2f%%%s", w.kmin, w.kmax, pmax_percent(w.pmax),
+		       fitted ? " (fitted to the buffer)" : "");
+	if (w.flags & XL_CLASS_LATENCY)
+		printf(", latency class");
 }
 
 /* Lower bound of histogram bucket b in bytes (bucket 0 holds q = 0). */
