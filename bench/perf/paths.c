@@ -375,19 +375,28 @@ static int features(void)
 		struct variant on, off;
 		const char *dst; /* NULL: the flowlet group with a queue */
 		__u8 tos;
+		int new_flows; /* a new flow's first packet, one per call */
 	} F[] = {
 		{ "psn_tracking", "PSN tracking (port psn_tracking = yes)",
-		  { "", "psn_tracking = yes\n", "", "" }, { "", "", "", "" }, NULL, 0x02 },
+		  { "", "psn_tracking = yes\n", "", "" }, { "", "", "", "" }, NULL, 0x02, 0 },
 		{ "events", "events ring (event_rate 1000, not 0)",
-		  { "", "", "", "" }, { "event_rate = 0\n", "", "", "" }, NULL, 0x02 },
+		  { "", "", "", "" }, { "event_rate = 0\n", "", "", "" }, NULL, 0x02, 0 },
 		{ "events_marking", "events ring, every packet CE-marked (on-link, 10G)",
 		  { "", "", "", "" }, { "event_rate = 0\n", "", "", "" }, "10.9.3.2",
-		  26 << 2 | 0x02 },
+		  26 << 2 | 0x02, 0 },
 		{ "pfc", "PFC counting and watchdog (pfc_watchdog 200ms, not 0)",
-		  { "", "", "", "" }, { "pfc_watchdog = 0ns\n", "", "", "" }, NULL, 0x02 },
+		  { "", "", "", "" }, { "pfc_watchdog = 0ns\n", "", "", "" }, NULL, 0x02, 0 },
 		{ "ecn", "WRED/ECN marking of ECT packets (class mark = yes, not no)",
 		  { "", "", "", "" }, { "", "", "", "[class default]\nmark = no\n" }, NULL,
-		  0x02 },
+		  0x02, 0 },
+		/* a DSCP 18 packet in a latency class, or in none (the default) */
+		{ "latency", "latency class (DSCP 18 with latency = yes, not none)",
+		  { "", "", "", "[class inference]\ndscp = 18\nlatency = yes\n" },
+		  { "", "", "", "" }, NULL, 18 << 2 | 0x02, 0 },
+		{ "latency_new_flow",
+		  "latency class, a new flow's first packet (latency = yes, not none; 1 per call)",
+		  { "", "", "", "[class inference]\ndscp = 18\nlatency = yes\n" },
+		  { "", "", "", "" }, NULL, 18 << 2 | 0x02, 1 },
 	};
 	static struct pathcase c;
 	__u32 in = perf_ifindex(&P, "xb-in");
@@ -400,15 +409,25 @@ static int features(void)
 			continue;
 		udp_case(&c, F[i].key, F[i].name, BASE_NONE, 4, F[i].dst ? F[i].dst : "10.10.3.2", 1,
 			 PKT_UDP, 0, F[i].tos);
+		if (F[i].new_flows) {
+			c.repeat = 1;
+			c.batches = NEW_FLOWS;
+			c.vary = (struct perf_vary){ .off = bth_at + 5, .mod = 1U << 24 };
+		}
 		for (int r = 0; r < ROUNDS; r++) {
+			/* flows never seen, on and off alike */
+			struct perf_vary von = c.vary, voff = c.vary;
+
+			von.start = (__u32)(2 * r * c.batches);
+			voff.start = (__u32)((2 * r + 1) * c.batches);
 			if (leaf_with(&F[i].on))
 				return -1;
 			on[r] = perf_measure(prog_fd(PROG_LEAF), c.pkt, c.len, in, 1, c.repeat,
-					     c.batches, NULL, &v);
+					     c.batches, c.vary.mod ? &von : NULL, &v);
 			if (leaf_with(&F[i].off))
 				return -1;
 			off[r] = perf_measure(prog_fd(PROG_LEAF), c.pkt, c.len, in, 1, c.repeat,
-					      c.batches, NULL, &v);
+					      c.batches, c.vary.mod ? &voff : NULL, &v);
 		}
 		printf("{\"section\":\"feature\",\"key\":\"%s\",\"name\":\"%s\","
 		       "\"on_ns\":%.1f,\"off_ns\":%.1f,\"cost_ns\":%.1f,\"verdict\":%d,"

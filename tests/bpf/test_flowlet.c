@@ -2,7 +2,8 @@
 /* Uplink load balancing of `xdpleaf_leaf` under BPF_PROG_TEST_RUN
  * (bpf/uplink.h): flowlets, moves and their counters, RoCEv2 flows per
  * QP, members marked down, spraying, hashing, random flowlets, the
- * uplink rate sampler, and moves refused by the reorder-free rule.
+ * uplink rate sampler, moves refused by the reorder-free rule, and the
+ * latency class's choice of the least queued member.
  *
  * Topology: one downlink (xf-in, hosts 10.5.0.0/24) and a group of four
  * uplinks (xf-u0..3) toward spines 172.17.i.1, with 10.6.0.0/16 routed to
@@ -129,6 +130,9 @@ static void sleep_ns(__u64 ns)
 
 /* ---- environment -------------------------------------------------------- */
 
+/* Sections flowlet_config appends (a latency class), "" for none. */
+static const char *extra_conf = "";
+
 /* The leaf as `xdpleaf load` fills it from a configuration: the ports in
  * the order that gives port_slot (uplinks toward spine i at 172.17.i.1),
  * group `spines` in lb_mode `mode` (and, for the modes with flowlets,
@@ -157,8 +161,8 @@ static int flowlet_config(__u32 mode, __u64 timeout_ns)
 			   "[port xf-u3]\nrole = uplink\ngroup = spines\nnexthop4 = 172.17.3.1\n\n"
 			   "[group spines]\nlb_mode = %s\n%s\n"
 			   "[route 10.5.0.0/24]\nport = xf-in\n"
-			   "[route 10.6.0.0/16]\ngroup = spines\n",
-			   xl_lb_mode_names[mode], group_keys))
+			   "[route 10.6.0.0/16]\ngroup = spines\n%s",
+			   xl_lb_mode_names[mode], group_keys, extra_conf))
 		return -1;
 	err = xl_leaf_fill_maps(E.skel, &cfg);
 	xl_config_free(&cfg);
@@ -2034,6 +2038,170 @@ static void flowlet_pair_yields(void **state)
 	assert_int_equal(fs.moves_refused, 0);
 }
 
+/* ---- latency class ------------------------------------------------------ */
+
+#define LATENCY_CONF "[class inference]\ndscp = 18\nlatency = yes\n"
+#define LAT_QUEUE (20 * NS_PER_MS) /* u1..u3's queues */
+
+/* Group GID in mode with the latency class (DSCP 18) and phantom
+ * queues, where headroom and the least delay disagree: u0 has an empty
+ * queue but has just measured 1000 x its capacity (a back-to-back burst
+ * read over a short average; utilization 1000), u1..u3 have 20 ms queues
+ * and no rate (utilization 40: the queue over tau). Headroom takes one of
+ * u1..u3, the least delay u0. Returns when the queues were set. */
+static __u64 latency_setup(__u32 mode)
+{
+	struct xl_uplink_rate ur = { 0 };
+	__u64 t;
+	int p;
+
+	extra_conf = LATENCY_CONF;
+	reset(mode, TIMEOUT);
+	extra_conf = "";
+	set_rule(0);
+	t = mono_ns();
+	for (p = P_U1; p < N_PORTS; p++)
+		queue_set(p, LAT_QUEUE);
+	ur.rate_bps = 1000 * CAP;
+	ur.sample_ns = mono_ns();
+	rate_write(P_U0, &ur);
+	return t;
+}
+
+/* Too slow for the setup to hold: u0's rate faded by then (as tau / idle
+ * past tau) below the queues' utilization, or the queues emptied. */
+static bool latency_setup_stale(__u64 t_set, const struct sent *r)
+{
+	return r->t1 - t_set > LAT_QUEUE / 2;
+}
+
+/* The loader puts the latency classes' DSCPs into every group; none
+ * without one. */
+static void latency_group_mask(void **state)
+{
+	__u32 gid = GID;
+	struct xl_group g;
+
+	(void)state;
+	extra_conf = LATENCY_CONF "[class rpc]\ndscp = 20 21\nlatency = yes\n"
+				   "[class bulk]\ndscp = 10\n";
+	reset(XL_LB_FLOWLET, TIMEOUT);
+	extra_conf = "";
+	assert_int_equal(bpf_map__lookup_elem(E.skel->maps.groups, &gid, 4, &g, sizeof(g), 0), 0);
+	assert_true(g.latency_dscp == (1ULL << 18 | 1ULL << 20 | 1ULL << 21));
+	reset(XL_LB_FLOWLET, TIMEOUT);
+	assert_int_equal(bpf_map__lookup_elem(E.skel->maps.groups, &gid, 4, &g, sizeof(g), 0), 0);
+	assert_true(g.latency_dscp == 0);
+}
+
+/* A new flow with DSCP 18 (the latency class) goes to u0, the member with
+ * no queue, though the busiest; the same packets with DSCP 0 (default
+ * class), new flows too, go where headroom says, behind a queue. */
+static void latency_new_flow_least_delay(void **state)
+{
+	struct sent r;
+	int i, lat_u0 = 0, plain_u0 = 0, runs = 0;
+
+	(void)state;
+	for (i = 0; i < 8; i++) {
+		struct pkt_spec lat = udp_flow((__u16)(49000 + i));
+		struct pkt_spec plain = udp_flow((__u16)(49100 + i));
+		__u64 t = latency_setup(XL_LB_FLOWLET);
+		int got_lat, got_plain;
+
+		lat.tos = 18 << 2;
+		got_lat = send_fwd(&lat, &r);
+		got_plain = send_fwd(&plain, &r);
+		if (latency_setup_stale(t, &r))
+			continue;
+		runs++;
+		lat_u0 += got_lat == P_U0;
+		plain_u0 += got_plain == P_U0;
+	}
+	print_message("# of %d new flows each: DSCP 18 on u0 %d, DSCP 0 on u0 %d\n", runs,
+		      lat_u0, plain_u0);
+	if (!runs)
+		skip(); /* every round outlasted the setup (slow machine) */
+	assert_int_equal(lat_u0, runs);
+	assert_int_equal(plain_u0, 0);
+}
+
+/* The same in flowlet-random: the random pick only among the least
+ * delayed, so every DSCP 18 flow on u0; DSCP 0 flows anywhere. */
+static void latency_random_least_delay(void **state)
+{
+	struct sent r;
+	int i, lat_u0 = 0, runs = 0;
+
+	(void)state;
+	for (i = 0; i < 16; i++) {
+		struct pkt_spec lat = udp_flow((__u16)(49200 + i));
+		__u64 t = latency_setup(XL_LB_FLOWLET_RANDOM);
+		int got;
+
+		lat.tos = 18 << 2;
+		got = send_fwd(&lat, &r);
+		if (latency_setup_stale(t, &r))
+			continue;
+		runs++;
+		lat_u0 += got == P_U0;
+	}
+	if (!runs)
+		skip();
+	assert_int_equal(lat_u0, runs);
+}
+
+/* A DSCP 18 flow on u1 (20 ms queue) whose next packet starts a new
+ * flowlet: headroom and the move margin would keep it (u0 is far busier),
+ * the latency class moves it to u0 when the reorder-free rule lets it
+ * (its last packet left u1 long before: qdelay 0), and not when that
+ * packet is still in u1's queue (qdelay 20 ms): refused, it stays. */
+static void latency_flow_moves_if_safe(void **state)
+{
+	struct pkt_spec s = udp_flow(49300);
+	static const __u32 last_qd[2] = { 0, LAT_QUEUE };
+	int k;
+
+	(void)state;
+	s.tos = 18 << 2;
+	for (k = 0; k < 2; k++) {
+		struct xl_flow_state fs;
+		struct sent r1, r2;
+		__u64 t;
+		int u;
+
+		t = latency_setup(XL_LB_FLOWLET);
+		queue_set(P_U1, 0);
+		u = send_fwd(&s, &r1); /* a new flow: u0 or u1, both empty */
+		if (u != P_U1) {
+			/* put it on u1 as if it had been placed there */
+			assert_true(flow_get(&s, &fs));
+			fs.uplink = E.ifindex[P_U1];
+			flow_put(&s, &fs);
+		}
+		queue_set(P_U1, LAT_QUEUE);
+		assert_true(flow_get(&s, &fs));
+		fs.qdelay_ns = last_qd[k];
+		flow_put(&s, &fs);
+		sleep_ns(3 * TIMEOUT);
+		send_fwd(&s, &r2);
+		print_message("# %llu us from the setup\n", (unsigned long long)(r2.t1 - t) / 1000);
+		if (latency_setup_stale(t, &r2))
+			skip();
+		assert_true(flow_get(&s, &fs));
+		print_message("# last packet %u us in u1's queue: went to %s\n", last_qd[k] / 1000,
+			      port_ifname[r2.egress]);
+		if (k == 0) {
+			assert_int_equal(r2.egress, P_U0);
+			assert_int_equal(fs.moves_refused, 0);
+		} else {
+			assert_int_equal(r2.egress, P_U1);
+			assert_int_equal(fs.moves_refused, 1);
+		}
+		flows_clear();
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2063,6 +2231,10 @@ int main(void)
 		cmocka_unit_test(flowlet_pure_ack_follows),
 		cmocka_unit_test(flowlet_skew_unlimited_members),
 		cmocka_unit_test(spray_reorder_safe_and_free),
+		cmocka_unit_test(latency_group_mask),
+		cmocka_unit_test(latency_new_flow_least_delay),
+		cmocka_unit_test(latency_random_least_delay),
+		cmocka_unit_test(latency_flow_moves_if_safe),
 	};
 
 	return cmocka_run_group_tests_name("xdpleaf_flowlet", tests,
