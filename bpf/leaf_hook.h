@@ -92,8 +92,9 @@ __noinline int XL_HOOKED(xl_forward)(XL_CTX *ctx, struct xl_flow *flow, __u32 l3
 	__u64 gen = xl_fwd_gen(), now = 0;
 	struct ethhdr *eth = data;
 	/* [0] in: the packet's kind and DSCP, for xl_choose_uplink
-	 * (XL_DETAIL_DSCP), out: what a move weighed; [1] the packet's frames. Side by side: the stack has no
-	 * room for another slot of its own. */
+	 * (XL_DETAIL_DSCP), out: what a move weighed; [1] the packet's
+	 * frames. Side by side: the stack has no room for another slot of
+	 * its own. */
 	__u32 detail[2] = { l3 & XL_PURE_ACK, XL_FWD_SEGS(l3) };
 	__u32 off = l3 & ((1U << XL_L3_SEGS_SHIFT) - 1);
 	struct xl_port_stats *tx_st;

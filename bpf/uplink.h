@@ -615,8 +615,8 @@ __noinline int xl_follow_flow_g(struct xl_flow *flow, __u32 gid, __u64 now,
 
 /* The member of group gid (index into its members) for a packet of len
  * bytes of this flow (*detail: XL_PURE_ACK for a pure acknowledgement, and
- * its DSCP, XL_DETAIL_DSCP), with XL_CHOSE_* flags, or -1 when none is up; for a move or a
- * refused one, *detail is then what the rule weighed (xl_move_detail). Keeps
+ * its DSCP, XL_DETAIL_DSCP), with XL_CHOSE_* flags, or -1 when none is up;
+ * for a move or a refused one, *detail is then what the rule weighed (xl_move_detail). Keeps
  * the flow table in every mode, so `xdpleaf flows` works for the baseline
  * too. A global function: the
  * verifier checks it once, on its own, which keeps the per-member loops

@@ -58,7 +58,7 @@ flows_json() {
 	in_ns "$P-leaf1" "$XDPLEAF" flows --json --interval 0 --instance "$P"
 }
 
-@test "stats: the inference class shows as a latency class, the others not" {
+@test "stats and status: the inference class shows as a latency class, the others not; the group lists DSCP 18" {
 	local j
 	j=$(stats_json "$P")
 	[[ $(jqv "$j" '[.ports[] | select(.name == "u1") | .queue.classes[] |
@@ -66,6 +66,10 @@ flows_json() {
 	[[ $(jqv "$j" '[.ports[] | select(.name == "u1") | .queue.classes[] |
 		select(.name != "inference") | .latency] | unique | join(",")') == false ]]
 	in_ns "$P-leaf1" "$XDPLEAF" stats --instance "$P" | grep -q 'class inference .*latency class'
+	# status: the group's latency DSCPs, as the loader put them
+	j=$(in_ns "$P-leaf1" "$XDPLEAF" status --json --instance "$P")
+	[[ $(jqv "$j" '.groups[0].latency_dscp | tostring') == "[18]" ]]
+	in_ns "$P-leaf1" "$XDPLEAF" status --instance "$P" | grep -q '^group spine: .*; latency DSCPs 18; members u1 u2 u3 u4$'
 }
 
 @test "DSCP 18 pings land on the uplinks without a queue while bulk TCP fills two others" {

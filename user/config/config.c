@@ -556,8 +556,8 @@ static bool special_key(struct ctx *c, enum xl_key_id k, const char *value)
 	case K_DSCP:
 		return parse_dscp(c, value);
 	case K_LATENCY:
-		/* the design's rule (docs/config.md): CNPs are congestion
-		 * signals, never marked nor dropped, not requests */
+		/* CNPs are congestion signals (never marked nor dropped),
+		 * not requests */
 		if (c->cur_class == CLASS_CNP)
 			return cfg_fail(c, c->line,
 				    "latency is not allowed in [class cnp]: CNPs are congestion "

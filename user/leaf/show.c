@@ -579,8 +579,8 @@ static const char *port_state(const char *instance, const struct xl_port *p,
 }
 
 /* The groups' settings as status shows them (the [group] keys, from the
- * groups map) and their member ports: into arr and, with text, a line
- * each on stdout. */
+ * groups map; the DSCPs of latency classes, latency_dscp) and their member
+ * ports: into arr and, with text, a line each on stdout. */
 static void status_groups(const char *instance, const struct port_list *pl,
 			  json_object *arr, bool text)
 {
@@ -589,17 +589,29 @@ static void status_groups(const char *instance, const struct port_list *pl,
 
 	for (__u32 id = 0; fd >= 0 && id < XL_MAX_GROUPS; id++) {
 		struct xl_group g;
-		json_object *o, *members;
+		json_object *o, *members, *latency;
 
 		if (bpf_map_lookup_elem(fd, &id, &g) || !g.n_members)
 			continue;
 		o = json_object_new_object();
 		members = json_object_new_array();
+		latency = json_object_new_array();
 		json_object_object_add(o, "name", json_object_new_string(g.name));
 		xl_keys_json(XL_OBJ_GROUP, &g, o);
 		xl_keys_text(XL_OBJ_GROUP, &g, line, sizeof(line));
 		if (text)
-			printf("group %s: %s; members", g.name, line);
+			printf("group %s: %s", g.name, line);
+		for (int d = 0; d < 64; d++) {
+			if (!(g.latency_dscp >> d & 1))
+				continue;
+			json_object_array_add(latency, json_object_new_int(d));
+			if (text)
+				printf("%s%d", json_object_array_length(latency) == 1 ?
+						       "; latency DSCPs " : ",", d);
+		}
+		json_object_object_add(o, "latency_dscp", latency);
+		if (text)
+			printf("; members");
 		for (__u32 i = 0; i < g.n_members && i < XL_MAX_GROUP_MEMBERS; i++) {
 			const char *name = port_name(pl, g.members[i]);
 
