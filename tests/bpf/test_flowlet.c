@@ -2041,14 +2041,15 @@ static void flowlet_pair_yields(void **state)
 /* ---- latency class ------------------------------------------------------ */
 
 #define LATENCY_CONF "[class inference]\ndscp = 18\nlatency = yes\n"
-#define LAT_QUEUE (20 * NS_PER_MS) /* u1..u3's queues */
+#define LAT_QUEUE (100 * NS_PER_MS) /* u1..u3's queues */
 
 /* Group GID in mode with the latency class (DSCP 18) and phantom
  * queues, where headroom and the least delay disagree: u0 has an empty
- * queue but has just measured 1000 x its capacity (a back-to-back burst
- * read over a short average; utilization 1000), u1..u3 have 20 ms queues
- * and no rate (utilization 40: the queue over tau). Headroom takes one of
- * u1..u3, the least delay u0. Returns when the queues were set. */
+ * queue but has just measured 10000 x its capacity (a back-to-back burst
+ * read over a short average; utilization saturated), u1..u3 have 100 ms
+ * queues and no rate (utilization 200: the queue over tau). Headroom
+ * takes one of u1..u3, the least delay u0. Returns when the queues were
+ * set. */
 static __u64 latency_setup(__u32 mode)
 {
 	struct xl_uplink_rate ur = { 0 };
@@ -2062,17 +2063,18 @@ static __u64 latency_setup(__u32 mode)
 	t = mono_ns();
 	for (p = P_U1; p < N_PORTS; p++)
 		queue_set(p, LAT_QUEUE);
-	ur.rate_bps = 1000 * CAP;
+	ur.rate_bps = 10000 * CAP;
 	ur.sample_ns = mono_ns();
 	rate_write(P_U0, &ur);
 	return t;
 }
 
-/* Too slow for the setup to hold: u0's rate faded by then (as tau / idle
- * past tau) below the queues' utilization, or the queues emptied. */
+/* Too slow for the setup to hold: u0's rate fades past tau as tau /
+ * idle, below the queues' utilization after ~25 ms (10000 x 0.5 / 25
+ * against 200 - 2 x 25). */
 static bool latency_setup_stale(__u64 t_set, const struct sent *r)
 {
-	return r->t1 - t_set > LAT_QUEUE / 2;
+	return r->t1 - t_set > LAT_QUEUE / 5;
 }
 
 /* The loader puts the latency classes' DSCPs into every group; none
@@ -2151,11 +2153,11 @@ static void latency_random_least_delay(void **state)
 	assert_int_equal(lat_u0, runs);
 }
 
-/* A DSCP 18 flow on u1 (20 ms queue) whose next packet starts a new
+/* A DSCP 18 flow on u1 (100 ms queue) whose next packet starts a new
  * flowlet: headroom and the move margin would keep it (u0 is far busier),
  * the latency class moves it to u0 when the reorder-free rule lets it
  * (its last packet left u1 long before: qdelay 0), and not when that
- * packet is still in u1's queue (qdelay 20 ms): refused, it stays. */
+ * packet is still in u1's queue (qdelay 100 ms): refused, it stays. */
 static void latency_flow_moves_if_safe(void **state)
 {
 	struct pkt_spec s = udp_flow(49300);
