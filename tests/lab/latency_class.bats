@@ -69,6 +69,7 @@ flows_json() {
 	# status: the group's latency DSCPs, as the loader put them
 	j=$(in_ns "$P-leaf1" "$XDPLEAF" status --json --instance "$P")
 	[[ $(jqv "$j" '.groups[0].latency_dscp | tostring') == "[18]" ]]
+	[[ $(jqv "$(stats_json "$P")" '.groups[0].latency_dscp | tostring') == "[18]" ]]
 	in_ns "$P-leaf1" "$XDPLEAF" status --instance "$P" | grep -q '^group spine: .*; latency DSCPs 18; members u1 u2 u3 u4$'
 }
 

@@ -113,6 +113,24 @@ static __u32 uplink_flows_now(int flows_fd, __u32 slot)
 	return xl_member_flows_now(mf.epoch, mf.flows, xl_flow_epoch(xl_monotonic_ns()));
 }
 
+/* A group's latency_dscp (the DSCPs of latency classes) as a JSON array
+ * into o, and with text as "; latency DSCPs 18,20" on stdout (nothing
+ * without one). */
+static void latency_dscp_out(const struct xl_group *g, json_object *o, bool text)
+{
+	json_object *arr = json_object_new_array();
+
+	for (int d = 0; d < 64; d++) {
+		if (!(g->latency_dscp >> d & 1))
+			continue;
+		json_object_array_add(arr, json_object_new_int(d));
+		if (text)
+			printf("%s%d", json_object_array_length(arr) == 1 ? "; latency DSCPs " : ",",
+			       d);
+	}
+	json_object_object_add(o, "latency_dscp", arr);
+}
+
 /* Groups: their settings, members with capacity and link state. */
 static json_object *groups_json(const char *instance, const struct port_list *pl)
 {
@@ -132,6 +150,7 @@ static json_object *groups_json(const char *instance, const struct port_list *pl
 		members = json_object_new_array();
 		json_object_object_add(o, "name", json_object_new_string(g.name));
 		xl_keys_json(XL_OBJ_GROUP, &g, o); /* the [group] keys' values */
+		latency_dscp_out(&g, o, false);
 		for (__u32 i = 0; i < g.n_members && i < XL_MAX_GROUP_MEMBERS; i++) {
 			json_object *m = json_object_new_object();
 			const char *name = "?";
@@ -589,27 +608,18 @@ static void status_groups(const char *instance, const struct port_list *pl,
 
 	for (__u32 id = 0; fd >= 0 && id < XL_MAX_GROUPS; id++) {
 		struct xl_group g;
-		json_object *o, *members, *latency;
+		json_object *o, *members;
 
 		if (bpf_map_lookup_elem(fd, &id, &g) || !g.n_members)
 			continue;
 		o = json_object_new_object();
 		members = json_object_new_array();
-		latency = json_object_new_array();
 		json_object_object_add(o, "name", json_object_new_string(g.name));
 		xl_keys_json(XL_OBJ_GROUP, &g, o);
 		xl_keys_text(XL_OBJ_GROUP, &g, line, sizeof(line));
 		if (text)
 			printf("group %s: %s", g.name, line);
-		for (int d = 0; d < 64; d++) {
-			if (!(g.latency_dscp >> d & 1))
-				continue;
-			json_object_array_add(latency, json_object_new_int(d));
-			if (text)
-				printf("%s%d", json_object_array_length(latency) == 1 ?
-						       "; latency DSCPs " : ",", d);
-		}
-		json_object_object_add(o, "latency_dscp", latency);
+		latency_dscp_out(&g, o, text);
 		if (text)
 			printf("; members");
 		for (__u32 i = 0; i < g.n_members && i < XL_MAX_GROUP_MEMBERS; i++) {
