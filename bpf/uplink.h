@@ -628,7 +628,7 @@ __noinline int xl_choose_uplink(struct xl_flow *flow, __u32 gid, __u64 now,
 	struct xl_flow_state *fs;
 	int m = -1, cur = -1, cur_up = 0, new_flowlet = 0, refused = 0, other = 0;
 	__u64 floor_ns = 0;
-	__u32 up, n, safe, dscp = 0;
+	__u32 up, n, safe, dscp = 0, lat = 0, least = 0;
 
 	if (!flow || !g)
 		return -1;
@@ -672,16 +672,25 @@ __noinline int xl_choose_uplink(struct xl_flow *flow, __u32 gid, __u64 now,
 			floor_ns = xl_flowlet_floor_ns(floor_ns, len,
 				xl_flow_pace_bps(fs->flowlet_rate_bps,
 						 xl_window_rate(fs->prev_win_bytes)));
-		if (cur_up && !xl_flowlet_expired(now, fs->last_ns, floor_ns)) {
-			m = cur;
-			break;
-		}
-		new_flowlet = 1;
 		/* a latency class's packet: only the least queued members
 		 * (include/lb.h), among which the rules below choose; the
 		 * group's mask is 0 without a latency class */
-		if (g->latency_dscp && xl_latency_dscp(g->latency_dscp, dscp))
-			up = xl_least_delay_g(gid, up, now);
+		lat = g->latency_dscp && xl_latency_dscp(g->latency_dscp, dscp);
+		if (cur_up && !xl_flowlet_expired(now, fs->last_ns, floor_ns)) {
+			/* A request stream's packets come closer than the
+			 * floor and would keep the member a queue has since
+			 * built up on: behind such a queue, a latency class's
+			 * packet starts a flowlet whenever the reorder-free
+			 * rule lets it leave (its floor 0, below). */
+			if (!lat || ((least = xl_least_delay_g(gid, up, now)) & (1U << (cur & 31)))) {
+				m = cur;
+				break;
+			}
+			floor_ns = 0;
+		}
+		new_flowlet = 1;
+		if (lat)
+			up = least ? least : xl_least_delay_g(gid, up, now);
 		if (g->lb_mode == XL_LB_FLOWLET_RANDOM) {
 			m = xl_pick_hash_g(bpf_get_prandom_u32(), n, up);
 			break;

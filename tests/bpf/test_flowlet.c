@@ -2204,6 +2204,54 @@ static void latency_flow_moves_if_safe(void **state)
 	}
 }
 
+/* Within a flowlet (a floor of 500 ms, the next packet well inside it),
+ * a flow on u1 whose queue has built up to 100 ms: a DSCP 18 packet whose
+ * previous one has left u1 (qdelay 0) leaves it for an empty member, as a
+ * move; the same flow with DSCP 0 stays, as any packet within a flowlet;
+ * a DSCP 18 packet whose previous one is still queued stays, refused. */
+static void latency_leaves_queue_within_flowlet(void **state)
+{
+	static const struct {
+		__u8 dscp;
+		__u32 last_qd;
+	} c[3] = { { 18, 0 }, { 0, 0 }, { 18, LAT_QUEUE } };
+	int k;
+
+	(void)state;
+	for (k = 0; k < 3; k++) {
+		struct pkt_spec s = udp_flow((__u16)(49400 + k));
+		struct xl_flow_state fs;
+		struct sent r0, r;
+
+		s.tos = (__u8)(c[k].dscp << 2);
+		extra_conf = LATENCY_CONF;
+		reset(XL_LB_FLOWLET, 500 * NS_PER_MS);
+		extra_conf = "";
+		set_rule(0);
+		send_fwd(&s, &r0); /* a new flow: any member, all empty */
+		assert_true(flow_get(&s, &fs));
+		fs.uplink = E.ifindex[P_U1];
+		fs.qdelay_ns = c[k].last_qd;
+		flow_put(&s, &fs);
+		queue_set(P_U1, LAT_QUEUE);
+		send_fwd(&s, &r);
+		assert_true(flow_get(&s, &fs));
+		print_message("# DSCP %u, last packet %u us in u1's queue: went to %s\n", c[k].dscp,
+			      c[k].last_qd / 1000, port_ifname[r.egress]);
+		if (r.t1 - r0.t0 > 400 * NS_PER_MS)
+			skip(); /* the machine outlasted the floor: not within a flowlet */
+		if (k == 0) {
+			assert_int_not_equal(r.egress, P_U1);
+			assert_int_equal(fs.moves, 1);
+		} else {
+			assert_int_equal(r.egress, P_U1);
+			assert_int_equal(fs.moves, 0);
+			assert_int_equal(fs.moves_refused, k == 2);
+		}
+		flows_clear();
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2237,6 +2285,7 @@ int main(void)
 		cmocka_unit_test(latency_new_flow_least_delay),
 		cmocka_unit_test(latency_random_least_delay),
 		cmocka_unit_test(latency_flow_moves_if_safe),
+		cmocka_unit_test(latency_leaves_queue_within_flowlet),
 	};
 
 	return cmocka_run_group_tests_name("xdpleaf_flowlet", tests,
