@@ -4,7 +4,7 @@
  * benchmark (bench/jct/run.sh, docs/jct-bench.md).
  *
  *   collective --op allreduce|alltoall --bytes N[K|M] [--steps N] [--warmup N]
- *              [--dev IF] [--progress FILE]
+ *              [--dev IF] [--progress FILE] [--until FILE]
  *
  * Every step begins with MPI_Barrier; then each rank reads CLOCK_MONOTONIC,
  * runs the collective, and reads it again. The lab's hosts are network
@@ -48,6 +48,7 @@ struct opts {
 	int warmup;
 	const char *dev;
 	const char *progress;
+	const char *until;
 };
 
 static uint64_t now_ns(void)
@@ -63,14 +64,17 @@ static void usage(int rank)
 	if (rank == 0)
 		fprintf(stderr,
 			"usage: collective --op allreduce|alltoall --bytes N[K|M] [--steps N]\n"
-			"                  [--warmup N] [--dev IF] [--progress FILE]\n"
+			"                  [--warmup N] [--dev IF] [--progress FILE] [--until FILE]\n"
 			"  --bytes   per rank: the all-reduced vector, or all of one rank's\n"
 			"            all-to-all blocks (K, M = 2^10, 2^20)\n"
 			"  --steps   measured steps (default 20), after --warmup (default 2)\n"
 			"  --dev     the interface whose IPv4 address names a rank (eth0)\n"
 			"  --progress rank 0 writes there, before each step's barrier, how\n"
 			"            many steps were done (warm-up included): for a driver that\n"
-			"            acts at a given step\n");
+			"            acts at a given step\n"
+			"  --until   stop before the first step that finds FILE there (rank 0\n"
+			"            looks, outside the timed part), at most --warmup + --steps:\n"
+			"            a collective that runs until its driver says\n");
 }
 
 /* "4M" -> 4194304; 0 if malformed. */
@@ -132,6 +136,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			o->dev = v;
 		} else if (!strcmp(a, "--progress")) {
 			o->progress = v;
+		} else if (!strcmp(a, "--until")) {
+			o->until = v;
 		} else {
 			return -1;
 		}
@@ -153,6 +159,21 @@ static void write_progress(const char *path, int done)
 		return;
 	fprintf(f, "%d\n", done);
 	fclose(f);
+}
+
+/* --until: whether FILE is there, as rank 0 saw it, told to every rank
+ * (before the step's barrier: outside the timed part), so that all of
+ * them leave the loop at the same step. */
+static int until_now(const struct opts *o, int rank)
+{
+	int stop = 0;
+
+	if (!o->until)
+		return 0;
+	if (rank == 0)
+		stop = access(o->until, F_OK) == 0;
+	MPI_Bcast(&stop, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	return stop;
 }
 
 /* The IPv4 address of dev, which tells which lab host a rank runs in. */
@@ -202,7 +223,7 @@ static unsigned char block_tag(int src, int dst)
 
 int main(int argc, char **argv)
 {
-	int rank, size, i, s, total, bad = 0, len;
+	int rank, size, i, s, total, done, bad = 0, len;
 	char lib[MPI_MAX_LIBRARY_VERSION_STRING], addr[ADDR_LEN];
 	char *addrs = NULL;
 	uint64_t *mine, *all = NULL;
@@ -258,6 +279,8 @@ int main(int argc, char **argv)
 	for (s = 0; s < total; s++) {
 		if (rank == 0)
 			write_progress(o.progress, s);
+		if (until_now(&o, rank))
+			break;
 		MPI_Barrier(MPI_COMM_WORLD);
 		mine[2 * s] = now_ns();
 		if (o.op == OP_ALLREDUCE)
@@ -285,6 +308,7 @@ int main(int argc, char **argv)
 		}
 	}
 
+	done = s;
 	dev_addr(o.dev, addr);
 	if (rank == 0) {
 		all = malloc(2 * (size_t)total * (size_t)size * sizeof(*all));
@@ -310,7 +334,7 @@ int main(int argc, char **argv)
 		for (i = 0; i < size; i++)
 			printf("%s\"%s\"", i ? ", " : "", addrs + (size_t)i * ADDR_LEN);
 		printf("],\n \"steps\": [");
-		for (s = o.warmup; s < total; s++) {
+		for (s = o.warmup; s < done; s++) {
 			uint64_t first = UINT64_MAX, last = 0;
 
 			for (i = 0; i < size; i++) {

@@ -38,9 +38,7 @@ BENCH_NAME=bench_jct
 # shellcheck source=bench/lib.sh
 source "$ROOT/bench/lib.sh"
 XDPLEAF=$ROOT/build/xdpleaf
-COLLECTIVE=$ROOT/build/bench/collective
 COLLECTIVE_MPICH=$ROOT/build/bench/collective-mpich
-AGENT=$ROOT/bench/jct/mpi_netns_agent.sh
 BENCH=$ROOT/bench/jct
 
 FABRICS="ref kernel flowlet hash spray static"
@@ -70,8 +68,6 @@ RATES_degraded=100M,100M,100M,25M
 # shellcheck disable=SC2034 # read by name, as RATES_$set
 RATES_fail=$RATES_equal
 FAIL_S=1
-# The lab's hosts in rank order: every ring neighbour is across the fabric.
-RANK_HOSTS="s1 r1 s2 r2 s3 r3 s4 r4"
 
 usage() {
 	cat >&2 <<EOF
@@ -210,21 +206,10 @@ bench_out "$ROOT/build/bench-jct/$(date +%Y%m%d-%H%M%S)"
 
 # ---- cleanup: our processes by pid, our labs by prefix ------------------
 
-# The processes this script starts in a lab (mpirun and Open MPI's
-# daemons, or mpiexec and hydra's proxies; the agents that started them;
-# the ranks) all live in the lab's host namespaces: `ip netns pids` lists
-# exactly those, so nothing outside the lab is ever signalled. The
-# launcher itself is also this shell's job. On exit (bench/lib.sh's
-# bench_cleanup) each lab goes with lab_down.
-kill_lab_procs() { # prefix
-	local h pids
-	for h in s1 s2 s3 s4 r1 r2 r3 r4; do
-		[[ -e /run/netns/$1-$h ]] || continue
-		pids=$(ip netns pids "$1-$h" 2>/dev/null || true)
-		# shellcheck disable=SC2086 # one pid per word
-		[[ -z $pids ]] || kill -KILL $pids 2>/dev/null || true
-	done
-}
+# Every process this script starts in a lab lives in its hosts
+# (bench/lib.sh's kill_lab_procs); the launcher itself is also this
+# shell's job. On exit (bench/lib.sh's bench_cleanup) each lab goes with
+# lab_down.
 lab_down() { # prefix
 	kill_lab_procs "$1"
 	hosts_unload "$1" # roce cells' host mode (its pins outlive the namespaces)
@@ -336,7 +321,7 @@ lab_up() { # fabric uplink-set tag
 	[[ $fabric != kstatic ]] || kstatic_routes "$rates"
 	linkdown_routes
 	host_tcp_save
-	warm_up
+	if kernel_fabric; then hosts_warm_up "$P" kernel; else hosts_warm_up "$P"; fi
 }
 
 # A link that lost its carrier must not keep its share of the kernel's
@@ -355,60 +340,6 @@ linkdown_routes() {
 			in_ns "$P-$leaf" sysctl -qw "net.ipv4.conf.$n.ignore_routes_with_linkdown=1" 2>/dev/null || true
 		done
 	done
-}
-
-# The hosts' TCP, per profile (--host-tcp). dc: as datacenter hosts run
-# it and close to bench_balance's TCP steps (docs/load-balancing-bench.md):
-# a loss-based congestion control instead of this VM's default BBR (which
-# namespaces inherit, and which keeps pushing into a full 2 ms buffer);
-# reno, since a namespace may only pick an algorithm of
-# tcp_allowed_congestion_control (here reno bbr) and, at these sub-3-ms
-# RTTs, cubic runs in its reno-friendly region anyway; a minimum RTO of
-# 5 ms, not 200 ms (with 200 ms one tail drop decides a step); the window
-# kept between steps, as the library keeps its connections warm. ECN as
-# Linux has it: kernel ECMP cannot mark. as-is: what the hosts had when
-# the lab came up (a new namespace's: this machine's defaults), saved by
-# host_tcp_save, so the profiles alternate in one lab. rto5: as-is with
-# only the minimum RTO at 5 ms, the one setting docs/jct-bench.md
-# recommends to hosts that keep their congestion control.
-HOST_TCP_KEYS=(net.ipv4.tcp_congestion_control net.ipv4.tcp_rto_min_us
-	net.ipv4.tcp_slow_start_after_idle)
-declare -A HOST_TCP_ASIS
-host_tcp_save() {
-	local h
-	for h in s1 s2 s3 s4 r1 r2 r3 r4; do
-		HOST_TCP_ASIS[$h]=$(in_ns "$P-$h" sysctl -n "${HOST_TCP_KEYS[@]}" | paste -sd' ')
-	done
-}
-host_tcp() {
-	local h vals
-	for h in s1 s2 s3 s4 r1 r2 r3 r4; do
-		read -r -a vals <<<"${HOST_TCP_ASIS[$h]}"
-		case $HOST_TCP in
-		dc) vals=(reno 5000 0) ;;
-		rto5) vals[1]=5000 ;;
-		esac
-		in_ns "$P-$h" sysctl -qw "${HOST_TCP_KEYS[0]}=${vals[0]}" \
-			"${HOST_TCP_KEYS[1]}=${vals[1]}" "${HOST_TCP_KEYS[2]}=${vals[2]}"
-	done
-}
-
-# Every host must reach every other host's eth0 (the ranks connect to each
-# other directly): one ping each way resolves every neighbour before the
-# first step, and proves the paths.
-HOST_ADDRS=(s1:10.1.1.2 s2:10.1.2.2 s3:10.1.3.2 s4:10.1.4.2
-	r1:10.2.1.2 r2:10.2.2.2 r3:10.2.3.2 r4:10.2.4.2)
-warm_up() {
-	local a b unreached=()
-	for a in "${HOST_ADDRS[@]}"; do
-		for b in "${HOST_ADDRS[@]}"; do
-			[[ $a == "$b" ]] && continue
-			in_ns "$P-${a%%:*}" ping -q -c1 -W2 "${b#*:}" >/dev/null ||
-				unreached+=("${a%%:*}->${b%%:*}")
-		done
-	done
-	((${#unreached[@]} == 0)) || die "lab $P: no ping ${unreached[*]}"
-	kernel_fabric || leaf1_learned "$P"
 }
 
 # ---- measuring ---------------------------------------------------------
@@ -439,56 +370,6 @@ counters() { # file
 	} >"$1"
 }
 
-# One rank per lab host, with either library. The launcher runs in s1's
-# namespace (its daemons or proxies must reach it over the fabric) and
-# starts s1's rank itself; for every other host it starts a daemon (Open
-# MPI's orted, hydra's pmi_proxy) through the agent script, which enters
-# the namespace that has the host's address (the hostfile lists
-# addresses: names would be looked up in a DNS the lab cannot reach, and
-# each lookup waits for its timeout). docs/jct-bench.md explains each
-# parameter.
-write_hostfile() { # file suffix: " slots=1" (Open MPI) or ":1" (hydra)
-	local h a
-	for h in $RANK_HOSTS; do
-		for a in "${HOST_ADDRS[@]}"; do
-			[[ ${a%%:*} == "$h" ]] && echo "${a#*:}$2"
-		done
-	done >"$1"
-}
-
-MPI_PARAMS=(
-	--mca plm_rsh_agent "$AGENT" --mca plm_rsh_no_tree_spawn 1
-	--mca oob_tcp_if_include eth0 --mca oob_tcp_disable_ipv6_family 1
-	--mca btl "tcp,self" --mca btl_tcp_if_include eth0 --mca btl_tcp_disable_family 6
-	--mca mpi_yield_when_idle 1
-)
-
-# Open MPI's algorithms, named per job through coll_tuned's dynamic rules:
-# the op's for its collective, ring (4) and pairwise (2) otherwise, as
-# `allreduce` and `alltoall` have always run. The numbers are Open MPI
-# 4.1.4's (`ompi_info --param coll tuned --level 9`): allreduce 3
-# recursive_doubling, 4 ring, 5 segmented_ring, 6 rabenseifner; alltoall
-# 1 linear, 2 pairwise. The segmented ring gets the 1 MiB segments of
-# Open MPI's own fixed rules (which switch to it above ranks x 1 MiB):
-# the parameter's default, 0, is one segment, which is the plain ring.
-# With 8 ranks it segments above 8 MiB per rank (16M: 2 phases, 64M: 8);
-# below that the library itself falls back to the plain ring.
-ompi_coll_params() { # op -> OMPI_COLL
-	local ar=4 aa=2
-	OMPI_COLL=()
-	case $1 in
-	allreduce-segring)
-		ar=5
-		OMPI_COLL=(--mca coll_tuned_allreduce_algorithm_segmentsize $((1 << 20)))
-		;;
-	allreduce-recdbl) ar=3 ;;
-	allreduce-rabenseifner) ar=6 ;;
-	alltoall-linear) aa=1 ;;
-	esac
-	OMPI_COLL+=(--mca coll_tuned_use_dynamic_rules 1
-		--mca coll_tuned_allreduce_algorithm "$ar" --mca coll_tuned_alltoall_algorithm "$aa")
-}
-
 # MPICH (Debian 12: 4.0.2, device ch4:ucx, hydra) with its own choice of
 # algorithm (docs/jct-bench.md: Rabenseifner's all-reduce, pairwise
 # all-to-all at these sizes). Hydra starts its proxies through the same
@@ -501,25 +382,10 @@ ompi_coll_params() { # op -> OMPI_COLL
 # mpi_yield_when_idle: 8 ranks spinning on 2 CPUs ran 1 MiB all-reduce
 # steps in 750-1010 ms, yielding in 330-500 ms (kernel ECMP, no TCP tuning).
 MPICH_PARAMS=(
-	-launcher rsh -launcher-exec "$AGENT" -iface eth0
+	-launcher rsh -launcher-exec "$MPI_AGENT" -iface eth0
 	-genv UCX_TLS "tcp,self" -genv UCX_NET_DEVICES eth0
 	-genv MPIR_CVAR_DEFAULT_THREAD_LEVEL MPI_THREAD_MULTIPLE
 )
-
-# Hosts of lab P that have a rank running (a `collective` process, or
-# `collective-mpich`, whose comm is cut to 15 characters).
-hosts_with_rank() {
-	local h n=0 pid
-	for h in s1 s2 s3 s4 r1 r2 r3 r4; do
-		for pid in $(ip netns pids "$P-$h" 2>/dev/null); do
-			if [[ $(cat "/proc/$pid/comm" 2>/dev/null) == collective* ]]; then
-				n=$((n + 1))
-				break
-			fi
-		done
-	done
-	echo "$n"
-}
 
 # ---- the uplink failure (--uplinks fail) ----------------------------------
 
@@ -535,21 +401,6 @@ fail_delay_ns() { # op size
 	else
 		echo $((FAIL_S * 3 * 1000000000))
 	fi
-}
-
-# CLOCK_MONOTONIC in ns, the clock of the steps' stamps.
-# Bash cannot read CLOCK_MONOTONIC and a python start takes ~60 ms here,
-# which delayed the failure by as much; so the clock's offset from
-# CLOCK_REALTIME is read once, and mono_ns is bash's own $EPOCHREALTIME
-# (us) less it (a µs reading; NTP's slewing over a run is far below that).
-MONO_OFFSET_NS=$("$PY" -c 'import time
-a = time.clock_gettime_ns(time.CLOCK_REALTIME)
-m = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
-b = time.clock_gettime_ns(time.CLOCK_REALTIME)
-print((a + b) // 2 - m)')
-mono_ns() {
-	local t=${EPOCHREALTIME/[.,]/}
-	echo $((t * 1000 - MONO_OFFSET_NS))
 }
 
 # Spine 2 fails: both its links go down (leaf1's u2 and leaf2's link to
@@ -761,22 +612,16 @@ job_start() { # op size dir limit-seconds
 		return
 	fi
 	: >"$3/progress" # there and empty until rank 0's first step
-	local launch coll=${1#mpich-}
+	local coll=${1#mpich-}
 	coll=${coll%%-*} # the collective: allreduce or alltoall
 	if [[ $1 == mpich-* ]]; then
 		write_hostfile "$3/hostfile" :1
-		launch=(mpiexec.mpich -n 8 -f "$3/hostfile" "${MPICH_PARAMS[@]}" "$COLLECTIVE_MPICH")
+		MPI_LAUNCH=(mpiexec.mpich -n 8 -f "$3/hostfile" "${MPICH_PARAMS[@]}" "$COLLECTIVE_MPICH")
 	else
-		write_hostfile "$3/hostfile" " slots=1"
-		ompi_coll_params "$1"
-		launch=(mpirun.openmpi --allow-run-as-root -np 8 --hostfile "$3/hostfile"
-			--map-by node --bind-to none "${MPI_PARAMS[@]}" "${OMPI_COLL[@]}" "$COLLECTIVE")
+		ompi_launch "$1" "$3/hostfile"
 	fi
-	printf '%s\n' "${launch[*]}" >"$3/launch" # what ran, for the record
-	mkdir -p "/tmp/xl-mpi-$P-s1"
-	TMPDIR=/tmp/xl-mpi-$P-s1 XL_MPI_NETNS_PREFIX=$P nsenter --net="/run/netns/$P-s1" -- \
-		"${launch[@]}" --op "$coll" --bytes "$2" --steps "$STEPS" --warmup "$WARMUP" \
-		--progress "$3/progress" >"$3/steps.json" 2>"$3/mpirun.err" </dev/null &
+	mpi_start "$3" --op "$coll" --bytes "$2" --steps "$STEPS" --warmup "$WARMUP" \
+		--progress "$3/progress"
 }
 
 # One job, watched: if the 8 ranks are not all running within START_LIMIT
@@ -992,6 +837,7 @@ run_lab() { # fabric set tag label
 # ---- the run -----------------------------------------------------------
 
 T_START=$(date +%s)
+mono_init # mono_ns: the failure and the captures are timed on the steps' clock
 log "results in $OUT"
 # what as-is hosts get: this machine's defaults, as a new namespace has them
 ip netns add "${PREFIX}probe"

@@ -38,6 +38,16 @@ uplinks_of() {
 		<(grep -v '^lb_mode = ' "$CONF")
 }
 
+@test "leaf1_conf: another overflow, or the shipped default's (no overflow line)" {
+	leaf1_conf 100M,100M,100M,100M "" drop >"$WORK/d.conf"
+	[[ $(grep -c '^overflow = drop$' "$WORK/d.conf") == 4 ]]
+	leaf1_conf 100M,100M,100M,100M "" default >"$WORK/e.conf"
+	! grep -q '^overflow' "$WORK/e.conf" || false
+	[[ $(grep -c '^rate = 100M$' "$WORK/e.conf") == 4 ]]
+	# an empty LB_MODE leaves the config's
+	[[ $(grep '^lb_mode = ' "$WORK/e.conf") == "$(grep '^lb_mode = ' "$CONF")" ]]
+}
+
 @test "bps_of: rates in bit/s; a bad one ends the run with the bench's name" {
 	[[ $(bps_of 2.5G) == 2500000000 ]]
 	[[ $(bps_of 100M) == 100000000 ]]
