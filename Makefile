@@ -64,6 +64,7 @@ help:
 	@echo "make bench-balance  load-balancing modes vs kernel ECMP (docs/load-balancing-bench.md)"
 	@echo "make bench-dcqcn    DCQCN closed loop, off and on (docs/dcqcn.md)"
 	@echo "make bench-jct      MPI collectives' and RoCE steps' times per fabric (docs/jct-bench.md)"
+	@echo "make bench-mixed    request latency beside a running all-reduce (docs/inference-bench.md)"
 	@echo "make sim-fabric     the ns-3 fabric simulator, $(BUILD)/sim-fabric/xdpleaf-fabric (docs/fabric-sim.md)"
 	@echo "make install  the command, its unit, man pages, completion and docs (PREFIX, DESTDIR; make uninstall)"
 	@echo "make deb      the Debian package, into $(BUILD)/deb/ (debian/)"
@@ -298,6 +299,14 @@ bench-dcqcn: deps all
 .PHONY: bench-jct
 bench-jct: deps all $(COLLECTIVES)
 	@bench/jct/run.sh $(BENCH_JCT_ARGS)
+
+# Request/response latency idle and beside a running MPI all-reduce, and
+# the all-reduce's steps with and without the requests
+# (docs/inference-bench.md); options via BENCH_MIXED_ARGS, e.g.
+# "--fabrics kernel,latency --switches single --duration 10"
+.PHONY: bench-mixed
+bench-mixed: deps all $(BUILD)/bench/collective
+	@bench/mixed/run.sh $(BENCH_MIXED_ARGS)
 
 clean:
 	rm -rf $(BUILD)

@@ -9,7 +9,7 @@
   plot.quote(s)                   s as a gnuplot string
 
 A panel is {"title": str, "ylabel": str, "series": [(name, [(x, y), ...])],
-optionally "yrange": (lo, hi), "steps": True (drawn as steps) and
+optionally "yrange": (lo, hi), "logx": True (a logarithmic x axis), "steps": True (drawn as steps) and
 "vlines": [x, ...] (dashed grey marks across the panel, e.g. where a step
 begins)}. Panels stack vertically in one PNG, sharing
 the x label. The data travel inside the gnuplot script (datablocks), so
@@ -58,6 +58,7 @@ def script(png, panels, xlabel, title):
         out.append(f"set ylabel {quote(panel.get('ylabel', ''))}")
         lo, hi = panel.get("yrange", ("*", "*"))
         out.append(f"set yrange [{lo}:{hi}]")
+        out.append("set logscale x" if panel.get("logx") else "unset logscale x")
         out.append("unset arrow")
         out += [f"set arrow from {x!r}, graph 0 to {x!r}, graph 1 nohead dt 2 lc rgb 'gray50'"
                 for x in panel.get("vlines", [])]

@@ -24,6 +24,11 @@ PACKAGES=(
 	# mpirun and mpicc; MPICH beside it (--ops mpich-*: mpiexec.mpich,
 	# mpicc.mpich), the other library with its own algorithm choice
 	openmpi-bin libopenmpi-dev mpich libmpich-dev
+	# request/response latency beside them (make bench-mixed,
+	# tests/lab/mixed.bats): sockperf's ping-pong with every sample
+	# logged; qperf's tcp_lat for a quick mean by hand (it has no
+	# percentiles)
+	sockperf qperf
 	# the exporter's tests: promtool and a Prometheus server to scrape it
 	prometheus curl
 	# the benchmarks' plots (bench/plot.py)
