@@ -211,8 +211,6 @@ server_start() {
 	done
 }
 
-# ---- one request window -------------------------------------------------------
-
 servers_stop() {
 	local pid
 	for pid in "${SERVER_PIDS[@]}"; do # (jobs: ended and reaped quietly)
@@ -222,12 +220,14 @@ servers_stop() {
 	SERVER_PIDS=()
 }
 
-# requests SIZE FILE-STEM [ADDR]: sockperf ping-pong from s1 to r2 (or
-# to ADDR) for DURATION seconds: every sample in STEM.csv (its --full-log), its summary in
-# STEM.log, and in STEM.json when it ran on the steps' clock
-# (CLOCK_MONOTONIC, ns): the samples' times are seconds since sockperf
-# started (its TSC clock), so launch_ns + a sample's time places it
-# among the all-reduce's steps, to within the few ms sockperf takes to
+# ---- one request window -------------------------------------------------------
+
+# requests SIZE FILE-STEM [ADDR]: sockperf ping-pong from s1 to r2 (or to
+# ADDR) for DURATION seconds: every sample in STEM.csv (its --full-log),
+# its summary in STEM.log, and in STEM.json when it ran on the steps'
+# clock (CLOCK_MONOTONIC, ns): the samples' times are seconds since
+# sockperf started (its TSC clock), so launch_ns + a sample's time places
+# it among the all-reduce's steps, to within the few ms sockperf takes to
 # start. 1 if sockperf failed.
 requests() {
 	local size=$1 stem=$2 addr=${3:-$SERVER_ADDR} opts t0 t1 rc=0
