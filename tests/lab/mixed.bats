@@ -2,9 +2,9 @@
 # bench/mixed (make bench-mixed): request latency beside a running MPI
 # all-reduce. Without a lab: report.py on cells written here with known
 # samples and steps (its percentiles, ratios, step windows and targets),
-# and run.sh's refusal of bad options. With the lab: one short cell
-# (flowlet, single-queue switches, dc hosts, small requests) whose JSON
-# must hold every part, with figures that are the samples' own.
+# and run.sh's refusal of bad options. With the lab: one short cell (the
+# latency fabric, single-queue switches, dc hosts, small requests) whose
+# JSON must hold every part, with figures that are the samples' own.
 # About two minutes with the lab.
 
 load helpers
@@ -34,7 +34,7 @@ setup_file() {
 	fi
 	export MP="xlt$$m" OUT=$BATS_FILE_TMPDIR/bench
 	# fd 3 closed: the daemons the lab starts must not hold bats' pipe
-	"$RUN" --fabrics flowlet --switches single --host-tcp dc --sizes small \
+	"$RUN" --fabrics latency --switches single --host-tcp dc --sizes small \
 		--duration "$MIXED_DURATION" --quiet-wait 20 --prefix "$MP" --out "$OUT" \
 		>"$BATS_FILE_TMPDIR/bench.log" 2>&1 3>&- || true
 }
@@ -43,7 +43,7 @@ teardown_file() {
 	[[ -n ${MP:-} ]] || return 0
 	# the bench removes its lab and its processes itself; this is for an
 	# interrupted run
-	local p=${MP}fs h pids
+	local p=${MP}ls h pids
 	for h in s1 s2 s3 s4 r1 r2 r3 r4; do
 		[[ -e /run/netns/$p-$h ]] || continue
 		pids=$(ip netns pids "$p-$h" 2>/dev/null || true)
@@ -203,14 +203,14 @@ field() { # row-selector-jq expression
 
 @test "mixed lab cell: idle and loaded requests, steps with and without them, every all-reduce right" {
 	require_lab
-	local r cell=$OUT/dc/single/flowlet
+	local r cell=$OUT/dc/single/latency
 	r=$(lab_row)
-	note "flowlet, single queue, dc hosts, small requests, ${MIXED_DURATION} s windows:" \
+	note "latency, single queue, dc hosts, small requests, ${MIXED_DURATION} s windows:" \
 		"idle p50/p99/p99.9 $(jq -c '.idle | [.p50, .p99, .p999] | map(round)' <<<"$r") us," \
 		"loaded $(jq -c '.loaded | [.p50, .p99, .p999] | map(round)' <<<"$r") us;" \
 		"all-reduce p50 $(jq '.ar_p50_with_ms | round' <<<"$r") ms with," \
 		"$(jq '.ar_p50_without_ms | round' <<<"$r") ms without ($(jq .ar_steps_with <<<"$r")/$(jq .ar_steps_without <<<"$r") steps)"
-	jq -e '.host_tcp == "dc" and .switch == "single" and .fabric == "flowlet" and .size == "small"' <<<"$r" >/dev/null
+	jq -e '.host_tcp == "dc" and .switch == "single" and .fabric == "latency" and .size == "small"' <<<"$r" >/dev/null
 	# 2,000 requests a second: at least half of them in each window's
 	# valid second(s), however busy the machine
 	jq -e --argjson d "$MIXED_DURATION" '.idle.n >= 1000 * ($d - 1) and .loaded.n >= 1000 * ($d - 1)' <<<"$r" >/dev/null
@@ -221,12 +221,12 @@ field() { # row-selector-jq expression
 	[[ $(jq -c .hosts "$cell/steps.json") == '["10.1.1.2","10.2.1.2","10.1.2.2","10.2.2.2","10.1.3.2","10.2.3.2","10.1.4.2","10.2.4.2"]' ]]
 	[[ $(jq .bytes "$cell/steps.json") == 4194304 ]]
 	# the lab and every process in it are gone
-	[[ ! -e /run/netns/${MP}fs-s1 ]]
+	[[ ! -e /run/netns/${MP}ls-s1 ]]
 }
 
 @test "mixed lab cell: its figures are its samples' and steps' own" {
 	require_lab
-	local r cell=$OUT/dc/single/flowlet p99 n k lo hi
+	local r cell=$OUT/dc/single/latency p99 n k lo hi
 	r=$(lab_row)
 	for phase in idle loaded; do
 		# round trips from sockperf's log, nearest-rank p99, in ns
