@@ -108,6 +108,23 @@ struct {
 	__type(value, struct xl_queue_stats);
 } XL_MAP_QUEUE_STATS SEC(".maps");
 
+/* The bulk guard of each port slot (struct xl_guard): its own map, so the
+ * ports' and queues' layouts stay what `xdpleaf upgrade` adopts. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, XL_MAX_PORTS);
+	__type(key, __u32);
+	__type(value, struct xl_guard);
+} XL_MAP_GUARDS SEC(".maps");
+
+/* Per-CPU counters of the guard per (slot, class). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, XL_MAX_PORTS * XL_MAX_CLASSES);
+	__type(key, __u32);
+	__type(value, struct xl_guard_stats);
+} XL_MAP_GUARD_STATS SEC(".maps");
+
 /* Load balancing (bpf/uplink.h). The flow table: one entry per flow, least
  * recently used flows are evicted; its size comes from the config. */
 struct {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /* The congestion point: offer a packet to its egress port's phantom queue,
  * decide mark / pass / drop with the class's WRED profile (include/ecn.h),
- * and count it. */
+ * and count it; on a port with a bulk guard, the guard's queue first. */
 #ifndef XL_QUEUE_H
 #define XL_QUEUE_H
 
@@ -34,14 +34,17 @@ static __always_inline void count_queue(__u32 slot, __u32 cls, __u64 q,
 		qs->hist[b]++;
 }
 
-/* Returns XL_Q_* bits for a packet of len bytes, DSCP dscp and ECN field
- * ecn leaving through out. A global function, verified on its own. Both
- * CPUs may run this for one port at once: the queue is one word moved by
- * compare-and-swap, and the decision is taken again from the fresh value
- * when another CPU got there first, so no byte is lost or counted twice.
- * After XL_CAS_TRIES lost races (another CPU enqueued each time, so the
- * queue is busy and its vtime lies ahead of now) the packet's time is
- * added atomically, which is the same update for a non-empty queue.
+/* Offer a packet of wire bytes to one virtual queue: the word *vtime,
+ * draining at drain_bps (a port's queue, or its bulk guard). Returns
+ * XL_Q_* bits, decided by the class's profile w (guard: the guard's step
+ * at mark_bytes, xl_guard_decide, a constant at each call); *q_seen: the
+ * backlog the decision found. Both CPUs may run this for one port at
+ * once: the queue is one word moved by compare-and-swap, and the decision
+ * is taken again from the fresh value when another CPU got there first,
+ * so no byte is lost or counted twice. After XL_CAS_TRIES lost races
+ * (another CPU enqueued each time, so the queue is busy and its vtime
+ * lies ahead of now) the packet's time is added atomically, which is the
+ * same update for a non-empty queue.
  *
  * now_ns: the clock the packet's program read already (0: none). The
  * first round decides with it, saving a clock read. That clock is older
@@ -51,17 +54,96 @@ static __always_inline void count_queue(__u32 slot, __u32 cls, __u64 q,
  * only grow with the queue), and anything else is decided again on a
  * fresh clock. A queue that was empty starts its busy period up to that
  * run time early (tens of ns), once per busy period. */
+static __always_inline int vq_offer(__u64 *vtime, __u64 drain_bps, const struct xl_port *out,
+				    const struct xl_wred *w, int guard, __u32 mark_bytes, int ect,
+				    __u64 wire, __u64 now_ns, __u64 *q_seen)
+{
+	int d = XL_Q_ENQUEUE, i, done = 0, drawn = 0, stale = now_ns != 0;
+	int mark_only = out->overflow == XL_OVERFLOW_MARK;
+	__u64 old = 0, q = 0, now;
+	__u32 rnd = 0;
+
+	/* one round more: a stale clock's round that decided nothing */
+	for (i = 0; i < XL_CAS_TRIES + 1 && !done; i++) {
+		/* A fresh clock is read after the queue word: a clock
+		 * read before it would see another CPU's later enqueue as
+		 * queue (above). */
+		old = XL_READ_ONCE(*vtime);
+		now = xl_vt_now(stale ? now_ns : bpf_ktime_get_ns());
+		q = xl_backlog(old, now, drain_bps);
+		/* a random number only where WRED can use one: an empty
+		 * queue marks with probability 0, the guard's step never */
+		if (!guard && q && !drawn) {
+			rnd = bpf_get_prandom_u32();
+			drawn = 1;
+		}
+		d = guard ? xl_guard_decide(q, wire, out->buffer_bytes, mark_bytes, w->flags, ect,
+					    mark_only) :
+			    xl_queue_decide(q, wire, out->buffer_bytes, w, ect, mark_only, rnd);
+		if (stale && d != XL_Q_ENQUEUE) {
+			stale = 0;
+			continue;
+		}
+		stale = 0;
+		if (!(d & XL_Q_ENQUEUE))
+			done = 1;
+		else if (__sync_val_compare_and_swap(vtime, old,
+				xl_vt_enqueue(old, now, wire, drain_bps)) == old)
+			done = 1;
+	}
+	if (!done) /* lost every race: the queue is busy */
+		__sync_fetch_and_add(vtime, xl_vt_of_bytes(wire, drain_bps));
+	*q_seen = q;
+	return d;
+}
+
+/* The port's bulk guard for a packet of a class without XL_CLASS_LATENCY
+ * (include/ecn.h): XL_Q_* bits, counted per (slot, class). 0 when the
+ * guard has no entry or no rate (the loader's fill under way). */
+static __always_inline int bulk_guard(const struct xl_port *out, __u32 slot, __u32 cls_id,
+				      const struct xl_wred *w, int ect, __u64 wire,
+				      __u64 now_ns)
+{
+	__u32 key = slot * XL_MAX_CLASSES + cls_id;
+	struct xl_guard *g = bpf_map_lookup_elem(&guards, &slot);
+	struct xl_guard_stats *gs;
+	__u64 drain, q = 0;
+	int d;
+
+	if (!g)
+		return 0;
+	drain = XL_READ_ONCE(g->drain_bps); /* one value: reload may write it */
+	if (!drain)
+		return 0;
+	d = vq_offer(&g->vtime, drain, out, w, 1, g->mark_bytes, ect, wire, now_ns, &q);
+	gs = bpf_map_lookup_elem(&guard_stats, &key);
+	if (gs) {
+		gs->packets++;
+		if (d & XL_Q_MARK)
+			gs->marked++;
+		if (d & XL_Q_DROP)
+			gs->dropped++;
+		if (q > gs->peak_bytes)
+			gs->peak_bytes = q; /* per CPU: readers take the max */
+	}
+	return d;
+}
+
+/* Returns XL_Q_* bits for a packet of len bytes, DSCP dscp and ECN field
+ * ecn leaving through out (now_ns: as vq_offer's). A global function,
+ * verified on its own. On a port whose bulk guard is on, a packet of a
+ * class that is no latency class goes through the guard first: one the
+ * guard drops never reaches the port's queue, and a guard's mark is the
+ * packet's whatever the queue decides. */
 __noinline int xl_phantom_queue(const struct xl_port *out, __u32 dscp,
 				__u32 ecn, __u64 len, __u64 now_ns)
 {
 	__u32 slot, cls_id = XL_CLASS_DEFAULT;
-	__u32 rnd = 0;
+	int d, g = 0, ect = ecn != XL_ECN_NOT_ECT;
 	struct xl_queue *queue;
 	struct xl_class *cls;
+	__u64 wire, q = 0;
 	__u32 *id;
-	__u64 old = 0, q = 0, now;
-	int d = XL_Q_ENQUEUE, i, done = 0, drawn = 0, stale = now_ns != 0;
-	__u64 wire;
 
 	if (!out)
 		return XL_Q_ENQUEUE;
@@ -75,39 +157,14 @@ __noinline int xl_phantom_queue(const struct xl_port *out, __u32 dscp,
 	queue = bpf_map_lookup_elem(&queues, &slot);
 	if (!cls || !queue)
 		return XL_Q_ENQUEUE;
-	/* one round more: a stale clock's round that decided nothing */
-	for (i = 0; i < XL_CAS_TRIES + 1 && !done; i++) {
-		/* A fresh clock is read after the queue word: a clock
-		 * read before it would see another CPU's later enqueue as
-		 * queue (above). */
-		old = XL_READ_ONCE(queue->vtime);
-		now = xl_vt_now(stale ? now_ns : bpf_ktime_get_ns());
-		q = xl_backlog(old, now, out->drain_bps);
-		/* a random number only where WRED can use one: an empty
-		 * queue marks with probability 0 */
-		if (q && !drawn) {
-			rnd = bpf_get_prandom_u32();
-			drawn = 1;
-		}
-		d = xl_queue_decide(q, wire, out->buffer_bytes, &cls->wred,
-				    ecn != XL_ECN_NOT_ECT,
-				    out->overflow == XL_OVERFLOW_MARK, rnd);
-		if (stale && d != XL_Q_ENQUEUE) {
-			stale = 0;
-			continue;
-		}
-		stale = 0;
-		if (!(d & XL_Q_ENQUEUE))
-			done = 1;
-		else if (__sync_val_compare_and_swap(&queue->vtime, old,
-				xl_vt_enqueue(old, now, wire, out->drain_bps)) == old)
-			done = 1;
+	if (out->bulk_guard && !(cls->wred.flags & XL_CLASS_LATENCY)) {
+		g = bulk_guard(out, slot, cls_id, &cls->wred, ect, wire, now_ns);
+		if (g & XL_Q_DROP)
+			return g;
 	}
-	if (!done) /* lost every race: the queue is busy */
-		__sync_fetch_and_add(&queue->vtime,
-				     xl_vt_of_bytes(wire, out->drain_bps));
+	d = vq_offer(&queue->vtime, out->drain_bps, out, &cls->wred, 0, 0, ect, wire, now_ns, &q);
 	count_queue(slot, cls_id, q, len, d);
-	return d;
+	return d | (g & XL_Q_MARK);
 }
 
 #endif /* XL_QUEUE_H */

@@ -204,4 +204,32 @@ static inline int xl_queue_decide(__u64 q, __u64 len, __u64 buffer,
 	return XL_Q_ENQUEUE;
 }
 
+/* The bulk guard (docs/ecn.md): HULL's phantom queue, a second virtual
+ * queue per port that drains at bulk_gamma x the port's drain rate and
+ * only packets of classes without XL_CLASS_LATENCY enter. It keeps the
+ * bulk traffic's own backlog short (a mark as soon as it holds more than
+ * mark_bytes, two of the port's largest frames) so that the real queue
+ * stays nearly empty for the latency classes, which pass it by.
+ *
+ * Its decision is the port queue's (xl_queue_decide) with a step in
+ * place of the WRED ramp: no mark up to mark_bytes, every markable packet
+ * above, so no random number is needed. The buffer and what a full one
+ * does (drop or mark) are the port's. A latency-class packet gets no bit:
+ * forwarded as it is and not queued. */
+static inline int xl_guard_decide(__u64 q, __u64 len, __u64 buffer, __u32 mark_bytes,
+				  __u32 class_flags, int ect, int mark_only)
+{
+	struct xl_wred step = {
+		.kmin = mark_bytes,
+		.kmax = mark_bytes,
+		.pmax = 0,
+		/* a step is no profile to fit into the buffer */
+		.flags = class_flags & ~XL_CLASS_FIT,
+	};
+
+	if (class_flags & XL_CLASS_LATENCY)
+		return 0;
+	return xl_queue_decide(q, len, buffer, &step, ect, mark_only, 0);
+}
+
 #endif /* XL_ECN_H */

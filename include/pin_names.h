@@ -45,6 +45,8 @@
 #define XL_MAP_CLASSES      classes
 #define XL_MAP_DSCP_CLASS   dscp_class
 #define XL_MAP_QUEUE_STATS  queue_stats
+#define XL_MAP_GUARDS       guards
+#define XL_MAP_GUARD_STATS  guard_stats
 #define XL_MAP_FLOWS        flows
 #define XL_MAP_UPLINK_RATES uplink_rates
 #define XL_MAP_MEMBER_FLOWS member_flows

@@ -55,7 +55,12 @@ struct xl_port {
 	/* RoCEv2 packets arriving here have their QP's PSNs tracked (config
 	 * `psn_tracking`): one LRU lookup per packet, so only where asked. */
 	__u8 psn_tracking;
-	__u8 pad_[3];
+	/* the port's bulk guard (its `guards` entry) is on: the port has a
+	 * rate, bulk_gamma < 1 and the configuration a latency class. A
+	 * byte of what was padding, so the map's layout stays as it was
+	 * (`xdpleaf upgrade` keeps it) */
+	__u8 bulk_guard;
+	__u8 pad_[2];
 	/* Phantom queue (include/ecn.h); drain_bps 0 = unlimited port, no
 	 * queue, no marking. */
 	__u64 line_rate_bps;
@@ -72,6 +77,25 @@ struct xl_port {
  * the time it will be empty, in 1/64 ns (include/ecn.h). */
 struct xl_queue {
 	__u64 vtime;
+};
+
+/* A port's bulk guard (include/ecn.h, xl_guard_decide), keyed by slot:
+ * vtime is shared state like struct xl_queue's (compare-and-swap), the
+ * rest the loader's, written with the vtime the entry holds. */
+struct xl_guard {
+	__u64 vtime;
+	__u64 drain_bps;   /* bulk_gamma x the port's drain_bps; 0 = off */
+	__u32 mark_bytes;  /* marks above this backlog: two largest frames */
+	__u32 gamma_ppm;   /* bulk_gamma in millionths, for display */
+};
+
+/* Per-CPU counters of one (port slot, class)'s packets in the guard, key
+ * as struct xl_queue_stats's. */
+struct xl_guard_stats {
+	__u64 packets;     /* offered to the guard (queued, marked, dropped) */
+	__u64 marked;      /* CE set by the guard */
+	__u64 dropped;     /* dropped by the guard (reason tail_drop) */
+	__u64 peak_bytes;  /* the longest guard backlog met, this CPU */
 };
 
 #define XL_CLASS_DEFAULT 0 /* id of the catch-all class "default" */
@@ -153,6 +177,10 @@ enum xl_spray_reorder {
  * drains 1.6 % faster than the port with 1,514-byte frames and 27 %
  * faster with 66-byte ACKs, and reads its queue short (docs/ecn.md). */
 #define XL_DEFAULT_LINE_OVERHEAD 24
+/* bulk_gamma's default: HULL's (Alizadeh et al., NSDI 2012) phantom
+ * queues drain at 0.95 of the line rate, which keeps the real queue near
+ * empty for a 5 % cut in what bulk traffic may use (docs/ecn.md). */
+#define XL_BULK_GAMMA_DEFAULT_PPM 950000
 /* The base of `flowlet_timeout = auto` (the floor of the reorder-free
  * rule) and of `path_skew = auto` (its margin), to which auto adds the
  * buffer, pacing and frame terms; docs/load-balancing.md has the figures

@@ -383,6 +383,7 @@ static void test_good_ecn_leaf(void **state)
 	p = &cfg.ports[find_port(&cfg, "s1")];
 	assert_int_equal(p->rate_bps, 1000000000ULL);
 	assert_int_equal(p->gamma_ppm, 950000);
+	assert_int_equal(p->bulk_gamma_ppm, XL_BULK_GAMMA_DEFAULT_PPM);
 	assert_int_equal(p->buffer_bytes, 200 * 1024);
 	assert_int_equal(p->overflow, XL_OVERFLOW_DROP);
 	assert_int_equal(p->line_overhead, XL_DEFAULT_LINE_OVERHEAD);
@@ -1174,6 +1175,15 @@ static void test_port_queue_values(void **state)
 		{ "gamma", "-0.5", 0, ":3: invalid gamma '-0.5'" },
 		{ "gamma", "95%", 0, ":3: invalid gamma '95%'" },
 		{ "gamma", ".9", 0, ":3: invalid gamma '.9'" },
+		/* bulk_gamma reads as gamma does, its messages name it */
+		{ "bulk_gamma", "1", 1000000, NULL },
+		{ "bulk_gamma", "0.95", 950000, NULL },
+		{ "bulk_gamma", "0.8", 800000, NULL },
+		{ "bulk_gamma", "0.000001", 1, NULL },
+		{ "bulk_gamma", "0", 0, ":3: bulk_gamma '0' out of range (0 < bulk_gamma <= 1)" },
+		{ "bulk_gamma", "1.000001", 0, ":3: bulk_gamma '1.000001' out of range (0 < bulk_gamma <= 1)" },
+		{ "bulk_gamma", "0.0000001", 0, ":3: invalid bulk_gamma '0.0000001' (a number with at most 6 decimals" },
+		{ "bulk_gamma", "95%", 0, ":3: invalid bulk_gamma '95%'" },
 		{ "buffer", "2K", 2048, NULL },
 		{ "buffer", "2048", 2048, NULL },
 		{ "buffer", "200K", 204800, NULL },
@@ -1219,6 +1229,7 @@ static void test_port_queue_values(void **state)
 			continue;
 		got = !strcmp(cases[i].key, "rate") ? p->rate_bps :
 		      !strcmp(cases[i].key, "gamma") ? p->gamma_ppm :
+		      !strcmp(cases[i].key, "bulk_gamma") ? p->bulk_gamma_ppm :
 		      !strcmp(cases[i].key, "buffer") ? p->buffer_bytes :
 		      !strcmp(cases[i].key, "line_overhead") ? p->line_overhead : p->overflow;
 		if (got != cases[i].want)
@@ -1465,6 +1476,8 @@ static void test_class_rules(void **state)
 		{ "[port s1]\noverflow = mark\ngamma = 1\n", ":2: overflow has no effect without rate" },
 		{ "[port s1]\nline_overhead = 0\n", ":2: line_overhead has no effect without rate" },
 		{ "[port s1]\ngamma = 1\n[port s2]\nrate = 1G\n", ":2: gamma has no effect without rate" },
+		{ "[port s1]\nbulk_gamma = 0.9\n",
+		  ":2: bulk_gamma has no effect without rate (port s1 has no rate: set one, or remove bulk_gamma)" },
 		{ "[port s1]\nrole = uplink\ngroup = g\nnexthop4 = 10.0.0.1\nbuffer = 1M\n[group g]\n",
 		  ":5: buffer has no effect without rate" },
 	};
@@ -2246,6 +2259,7 @@ static void test_host_rules(void **state)
 		{ H P "nexthop4 = 10.0.0.1\n", ":5: nexthop4 is not used in host mode" },
 		{ H P "nexthop6 = fd00::1\n", ":5: nexthop6 is not used in host mode" },
 		{ H P "gamma = 0.9\n", ":5: gamma is not used in host mode" },
+		{ H P "bulk_gamma = 0.9\n", ":5: bulk_gamma is not used in host mode" },
 		{ H P "buffer = 1M\n", ":5: buffer is not used in host mode" },
 		{ H P "overflow = mark\n", ":5: overflow is not used in host mode" },
 		{ P "overflow = mark\n" H, ":3: overflow is not used in host mode" },

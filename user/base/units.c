@@ -100,7 +100,7 @@ int xl_parse_rate(const char *v, __u64 *out, char *err, size_t errlen)
 }
 
 /* gamma: 0 < gamma <= 1, in millionths. */
-int xl_parse_gamma(const char *v, __u32 *out, char *err, size_t errlen)
+int xl_parse_gamma(const char *what, const char *v, __u32 *out, char *err, size_t errlen)
 {
 	const char *e;
 	struct dec d;
@@ -108,10 +108,10 @@ int xl_parse_gamma(const char *v, __u32 *out, char *err, size_t errlen)
 	e = parse_dec(v, &d);
 	if (!e || *e || d.ndec > MAX_DECIMALS)
 		return fail(err, errlen,
-			    "invalid gamma '%s' (a number with at most %d decimals, e.g. 0.95)",
-			    v, MAX_DECIMALS);
+			    "invalid %s '%s' (a number with at most %d decimals, e.g. 0.95)",
+			    what, v, MAX_DECIMALS);
 	if (d.huge || !d.mant || d.mant > pow10u(d.ndec))
-		return fail(err, errlen, "gamma '%s' out of range (0 < gamma <= 1)", v);
+		return fail(err, errlen, "%s '%s' out of range (0 < %s <= 1)", what, v, what);
 	*out = (__u32)(d.mant * pow10u(MAX_DECIMALS - d.ndec));
 	return 0;
 }

@@ -12,8 +12,8 @@
 
 /* bit/s, SI suffixes K M G T (powers of 1000), 1M..1600G. */
 int xl_parse_rate(const char *v, __u64 *out, char *err, size_t errlen);
-/* 0 < gamma <= 1, in millionths. */
-int xl_parse_gamma(const char *v, __u32 *out, char *err, size_t errlen);
+/* 0 < gamma <= 1, in millionths; what names the value in errors. */
+int xl_parse_gamma(const char *what, const char *v, __u32 *out, char *err, size_t errlen);
 /* bytes, K M = powers of 1024, lo..256M; what names the value in errors. */
 int xl_parse_bytes(const char *what, const char *v, __u32 lo,
 		   const char *lo_str, __u32 *out, char *err, size_t errlen);

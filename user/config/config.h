@@ -46,6 +46,10 @@ struct xl_cfg_port {
 	/* Phantom queue / line-rate emulation (docs/ecn.md) */
 	__u64 rate_bps;       /* line rate; 0 = unset (unlimited, no queue) */
 	__u32 gamma_ppm;      /* drain fraction in millionths, default 1000000 */
+	/* the bulk guard's drain, a fraction of the queue's (millionths,
+	 * default 950000; 1000000: off); the loader turns the guard on
+	 * only where a latency class exists (docs/ecn.md) */
+	__u32 bulk_gamma_ppm;
 	__u32 buffer_bytes;   /* default xl_default_buffer(rate_bps) */
 	bool buffer_default;  /* not set: the loader keeps two of the port's frames */
 	__u32 overflow;       /* enum xl_overflow, default drop */

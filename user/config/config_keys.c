@@ -190,7 +190,7 @@ int xl_key_parse(const struct xl_key_def *k, const char *value, void *obj,
 			snprintf(msg, len, "%s", m);
 		return ret ? -1 : 0;
 	case T_GAMMA:
-		return xl_parse_gamma(value, u32, msg, len);
+		return xl_parse_gamma(k->name, value, u32, msg, len);
 	case T_BYTES:
 		if (k->lo && k->lo % 1024 == 0)
 			snprintf(lo, sizeof(lo), "%lluK", (unsigned long long)k->lo / 1024);

@@ -92,17 +92,64 @@ static __u32 buffer_bytes(const struct xl_cfg_port *cp, __u32 frame)
 								     : cp->buffer_bytes;
 }
 
+/* Bulk guards run only beside a latency class: without one there is no
+ * traffic for them to keep the queues short for. */
+static bool has_latency_class(const struct xl_config *cfg)
+{
+	for (int i = 0; i < cfg->n_classes; i++)
+		if (cfg->classes[i].wred.flags & XL_CLASS_LATENCY)
+			return true;
+	return false;
+}
+
+/* The port's bulk guard (docs/ecn.md): on with a rate, bulk_gamma < 1
+ * and a latency class, marking above two of its largest frames; else
+ * zero, which the dataplane reads as off. The entry's vtime is kept, so
+ * a reload does not empty a guard that holds a backlog. Returns whether
+ * the guard is on. */
+static int fill_guard(struct leaf *skel, __u32 slot, const struct xl_cfg_port *cp, __u32 frame,
+		      bool latency)
+{
+	struct xl_guard g = {};
+
+	if (bpf_map__lookup_elem(skel->maps.guards, &slot, sizeof(slot), &g, sizeof(g), 0))
+		g.vtime = 0;
+	g.drain_bps = 0;
+	g.mark_bytes = 0;
+	g.gamma_ppm = 0;
+	if (latency && cp->rate_bps && cp->bulk_gamma_ppm < 1000000) {
+		g.drain_bps = drain_bps(cp) * cp->bulk_gamma_ppm / 1000000;
+		g.mark_bytes = 2 * frame;
+		g.gamma_ppm = cp->bulk_gamma_ppm;
+	}
+	if (bpf_map__update_elem(skel->maps.guards, &slot, sizeof(slot), &g, sizeof(g),
+				 BPF_ANY)) {
+		xl_err("cannot write guards: %s", strerror(errno));
+		return -1;
+	}
+	return g.drain_bps != 0;
+}
+
 static int fill_ports(struct leaf *skel, const struct xl_config *cfg)
 {
+	bool latency = has_latency_class(cfg);
+
 	for (int i = 0; i < cfg->n_ports; i++) {
 		const struct xl_cfg_port *cp = &cfg->ports[i];
+		__u32 frame = max_frame_bytes(cp->ifindex);
 		struct xl_port p = {
 			.ifindex = cp->ifindex,
 			.slot = i,
 			.group = cp->group_id < 0 ? 0 : cp->group_id,
 			.drain_bps = drain_bps(cp),
-			.buffer_bytes = buffer_bytes(cp, max_frame_bytes(cp->ifindex)),
+			.buffer_bytes = buffer_bytes(cp, frame),
 		};
+		int guard = fill_guard(skel, i, cp, frame, latency);
+
+		if (guard < 0)
+			return -1;
+		/* the guard's entry is written before the port points at it */
+		p.bulk_guard = (__u8)guard;
 
 		/* the [port] keys the dataplane reads as they are */
 		xl_keys_fill(XL_OBJ_PORT, cp, &p);

@@ -135,7 +135,7 @@ struct queue_opts {
 
 static int gamma_opt(const char *v, void *field, char *err, size_t len)
 {
-	return xl_parse_gamma(v, field, err, len);
+	return xl_parse_gamma("gamma", v, field, err, len);
 }
 
 static int pmax_opt(const char *v, void *field, char *err, size_t len)
