@@ -905,6 +905,123 @@ static void tail_drop_reaches_buffer(void **state)
 			 "cannot reach the buffer", failures);
 }
 
+/* ---- the bulk guard (xl_guard_decide) ----------------------------------- */
+
+#define G_MARK 3036 /* two 1518-byte frames */
+#define G_BUF 25000
+static const __u32 latency = XL_CLASS_LATENCY;
+
+/* A step at mark_bytes: nothing marked at or below it, every ECN-capable
+ * packet above, whatever the class's own WRED profile would do there. */
+static void guard_threshold(void **state)
+{
+	(void)state;
+	assert_int_equal(xl_guard_decide(0, 1500, G_BUF, G_MARK, 0, ECT, DROPS), XL_Q_ENQUEUE);
+	assert_int_equal(xl_guard_decide(G_MARK, 1500, G_BUF, G_MARK, 0, ECT, DROPS),
+			 XL_Q_ENQUEUE);
+	assert_int_equal(xl_guard_decide(G_MARK + 1, 1500, G_BUF, G_MARK, 0, ECT, DROPS),
+			 XL_Q_ENQUEUE | XL_Q_MARK);
+	assert_int_equal(xl_guard_decide(G_BUF - 1500, 1500, G_BUF, G_MARK, 0, ECT, DROPS),
+			 XL_Q_ENQUEUE | XL_Q_MARK);
+	/* the class's flags count, its thresholds do not: the roce class's
+	 * fit to the buffer leaves the step where it is */
+	assert_int_equal(xl_guard_decide(G_MARK + 1, 1500, G_BUF, G_MARK, XL_CLASS_FIT, ECT,
+					 DROPS),
+			 XL_Q_ENQUEUE | XL_Q_MARK);
+	assert_int_equal(xl_guard_decide(G_MARK, 1500, G_BUF, G_MARK, XL_CLASS_FIT, ECT, DROPS),
+			 XL_Q_ENQUEUE);
+}
+
+/* Not-ECT and no-mark classes are queued, never marked, above the step. */
+static void guard_ect_vs_not(void **state)
+{
+	(void)state;
+	assert_int_equal(xl_guard_decide(G_MARK + 1, 1500, G_BUF, G_MARK, 0, NOT_ECT, DROPS),
+			 XL_Q_ENQUEUE);
+	assert_int_equal(xl_guard_decide(20000, 1500, G_BUF, G_MARK, XL_CLASS_NO_MARK, ECT,
+					 DROPS),
+			 XL_Q_ENQUEUE);
+}
+
+/* A packet that does not fit the buffer: dropped when the port drops and
+ * the class may drop; with overflow = mark forwarded unqueued, CE if
+ * ECN-capable; a no-drop class is queued past it as at the port queue. */
+static void guard_full(void **state)
+{
+	(void)state;
+	assert_int_equal(xl_guard_decide(G_BUF - 1500, 1500, G_BUF, G_MARK, 0, NOT_ECT, DROPS),
+			 XL_Q_ENQUEUE);
+	assert_int_equal(xl_guard_decide(G_BUF - 1499, 1500, G_BUF, G_MARK, 0, NOT_ECT, DROPS),
+			 XL_Q_DROP);
+	assert_int_equal(xl_guard_decide(G_BUF - 1499, 1500, G_BUF, G_MARK, 0, ECT, DROPS),
+			 XL_Q_DROP);
+	assert_int_equal(xl_guard_decide(G_BUF, 1500, G_BUF, G_MARK, 0, ECT, MARKS), XL_Q_MARK);
+	assert_int_equal(xl_guard_decide(G_BUF, 1500, G_BUF, G_MARK, 0, NOT_ECT, MARKS), 0);
+	assert_int_equal(xl_guard_decide(G_BUF, 1500, G_BUF, G_MARK, XL_CLASS_NO_MARK, ECT, MARKS),
+			 0);
+	assert_int_equal(xl_guard_decide(G_BUF, 1500, G_BUF, G_MARK, XL_CLASS_NO_DROP, NOT_ECT,
+					 DROPS),
+			 XL_Q_ENQUEUE);
+	assert_int_equal(xl_guard_decide(G_BUF, 1500, G_BUF, G_MARK, XL_CLASS_NO_DROP, ECT, DROPS),
+			 XL_Q_ENQUEUE | XL_Q_MARK);
+}
+
+/* A latency-class packet passes the guard by: no bit (not queued, not
+ * marked, not dropped), however full the guard is. */
+static void guard_latency_bypass(void **state)
+{
+	static const __u64 qs[] = { 0, G_MARK + 1, G_BUF, 1ULL << 40 };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(qs) / sizeof(qs[0]); i++)
+		for (int ect = 0; ect < 2; ect++)
+			for (int mo = 0; mo < 2; mo++) {
+				assert_int_equal(xl_guard_decide(qs[i], 1500, G_BUF, G_MARK,
+								 latency, ect, mo),
+						 0);
+				assert_int_equal(xl_guard_decide(qs[i], 1500, G_BUF, G_MARK,
+								 latency | XL_CLASS_NO_DROP,
+								 ect, mo),
+						 0);
+			}
+}
+
+/* HULL's point, with the same pure functions the dataplane runs: bulk
+ * traffic arriving at 97 % of the port's drain rate never builds the
+ * port's queue past one frame, so WRED (Kmin 5 KB) marks nothing, while
+ * the guard draining at 0.95 of it grows by 2 % of what arrives and
+ * marks once it holds two frames. */
+static void guard_marks_below_line_rate(void **state)
+{
+	const __u64 drain = 10000000000ULL, guard_drain = drain * 95 / 100;
+	const __u64 gap_ns = 1500ULL * 8 * 1000000000ULL * 100 / 97 / drain;
+	struct xl_wred paper = { XL_WRED_PAPER_KMIN, XL_WRED_PAPER_KMAX, XL_WRED_PAPER_PMAX, 0 };
+	__u64 vq = 0, vg = 0, now, first_mark = 0;
+	int port_marks = 0, guard_marks = 0;
+
+	(void)state;
+	for (int i = 0; i < 2000; i++) {
+		int d, g;
+
+		now = xl_vt_now(1000000 + (__u64)i * gap_ns);
+		g = xl_guard_decide(xl_backlog(vg, now, guard_drain), 1500, 1 << 20, G_MARK, 0,
+				    ECT, DROPS);
+		d = xl_queue_decide(xl_backlog(vq, now, drain), 1500, 1 << 20, &paper, ECT, DROPS,
+				    0);
+		assert_true(xl_backlog(vq, now, drain) <= 1500);
+		if (g & XL_Q_MARK && !guard_marks++)
+			first_mark = (__u64)i;
+		port_marks += !!(d & XL_Q_MARK);
+		vg = xl_vt_enqueue(vg, now, 1500, guard_drain);
+		vq = xl_vt_enqueue(vq, now, 1500, drain);
+	}
+	assert_int_equal(port_marks, 0);
+	/* the guard gains 31 bytes a packet (1500 x (1 - 0.95 / 0.97)):
+	 * past 3036 bytes after about 100 packets, and then stays marked */
+	assert_in_range(first_mark, 50, 120);
+	assert_true(guard_marks > 1800);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -934,6 +1051,11 @@ int main(void)
 		cmocka_unit_test(wred_fit_into_buffer),
 		cmocka_unit_test(backlog_sub_ns_resolution),
 		cmocka_unit_test(tail_drop_reaches_buffer),
+		cmocka_unit_test(guard_threshold),
+		cmocka_unit_test(guard_ect_vs_not),
+		cmocka_unit_test(guard_full),
+		cmocka_unit_test(guard_latency_bypass),
+		cmocka_unit_test(guard_marks_below_line_rate),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
