@@ -114,6 +114,12 @@ static struct {
 	__u32 q_overflow;
 	__u32 q_overhead;
 	char class_keys[3][96];
+	/* xe-q's bulk_gamma line ("" for the default), and the class the
+	 * configuration makes a latency class (-1: none). The parser has no
+	 * `latency` key yet: ecn_apply sets XL_CLASS_LATENCY in the parsed
+	 * configuration, where `latency = yes` will set it. */
+	char q_bulk_gamma[32];
+	int latency_class;
 } E;
 
 /* ---- maps ---------------------------------------------------------------- */
@@ -149,16 +155,18 @@ static void ecn_apply(void)
 		"[port xe-in]\nvlans = 100\n"
 		"[port xe-x4]\n"
 		"[port xe-q]\nvlans = 100\nrate = 1M\nbuffer = %u\noverflow = %s\n"
-		"line_overhead = %u\n"
+		"line_overhead = %u\n%s"
 		"[port xe-x6]\n"
 		"[port xe-u]\nvlans = 100\n\n"
 		"[route 10.1.0.0/24]\nport = xe-in\n[route 10.1.1.0/24]\nport = xe-q\n"
 		"[route 10.1.2.0/24]\nport = xe-u\n"
 		"[route 2001:db8::/64]\nport = xe-in\n[route 2001:db8:1::/64]\nport = xe-q\n"
 		"[route 2001:db8:2::/64]\nport = xe-u\n\n"
-		"[class default]\n%s[class cnp]\n%s[class roce]\n%s",
-		E.q_buffer, overflow[E.q_overflow], E.q_overhead, E.class_keys[C_DEFAULT],
-		E.class_keys[C_CNP], E.class_keys[C_ROCE]) > 0);
+		"[class default]\n%s[class cnp]\n%s[class roce]\n%s"
+		"# latency class: %d\n",
+		E.q_buffer, overflow[E.q_overflow], E.q_overhead, E.q_bulk_gamma,
+		E.class_keys[C_DEFAULT], E.class_keys[C_CNP], E.class_keys[C_ROCE],
+		E.latency_class) > 0);
 	if (applied && !strcmp(applied, text)) {
 		free(text);
 		return;
@@ -166,6 +174,8 @@ static void ecn_apply(void)
 	free(applied);
 	applied = NULL;
 	assert_int_equal(fixture_config(&cfg, "%s", text), 0);
+	if (E.latency_class >= 0)
+		cfg.classes[E.latency_class].wred.flags |= XL_CLASS_LATENCY;
 	err = xl_leaf_fill_maps(E.skel, &cfg);
 	xl_config_free(&cfg);
 	assert_int_equal(err, 0);
@@ -250,6 +260,57 @@ static __s64 queue_bytes_now(void)
 	return ahead > 0 ? (ahead >> XL_VT_SHIFT) / (__s64)NS_PER_BYTE : 0;
 }
 
+/* xe-q's bulk guard: its entry (the loader's fields, the dataplane's
+ * vtime). */
+static struct xl_guard guard_get(int p)
+{
+	struct xl_guard g;
+	__u32 slot = port_slot[p];
+
+	assert_int_equal(bpf_map__lookup_elem(E.skel->maps.guards, &slot, 4, &g, sizeof(g), 0),
+			 0);
+	return g;
+}
+
+/* Set the guard's vtime, keeping the loader's fields. */
+static void guard_put(int p, __u64 vtime)
+{
+	struct xl_guard g = guard_get(p);
+	__u32 slot = port_slot[p];
+
+	g.vtime = vtime;
+	assert_int_equal(map_set(E.skel->maps.guards, &slot, 4, &g, sizeof(g)), 0);
+}
+
+/* The guards' tests run xe-q's guard at bulk_gamma 0.5: 500 kbit/s, so a
+ * byte takes exactly 16 us and the guard drains 62.5 bytes per ms. */
+#define G_NS_PER_BYTE (2 * NS_PER_BYTE)
+#define G_MARK (2 * (1500 + XL_FRAME_OVERHEAD)) /* two of a tap's frames */
+
+/* Make xe-q's guard hold `bytes` now. */
+static void guard_fill_to(__u64 bytes)
+{
+	guard_put(P_Q, (mono_ns() + bytes * G_NS_PER_BYTE) << XL_VT_SHIFT);
+}
+
+/* guard_stats of (port, class), summed over CPUs (peak: the max). */
+static void gstats_read(int p, __u32 cls, struct xl_guard_stats *sum)
+{
+	struct xl_guard_stats vals[E.ncpu];
+	__u32 key = port_slot[p] * XL_MAX_CLASSES + cls;
+
+	memset(sum, 0, sizeof(*sum));
+	assert_int_equal(bpf_map_lookup_elem(bpf_map__fd(E.skel->maps.guard_stats), &key, vals),
+			 0);
+	for (int c = 0; c < E.ncpu; c++) {
+		sum->packets += vals[c].packets;
+		sum->marked += vals[c].marked;
+		sum->dropped += vals[c].dropped;
+		if (vals[c].peak_bytes > sum->peak_bytes)
+			sum->peak_bytes = vals[c].peak_bytes;
+	}
+}
+
 #define N_QS_FIELDS (XL_QUEUE_STATS_COUNTERS / sizeof(__u64))
 
 /* queue_stats of (port slot, class), summed over CPUs; peak is the max.
@@ -304,6 +365,8 @@ static int reset(void **state)
 	E.q_buffer = BUF_Q;
 	E.q_overflow = XL_OVERFLOW_DROP;
 	E.q_overhead = 0;
+	E.q_bulk_gamma[0] = '\0';
+	E.latency_class = -1;
 	for (c = 0; c < 3; c++)
 		profile_keys(c, KMIN, KMAX, c == C_ROCE ? "0.2" : "0.01");
 	ecn_apply();
@@ -312,11 +375,17 @@ static int reset(void **state)
 		assert_int_equal(percpu_zero(E.skel->maps.port_stats,
 					     port_slot[p],
 					     sizeof(struct xl_port_stats), E.ncpu), 0);
-		for (c = 0; c < XL_MAX_CLASSES; c++)
+		for (c = 0; c < XL_MAX_CLASSES; c++) {
 			assert_int_equal(
 				percpu_zero(E.skel->maps.queue_stats,
 					    port_slot[p] * XL_MAX_CLASSES + c,
 					    sizeof(struct xl_queue_stats), E.ncpu), 0);
+			assert_int_equal(percpu_zero(E.skel->maps.guard_stats,
+						     port_slot[p] * XL_MAX_CLASSES + c,
+						     sizeof(struct xl_guard_stats), E.ncpu),
+					 0);
+		}
+		guard_put((int)p, 0);
 	}
 	return 0;
 }
@@ -1305,6 +1374,183 @@ static void tc_aggregate_pays_each_segment(void **state)
 	}
 }
 
+/* ---- the bulk guard (docs/ecn.md, "The bulk guard") --------------------- */
+
+/* xe-q with bulk_gamma 0.5 and roce (DSCP 26) as the latency class: the
+ * loader turns the guard on, at half the queue's drain and two frames. */
+static void guard_on(void)
+{
+	struct xl_port port;
+	struct xl_guard g;
+
+	snprintf(E.q_bulk_gamma, sizeof(E.q_bulk_gamma), "bulk_gamma = 0.5\n");
+	E.latency_class = C_ROCE;
+	ecn_apply();
+	g = guard_get(P_Q);
+	assert_int_equal(g.drain_bps, RATE_Q / 2);
+	assert_int_equal(g.mark_bytes, G_MARK);
+	assert_int_equal(g.gamma_ppm, 500000);
+	assert_int_equal(bpf_map_lookup_elem(bpf_map__fd(E.skel->maps.ports), &E.ifindex[P_Q],
+					     &port), 0);
+	assert_int_equal(port.bulk_guard, 1);
+}
+
+/* A bulk ECT packet finding the guard above its threshold is CE-marked
+ * while the port's own queue is empty (its profile, Kmin 1000, would not
+ * mark); below the threshold it is not, and a Not-ECT one is queued in
+ * the guard, unmarked. The port queue counts none of the marks. */
+static void guard_marks_bulk_ect(void **state)
+{
+	struct pkt_spec ect = pkt(4, P_Q, DSCP_ECN(0, ECN_ECT0), 500);
+	struct pkt_spec ect6 = pkt(6, P_Q, DSCP_ECN(10, ECN_ECT1), 500);
+	struct pkt_spec not = pkt(4, P_Q, DSCP_ECN(0, ECN_NOT), 500);
+	struct xl_guard_stats gs;
+	struct xl_queue_stats q;
+	__u64 vt0;
+
+	(void)state;
+	guard_on();
+	queue_put(P_Q, 0);
+	guard_fill_to(G_MARK - 1000); /* 16 ms from the threshold */
+	expect_fwd(&ect, P_Q, ECN_SAME, "bulk ECT, guard below its threshold");
+	queue_put(P_Q, 0);
+	guard_fill_to(G_MARK + 1000);
+	expect_fwd(&ect, P_Q, ECN_CE, "bulk ECT(0), guard above its threshold, queue empty");
+	queue_put(P_Q, 0);
+	expect_fwd(&ect6, P_Q, ECN_CE, "bulk IPv6 ECT(1), guard above its threshold");
+	queue_put(P_Q, 0);
+	vt0 = guard_get(P_Q).vtime;
+	expect_fwd(&not, P_Q, ECN_SAME, "bulk Not-ECT, guard above its threshold");
+	/* queued in the guard: its 500 bytes at half the rate */
+	assert_int_equal(guard_get(P_Q).vtime - vt0, 500 * G_NS_PER_BYTE << XL_VT_SHIFT);
+	gstats_read(P_Q, C_DEFAULT, &gs);
+	assert_int_equal(gs.packets, 4);
+	assert_int_equal(gs.marked, 2);
+	assert_int_equal(gs.dropped, 0);
+	assert_true(gs.peak_bytes > G_MARK);
+	qstats_read(P_Q, C_DEFAULT, &q);
+	assert_int_equal(q.enq_packets, 4);
+	assert_int_equal(q.marked, 0);
+	assert_true(q.peak_bytes < KMIN);
+}
+
+/* A latency-class packet passes the guard by: not marked above the
+ * threshold nor dropped when the guard is full, the guard's time and
+ * counters untouched; the port queue still marks it by its own profile. */
+static void guard_passes_latency_class(void **state)
+{
+	struct pkt_spec s = pkt(4, P_Q, DSCP_ECN(DSCP_ROCE, ECN_ECT0), 500);
+	struct pkt_spec n = pkt(6, P_Q, DSCP_ECN(DSCP_ROCE, ECN_NOT), 500);
+	struct xl_guard_stats gs;
+	struct xl_queue_stats q;
+	__u64 vt;
+
+	(void)state;
+	guard_on();
+	guard_fill_to(G_MARK + 1000);
+	vt = guard_get(P_Q).vtime;
+	expect_fwd(&s, P_Q, ECN_SAME, "latency class ECT, guard above its threshold");
+	assert_int_equal(guard_get(P_Q).vtime, vt);
+	guard_fill_to(2 * BUF_Q); /* past the port's buffer */
+	vt = guard_get(P_Q).vtime;
+	expect_fwd(&n, P_Q, ECN_SAME, "latency class Not-ECT, guard full");
+	assert_int_equal(guard_get(P_Q).vtime, vt);
+	gstats_read(P_Q, C_ROCE, &gs);
+	assert_int_equal(gs.packets, 0);
+	qstats_read(P_Q, C_ROCE, &q);
+	assert_int_equal(q.enq_packets, 2);
+	/* the port's own queue above roce's Kmax still marks it */
+	queue_fill_to(3000);
+	expect_fwd(&s, P_Q, ECN_CE, "latency class ECT, port queue above Kmax");
+}
+
+/* A bulk Not-ECT packet that finds the guard full (the port's buffer) is
+ * dropped, counted as a tail drop, and never reaches the port's queue;
+ * with overflow = mark an ECT one is forwarded CE and a Not-ECT one as it
+ * is, neither queued in the guard. */
+static void guard_full_drops_or_marks(void **state)
+{
+	struct pkt_spec not = pkt(4, P_Q, DSCP_ECN(0, ECN_NOT), 500);
+	struct pkt_spec ect = pkt(4, P_Q, DSCP_ECN(0, ECN_ECT0), 500);
+	struct xl_port_stats ps;
+	struct xl_guard_stats gs;
+	struct xl_queue_stats q;
+	__u64 vt;
+
+	(void)state;
+	port_set(P_Q, RATE_Q, 8192, XL_OVERFLOW_DROP);
+	guard_on();
+	queue_put(P_Q, 0);
+	guard_fill_to(12000); /* past the 8192-byte buffer for another 53 ms */
+	vt = guard_get(P_Q).vtime;
+	expect_drop(&not, "bulk Not-ECT, guard full, overflow = drop");
+	expect_drop(&ect, "bulk ECT, guard full, overflow = drop");
+	assert_int_equal(guard_get(P_Q).vtime, vt);
+	assert_int_equal(queue_get(P_Q), 0);
+	pstats_read(P_IN, &ps);
+	assert_int_equal(ps.reason.tail_drop, 2);
+	qstats_read(P_Q, C_DEFAULT, &q);
+	assert_int_equal(q.enq_packets, 0);
+	gstats_read(P_Q, C_DEFAULT, &gs);
+	assert_int_equal(gs.dropped, 2);
+	assert_int_equal(gs.marked, 0);
+
+	port_set(P_Q, RATE_Q, 8192, XL_OVERFLOW_MARK);
+	guard_fill_to(12000);
+	vt = guard_get(P_Q).vtime;
+	expect_fwd(&ect, P_Q, ECN_CE, "bulk ECT, guard full, overflow = mark");
+	expect_fwd(&not, P_Q, ECN_SAME, "bulk Not-ECT, guard full, overflow = mark");
+	assert_int_equal(guard_get(P_Q).vtime, vt);
+	gstats_read(P_Q, C_DEFAULT, &gs);
+	assert_int_equal(gs.packets, 4);
+	assert_int_equal(gs.dropped, 2);
+	assert_int_equal(gs.marked, 1);
+	qstats_read(P_Q, C_DEFAULT, &q);
+	assert_int_equal(q.enq_packets, 2);
+	assert_int_equal(q.marked, 0);
+}
+
+/* No latency class, or bulk_gamma 1: the loader leaves the guard off, and
+ * a guard entry that holds a backlog anyway changes nothing: bulk ECT is
+ * forwarded unmarked by an empty port queue, the guard untouched. */
+static void guard_off_changes_nothing(void **state)
+{
+	struct pkt_spec ect = pkt(4, P_Q, DSCP_ECN(0, ECN_ECT0), 500);
+	struct pkt_spec not = pkt(4, P_Q, DSCP_ECN(0, ECN_NOT), 500);
+	struct xl_guard_stats gs;
+	struct xl_port port;
+	__u64 vt;
+
+	(void)state;
+	for (int c = 0; c < 2; c++) {
+		/* 0: bulk_gamma 0.5 without a latency class; 1: with one, at 1 */
+		snprintf(E.q_bulk_gamma, sizeof(E.q_bulk_gamma), "bulk_gamma = %s\n",
+			 c ? "1" : "0.5");
+		E.latency_class = c ? C_ROCE : -1;
+		ecn_apply();
+		assert_int_equal(bpf_map_lookup_elem(bpf_map__fd(E.skel->maps.ports),
+						     &E.ifindex[P_Q], &port), 0);
+		assert_int_equal(port.bulk_guard, 0);
+		assert_int_equal(guard_get(P_Q).drain_bps, 0);
+		queue_put(P_Q, 0);
+		guard_fill_to(2 * BUF_Q);
+		vt = guard_get(P_Q).vtime;
+		expect_fwd(&ect, P_Q, ECN_SAME, "bulk ECT, guard off");
+		queue_put(P_Q, 0);
+		expect_fwd(&not, P_Q, ECN_SAME, "bulk Not-ECT, guard off");
+		assert_int_equal(guard_get(P_Q).vtime, vt);
+	}
+	gstats_read(P_Q, C_DEFAULT, &gs);
+	assert_int_equal(gs.packets, 0);
+	/* the default bulk_gamma, 0.95, with a latency class: on again */
+	E.q_bulk_gamma[0] = '\0';
+	E.latency_class = C_ROCE;
+	ecn_apply();
+	assert_int_equal(guard_get(P_Q).drain_bps, RATE_Q * 95 / 100);
+	/* and the unlimited port never has one */
+	assert_int_equal(guard_get(P_U).drain_bps, 0);
+}
+
 #define T(f) cmocka_unit_test_setup(f, reset)
 
 int main(void)
@@ -1326,6 +1572,10 @@ int main(void)
 		T(tail_drop_low_rate_default_buffer),
 		T(line_overhead_counted),
 		T(roce_profile_fitted_to_buffer),
+		T(guard_marks_bulk_ect),
+		T(guard_passes_latency_class),
+		T(guard_full_drops_or_marks),
+		T(guard_off_changes_nothing),
 	};
 
 	return cmocka_run_group_tests_name("xdpleaf_ecn", tests, group_setup,

@@ -14,6 +14,8 @@
 
 struct xl_queue_reader {
 	int queues_fd, classes_fd, stats_fd;
+	/* the bulk guards' maps; -1 in an instance of a build without them */
+	int guards_fd, gstats_fd;
 	int ncpu;
 	struct xl_class classes[XL_MAX_CLASSES];
 	int n_classes;
@@ -23,12 +25,18 @@ struct xl_queue_reader {
 struct xl_queue_reader *xl_queue_reader_open(const char *instance)
 {
 	struct xl_queue_reader *r = calloc(1, sizeof(*r));
+	char path[256];
 
 	if (!r)
 		return NULL;
 	r->queues_fd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_QUEUES));
 	r->classes_fd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_CLASSES));
 	r->stats_fd = xl_open_pinned_map(instance, XL_MAP_NAME(XL_MAP_QUEUE_STATS));
+	/* quietly absent in an instance pinned before the bulk guard */
+	r->guards_fd = bpf_obj_get((xl_pin_path(path, sizeof(path), instance,
+						XL_MAP_NAME(XL_MAP_GUARDS)), path));
+	r->gstats_fd = bpf_obj_get((xl_pin_path(path, sizeof(path), instance,
+						XL_MAP_NAME(XL_MAP_GUARD_STATS)), path));
 	r->ncpu = libbpf_num_possible_cpus();
 	if (r->queues_fd < 0 || r->classes_fd < 0 || r->stats_fd < 0 ||
 	    r->ncpu <= 0) {
@@ -54,6 +62,10 @@ void xl_queue_reader_close(struct xl_queue_reader *r)
 		close(r->classes_fd);
 	if (r->stats_fd >= 0)
 		close(r->stats_fd);
+	if (r->guards_fd >= 0)
+		close(r->guards_fd);
+	if (r->gstats_fd >= 0)
+		close(r->gstats_fd);
 	free(r);
 }
 
@@ -82,6 +94,40 @@ static int read_class(struct xl_queue_reader *r, __u32 slot, __u32 cls,
 	}
 	memcpy(sum->port, percpu[0].port, sizeof(sum->port));
 	memcpy(sum->class_name, percpu[0].class_name, sizeof(sum->class_name));
+	free(percpu);
+	return 0;
+}
+
+/* The port's bulk guard, if it is on: its entry, and bytes in it now. */
+static bool read_guard(struct xl_queue_reader *r, const struct xl_port *p, struct xl_guard *g,
+		       __u64 *now_bytes)
+{
+	if (!p->bulk_guard || r->guards_fd < 0 ||
+	    bpf_map_lookup_elem(r->guards_fd, &p->slot, g) || !g->drain_bps)
+		return false;
+	*now_bytes = xl_backlog(g->vtime, xl_vt_now(xl_monotonic_ns()), g->drain_bps);
+	return true;
+}
+
+/* The guard's counters of (slot, class), summed over CPUs (peak: max). */
+static int read_guard_class(struct xl_queue_reader *r, __u32 slot, __u32 cls,
+			    struct xl_guard_stats *sum)
+{
+	__u32 key = slot * XL_MAX_CLASSES + cls;
+	struct xl_guard_stats *percpu = calloc(r->ncpu, sizeof(*percpu));
+
+	memset(sum, 0, sizeof(*sum));
+	if (!percpu || r->gstats_fd < 0 || bpf_map_lookup_elem(r->gstats_fd, &key, percpu)) {
+		free(percpu);
+		return -1;
+	}
+	for (int c = 0; c < r->ncpu; c++) {
+		sum->packets += percpu[c].packets;
+		sum->marked += percpu[c].marked;
+		sum->dropped += percpu[c].dropped;
+		if (percpu[c].peak_bytes > sum->peak_bytes)
+			sum->peak_bytes = percpu[c].peak_bytes;
+	}
 	free(percpu);
 	return 0;
 }
@@ -158,9 +204,13 @@ json_object *xl_queue_json(struct xl_queue_reader *r, const struct xl_port *p)
 {
 	json_object *o, *classes, *total_hist;
 	struct xl_queue_stats total = {};
+	struct xl_guard g;
+	__u64 g_now = 0;
+	bool guard;
 
 	if (!p->drain_bps)
 		return NULL;
+	guard = read_guard(r, p, &g, &g_now);
 	o = json_object_new_object();
 	classes = json_object_new_array();
 	json_object_object_add(o, "line_rate_bps", json_object_new_uint64(p->line_rate_bps));
@@ -170,8 +220,15 @@ json_object *xl_queue_json(struct xl_queue_reader *r, const struct xl_port *p)
 	json_object_object_add(o, "overflow", json_object_new_string(overflow_name(p->overflow)));
 	json_object_object_add(o, "line_overhead_bytes", json_object_new_uint64(p->line_overhead));
 	json_object_object_add(o, "length_bytes", json_object_new_uint64(queue_now(r, p)));
+	if (guard) { /* only where it is on (docs/ecn.md, "The bulk guard") */
+		json_object_object_add(o, "guard_gamma", json_object_new_double(g.gamma_ppm / 1e6));
+		json_object_object_add(o, "guard_drain_bps", json_object_new_uint64(g.drain_bps));
+		json_object_object_add(o, "guard_mark_bytes", json_object_new_uint64(g.mark_bytes));
+		json_object_object_add(o, "guard_length_bytes", json_object_new_uint64(g_now));
+	}
 	for (int c = 0; c < r->n_classes; c++) {
 		struct xl_queue_stats s;
+		struct xl_guard_stats gs;
 		json_object *co, *hist;
 
 		if (read_class(r, p->slot, c, &s))
@@ -189,6 +246,13 @@ json_object *xl_queue_json(struct xl_queue_reader *r, const struct xl_port *p)
 			json_object_array_add(hist, json_object_new_uint64(s.hist[b]));
 		json_object_object_add(co, "hist", hist);
 		json_object_object_add(co, "hist_le_bytes", xl_json_hist_le(XL_QHIST_BUCKETS));
+		if (guard && !read_guard_class(r, p->slot, c, &gs)) {
+			json_object_object_add(co, "guard_packets", json_object_new_uint64(gs.packets));
+			json_object_object_add(co, "guard_marked", json_object_new_uint64(gs.marked));
+			json_object_object_add(co, "guard_dropped", json_object_new_uint64(gs.dropped));
+			json_object_object_add(co, "guard_peak_bytes",
+					       json_object_new_uint64(gs.peak_bytes));
+		}
 		json_object_array_add(classes, co);
 		total.enq_packets += s.enq_packets;
 		total.marked += s.marked;
@@ -222,15 +286,25 @@ static void print_rate(char *buf, size_t len, __u64 bps)
 
 void xl_queue_print(struct xl_queue_reader *r, const struct xl_port *p)
 {
+	struct xl_guard g;
+	__u64 g_now = 0;
 	char rate[16];
+	bool guard;
 
 	if (!p->drain_bps)
 		return;
+	guard = read_guard(r, p, &g, &g_now);
 	print_rate(rate, sizeof(rate), p->line_rate_bps);
 	printf("  queue: rate %s gamma %.2f buffer %u overflow %s line overhead %u, "
 	       "now %llu bytes\n", rate, p->gamma_ppm / 1e6, p->buffer_bytes,
 	       overflow_name(p->overflow), p->line_overhead, queue_now(r, p));
+	if (guard) {
+		print_rate(rate, sizeof(rate), g.drain_bps);
+		printf("  bulk guard: bulk_gamma %.2f drain %s, marks above %u bytes, "
+		       "now %llu bytes\n", g.gamma_ppm / 1e6, rate, g.mark_bytes, g_now);
+	}
 	for (int c = 0; c < r->n_classes; c++) {
+		struct xl_guard_stats gs;
 		struct xl_queue_stats s;
 
 		if (read_class(r, p->slot, c, &s))
@@ -249,5 +323,10 @@ void xl_queue_print(struct xl_queue_reader *r, const struct xl_port *p)
 			if (s.hist[b])
 				printf(" >=%llu:%llu", bucket_low(b), s.hist[b]);
 		printf("\n");
+		if (guard && !read_guard_class(r, p->slot, c, &gs) && gs.packets)
+			printf("      guard: packets %llu marked %llu (%.2f%%) dropped %llu "
+			       "(%.2f%%) peak %llu bytes\n", gs.packets, gs.marked,
+			       100.0 * gs.marked / gs.packets, gs.dropped,
+			       100.0 * gs.dropped / gs.packets, gs.peak_bytes);
 	}
 }
