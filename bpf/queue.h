@@ -53,14 +53,17 @@ static __always_inline void count_queue(__u32 slot, __u32 cls, __u64 q,
  * enqueue found with it is what a fresh clock finds too (marks and drops
  * only grow with the queue), and anything else is decided again on a
  * fresh clock. A queue that was empty starts its busy period up to that
- * run time early (tens of ns), once per busy period. */
+ * run time early (tens of ns), once per busy period. The guard's call
+ * (guard, a constant) returns in *now_ns the clock it last used: older
+ * than any queue word read after, so the port's queue may take it the
+ * same way. */
 static __always_inline int vq_offer(__u64 *vtime, __u64 drain_bps, const struct xl_port *out,
 				    const struct xl_wred *w, int guard, __u32 mark_bytes, int ect,
-				    __u64 wire, __u64 now_ns, __u64 *q_seen)
+				    __u64 wire, __u64 *now_ns, __u64 *q_seen)
 {
-	int d = XL_Q_ENQUEUE, i, done = 0, drawn = 0, stale = now_ns != 0;
+	int d = XL_Q_ENQUEUE, i, done = 0, drawn = 0, stale = *now_ns != 0;
 	int mark_only = out->overflow == XL_OVERFLOW_MARK;
-	__u64 old = 0, q = 0, now;
+	__u64 old = 0, q = 0, now, ns = *now_ns;
 	__u32 rnd = 0;
 
 	/* one round more: a stale clock's round that decided nothing */
@@ -69,7 +72,9 @@ static __always_inline int vq_offer(__u64 *vtime, __u64 drain_bps, const struct 
 		 * read before it would see another CPU's later enqueue as
 		 * queue (above). */
 		old = XL_READ_ONCE(*vtime);
-		now = xl_vt_now(stale ? now_ns : bpf_ktime_get_ns());
+		if (!stale)
+			ns = bpf_ktime_get_ns();
+		now = xl_vt_now(ns);
 		q = xl_backlog(old, now, drain_bps);
 		/* a random number only where WRED can use one: an empty
 		 * queue marks with probability 0, the guard's step never */
@@ -94,28 +99,33 @@ static __always_inline int vq_offer(__u64 *vtime, __u64 drain_bps, const struct 
 	if (!done) /* lost every race: the queue is busy */
 		__sync_fetch_and_add(vtime, xl_vt_of_bytes(wire, drain_bps));
 	*q_seen = q;
+	if (guard)
+		*now_ns = ns;
 	return d;
 }
 
-/* The port's bulk guard for a packet of a class without XL_CLASS_LATENCY
- * (include/ecn.h): XL_Q_* bits, counted per (slot, class). 0 when the
- * guard has no entry or no rate (the loader's fill under way). */
-static __always_inline int bulk_guard(const struct xl_port *out, __u32 slot, __u32 cls_id,
-				      const struct xl_wred *w, int ect, __u64 wire,
-				      __u64 now_ns)
+/* The port's bulk guard for a packet of class cls_id (include/ecn.h):
+ * XL_Q_* bits, counted per (slot, class). 0 for a latency class, which
+ * passes the guard by, and when the guard has no entry or no rate (the
+ * loader's fill under way). A function of its own, so that a port
+ * without a guard pays one test of a byte and not for the registers the
+ * guard's code needs. */
+static __noinline int bulk_guard(const struct xl_port *out, __u32 cls_id, int ect, __u64 wire,
+				 __u64 *now_ns)
 {
-	__u32 key = slot * XL_MAX_CLASSES + cls_id;
+	__u32 slot = out->slot, key = slot * XL_MAX_CLASSES + cls_id;
 	struct xl_guard *g = bpf_map_lookup_elem(&guards, &slot);
+	struct xl_class *cls = bpf_map_lookup_elem(&classes, &cls_id);
 	struct xl_guard_stats *gs;
 	__u64 drain, q = 0;
 	int d;
 
-	if (!g)
+	if (!g || !cls || (cls->wred.flags & XL_CLASS_LATENCY))
 		return 0;
 	drain = XL_READ_ONCE(g->drain_bps); /* one value: reload may write it */
 	if (!drain)
 		return 0;
-	d = vq_offer(&g->vtime, drain, out, w, 1, g->mark_bytes, ect, wire, now_ns, &q);
+	d = vq_offer(&g->vtime, drain, out, &cls->wred, 1, g->mark_bytes, ect, wire, now_ns, &q);
 	gs = bpf_map_lookup_elem(&guard_stats, &key);
 	if (gs) {
 		gs->packets++;
@@ -133,8 +143,9 @@ static __always_inline int bulk_guard(const struct xl_port *out, __u32 slot, __u
  * ecn leaving through out (now_ns: as vq_offer's). A global function,
  * verified on its own. On a port whose bulk guard is on, a packet of a
  * class that is no latency class goes through the guard first: one the
- * guard drops never reaches the port's queue, and a guard's mark is the
- * packet's whatever the queue decides. */
+ * guard drops never reaches the port's queue, a guard's mark is the
+ * packet's whatever the queue decides, and the clock the guard read is
+ * the queue's too (one clock read per packet, as without a guard). */
 __noinline int xl_phantom_queue(const struct xl_port *out, __u32 dscp,
 				__u32 ecn, __u64 len, __u64 now_ns)
 {
@@ -157,12 +168,12 @@ __noinline int xl_phantom_queue(const struct xl_port *out, __u32 dscp,
 	queue = bpf_map_lookup_elem(&queues, &slot);
 	if (!cls || !queue)
 		return XL_Q_ENQUEUE;
-	if (out->bulk_guard && !(cls->wred.flags & XL_CLASS_LATENCY)) {
-		g = bulk_guard(out, slot, cls_id, &cls->wred, ect, wire, now_ns);
+	if (out->bulk_guard) {
+		g = bulk_guard(out, cls_id, ect, wire, &now_ns);
 		if (g & XL_Q_DROP)
 			return g;
 	}
-	d = vq_offer(&queue->vtime, out->drain_bps, out, &cls->wred, 0, 0, ect, wire, now_ns, &q);
+	d = vq_offer(&queue->vtime, out->drain_bps, out, &cls->wred, 0, 0, ect, wire, &now_ns, &q);
 	count_queue(slot, cls_id, q, len, d);
 	return d | (g & XL_Q_MARK);
 }

@@ -397,6 +397,15 @@ static int features(void)
 		  "latency class, a new flow's first packet (latency = yes, not none; 1 per call)",
 		  { "", "", "", "[class inference]\ndscp = 18\nlatency = yes\n" },
 		  { "", "", "", "" }, NULL, 18 << 2 | 0x02, 1 },
+		/* a bulk (default-class) packet through the guard of every
+		 * port with a rate, which a latency class turns on */
+		{ "bulk_guard", "bulk guard (a latency class, bulk_gamma 0.95; not: none)",
+		  { "", "", "", "[class inference]\ndscp = 18\nlatency = yes\n" },
+		  { "", "", "", "[class inference]\ndscp = 18\n" }, NULL, 0x02, 0 },
+		/* the same on-link (100G), where the queue reads its own clock */
+		{ "bulk_guard_onlink", "bulk guard, on-link + queue (100G downlink)",
+		  { "", "", "", "[class inference]\ndscp = 18\nlatency = yes\n" },
+		  { "", "", "", "[class inference]\ndscp = 18\n" }, "10.9.2.2", 0x02, 0 },
 	};
 	static struct pathcase c;
 	__u32 in = perf_ifindex(&P, "xb-in");

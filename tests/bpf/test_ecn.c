@@ -114,10 +114,8 @@ static struct {
 	__u32 q_overflow;
 	__u32 q_overhead;
 	char class_keys[3][96];
-	/* xe-q's bulk_gamma line ("" for the default), and the class the
-	 * configuration makes a latency class (-1: none). The parser has no
-	 * `latency` key yet: ecn_apply sets XL_CLASS_LATENCY in the parsed
-	 * configuration, where `latency = yes` will set it. */
+	/* xe-q's bulk_gamma line ("" for the default), and the class whose
+	 * section says latency = yes (-1: none) */
 	char q_bulk_gamma[32];
 	int latency_class;
 } E;
@@ -162,11 +160,11 @@ static void ecn_apply(void)
 		"[route 10.1.2.0/24]\nport = xe-u\n"
 		"[route 2001:db8::/64]\nport = xe-in\n[route 2001:db8:1::/64]\nport = xe-q\n"
 		"[route 2001:db8:2::/64]\nport = xe-u\n\n"
-		"[class default]\n%s[class cnp]\n%s[class roce]\n%s"
-		"# latency class: %d\n",
+		"[class default]\n%s%s[class cnp]\n%s[class roce]\n%s%s",
 		E.q_buffer, overflow[E.q_overflow], E.q_overhead, E.q_bulk_gamma,
-		E.class_keys[C_DEFAULT], E.class_keys[C_CNP], E.class_keys[C_ROCE],
-		E.latency_class) > 0);
+		E.class_keys[C_DEFAULT], E.latency_class == C_DEFAULT ? "latency = yes\n" : "",
+		E.class_keys[C_CNP], E.class_keys[C_ROCE],
+		E.latency_class == C_ROCE ? "latency = yes\n" : "") > 0);
 	if (applied && !strcmp(applied, text)) {
 		free(text);
 		return;
@@ -174,8 +172,6 @@ static void ecn_apply(void)
 	free(applied);
 	applied = NULL;
 	assert_int_equal(fixture_config(&cfg, "%s", text), 0);
-	if (E.latency_class >= 0)
-		cfg.classes[E.latency_class].wred.flags |= XL_CLASS_LATENCY;
 	err = xl_leaf_fill_maps(E.skel, &cfg);
 	xl_config_free(&cfg);
 	assert_int_equal(err, 0);

@@ -60,8 +60,7 @@ XL_KEY(K_GAMMA, S_PORT, "gamma", T_GAMMA, PORT(gamma_ppm), TO_PORT(gamma_ppm), .
  * only where the configuration has a latency class */
 XL_KEY(K_BULK_GAMMA, S_PORT, "bulk_gamma", T_GAMMA, PORT(bulk_gamma_ppm),
        .dflt = XL_BULK_GAMMA_DEFAULT_PPM, .json = "bulk_gamma_ppm",
-       .flags = KF_LEAF_ONLY | KF_NEEDS_RATE,
-       .doc_default = "`0.95` (`XL_BULK_GAMMA_DEFAULT_PPM`)",
+       .flags = KF_LEAF_ONLY | KF_NEEDS_RATE, .doc_default = "`0.95` (`XL_BULK_GAMMA_DEFAULT_PPM`)",
        .doc_values = "0 < bulk_gamma <= 1 (`1`: no guard), at most 6 decimals")
 /* the map's buffer is the loader's: at least two of the port's frames */
 XL_KEY(K_BUFFER, S_PORT, "buffer", T_BYTES, 2048, PORT(buffer_bytes), TO_PORT(buffer_bytes),

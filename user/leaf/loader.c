@@ -92,31 +92,33 @@ static __u32 buffer_bytes(const struct xl_cfg_port *cp, __u32 frame)
 								     : cp->buffer_bytes;
 }
 
-/* Bulk guards run only beside a latency class: without one there is no
- * traffic for them to keep the queues short for. */
-static bool has_latency_class(const struct xl_config *cfg)
+/* The DSCPs whose class has latency = yes (struct xl_group's
+ * latency_dscp). */
+static __u64 latency_dscp(const struct xl_config *cfg)
 {
-	for (int i = 0; i < cfg->n_classes; i++)
-		if (cfg->classes[i].wred.flags & XL_CLASS_LATENCY)
-			return true;
-	return false;
+	__u64 mask = 0;
+
+	for (__u32 d = 0; d < 64; d++)
+		if (cfg->classes[cfg->dscp_class[d]].wred.flags & XL_CLASS_LATENCY)
+			mask |= 1ULL << d;
+	return mask;
 }
 
 /* The port's bulk guard (docs/ecn.md): on with a rate, bulk_gamma < 1
  * and a latency class, marking above two of its largest frames; else
  * zero, which the dataplane reads as off. The entry's vtime is kept, so
  * a reload does not empty a guard that holds a backlog. Returns whether
- * the guard is on. */
+ * the guard is on: never in an instance pinned before the guard, whose
+ * reload finds no `guards` map (and whose programs have no guard). */
 static int fill_guard(struct leaf *skel, __u32 slot, const struct xl_cfg_port *cp, __u32 frame,
 		      bool latency)
 {
-	struct xl_guard g = {};
+	struct xl_guard g = {}, was;
 
-	if (bpf_map__lookup_elem(skel->maps.guards, &slot, sizeof(slot), &g, sizeof(g), 0))
-		g.vtime = 0;
-	g.drain_bps = 0;
-	g.mark_bytes = 0;
-	g.gamma_ppm = 0;
+	if (bpf_map__fd(skel->maps.guards) < 0)
+		return 0;
+	if (!bpf_map__lookup_elem(skel->maps.guards, &slot, sizeof(slot), &was, sizeof(was), 0))
+		g.vtime = was.vtime;
 	if (latency && cp->rate_bps && cp->bulk_gamma_ppm < 1000000) {
 		g.drain_bps = drain_bps(cp) * cp->bulk_gamma_ppm / 1000000;
 		g.mark_bytes = 2 * frame;
@@ -132,7 +134,9 @@ static int fill_guard(struct leaf *skel, __u32 slot, const struct xl_cfg_port *c
 
 static int fill_ports(struct leaf *skel, const struct xl_config *cfg)
 {
-	bool latency = has_latency_class(cfg);
+	/* bulk guards run only beside a latency class some DSCP is in:
+	 * without one there is no traffic to keep the queues short for */
+	bool latency = latency_dscp(cfg) != 0;
 
 	for (int i = 0; i < cfg->n_ports; i++) {
 		const struct xl_cfg_port *cp = &cfg->ports[i];
@@ -163,18 +167,6 @@ static int fill_ports(struct leaf *skel, const struct xl_config *cfg)
 		MAP_SET(skel->maps.tx_ports, &p.ifindex, &p.ifindex);
 	}
 	return 0;
-}
-
-/* The DSCPs whose class has latency = yes (struct xl_group's
- * latency_dscp). */
-static __u64 latency_dscp(const struct xl_config *cfg)
-{
-	__u64 mask = 0;
-
-	for (__u32 d = 0; d < 64; d++)
-		if (cfg->classes[cfg->dscp_class[d]].wred.flags & XL_CLASS_LATENCY)
-			mask |= 1ULL << d;
-	return mask;
 }
 
 static int fill_groups(struct leaf *skel, const struct xl_config *cfg)
