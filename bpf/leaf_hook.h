@@ -162,9 +162,11 @@ __noinline int XL_HOOKED(xl_forward)(XL_CTX *ctx, struct xl_flow *flow, __u32 l3
 
 	if (out->port.drain_bps) {
 		/* every segment of an aggregate pays its line overhead */
-		int q = xl_phantom_queue(&out->port, tos >> 2, tos & XL_ECN_MASK,
-					 len + (detail[1] > 1 ? detail[1] - 1 : 0) *
-						       out->port.line_overhead, now);
+		__u64 qlen = len + (detail[1] > 1 ? detail[1] - 1 : 0) * out->port.line_overhead;
+		/* the bulk guard's queue only on a port that has one */
+		int q = out->port.bulk_guard ?
+				xl_guarded_queue(&out->port, tos >> 2, tos & XL_ECN_MASK, qlen, now) :
+				xl_phantom_queue(&out->port, tos >> 2, tos & XL_ECN_MASK, qlen, now);
 
 		if (q & XL_Q_DROP)
 			return XDP_DROP << 8 | XL_R_TAIL_DROP;

@@ -35,7 +35,8 @@ static __always_inline void count_queue(__u32 slot, __u32 cls, __u64 q,
 }
 
 /* Offer a packet of wire bytes to one virtual queue: the word *vtime,
- * draining at drain_bps (a port's queue, or its bulk guard). Returns
+ * draining at *drain bit/s (a port's queue, or its bulk guard; read where
+ * used, as the port's code always did). Returns
  * XL_Q_* bits, decided by the class's profile w (guard: the guard's step
  * at mark_bytes, xl_guard_decide, a constant at each call); *q_seen: the
  * backlog the decision found. Both CPUs may run this for one port at
@@ -57,12 +58,11 @@ static __always_inline void count_queue(__u32 slot, __u32 cls, __u64 q,
  * (guard, a constant) returns in *now_ns the clock it last used: older
  * than any queue word read after, so the port's queue may take it the
  * same way. */
-static __always_inline int vq_offer(__u64 *vtime, __u64 drain_bps, const struct xl_port *out,
+static __always_inline int vq_offer(__u64 *vtime, const __u64 *drain, const struct xl_port *out,
 				    const struct xl_wred *w, int guard, __u32 mark_bytes, int ect,
 				    __u64 wire, __u64 *now_ns, __u64 *q_seen)
 {
 	int d = XL_Q_ENQUEUE, i, done = 0, drawn = 0, stale = *now_ns != 0;
-	int mark_only = out->overflow == XL_OVERFLOW_MARK;
 	__u64 old = 0, q = 0, now, ns = *now_ns;
 	__u32 rnd = 0;
 
@@ -75,7 +75,7 @@ static __always_inline int vq_offer(__u64 *vtime, __u64 drain_bps, const struct 
 		if (!stale)
 			ns = bpf_ktime_get_ns();
 		now = xl_vt_now(ns);
-		q = xl_backlog(old, now, drain_bps);
+		q = xl_backlog(old, now, *drain);
 		/* a random number only where WRED can use one: an empty
 		 * queue marks with probability 0, the guard's step never */
 		if (!guard && q && !drawn) {
@@ -83,8 +83,9 @@ static __always_inline int vq_offer(__u64 *vtime, __u64 drain_bps, const struct 
 			drawn = 1;
 		}
 		d = guard ? xl_guard_decide(q, wire, out->buffer_bytes, mark_bytes, w->flags, ect,
-					    mark_only) :
-			    xl_queue_decide(q, wire, out->buffer_bytes, w, ect, mark_only, rnd);
+					    out->overflow == XL_OVERFLOW_MARK) :
+			    xl_queue_decide(q, wire, out->buffer_bytes, w, ect,
+					    out->overflow == XL_OVERFLOW_MARK, rnd);
 		if (stale && d != XL_Q_ENQUEUE) {
 			stale = 0;
 			continue;
@@ -93,39 +94,40 @@ static __always_inline int vq_offer(__u64 *vtime, __u64 drain_bps, const struct 
 		if (!(d & XL_Q_ENQUEUE))
 			done = 1;
 		else if (__sync_val_compare_and_swap(vtime, old,
-				xl_vt_enqueue(old, now, wire, drain_bps)) == old)
+				xl_vt_enqueue(old, now, wire, *drain)) == old)
 			done = 1;
 	}
 	if (!done) /* lost every race: the queue is busy */
-		__sync_fetch_and_add(vtime, xl_vt_of_bytes(wire, drain_bps));
+		__sync_fetch_and_add(vtime, xl_vt_of_bytes(wire, *drain));
 	*q_seen = q;
 	if (guard)
 		*now_ns = ns;
 	return d;
 }
 
-/* The port's bulk guard for a packet of class cls_id (include/ecn.h):
- * XL_Q_* bits, counted per (slot, class). 0 for a latency class, which
+/* The port's bulk guard for a packet of class cls_id, profile w
+ * (include/ecn.h): XL_Q_* bits, counted per (slot, class). 0 for a
+ * latency class, which
  * passes the guard by, and when the guard has no entry or no rate (the
- * loader's fill under way). A function of its own, so that a port
- * without a guard pays one test of a byte and not for the registers the
- * guard's code needs. */
-static __noinline int bulk_guard(const struct xl_port *out, __u32 cls_id, int ect, __u64 wire,
-				 __u64 *now_ns)
+ * loader's fill under way). */
+static __always_inline int bulk_guard(const struct xl_port *out, __u32 cls_id,
+				      const struct xl_wred *w, int ect, __u64 wire, __u64 *now_ns)
 {
 	__u32 slot = out->slot, key = slot * XL_MAX_CLASSES + cls_id;
-	struct xl_guard *g = bpf_map_lookup_elem(&guards, &slot);
-	struct xl_class *cls = bpf_map_lookup_elem(&classes, &cls_id);
+	struct xl_guard *g;
 	struct xl_guard_stats *gs;
-	__u64 drain, q = 0;
+	__u64 q = 0;
 	int d;
 
-	if (!g || !cls || (cls->wred.flags & XL_CLASS_LATENCY))
+	if (w->flags & XL_CLASS_LATENCY)
 		return 0;
-	drain = XL_READ_ONCE(g->drain_bps); /* one value: reload may write it */
-	if (!drain)
+	g = bpf_map_lookup_elem(&guards, &slot);
+	if (!g)
 		return 0;
-	d = vq_offer(&g->vtime, drain, out, &cls->wred, 1, g->mark_bytes, ect, wire, now_ns, &q);
+	/* off (0) while a reload writes it; a division by 0 is 0 in BPF */
+	if (!g->drain_bps)
+		return 0;
+	d = vq_offer(&g->vtime, &g->drain_bps, out, w, 1, g->mark_bytes, ect, wire, now_ns, &q);
 	gs = bpf_map_lookup_elem(&guard_stats, &key);
 	if (gs) {
 		gs->packets++;
@@ -139,15 +141,15 @@ static __noinline int bulk_guard(const struct xl_port *out, __u32 cls_id, int ec
 	return d;
 }
 
-/* Returns XL_Q_* bits for a packet of len bytes, DSCP dscp and ECN field
- * ecn leaving through out (now_ns: as vq_offer's). A global function,
- * verified on its own. On a port whose bulk guard is on, a packet of a
- * class that is no latency class goes through the guard first: one the
- * guard drops never reaches the port's queue, a guard's mark is the
- * packet's whatever the queue decides, and the clock the guard read is
- * the queue's too (one clock read per packet, as without a guard). */
-__noinline int xl_phantom_queue(const struct xl_port *out, __u32 dscp,
-				__u32 ecn, __u64 len, __u64 now_ns)
+/* XL_Q_* bits for a packet of len bytes, DSCP dscp and ECN field ecn
+ * leaving through out (now_ns: as vq_offer's). guarded (a constant): the
+ * port's bulk guard is on, and a packet of a class that is no latency
+ * class goes through it first: one the guard drops never reaches the
+ * port's queue, a guard's mark is the packet's whatever the queue
+ * decides, and the clock the guard read is the queue's too (one clock
+ * read per packet, as without a guard). */
+static __always_inline int phantom_queue(const struct xl_port *out, __u32 dscp, __u32 ecn,
+					 __u64 len, __u64 now_ns, int guarded)
 {
 	__u32 slot, cls_id = XL_CLASS_DEFAULT;
 	int d, g = 0, ect = ecn != XL_ECN_NOT_ECT;
@@ -168,14 +170,30 @@ __noinline int xl_phantom_queue(const struct xl_port *out, __u32 dscp,
 	queue = bpf_map_lookup_elem(&queues, &slot);
 	if (!cls || !queue)
 		return XL_Q_ENQUEUE;
-	if (out->bulk_guard) {
-		g = bulk_guard(out, cls_id, ect, wire, &now_ns);
+	if (guarded) {
+		g = bulk_guard(out, cls_id, &cls->wred, ect, wire, &now_ns);
 		if (g & XL_Q_DROP)
 			return g;
 	}
-	d = vq_offer(&queue->vtime, out->drain_bps, out, &cls->wred, 0, 0, ect, wire, &now_ns, &q);
+	d = vq_offer(&queue->vtime, &out->drain_bps, out, &cls->wred, 0, 0, ect, wire, &now_ns, &q);
 	count_queue(slot, cls_id, q, len, d);
 	return d | (g & XL_Q_MARK);
+}
+
+/* The port's queue alone; and with the port's bulk guard (the caller
+ * chose by xl_port.bulk_guard). Global functions, verified on their own;
+ * two, so that a port without a guard runs the queue's code as it was
+ * and pays only the caller's test. */
+__noinline int xl_phantom_queue(const struct xl_port *out, __u32 dscp, __u32 ecn, __u64 len,
+				__u64 now_ns)
+{
+	return phantom_queue(out, dscp, ecn, len, now_ns, 0);
+}
+
+__noinline int xl_guarded_queue(const struct xl_port *out, __u32 dscp, __u32 ecn, __u64 len,
+				__u64 now_ns)
+{
+	return phantom_queue(out, dscp, ecn, len, now_ns, 1);
 }
 
 #endif /* XL_QUEUE_H */
