@@ -204,18 +204,39 @@ static inline int xl_queue_decide(__u64 q, __u64 len, __u64 buffer,
 	return XL_Q_ENQUEUE;
 }
 
+/* The bulk guard's step: a backlog of this much time at the port's drain
+ * rate, or two of its largest frames if that is more (a slow port), marks
+ * or drops (xl_guard_decide). 20 us: what a request may wait behind bulk
+ * traffic at 100 Gbit/s and up (250 KB there), a few frames' time where
+ * frames take longer. */
+#define XL_GUARD_STEP_NS 20000ULL
+
+/* The guard's step in bytes for a port draining at drain_bps whose largest
+ * frame is frame bytes, at most its buffer. */
+static inline __u32 xl_guard_step(__u64 drain_bps, __u32 frame, __u32 buffer)
+{
+	__u64 t = drain_bps * XL_GUARD_STEP_NS / 8 / 1000000000ULL, f = 2ULL * frame;
+	__u64 step = t > f ? t : f;
+
+	return step < buffer ? (__u32)step : buffer;
+}
+
 /* The bulk guard (docs/ecn.md): HULL's phantom queue, a second virtual
  * queue per port that drains at bulk_gamma x the port's drain rate and
  * only packets of classes without XL_CLASS_LATENCY enter. It keeps the
- * bulk traffic's own backlog short (a mark as soon as it holds more than
- * mark_bytes, two of the port's largest frames) so that the real queue
- * stays nearly empty for the latency classes, which pass it by.
+ * bulk traffic's own backlog short so that the real queue stays nearly
+ * empty for the latency classes, which pass it by.
  *
  * Its decision is the port queue's (xl_queue_decide) with a step in
- * place of the WRED ramp: no mark up to mark_bytes, every markable packet
- * above, so no random number is needed. The buffer and what a full one
- * does (drop or mark) are the port's. A latency-class packet gets no bit:
- * forwarded as it is and not queued. */
+ * place of the WRED ramp: no mark up to mark_bytes (xl_guard_step), every
+ * markable packet above, so no random number is needed. A sender that
+ * cannot hear a mark (Not-ECT, or a class never marked) keeps its queue
+ * cwnd - BDP long whatever the buffer, so only a loss shortens it: for
+ * its packets the guard's buffer ends at the step, and one that finds
+ * more is dropped (overflow = drop and a class that may drop) or passes
+ * unqueued (overflow = mark). Otherwise the buffer and what a full one
+ * does are the port's. A latency-class packet gets no bit: forwarded as
+ * it is and not queued. */
 static inline int xl_guard_decide(__u64 q, __u64 len, __u64 buffer, __u32 mark_bytes,
 				  __u32 class_flags, int ect, int mark_only)
 {
@@ -229,6 +250,8 @@ static inline int xl_guard_decide(__u64 q, __u64 len, __u64 buffer, __u32 mark_b
 
 	if (class_flags & XL_CLASS_LATENCY)
 		return 0;
+	if ((!ect || (class_flags & XL_CLASS_NO_MARK)) && buffer > mark_bytes + len)
+		buffer = mark_bytes + len;
 	return xl_queue_decide(q, len, buffer, &step, ect, mark_only, 0);
 }
 

@@ -932,15 +932,36 @@ static void guard_threshold(void **state)
 			 XL_Q_ENQUEUE);
 }
 
-/* Not-ECT and no-mark classes are queued, never marked, above the step. */
+/* Not-ECT and no-mark classes cannot hear a mark: above the step their
+ * packet is the guard's drop (a class that may drop, overflow = drop),
+ * passes unqueued with overflow = mark, and is queued up to the step. */
 static void guard_ect_vs_not(void **state)
 {
 	(void)state;
-	assert_int_equal(xl_guard_decide(G_MARK + 1, 1500, G_BUF, G_MARK, 0, NOT_ECT, DROPS),
+	assert_int_equal(xl_guard_decide(G_MARK, 1500, G_BUF, G_MARK, 0, NOT_ECT, DROPS),
 			 XL_Q_ENQUEUE);
+	assert_int_equal(xl_guard_decide(G_MARK + 1, 1500, G_BUF, G_MARK, 0, NOT_ECT, DROPS),
+			 XL_Q_DROP);
+	assert_int_equal(xl_guard_decide(G_MARK + 1, 1500, G_BUF, G_MARK, 0, NOT_ECT, MARKS), 0);
 	assert_int_equal(xl_guard_decide(20000, 1500, G_BUF, G_MARK, XL_CLASS_NO_MARK, ECT,
 					 DROPS),
+			 XL_Q_DROP);
+	/* the CNP class: never marked, never dropped, queued */
+	assert_int_equal(xl_guard_decide(20000, 1500, G_BUF, G_MARK,
+					 XL_CLASS_NO_MARK | XL_CLASS_NO_DROP, ECT, DROPS),
 			 XL_Q_ENQUEUE);
+}
+
+/* The step: 20 us of the drain rate, at least two of the largest frames,
+ * at most the buffer. */
+static void guard_step_bytes(void **state)
+{
+	(void)state;
+	assert_int_equal(xl_guard_step(100000000ULL, 1518, 25000), 3036);
+	assert_int_equal(xl_guard_step(100000000000ULL, 1518, 1 << 20), 250000);
+	assert_int_equal(xl_guard_step(800000000000ULL, 1518, 1 << 20), 1 << 20);
+	assert_int_equal(xl_guard_step(10000000000ULL, 9018, 1 << 20), 25000);
+	assert_int_equal(xl_guard_step(10000000000ULL, 9018, 1 << 20) > 2 * 9018, 1);
 }
 
 /* A packet that does not fit the buffer: dropped when the port drops and
@@ -949,10 +970,8 @@ static void guard_ect_vs_not(void **state)
 static void guard_full(void **state)
 {
 	(void)state;
-	assert_int_equal(xl_guard_decide(G_BUF - 1500, 1500, G_BUF, G_MARK, 0, NOT_ECT, DROPS),
-			 XL_Q_ENQUEUE);
-	assert_int_equal(xl_guard_decide(G_BUF - 1499, 1500, G_BUF, G_MARK, 0, NOT_ECT, DROPS),
-			 XL_Q_DROP);
+	assert_int_equal(xl_guard_decide(G_BUF - 1500, 1500, G_BUF, G_MARK, 0, ECT, DROPS),
+			 XL_Q_ENQUEUE | XL_Q_MARK);
 	assert_int_equal(xl_guard_decide(G_BUF - 1499, 1500, G_BUF, G_MARK, 0, ECT, DROPS),
 			 XL_Q_DROP);
 	assert_int_equal(xl_guard_decide(G_BUF, 1500, G_BUF, G_MARK, 0, ECT, MARKS), XL_Q_MARK);
@@ -1053,6 +1072,7 @@ int main(void)
 		cmocka_unit_test(tail_drop_reaches_buffer),
 		cmocka_unit_test(guard_threshold),
 		cmocka_unit_test(guard_ect_vs_not),
+		cmocka_unit_test(guard_step_bytes),
 		cmocka_unit_test(guard_full),
 		cmocka_unit_test(guard_latency_bypass),
 		cmocka_unit_test(guard_marks_below_line_rate),

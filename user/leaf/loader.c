@@ -105,7 +105,7 @@ static __u64 latency_dscp(const struct xl_config *cfg)
 }
 
 /* The port's bulk guard (docs/ecn.md): on with a rate, bulk_gamma < 1
- * and a latency class, marking above two of its largest frames; else
+ * and a latency class, its step xl_guard_step's; else
  * zero, which the dataplane reads as off. The entry's vtime is kept, so
  * a reload does not empty a guard that holds a backlog. Returns whether
  * the guard is on: never in an instance pinned before the guard, whose
@@ -121,7 +121,7 @@ static int fill_guard(struct leaf *skel, __u32 slot, const struct xl_cfg_port *c
 		g.vtime = was.vtime;
 	if (latency && cp->rate_bps && cp->bulk_gamma_ppm < 1000000) {
 		g.drain_bps = drain_bps(cp) * cp->bulk_gamma_ppm / 1000000;
-		g.mark_bytes = 2 * frame;
+		g.mark_bytes = xl_guard_step(g.drain_bps, frame, buffer_bytes(cp, frame));
 		g.gamma_ppm = cp->bulk_gamma_ppm;
 	}
 	if (bpf_map__update_elem(skel->maps.guards, &slot, sizeof(slot), &g, sizeof(g),
