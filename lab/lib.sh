@@ -90,20 +90,91 @@ TBF_BUFFER_US=2000
 # of 100 Mbit/s carries 98.4 Mbit/s of 1,514-byte frames.
 TBF_OVERHEAD_BYTES=24
 
-# shape_link NS DEV BPS [BURST_US]: DEV of namespace NS becomes a link of
-# BPS bit/s (a TBF as above; BURST_US replaces TBF_BURST_US, for
-# lab/link_rate.sh's comparisons).
-shape_link() {
-	local ns=$1 dev=$2 bps=$3 burst_us=${4:-$TBF_BURST_US} mtu frame burst limit
+# link_sizes NS DEV BPS BURST_US: the sizes of a link of BPS bit/s on DEV
+# of namespace NS (above), in bytes: LINK_FRAME (a full frame), LINK_BURST
+# (the bucket) and LINK_LIMIT (the buffer).
+link_sizes() {
+	local ns=$1 dev=$2 bps=$3 burst_us=$4 mtu
 	mtu=$(ip -n "$ns" -o link show dev "$dev" |
 		sed -n 's/.* mtu \([0-9]*\) .*/\1/p')
-	frame=$((mtu + 14))
-	burst=$((bps * burst_us / 8000000))
-	((burst >= 2 * frame)) || burst=$((2 * frame))
-	limit=$((bps * TBF_BUFFER_US / 8000000))
-	((limit >= 2 * frame)) || limit=$((2 * frame))
-	in_ns "$ns" tc qdisc replace dev "$dev" root tbf \
-		rate "${bps}bit" burst "$burst" limit "$limit" overhead "$TBF_OVERHEAD_BYTES"
+	LINK_FRAME=$((mtu + 14))
+	LINK_BURST=$((bps * burst_us / 8000000))
+	((LINK_BURST >= 2 * LINK_FRAME)) || LINK_BURST=$((2 * LINK_FRAME))
+	LINK_LIMIT=$((bps * TBF_BUFFER_US / 8000000))
+	((LINK_LIMIT >= 2 * LINK_FRAME)) || LINK_LIMIT=$((2 * LINK_FRAME))
+}
+
+# shape_link NS DEV BPS [BURST_US]: DEV of namespace NS becomes a link of
+# BPS bit/s with one queue (a TBF as above; BURST_US replaces
+# TBF_BURST_US, for lab/link_rate.sh's comparisons).
+shape_link() {
+	local ns=$1 dev=$2 bps=$3 burst_us=${4:-$TBF_BURST_US}
+	link_sizes "$ns" "$dev" "$bps" "$burst_us"
+	in_ns "$ns" tc qdisc replace dev "$dev" root tbf rate "${bps}bit" \
+		burst "$LINK_BURST" limit "$LINK_LIMIT" overhead "$TBF_OVERHEAD_BYTES"
+}
+
+# The bulk class's guaranteed share of a link with class queues, in
+# percent: small, so the latency class keeps nearly all of the link.
+SWQ_BULK_PERCENT=1
+
+# shape_link_classes NS DEV BPS DSCPS [BURST_US]: DEV of namespace NS
+# becomes a link of BPS bit/s with two queues, as a switch port that maps
+# DSCP to priority queues: packets whose DSCP is in DSCPS (comma-separated)
+# go to a latency queue served with strict priority, everything else
+# (IPv4, IPv6, ARP) to a bulk queue. An HTB with the TBF's rate, bucket
+# (burst, cburst), line overhead and buffer (a bfifo per queue):
+#   1:   htb, default 1:20
+#   1:1  the link: rate = ceil = BPS
+#   1:10 latency: rate = ceil = BPS, prio 0
+#   1:20 bulk: rate SWQ_BULK_PERCENT of BPS, ceil BPS, prio 1
+# Why that is strict priority: HTB first serves the classes that are
+# within their own rate ("green"), by prio, and only then those that
+# borrow from their parent ("yellow"), by prio. The latency class's rate
+# is the whole link, so it is green whenever its traffic fits the link
+# and goes before the bulk class's borrowed traffic, and before the bulk
+# class's own small rate by prio: a latency packet waits at most for the
+# frame being sent. Every send is charged to the link class, so the bulk
+# class borrows only what the latency class left; the link exceeds BPS
+# by at most the bulk class's own rate, and only while the latency class
+# alone fills it. The line overhead is the classes' `overhead`, the TBF's
+# mechanism, so the byte counters and the bfifo count frames as the
+# TBF's do (a `stab` would add it to both). Each class has its quantum
+# (one frame): HTB's default, its rate / r2q, is out of range at these
+# rates and the kernel warns. tc's ip6 priority is the traffic class
+# byte, 0xfc its DSCP bits.
+shape_link_classes() {
+	local ns=$1 dev=$2 bps=$3 dscps=$4 burst_us=${5:-$TBF_BURST_US} d tos
+	local -a list
+	link_sizes "$ns" "$dev" "$bps" "$burst_us"
+	local cls="burst $LINK_BURST cburst $LINK_BURST overhead $TBF_OVERHEAD_BYTES quantum $LINK_FRAME"
+	IFS=, read -r -a list <<<"$dscps"
+	# a root of another kind (a TBF, or none) goes: classes are added anew
+	in_ns "$ns" tc qdisc del dev "$dev" root 2>/dev/null || true
+	{
+		echo "qdisc add dev $dev root handle 1: htb default 20"
+		echo "class add dev $dev parent 1: classid 1:1 htb rate ${bps}bit ceil ${bps}bit $cls"
+		echo "class add dev $dev parent 1:1 classid 1:10 htb rate ${bps}bit ceil ${bps}bit prio 0 $cls"
+		echo "class add dev $dev parent 1:1 classid 1:20 htb rate $((bps * SWQ_BULK_PERCENT / 100))bit ceil ${bps}bit prio 1 $cls"
+		echo "qdisc add dev $dev parent 1:10 handle 10: bfifo limit $LINK_LIMIT"
+		echo "qdisc add dev $dev parent 1:20 handle 20: bfifo limit $LINK_LIMIT"
+		for d in "${list[@]}"; do
+			tos=$(printf '0x%02x' $((10#$d << 2)))
+			echo "filter add dev $dev parent 1: protocol ip prio 1 u32 match ip dsfield $tos 0xfc flowid 1:10"
+			echo "filter add dev $dev parent 1: protocol ipv6 prio 2 u32 match ip6 priority $tos 0xfc flowid 1:10"
+		done
+	} | in_ns "$ns" tc -batch -
+}
+
+# dscp_list LIST: 0 if LIST is DSCPs (0-63), comma-separated.
+dscp_list() {
+	local IFS=, d
+	local -a list
+	[[ $1 =~ ^[0-9]+(,[0-9]+)*$ ]] || return 1
+	read -r -a list <<<"$1"
+	for d in "${list[@]}"; do
+		[[ $d =~ ^[0-9]{1,2}$ ]] && ((10#$d <= 63)) || return 1
+	done
 }
 
 # The lab's addresses (docs/lab.md): host n (1..4) behind leaf1 is sn at
