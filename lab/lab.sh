@@ -58,9 +58,9 @@ usage: $0 up|down|status [--prefix P] [--mode xdp|kernel] [--config FILE]
   --switch-queues Q
                  (up) the queues of the links --uplink-rates and
                  --receiver-rate shape: single (default), the TBF above, one
-                 queue; class, an HTB of the same rate, burst, buffer and
-                 line overhead with two queues: the latency DSCPs served with
-                 strict priority, everything else the bulk queue
+                 queue; class, the same TBF taking from two queues of its
+                 buffer each: the latency DSCPs' served with strict
+                 priority, everything else the bulk queue
   --latency-dscp LIST
                  (with --switch-queues class) the DSCPs of the latency
                  queue, comma-separated, 0-63 (default 18, AF21)
@@ -261,7 +261,7 @@ shape() {
 # What `up` says about a shaped link's queues.
 queues_said() {
 	if [[ $SWITCH_QUEUES == class ]]; then
-		echo "HTB, latency DSCPs $LATENCY_DSCP first"
+		echo "TBF over 2 queues, latency DSCPs $LATENCY_DSCP first"
 	else
 		echo TBF
 	fi

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Does a lab link (a TBF, as lab.sh --uplink-rates makes them, or the HTB
-# of --switch-queues class) keep its rate when the CPUs are busy? Two
-# namespaces joined by a veth, the link's qdisc at RATE on one end,
-# untagged UDP (an HTB's bulk queue) offered at 1.6 x RATE through it; the
-# qdisc's own counters over SECONDS give the rate it delivered in line
+# Does a lab link (a TBF, as lab.sh --uplink-rates makes them, with one
+# queue or the two of --switch-queues class) keep its rate when the CPUs
+# are busy? Two namespaces joined by a veth, the link at RATE on one end,
+# untagged UDP (the bulk queue) offered at 1.6 x RATE through it; the
+# TBF's own counters over SECONDS give the rate it delivered in line
 # bytes (frames plus their line overhead, as its rate counts them), first
 # on idle CPUs, then beside HOGS busy loops (the lab's MPI ranks spin as
 # these do). Printed as a fraction of RATE for each queue setting and
@@ -28,8 +28,9 @@ usage: lab/link_rate.sh [--rate R] [--bursts US,US,...] [--hogs N]
   --hogs N        busy loops beside the loaded measurement (default $HOGS)
   --seconds S     length of one measurement (default $SECONDS_)
   --repeats N     measurements per burst and load (default $REPEATS)
-  --queues LIST   the links to compare, comma-separated: single (a TBF),
-                  class (lab.sh --switch-queues class's HTB) (default $QUEUES)
+  --queues LIST   the links to compare, comma-separated: single (the TBF's
+                  one queue), class (lab.sh --switch-queues class's two)
+                  (default $QUEUES)
 Needs root, iproute2, iperf3 and python3. Creates namespaces xlr<pid>-a/-b and
 removes them (and its busy loops) on exit.
 EOF
@@ -81,9 +82,8 @@ ip -n "$P-b" addr add 10.77.0.2/24 dev lb
 ip -n "$P-a" link set la up
 ip -n "$P-b" link set lb up
 
-# sent_bytes: the line bytes the link's qdisc (its root's counters) has let
-# through: its frames' bytes plus each frame's TBF_OVERHEAD_BYTES, which
-# its rate also pays for.
+# sent_bytes: the line bytes the TBF has let through: its frames' bytes
+# plus each frame's TBF_OVERHEAD_BYTES, which its rate also pays for.
 sent_bytes() {
 	ip netns exec "$P-a" tc -s qdisc show dev la |
 		sed -n 's/.*Sent \([0-9]*\) bytes \([0-9]*\) pkt.*/\1 \2/p' | head -1 |
