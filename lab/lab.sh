@@ -5,7 +5,8 @@
 #   lab.sh up|down|status [--prefix P] [--mode xdp|kernel] [--config FILE]
 #                         [--hook auto|xdp|tc] [--leaf2-config FILE]
 #                         [--uplink-rates R1,R2,R3,R4] [--receiver-rate R]
-#                         [--host-repath]
+#                         [--host-repath] [--switch-queues single|class]
+#                         [--latency-dscp LIST]
 #
 # All namespaces are named P-<node> so parallel runs with different prefixes
 # never clash. Topology and addressing: docs/lab.md.
@@ -24,7 +25,8 @@ usage() {
 usage: $0 up|down|status [--prefix P] [--mode xdp|kernel] [--config FILE]
                          [--hook auto|xdp|tc] [--leaf2-config FILE]
                          [--uplink-rates R1,R2,R3,R4] [--receiver-rate R]
-                         [--host-repath]
+                         [--host-repath] [--switch-queues single|class]
+                         [--latency-dscp LIST]
   --prefix P     namespace prefix and xdpleaf instance name (default xl)
   --mode M       xdp: load xdpleaf in leaf1 (default); kernel: kernel ECMP only
   --config FILE  xdpleaf config for leaf1 (default lab/leaf1.conf)
@@ -53,6 +55,15 @@ usage: $0 up|down|status [--prefix P] [--mode xdp|kernel] [--config FILE]
                  another path after each of its RTOs (what a fabric hashing
                  IPv6 flow labels gets). Default 0: one hash per connection,
                  as a switch's ECMP hashing the 5-tuple (docs/lab.md)
+  --switch-queues Q
+                 (up) the queues of the links --uplink-rates and
+                 --receiver-rate shape: single (default), the TBF above, one
+                 queue; class, the same TBF taking from two queues of its
+                 buffer each: the latency DSCPs' served with strict
+                 priority, everything else the bulk queue
+  --latency-dscp LIST
+                 (with --switch-queues class) the DSCPs of the latency
+                 queue, comma-separated, 0-63 (default 18, AF21)
 EOF
 	exit 2
 }
@@ -237,12 +248,31 @@ parse_uplink_rates() {
 	done
 }
 
+# A shaped link of the lab (lab/lib.sh) with the queues --switch-queues
+# chose: shape NS DEV BPS.
+shape() {
+	if [[ $SWITCH_QUEUES == class ]]; then
+		shape_link_classes "$1" "$2" "$3" "$LATENCY_DSCP"
+	else
+		shape_link "$1" "$2" "$3"
+	fi
+}
+
+# What `up` says about a shaped link's queues.
+queues_said() {
+	if [[ $SWITCH_QUEUES == class ]]; then
+		echo "TBF over 2 queues, latency DSCPs $LATENCY_DSCP first"
+	else
+		echo TBF
+	fi
+}
+
 shape_uplinks() {
 	local i
 	for i in "${!HOSTS[@]}"; do
-		shape_link "$PREFIX-sp${HOSTS[i]}" up "${UPLINK_BPS[i]}"
+		shape "$PREFIX-sp${HOSTS[i]}" up "${UPLINK_BPS[i]}"
 	done
-	log "uplinks shaped: ${UPLINK_RATES//,/ } bit/s (TBF on spine 'up', buffer ${TBF_BUFFER_US}us)"
+	log "uplinks shaped: ${UPLINK_RATES//,/ } bit/s ($(queues_said) on spine 'up', buffer ${TBF_BUFFER_US}us)"
 }
 
 # --receiver-rate: leaf2's port toward each receiver at RECV_BPS. Not the
@@ -252,9 +282,9 @@ shape_uplinks() {
 shape_receivers() {
 	local n
 	for n in "${HOSTS[@]}"; do
-		shape_link "$PREFIX-leaf2" "r$n" "$RECV_BPS"
+		shape "$PREFIX-leaf2" "r$n" "$RECV_BPS"
 	done
-	log "receiver links shaped: $RECV_RATE bit/s (TBF on leaf2's rN, buffer ${TBF_BUFFER_US}us)"
+	log "receiver links shaped: $RECV_RATE bit/s ($(queues_said) on leaf2's rN, buffer ${TBF_BUFFER_US}us)"
 }
 
 cmd_up() {
@@ -266,8 +296,9 @@ cmd_up() {
 	fi
 	# State first, so `down` after a failure here knows what to undo.
 	mkdir -p "$STATE_DIR"
-	printf 'MODE=%s\nCONFIG=%s\nUPLINK_RATES=%s\nRECV_RATE=%s\n' "$MODE" \
-		"$CONFIG" "$UPLINK_RATES" "$RECV_RATE" >"$STATE_FILE"
+	printf 'MODE=%s\nCONFIG=%s\nUPLINK_RATES=%s\nRECV_RATE=%s\nSWITCH_QUEUES=%s\nLATENCY_DSCP=%s\n' \
+		"$MODE" "$CONFIG" "$UPLINK_RATES" "$RECV_RATE" "$SWITCH_QUEUES" \
+		"$LATENCY_DSCP" >"$STATE_FILE"
 	STATE_MODE=$MODE
 	# A half-built fabric is useless: tear it down if anything fails
 	# (set -e exits the script, so the EXIT trap is where to catch it).
@@ -355,7 +386,14 @@ cmd_status() {
 	echo "namespaces:"
 	# shellcheck disable=SC2001 # indents every line of the list
 	sed 's/^/  /' <<<"$nss"
-	local rates n
+	local rates n queues
+	# a lab from before --switch-queues recorded none: it had one queue
+	queues=$(sed -n 's/^SWITCH_QUEUES=//p' "$STATE_FILE" 2>/dev/null || true)
+	if [[ ${queues:-single} == class ]]; then
+		echo "switch queues: class (latency DSCPs $(sed -n 's/^LATENCY_DSCP=//p' "$STATE_FILE"))"
+	else
+		echo "switch queues: single"
+	fi
 	rates=$(sed -n 's/^UPLINK_RATES=//p' "$STATE_FILE" 2>/dev/null || true)
 	if [[ -n $rates ]]; then
 		echo "uplinks shaped ($rates):"
@@ -394,6 +432,8 @@ main() {
 	UPLINK_RATES=
 	RECV_RATE=
 	HOST_REPATH=0
+	SWITCH_QUEUES=single
+	LATENCY_DSCP=
 	while [[ $# -gt 0 ]]; do
 		case $1 in
 		--prefix) PREFIX=${2:?--prefix needs a value}; shift 2 ;;
@@ -404,6 +444,8 @@ main() {
 		--uplink-rates) UPLINK_RATES=${2:?--uplink-rates needs a value}; shift 2 ;;
 		--receiver-rate) RECV_RATE=${2:?--receiver-rate needs a value}; shift 2 ;;
 		--host-repath) HOST_REPATH=1; shift ;;
+		--switch-queues) SWITCH_QUEUES=${2:?--switch-queues needs a value}; shift 2 ;;
+		--latency-dscp) LATENCY_DSCP=${2:?--latency-dscp needs a value}; shift 2 ;;
 		*) usage ;;
 		esac
 	done
@@ -413,6 +455,20 @@ main() {
 		die "bad prefix '$PREFIX' (letters, digits, _; at most 20)"
 	[[ $MODE == xdp || $MODE == kernel ]] || die "bad mode '$MODE'"
 	[[ -z $HOOK || $HOOK =~ ^(auto|xdp|tc)$ ]] || die "bad hook '$HOOK' (auto, xdp or tc)"
+	case $SWITCH_QUEUES in
+	single)
+		[[ -z $LATENCY_DSCP ]] ||
+			die "--latency-dscp needs --switch-queues class (single has one queue)"
+		;;
+	class)
+		[[ -n $UPLINK_RATES || -n $RECV_RATE ]] ||
+			die "--switch-queues class needs --uplink-rates or --receiver-rate (the queues are those links')"
+		LATENCY_DSCP=${LATENCY_DSCP:-18}
+		dscp_list "$LATENCY_DSCP" ||
+			die "--latency-dscp: bad list '$LATENCY_DSCP' (DSCPs 0-63, comma-separated, e.g. 18 or 18,46)"
+		;;
+	*) die "bad --switch-queues '$SWITCH_QUEUES' (single or class)" ;;
+	esac
 	[[ $EUID -eq 0 ]] || die "must run as root"
 	[[ -z $UPLINK_RATES ]] || parse_uplink_rates
 	if [[ -n $RECV_RATE ]]; then

@@ -90,20 +90,82 @@ TBF_BUFFER_US=2000
 # of 100 Mbit/s carries 98.4 Mbit/s of 1,514-byte frames.
 TBF_OVERHEAD_BYTES=24
 
-# shape_link NS DEV BPS [BURST_US]: DEV of namespace NS becomes a link of
-# BPS bit/s (a TBF as above; BURST_US replaces TBF_BURST_US, for
-# lab/link_rate.sh's comparisons).
-shape_link() {
-	local ns=$1 dev=$2 bps=$3 burst_us=${4:-$TBF_BURST_US} mtu frame burst limit
+# link_sizes NS DEV BPS BURST_US: the sizes of a link of BPS bit/s on DEV
+# of namespace NS (above), in bytes: LINK_FRAME (a full frame), LINK_BURST
+# (the bucket) and LINK_LIMIT (the buffer).
+link_sizes() {
+	local ns=$1 dev=$2 bps=$3 burst_us=$4 mtu
 	mtu=$(ip -n "$ns" -o link show dev "$dev" |
 		sed -n 's/.* mtu \([0-9]*\) .*/\1/p')
-	frame=$((mtu + 14))
-	burst=$((bps * burst_us / 8000000))
-	((burst >= 2 * frame)) || burst=$((2 * frame))
-	limit=$((bps * TBF_BUFFER_US / 8000000))
-	((limit >= 2 * frame)) || limit=$((2 * frame))
-	in_ns "$ns" tc qdisc replace dev "$dev" root tbf \
-		rate "${bps}bit" burst "$burst" limit "$limit" overhead "$TBF_OVERHEAD_BYTES"
+	LINK_FRAME=$((mtu + 14))
+	LINK_BURST=$((bps * burst_us / 8000000))
+	((LINK_BURST >= 2 * LINK_FRAME)) || LINK_BURST=$((2 * LINK_FRAME))
+	LINK_LIMIT=$((bps * TBF_BUFFER_US / 8000000))
+	((LINK_LIMIT >= 2 * LINK_FRAME)) || LINK_LIMIT=$((2 * LINK_FRAME))
+}
+
+# shape_link NS DEV BPS [BURST_US]: DEV of namespace NS becomes a link of
+# BPS bit/s with one queue (a TBF as above; BURST_US replaces
+# TBF_BURST_US, for lab/link_rate.sh's comparisons).
+shape_link() {
+	local ns=$1 dev=$2 bps=$3 burst_us=${4:-$TBF_BURST_US}
+	link_sizes "$ns" "$dev" "$bps" "$burst_us"
+	# a TBF from before would keep its queues (shape_link_classes)
+	in_ns "$ns" tc qdisc del dev "$dev" root 2>/dev/null || true
+	in_ns "$ns" tc qdisc add dev "$dev" root handle 1: tbf rate "${bps}bit" \
+		burst "$LINK_BURST" limit "$LINK_LIMIT" overhead "$TBF_OVERHEAD_BYTES"
+}
+
+# shape_link_classes NS DEV BPS DSCPS [BURST_US]: DEV of namespace NS
+# becomes a link of BPS bit/s with two queues, as a switch port that maps
+# DSCP to priority queues: packets whose DSCP is in DSCPS (comma-separated)
+# go to a latency queue served with strict priority, everything else
+# (IPv4, IPv6, ARP) to a bulk queue, each a bfifo of the link's buffer.
+#   1:   tbf, the link of shape_link: rate, bucket, line overhead
+#   2:   htb under it (default 2:20), only to order the queues:
+#   2:10 latency: prio 0    2:20 bulk: prio 1
+# The TBF shapes, so the link has the single queue's rate exactly: an HTB
+# shaping at the same rate and bucket carried 0.94-0.96 of it under the
+# lab's bulk TCP on two busy cores, where the TBF carried 0.99-1.02. The
+# HTB's classes have rates far above the link's (SWQ_ORDER_X times), so
+# both are always within their rate ("green") and HTB serves green
+# classes by prio: strict priority. The TBF takes the HTB's next packet
+# once it has the tokens for it (it peeks, and the HTB hands out the
+# packet it chose), so a latency packet waits for at most that one bulk
+# frame and the tokens of both, as on a switch port that finishes the
+# frame on the wire. Each class has its quantum (one frame): HTB's
+# default, rate / r2q, is out of range at these rates and tc warns. tc's
+# ip6 priority is the traffic class byte; mask 0xfc takes its DSCP bits.
+SWQ_ORDER_X=10
+shape_link_classes() {
+	local ns=$1 dev=$2 bps=$3 dscps=$4 d tos
+	local -a list
+	shape_link "$ns" "$dev" "$bps" "${5:-$TBF_BURST_US}"
+	local cls="htb rate $((bps * SWQ_ORDER_X))bit burst $LINK_BURST quantum $LINK_FRAME"
+	IFS=, read -r -a list <<<"$dscps"
+	{
+		echo "qdisc add dev $dev parent 1:1 handle 2: htb default 20"
+		echo "class add dev $dev parent 2: classid 2:10 $cls prio 0"
+		echo "class add dev $dev parent 2: classid 2:20 $cls prio 1"
+		echo "qdisc add dev $dev parent 2:10 handle 10: bfifo limit $LINK_LIMIT"
+		echo "qdisc add dev $dev parent 2:20 handle 20: bfifo limit $LINK_LIMIT"
+		for d in "${list[@]}"; do
+			tos=$(printf '0x%02x' $((10#$d << 2)))
+			echo "filter add dev $dev parent 2: protocol ip prio 1 u32 match ip dsfield $tos 0xfc flowid 2:10"
+			echo "filter add dev $dev parent 2: protocol ipv6 prio 2 u32 match ip6 priority $tos 0xfc flowid 2:10"
+		done
+	} | in_ns "$ns" tc -batch -
+}
+
+# dscp_list LIST: 0 if LIST is DSCPs (0-63), comma-separated.
+dscp_list() {
+	local IFS=, d
+	local -a list
+	[[ $1 =~ ^[0-9]+(,[0-9]+)*$ ]] || return 1
+	read -r -a list <<<"$1"
+	for d in "${list[@]}"; do
+		[[ $d =~ ^[0-9]{1,2}$ ]] && ((10#$d <= 63)) || return 1
+	done
 }
 
 # The lab's addresses (docs/lab.md): host n (1..4) behind leaf1 is sn at

@@ -1,24 +1,26 @@
 #!/usr/bin/env bash
-# Does a lab link (a TBF, as lab.sh --uplink-rates makes them) keep its rate
-# when the CPUs are busy? Two namespaces joined by a veth, a TBF at RATE on
-# one end, UDP offered at 1.6 x RATE through it; the TBF's own counters
-# over SECONDS give the rate it delivered in line bytes (frames plus their
-# line overhead, as its rate counts them), first on idle CPUs, then
-# beside HOGS busy loops (the lab's MPI ranks spin as these do). Printed as
-# a fraction of RATE for each burst. The busy loops call sched_yield()
-# as they spin, as Open MPI's ranks do with mpi_yield_when_idle (the
-# benchmark's setting). bench/results/2026-11-28-jct-notebook/README.md
-# ("The lab's links ran below their rate") has the figures that set
-# lab/lib.sh's TBF_BURST_US, and why a lone link is not the evidence.
+# Does a lab link (a TBF, as lab.sh --uplink-rates makes them, with one
+# queue or the two of --switch-queues class) keep its rate when the CPUs
+# are busy? Two namespaces joined by a veth, the link at RATE on one end,
+# untagged UDP (the bulk queue) offered at 1.6 x RATE through it; the
+# TBF's own counters over SECONDS give the rate it delivered in line
+# bytes (frames plus their line overhead, as its rate counts them), first
+# on idle CPUs, then beside HOGS busy loops (the lab's MPI ranks spin as
+# these do). Printed as a fraction of RATE for each queue setting and
+# burst. The busy loops call sched_yield() as they spin, as Open MPI's
+# ranks do with mpi_yield_when_idle (the benchmark's setting).
+# bench/results/2026-11-28-jct-notebook/README.md ("The lab's links ran
+# below their rate") has the figures that set lab/lib.sh's TBF_BURST_US,
+# and why a lone link is not the evidence.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-source "$ROOT/lab/lib.sh" # rate_bps, shape_link, in_ns
+source "$ROOT/lab/lib.sh" # rate_bps, shape_link(_classes), in_ns
 
-RATE=50M BURSTS=100,$TBF_BURST_US HOGS=8 SECONDS_=5 REPEATS=2
+RATE=50M BURSTS=100,$TBF_BURST_US HOGS=8 SECONDS_=5 REPEATS=2 QUEUES=single
 usage() {
 	cat <<EOF
 usage: lab/link_rate.sh [--rate R] [--bursts US,US,...] [--hogs N]
-                        [--seconds S] [--repeats N]
+                        [--seconds S] [--repeats N] [--queues LIST]
   --rate R        the TBF's rate (default $RATE; K/M/G = 10^3/10^6/10^9)
   --bursts LIST   TBF buckets to compare, in microseconds of RATE (default
                   $BURSTS, the lab's; never below two full frames, as in
@@ -26,6 +28,9 @@ usage: lab/link_rate.sh [--rate R] [--bursts US,US,...] [--hogs N]
   --hogs N        busy loops beside the loaded measurement (default $HOGS)
   --seconds S     length of one measurement (default $SECONDS_)
   --repeats N     measurements per burst and load (default $REPEATS)
+  --queues LIST   the links to compare, comma-separated: single (the TBF's
+                  one queue), class (lab.sh --switch-queues class's two)
+                  (default $QUEUES)
 Needs root, iproute2, iperf3 and python3. Creates namespaces xlr<pid>-a/-b and
 removes them (and its busy loops) on exit.
 EOF
@@ -37,6 +42,7 @@ while (($#)); do
 	--hogs) HOGS=${2:?--hogs needs a value}; shift 2 ;;
 	--seconds) SECONDS_=${2:?--seconds needs a value}; shift 2 ;;
 	--repeats) REPEATS=${2:?--repeats needs a value}; shift 2 ;;
+	--queues) QUEUES=${2:?--queues needs a value}; shift 2 ;;
 	-h | --help) usage; exit 0 ;;
 	*) echo "link_rate.sh: unknown option '$1'" >&2; usage >&2; exit 2 ;;
 	esac
@@ -53,6 +59,10 @@ done
 IFS=, read -r -a bursts <<<"$BURSTS"
 for us in "${bursts[@]}"; do
 	[[ $us =~ ^[0-9]+$ ]] || die "bad burst '$us' (microseconds)"
+done
+IFS=, read -r -a queues <<<"$QUEUES"
+for q in "${queues[@]}"; do
+	[[ $q == single || $q == class ]] || die "bad queue setting '$q' (single or class)"
 done
 
 P=xlr$$
@@ -80,7 +90,7 @@ sent_bytes() {
 		awk -v o="$TBF_OVERHEAD_BYTES" '{ print $1 + $2 * o }'
 }
 
-# measure: the fraction of RATE the TBF delivered over SECONDS_, with UDP
+# measure: the fraction of RATE the link delivered over SECONDS_, with UDP
 # offered at 1.6 x RATE (so it always has a queue) from 1 s before to 1 s
 # after the window.
 measure() {
@@ -119,13 +129,19 @@ hogs_stop() {
 	HOG_PIDS=()
 }
 
-printf '%-10s %s\n' "burst_us" "delivered/rate: idle ... | beside $HOGS busy loops ..."
+printf '%-8s %-10s %s\n' queues burst_us "delivered/rate: idle ... | beside $HOGS busy loops ..."
 for us in "${bursts[@]}"; do
-	shape_link "$P-a" la "$BPS" "$us"
-	idle=() loaded=()
-	for ((r = 0; r < REPEATS; r++)); do idle+=("$(measure)"); done
-	hogs_start
-	for ((r = 0; r < REPEATS; r++)); do loaded+=("$(measure)"); done
-	hogs_stop
-	printf '%-10s %s | %s\n' "$us" "${idle[*]}" "${loaded[*]}"
+	for q in "${queues[@]}"; do
+		if [[ $q == class ]]; then
+			shape_link_classes "$P-a" la "$BPS" 18 "$us"
+		else
+			shape_link "$P-a" la "$BPS" "$us"
+		fi
+		idle=() loaded=()
+		for ((r = 0; r < REPEATS; r++)); do idle+=("$(measure)"); done
+		hogs_start
+		for ((r = 0; r < REPEATS; r++)); do loaded+=("$(measure)"); done
+		hogs_stop
+		printf '%-8s %-10s %s | %s\n' "$q" "$us" "${idle[*]}" "${loaded[*]}"
+	done
 done
