@@ -40,6 +40,7 @@ HOST_TCPS="dc as-is"
 SIZES="small medium"
 DURATION=30
 QUIET_WAIT=60
+HOOK=
 OUT=
 PREFIX=xlm$$
 RATES=100M,100M,100M,100M
@@ -65,6 +66,7 @@ usage() {
 	cat >&2 <<EOF
 usage: $0 [--fabrics LIST] [--switches LIST] [--host-tcp LIST] [--sizes LIST]
           [--duration S] [--out DIR] [--prefix P] [--quiet-wait N]
+          [--hook auto|xdp|tc]
   --fabrics LIST  of (default: all)
                   kernel   kernel ECMP in leaf1 (lab --mode kernel)
                   flowlet  xdpleaf, lab/leaf1.conf with each uplink's rate:
@@ -87,6 +89,10 @@ usage: $0 [--fabrics LIST] [--switches LIST] [--host-tcp LIST] [--sizes LIST]
   --prefix P      lab prefix stem (default xlm<pid>); labs are P<f><s>
   --quiet-wait N  before each cell wait up to N s (default $QUIET_WAIT) until the
                   CPUs are idle (0: do not wait)
+  --hook H        the xdpleaf fabrics' hook (lab.sh --hook; default: the
+                  config's, auto: tc on the lab's veths, where a TCP stream
+                  reaches the leaf as GRO aggregates; xdp: frame by frame,
+                  as on a NIC)
 Lists are comma or space separated.
 EOF
 	exit 2
@@ -99,6 +105,7 @@ while [[ $# -gt 0 ]]; do
 	--host-tcp) HOST_TCPS=${2//,/ }; shift 2 ;;
 	--sizes) SIZES=${2//,/ }; shift 2 ;;
 	--duration) DURATION=$2; shift 2 ;;
+	--hook) HOOK=$2; shift 2 ;;
 	--out) OUT=$2; shift 2 ;;
 	--prefix) PREFIX=$2; shift 2 ;;
 	--quiet-wait) QUIET_WAIT=$2; shift 2 ;;
@@ -123,6 +130,7 @@ done
 	die "--fabrics, --switches, --host-tcp, --sizes: not empty"
 [[ $DURATION =~ ^[1-9][0-9]*$ ]] || die "--duration: a positive whole number of seconds"
 [[ $QUIET_WAIT =~ ^[0-9]+$ ]] || die "--quiet-wait: a whole number of seconds"
+[[ -z $HOOK || $HOOK =~ ^(auto|xdp|tc)$ ]] || die "--hook: auto, xdp or tc, not '$HOOK'"
 [[ $PREFIX =~ ^[A-Za-z0-9_]{1,16}$ ]] || die "--prefix: letters, digits, _; at most 16"
 [[ -x $COLLECTIVE ]] || die "$COLLECTIVE not built (make build/bench/collective)"
 [[ ! " $FABRICS " =~ \ (flowlet|latency)\  || -x $XDPLEAF ]] || die "$XDPLEAF not built (run make)"
@@ -180,6 +188,7 @@ lab_up() {
 		conf=$OUT/leaf1-$FABRIC.conf
 		fabric_conf "$FABRIC" >"$conf"
 		args+=(--mode xdp --config "$conf")
+		[[ -z $HOOK ]] || args+=(--hook "$HOOK")
 	fi
 	if ! lab_try_start "$P" "${args[@]}"; then
 		# its last word that is not about its own cleaning up
@@ -317,6 +326,8 @@ run_cell() {
 	requests "$size" "$RUN/off-$((++n))" 127.0.0.1 || ok=0
 	ar_running || { log "  the all-reduce ended before its windows did: $(tail -n 3 "$RUN/mpirun.err")"; ok=0; }
 	ar_stop "$RUN" || { log "  the all-reduce failed: $(tail -n 3 "$RUN/mpirun.err")"; ok=0; }
+	# leaf1's counters since the lab came up (its queues', the guard's)
+	kernel_fabric || in_ns "$P-leaf1" "$XDPLEAF" stats --json --instance "$P" >"$RUN/stats.json" || true
 	((ok))
 }
 
@@ -336,8 +347,8 @@ run_lab() {
 		RUN=$OUT/$HOST_TCP/$SWITCH/$FABRIC
 		rm -rf "$RUN"
 		mkdir -p "$RUN"
-		printf '{"fabric": "%s", "switch": "%s", "host_tcp": "%s", "lab": "%s", "rates": "%s", "duration_s": %s, "sizes": "%s"}\n' \
-			"$FABRIC" "$SWITCH" "$HOST_TCP" "$P" "$RATES" "$DURATION" "${SIZE_LIST[*]}" >"$RUN/meta.json"
+		printf '{"fabric": "%s", "switch": "%s", "host_tcp": "%s", "lab": "%s", "rates": "%s", "duration_s": %s, "sizes": "%s", "hook": "%s"}\n' \
+			"$FABRIC" "$SWITCH" "$HOST_TCP" "$P" "$RATES" "$DURATION" "${SIZE_LIST[*]}" "${HOOK:-config}" >"$RUN/meta.json"
 		if [[ -n $LAB_WHY ]]; then
 			echo "$LAB_WHY" >"$RUN/failed.txt"
 			continue
