@@ -229,14 +229,13 @@ static inline __u32 xl_guard_step(__u64 drain_bps, __u32 frame, __u32 buffer)
  *
  * Its decision is the port queue's (xl_queue_decide) with a step in
  * place of the WRED ramp: no mark up to mark_bytes (xl_guard_step), every
- * markable packet above, so no random number is needed. A sender that
- * cannot hear a mark (Not-ECT, or a class never marked) keeps its queue
- * cwnd - BDP long whatever the buffer, so only a loss shortens it: for
- * its packets the guard's buffer ends at the step, and one that finds
- * more is dropped (overflow = drop and a class that may drop) or passes
- * unqueued (overflow = mark). Otherwise the buffer and what a full one
- * does are the port's. A latency-class packet gets no bit: forwarded as
- * it is and not queued. */
+ * markable packet above, so no random number is needed. The buffer and
+ * what a full one does (drop or mark) are the port's: a sender that
+ * cannot hear a mark (Not-ECT) loses only when the guard is full. Drops
+ * at the step instead cost the lab's reno all-reduce 14 x its step time
+ * (docs/inference.md): at the tc hook a drop takes a whole GRO aggregate.
+ * A latency-class packet gets no bit: forwarded as it is and not
+ * queued. */
 static inline int xl_guard_decide(__u64 q, __u64 len, __u64 buffer, __u32 mark_bytes,
 				  __u32 class_flags, int ect, int mark_only)
 {
@@ -250,8 +249,6 @@ static inline int xl_guard_decide(__u64 q, __u64 len, __u64 buffer, __u32 mark_b
 
 	if (class_flags & XL_CLASS_LATENCY)
 		return 0;
-	if ((!ect || (class_flags & XL_CLASS_NO_MARK)) && buffer > mark_bytes + len)
-		buffer = mark_bytes + len;
 	return xl_queue_decide(q, len, buffer, &step, ect, mark_only, 0);
 }
 

@@ -125,10 +125,17 @@ def cell_rows(cell, meta):
     for size in sizes:
         idle = stats(rtts_us(samples(os.path.join(cell, f"idle-{size}.csv"))))
         loaded = stats(rtts_us(samples(os.path.join(cell, f"loaded-{size}.csv"))))
+        # the same requests to s1's own loopback under the all-reduce:
+        # what the hosts' CPUs alone add, no fabric (the cell's bound)
+        host = stats(rtts_us([v for stem in off_stems(cell)
+                              if (load(os.path.join(cell, stem + ".json"), {}) or {})
+                              .get("size") == size
+                              for v in samples(os.path.join(cell, stem + ".csv"))]))
         with_ = inside(steps, span(cell, f"loaded-{size}"))
         ar_with = statistics.median(with_) if with_ else None
-        row = dict(base, size=size, idle=idle, loaded=loaded,
+        row = dict(base, size=size, idle=idle, loaded=loaded, host_loaded=host,
                    p99_x=ratio(loaded and loaded["p99"], idle and idle["p99"]),
+                   host_p99_x=ratio(host and host["p99"], idle and idle["p99"]),
                    ar_steps_with=len(with_), ar_steps_without=len(without),
                    ar_p50_with_ms=ar_with, ar_p50_without_ms=ar_without,
                    ar_x=ratio(ar_with, ar_without),
@@ -205,16 +212,16 @@ def verdict(t):
 
 def table(rows):
     head = ["hosts", "switch", "size", "fabric", "idle p50/p99/p99.9 us",
-            "loaded p50/p99/p99.9 us", "p99 x", "all-reduce p50 ms with/without (steps)",
+            "loaded p50/p99/p99.9 us", "p99 x", "host p99 x", "all-reduce p50 ms with/without (steps)",
             "ar x", "targets"]
     body = []
     for r in rows:
         if r.get("failed") and not r["loaded"]:
             body.append([r["host_tcp"], r["switch"], r["size"], r["fabric"],
-                         "-", "-", "-", "-", "-", "FAILED: " + r["failed"]])
+                         "-", "-", "-", "-", "-", "-", "FAILED: " + r["failed"]])
             continue
         body.append([r["host_tcp"], r["switch"], r["size"], r["fabric"], trio(r["idle"]),
-                     trio(r["loaded"]), x(r["p99_x"], 1),
+                     trio(r["loaded"]), x(r["p99_x"], 1), x(r.get("host_p99_x"), 1),
                      f"{x(r['ar_p50_with_ms'], 0)}/{x(r['ar_p50_without_ms'], 0)}"
                      f" ({r['ar_steps_with']}/{r['ar_steps_without']})",
                      x(r["ar_x"], 3),
@@ -224,7 +231,9 @@ def table(rows):
              .rstrip() for row in [head] + body]
     lines.append("")
     lines.append("Request latency: the round trip (request sent to response received), us.")
-    lines.append("p99 x: loaded p99 / idle p99. ar x: the all-reduce's p50 step with requests /")
+    lines.append("p99 x: loaded p99 / idle p99. host p99 x: the same requests to s1's own loopback")
+    lines.append("under the all-reduce (the off windows: the hosts' CPUs alone, no fabric) / idle p99,")
+    lines.append("the bound of p99 x here. ar x: the all-reduce's p50 step with requests /")
     lines.append("without, in the same run. Targets (xdpleaf fabrics): class switches p99 x <= 2,")
     lines.append("ar x <= 1.05; single-queue p99 x <= 4, ar x <= 1.10; <k: loaded p99 below kernel")
     lines.append("ECMP's of the same switches, hosts and size.")
