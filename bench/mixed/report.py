@@ -43,7 +43,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import plot  # noqa: E402  (bench/plot.py)
 from benchlib import load, percentile  # noqa: E402  (bench/benchlib.py)
 
-PROFILES = ["dc", "as-is"]
+PROFILES = ["dc", "dc+ecn", "as-is", "as-is+ecn"]
 SWITCHES = ["single", "class"]
 FABRICS = ["kernel", "flowlet", "latency"]
 SIZES = ["small", "medium"]

@@ -41,6 +41,7 @@ SIZES="small medium"
 DURATION=30
 QUIET_WAIT=60
 HOOK=
+ECN=
 OUT=
 PREFIX=xlm$$
 RATES=100M,100M,100M,100M
@@ -66,7 +67,7 @@ usage() {
 	cat >&2 <<EOF
 usage: $0 [--fabrics LIST] [--switches LIST] [--host-tcp LIST] [--sizes LIST]
           [--duration S] [--out DIR] [--prefix P] [--quiet-wait N]
-          [--hook auto|xdp|tc]
+          [--hook auto|xdp|tc] [--ecn]
   --fabrics LIST  of (default: all)
                   kernel   kernel ECMP in leaf1 (lab --mode kernel)
                   flowlet  xdpleaf, lab/leaf1.conf with each uplink's rate:
@@ -93,6 +94,8 @@ usage: $0 [--fabrics LIST] [--switches LIST] [--host-tcp LIST] [--sizes LIST]
                   config's, auto: tc on the lab's veths, where a TCP stream
                   reaches the leaf as GRO aggregates; xdp: frame by frame,
                   as on a NIC)
+  --ecn           the hosts' TCP also asks for ECN (net.ipv4.tcp_ecn = 1; as
+                  they come they only answer it): profile names get '+ecn'
 Lists are comma or space separated.
 EOF
 	exit 2
@@ -106,6 +109,7 @@ while [[ $# -gt 0 ]]; do
 	--sizes) SIZES=${2//,/ }; shift 2 ;;
 	--duration) DURATION=$2; shift 2 ;;
 	--hook) HOOK=$2; shift 2 ;;
+	--ecn) ECN=1; shift ;;
 	--out) OUT=$2; shift 2 ;;
 	--prefix) PREFIX=$2; shift 2 ;;
 	--quiet-wait) QUIET_WAIT=$2; shift 2 ;;
@@ -335,7 +339,7 @@ run_cell() {
 # OUT/PROFILE/SWITCH/FABRIC. A lab that cannot be built fails each of
 # its cells with why (failed.txt).
 run_lab() {
-	local bad=0
+	local bad=0 h profile
 	FABRIC=$1 SWITCH=$2
 	P=$PREFIX${FABRIC:0:1}${SWITCH:0:1}
 	RUN_LAB=$OUT/lab-$FABRIC-$SWITCH
@@ -344,17 +348,23 @@ run_lab() {
 	LAB_WHY=
 	lab_up || { log "  $LAB_WHY"; bad=1; }
 	for HOST_TCP in $HOST_TCPS; do
-		RUN=$OUT/$HOST_TCP/$SWITCH/$FABRIC
+		profile=$HOST_TCP${ECN:++ecn}
+		RUN=$OUT/$profile/$SWITCH/$FABRIC
 		rm -rf "$RUN"
 		mkdir -p "$RUN"
 		printf '{"fabric": "%s", "switch": "%s", "host_tcp": "%s", "lab": "%s", "rates": "%s", "duration_s": %s, "sizes": "%s", "hook": "%s"}\n' \
-			"$FABRIC" "$SWITCH" "$HOST_TCP" "$P" "$RATES" "$DURATION" "${SIZE_LIST[*]}" "${HOOK:-config}" >"$RUN/meta.json"
+			"$FABRIC" "$SWITCH" "$profile" "$P" "$RATES" "$DURATION" "${SIZE_LIST[*]}" "${HOOK:-config}" >"$RUN/meta.json"
 		if [[ -n $LAB_WHY ]]; then
 			echo "$LAB_WHY" >"$RUN/failed.txt"
 			continue
 		fi
-		log "  hosts' TCP: $HOST_TCP"
+		log "  hosts' TCP: $profile"
 		host_tcp
+		if [[ -n $ECN ]]; then
+			for h in s1 s2 s3 s4 r1 r2 r3 r4; do
+				in_ns "$P-$h" sysctl -qw net.ipv4.tcp_ecn=1
+			done
+		fi
 		run_cell || { echo "a part of the cell failed (see the bench's log)" >"$RUN/failed.txt"; bad=1; }
 	done
 	lab_down "$P"
