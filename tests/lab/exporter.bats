@@ -26,8 +26,12 @@ setup_file() {
 	export NH="$P-h" NP="$P-p"
 	# leaf1.conf with a line rate on s1 and the uplinks: their queues
 	export CONF_X=$BATS_FILE_TMPDIR/leaf1-queues.conf
-	sed -e '/^role = uplink/a rate = 1G' -e '/^\[port s1\]/a rate = 1G' \
-		"$ROOT/lab/leaf1.conf" >"$CONF_X"
+	# and a latency class, so the bulk guards on those ports are served too
+	{
+		sed -e '/^role = uplink/a rate = 1G' -e '/^\[port s1\]/a rate = 1G' \
+			"$ROOT/lab/leaf1.conf"
+		printf '\n[class inference]\ndscp = 18\nlatency = yes\n'
+	} >"$CONF_X"
 	"$LAB" up --prefix "$P" --config "$CONF_X" 3>&-
 	warm_up "$P"
 	# leaf traffic that crosses the uplinks (flows, queues, counters)
@@ -198,6 +202,9 @@ s1_rx() {
 	grep -q "^xdpleaf_queue_mark_max_bytes{instance=\"$P\",port=\"u1\",class=\"roce\"} 125000$" <<<"$m"
 	grep -q "^xdpleaf_queue_mark_max_bytes{instance=\"$P\",port=\"u1\",class=\"default\"} 204800$" <<<"$m"
 	grep -Eq "^xdpleaf_queue_mark_max_probability\{instance=\"$P\",port=\"u1\",class=\"default\"\} 0\.01(0*[0-9]*)?$" <<<"$m"
+	# the bulk guard's step at 0.95 x 1 Gbit/s: two 1,518-byte frames,
+	# more than 20 us of its drain (2,375 bytes)
+	grep -Eq "^xdpleaf_queue_guard_mark_bytes\{[^}]*port=\"u1\"[^}]*\} 3036$" <<<"$m"
 	# each uplink's averages, the 10 ms one and the held load too, and
 	# its flow count (stats --json rate_slow_bps, held_load_bps, flows)
 	for key in u1 u2 u3 u4; do
