@@ -3,9 +3,12 @@
 """Flowlet's cells of one or more bench/jct/run.sh runs against the
 targets docs/jct-bench.md states: one grid per host TCP profile, op and
 size down, uplink set across, each cell p50x/p99x (flowlet over the
-reference of its own run), '!' where a target is missed.
+reference of its own run), '!' where a target is missed, and the
+whole-flow placement bound of the cell (bench/jct/bound.py) after 'b'.
 
-  bench/jct/targets.py [--json] DIR|results.json ...
+  bench/jct/targets.py [--json | --markdown] DIR|results.json ...
+
+--markdown prints each grid as a Markdown table (for docs/jct-bench.md).
 
 The runs must have been reported (bench/jct/report.py wrote
 DIR/results.json). Exits 0 whether or not targets are met: it reports.
@@ -21,6 +24,7 @@ P50_TARGET = {("dc", "equal"): 1.10, ("dc", "unequal"): 1.15, ("dc", "degraded")
               ("as-is", "unequal"): 1.30}
 P99_TARGET = {"dc": 1.35}
 USETS = ["equal", "unequal", "degraded"]
+CELL_W = 28  # "1.83!/1.56! b1.62 (k 2.44!)"
 
 
 def load_rows(paths):
@@ -60,8 +64,20 @@ def verdicts(rows, summary):
     return out
 
 
-def grid(cells, hosts):
-    """The text grid of one profile."""
+def cell_text(c):
+    """One cell: p50x/p99x, '!' on a miss, the whole-flow bound, kernel
+    ECMP's median."""
+    s = (f"{c['p50_x']:.2f}{'!' if c['p50_ok'] is False else ''}/"
+         f"{c['p99_x']:.2f}{'!' if c['p99_ok'] is False else ''}")
+    if c["whole_flow_bound_x"] is not None:
+        s += f" b{c['whole_flow_bound_x']:.2f}"
+    if c["kernel_median_x"] is not None:
+        s += f" (k {c['kernel_median_x']:.2f}{'' if c['le_kernel_median'] else '!'})"
+    return s
+
+
+def grid(cells, hosts, markdown=False):
+    """The grid of one profile, as text or as a Markdown table."""
     mine = [c for c in cells if c["host_tcp"] == hosts]
     sets = [u for u in USETS if any(c["uplinks"] == u for c in mine)]
     keys = sorted({(c["op"], c["bytes"], c["size"]) for c in mine})
@@ -69,22 +85,25 @@ def grid(cells, hosts):
     lines = [f"== hosts' TCP {hosts}: flowlet p50x/p99x over the reference of the same run"
              + (f" (p50 targets: {t}" if t else " (no p50 target")
              + (f"; p99 {P99_TARGET[hosts]:.2f})" if hosts in P99_TARGET else ")")
-             + "; ! misses a target, (k) is kernel ECMP's median of its hash draws"]
+             + "; ! misses a target, b the whole-flow bound, (k) kernel ECMP's median"
+             + " of its hash draws"]
     opw = max([9] + [len(k[0]) for k in keys])
-    lines.append((f"{'op':<{opw}} {'size':>4}  " + "".join(f"{u:<22}" for u in sets)).rstrip())
+    if markdown:
+        lines += ["", "| op | size | " + " | ".join(sets) + " |",
+                  "| --- | --- |" + " ---: |" * len(sets)]
+    else:
+        lines.append((f"{'op':<{opw}} {'size':>4}  " + "".join(f"{u:<{CELL_W}}" for u in sets)).rstrip())
     for op, _, size in keys:
-        row = f"{op:<{opw}} {size:>4}  "
+        texts = []
         for u in sets:
             c = next((c for c in mine if (c["op"], c["size"], c["uplinks"]) == (op, size, u)), None)
-            if c is None:
-                row += f"{'-':<22}"
-                continue
-            s = (f"{c['p50_x']:.2f}{'!' if c['p50_ok'] is False else ''}/"
-                 f"{c['p99_x']:.2f}{'!' if c['p99_ok'] is False else ''}")
-            if c["kernel_median_x"] is not None:
-                s += f" (k {c['kernel_median_x']:.2f}{'' if c['le_kernel_median'] else '!'})"
-            row += f"{s:<22}"
-        lines.append(row.rstrip())
+            texts.append("-" if c is None else cell_text(c))
+        if markdown:
+            lines.append(f"| `{op}` | {size} | " + " | ".join(texts) + " |")
+        else:
+            lines.append((f"{op:<{opw}} {size:>4}  " + "".join(f"{x:<{CELL_W}}" for x in texts)).rstrip())
+    if markdown:
+        lines.append("")
     n = len(mine)
     for what in ("p50_ok", "p99_ok", "le_kernel_median"):
         judged = [c for c in mine if c[what] is not None]
@@ -92,6 +111,10 @@ def grid(cells, hosts):
             label = {"p50_ok": "meet the p50 target", "p99_ok": "meet the p99 target",
                      "le_kernel_median": "are at or below kernel ECMP's median"}[what]
             lines.append(f"{sum(1 for c in judged if c[what])} of {len(judged)} cells {label}")
+    bounded = [c for c in mine if c["whole_flow_bound_x"] is not None]
+    if bounded:
+        n_in = sum(1 for c in bounded if c["p50_x"] <= c["whole_flow_bound_x"])
+        lines.append(f"{n_in} of {len(bounded)} cells at or below their whole-flow bound (p50)")
     reord = [c["reordered"] for c in mine if c["reordered"] is not None]
     lines.append(f"{n} flowlet cells; reordered segments: {sum(reord)} in all "
                  f"(largest {max(reord) if reord else 0})")
@@ -100,7 +123,8 @@ def grid(cells, hosts):
 
 def main(argv):
     as_json = "--json" in argv
-    paths = [a for a in argv if a != "--json"]
+    markdown = "--markdown" in argv
+    paths = [a for a in argv if a not in ("--json", "--markdown")]
     if not paths:
         print(__doc__, file=sys.stderr)
         return 2
@@ -118,7 +142,7 @@ def main(argv):
                                      key=lambda h: order.index(h) if h in order else 9)):
         if i:
             print()
-        print("\n".join(grid(cells, hosts)))
+        print("\n".join(grid(cells, hosts, markdown)))
     return 0
 
 
