@@ -24,7 +24,7 @@ P50_TARGET = {("dc", "equal"): 1.10, ("dc", "unequal"): 1.15, ("dc", "degraded")
               ("as-is", "unequal"): 1.30}
 P99_TARGET = {"dc": 1.35}
 USETS = ["equal", "unequal", "degraded"]
-CELL_W = 28  # "1.83!/1.56! b1.62 (k 2.44!)"
+CELL_W = 29  # "1.83!/1.56! b1.625 (k 2.44!)"
 
 
 def load_rows(paths):
@@ -70,7 +70,7 @@ def cell_text(c):
     s = (f"{c['p50_x']:.2f}{'!' if c['p50_ok'] is False else ''}/"
          f"{c['p99_x']:.2f}{'!' if c['p99_ok'] is False else ''}")
     if c["whole_flow_bound_x"] is not None:
-        s += f" b{c['whole_flow_bound_x']:.2f}"
+        s += " b" + f"{c['whole_flow_bound_x']:.3f}".rstrip("0").rstrip(".")
     if c["kernel_median_x"] is not None:
         s += f" (k {c['kernel_median_x']:.2f}{'' if c['le_kernel_median'] else '!'})"
     return s

@@ -58,7 +58,7 @@ print(json.dumps(c[0][sys.argv[3]]))' "$1" "$2" "$3"
 	[[ $output == *"1.09/1.40!"* ]]
 	[[ $output == *"1.16!/1.30"* ]]
 	[[ $output == *"(k 1.10!)"* ]]
-	[[ $output == *"1.25/1.30 b1.62"* ]]
+	[[ $output == *"1.25/1.30 b1.625"* ]]
 	[[ $output == *"1 of 1 cells at or below their whole-flow bound (p50)"* ]]
 	[[ $output == *"2 of 3 cells meet the p50 target"* ]]
 	[[ $output == *"3 flowlet cells; reordered segments: 2 in all (largest 2)"* ]]
@@ -69,7 +69,7 @@ print(json.dumps(c[0][sys.argv[3]]))' "$1" "$2" "$3"
 	[ "$status" -eq 0 ]
 	echo "$output"
 	[[ $output == *"| op | size | equal | unequal | degraded |"* ]]
-	[[ $output == *"| \`allreduce\` | 4M | 1.09/1.40! | 1.16!/1.30 | 1.25/1.30 b1.62 |"* ]]
+	[[ $output == *"| \`allreduce\` | 4M | 1.09/1.40! | 1.16!/1.30 | 1.25/1.30 b1.625 |"* ]]
 	[[ $output == *"2 of 3 cells meet the p50 target"* ]]
 }
 
