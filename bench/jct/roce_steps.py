@@ -168,6 +168,14 @@ class Events:
         return {"host": self.host, "exit": self.proc.returncode, "stderr": self.err.strip()}
 
 
+def write_progress(path, done):
+    """Replaced whole, so a reader never sees it half written."""
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(f"{done}\n")
+    os.replace(tmp, path)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--xdpleaf", required=True)
@@ -183,6 +191,9 @@ def main():
                          "recorded as incomplete (its time so far)")
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--leaf1-instance", help="xdpleaf's instance in leaf1, whose moves to record")
+    ap.add_argument("--progress", help="written before each step is released: how many steps "
+                    "were done (warm-up included), as collective's --progress, for a driver "
+                    "that acts at a given step")
     a = ap.parse_args()
     if a.bytes % a.qps or (a.bytes // a.qps) % 4:
         sys.exit("roce_steps: --bytes must split into --qps messages of a multiple of 4 bytes")
@@ -223,6 +234,8 @@ def main():
         warm_sent = {"packets": 0, "resent": 0}  # by the senders in the warm-up
         warm_times = []  # the warm-up steps' times (ns)
         for k in range(a.warmup + a.steps):
+            if a.progress:
+                write_progress(a.progress, k)
             released = time.monotonic_ns()
             for g in gens:
                 g.stdin.write("\n")

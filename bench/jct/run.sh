@@ -389,20 +389,6 @@ MPICH_PARAMS=(
 
 # ---- the uplink failure (--uplinks fail) ----------------------------------
 
-# When to fail a job without a progress file (RoCE steps; fail_tick),
-# after every sender started: half-way through the measured steps, by the
-# reference's median step of the same op and size (equal uplinks, this
-# run), or FAIL_S x 3 if there is none.
-fail_delay_ns() { # op size
-	local f=$OUT/$HOST_TCP/equal/ref/$1-$2/steps.json
-	if [[ -s $f ]]; then
-		jq --argjson n "$((WARMUP * 2 + STEPS))" \
-			'[.steps[].time_ns] | sort | .[(length - 1) / 2 | floor] * $n / 2 | floor' "$f"
-	else
-		echo $((FAIL_S * 3 * 1000000000))
-	fi
-}
-
 # Spine 2 fails: both its links go down (leaf1's u2 and leaf2's link to
 # it lose carrier, as when a spine reboots or its line card dies), so both
 # leaves stop using it. Taking only leaf1's side down would leave leaf2
@@ -454,27 +440,25 @@ ${FAIL_ROUTES6[$dev]}"
 }
 declare -A FAIL_ROUTES4 FAIL_ROUTES6
 
-# The clock and rank 0's progress (empty until its first step, and in
-# RoCE jobs, which write none), read once per tick of job_once's watch
-# loop for fail_tick and stall_tick.
+# The clock and the job's progress (rank 0's, or roce_steps.py's; empty
+# until its first step), read once per tick of job_once's watch loop for
+# fail_tick and stall_tick.
 tick_read() { # dir
 	TICK_NOW=$(date +%s%N)
 	TICK_STEPS=
 	[[ ! -s $1/progress ]] || read -r TICK_STEPS <"$1/progress" || true
 }
 
-# Called from job_once's watch loop: down once the collective's rank 0
-# has done WARMUP + STEPS / 2 steps (its --progress file), so the outage
-# falls among the measured steps however fast the fabric runs them (timed
-# by the reference's steps instead, a fabric twice as fast had finished
-# before the link went down); RoCE steps (no progress file) at T_STARTED
-# + FAIL_DELAY. Up FAIL_S later.
+# Called from job_once's watch loop: down once the job has done WARMUP +
+# STEPS / 2 steps (the collective's rank 0 or roce_steps.py writes the
+# count to its --progress file), so the outage falls among the measured
+# steps however fast the fabric runs them (timed by the reference's steps
+# instead, a fabric twice as fast had finished before the link went down:
+# 1 MiB RoCE steps did). Up FAIL_S later.
 fail_tick() { # dir
 	local now=$TICK_NOW steps_done=$TICK_STEPS
 	((started)) || return 0
-	if ((FAIL_STATE == 0)) &&
-		{ [[ -n $steps_done ]] && ((steps_done >= WARMUP + STEPS / 2)) ||
-			{ [[ ! -e $1/progress ]] && ((now - T_STARTED >= FAIL_DELAY)); }; }; then
+	if ((FAIL_STATE == 0)) && [[ -n $steps_done ]] && ((steps_done >= WARMUP + STEPS / 2)); then
 		link_down "$1"
 		T_DOWN=$now
 	elif ((FAIL_STATE == 1 && now - T_DOWN >= FAIL_S * 1000000000)); then
@@ -483,8 +467,8 @@ fail_tick() { # dir
 }
 
 # Evidence of a stall in a failing cell (runs 18 and 20: one step of
-# 1.3 s in 2 of 3 full runs, never in a repeat of the cell alone). Rank
-# 0's progress file not moving for 3 x the last step before the failure
+# 1.3 s in 2 of 3 full runs, never in a repeat of the cell alone). The
+# job's progress file not moving for 3 x the last step before the failure
 # (0.3 s at least) saves, once per job and in the background
 # (fail_tick must stay on time), every host's TCP sockets (ss -tin: RTO,
 # backoff, retransmits, unacknowledged) and the neighbour tables and
@@ -601,17 +585,16 @@ hosts_unload() { # prefix [dir]
 # One job of STEPS + WARMUP steps: an mpirun of the collective, or for
 # roce bench/jct/roce_steps.py (4 senders, a barrier between steps).
 job_start() { # op size dir limit-seconds
-	rm -f "$3/progress" # (an earlier attempt's)
+	: >"$3/progress" # there and empty until the first step (an earlier attempt's gone)
 	if [[ $1 == roce ]]; then
 		local leaf=()
 		kernel_fabric || leaf=(--leaf1-instance "$P")
 		"$PY" "$BENCH/roce_steps.py" --xdpleaf "$XDPLEAF" --prefix "$P" --pins "$PINS" \
 			--bytes "$(numfmt --from=iec "$2")" --qps "$ROCE_QPS" --rate $(($(host_rate "$SET") / ROCE_QPS)) \
 			--steps "$STEPS" --warmup "$WARMUP" --timeout "$4" "${leaf[@]}" \
-			>"$3/steps.json" 2>"$3/mpirun.err" </dev/null &
+			--progress "$3/progress" >"$3/steps.json" 2>"$3/mpirun.err" </dev/null &
 		return
 	fi
-	: >"$3/progress" # there and empty until rank 0's first step
 	local coll=${1#mpich-}
 	coll=${coll%%-*} # the collective: allreduce or alltoall
 	if [[ $1 == mpich-* ]]; then
@@ -649,7 +632,6 @@ job_once() { # op size dir limit-seconds
 		if ((!started)); then
 			if [[ $op == roce ]] || (($(hosts_with_rank) == 8)); then
 				started=1
-				T_STARTED=$(date +%s%N)
 			elif (($(date +%s%N) - t0 > START_LIMIT * 1000000000)); then
 				why="not every rank started within $START_LIMIT s"
 			fi
@@ -752,10 +734,7 @@ run_cell() { # op size
 	# bounds (roce_steps.py) instead of holding the run for minutes
 	[[ $op != roce ]] ||
 		limit=$(awk -v b="$(numfmt --from=iec "$size")" -v n=$((STEPS + WARMUP)) 			-v r="$(host_rate "$SET")" 'BEGIN { printf "%d", 30 + 4 * n * b * 8 * 1082 / 1024 / r }')
-	if [[ $SET == fail ]]; then
-		FAIL_DELAY=$(fail_delay_ns "$op" "$size")
-		fail_prepare
-	fi
+	[[ $SET != fail ]] || fail_prepare
 	for try in 1 2; do
 		quiet_gate "$dir" "$QUIET_WAIT"
 		counters "$dir/c0.json"

@@ -49,6 +49,10 @@
 # hosts flowlet must beat a hash draw that used the 50M uplink; otherwise
 # (a draw that left it out, or as-is hosts, whose RTOs bound any placement
 # that shares a member) be within the margin of it.
+# And 1 MiB RoCE steps through flowlet while spine 2 fails: the outage
+# falls among the measured steps (the job's progress times it; a 1 MiB
+# job is over in under a second), and every PSN is delivered once it
+# is back.
 # About four minutes here (8 steps per cell), more on a busy machine.
 
 load helpers
@@ -93,6 +97,10 @@ setup_file() {
 		--ops allreduce --sizes 4M --steps "$JCT_STEPS" --warmup 2 \
 		--host-tcp dc,as-is --quiet-wait 20 --cell-timeout 240 --prefix "$JP" --out "$OUT_U" \
 		>"$BATS_FILE_TMPDIR/bench-unequal.log" 2>&1 3>&- || true
+	export OUT_F=$BATS_FILE_TMPDIR/bench-fail
+	"$ROOT/bench/jct/run.sh" --fabrics flowlet --uplinks fail --ops roce --sizes 1M \
+		--steps "$JCT_STEPS" --warmup 2 --host-tcp dc --host-dcqcn lab --quiet-wait 20 \
+		--prefix "$JP" --out "$OUT_F" >"$BATS_FILE_TMPDIR/bench-fail.log" 2>&1 3>&- || true
 }
 
 teardown_file() {
@@ -101,7 +109,7 @@ teardown_file() {
 	# an interrupted run: the processes left in the labs' hosts, then
 	# the labs
 	local p h pids
-	for p in "${JP}k1e" "${JP}fe" "${JP}fu" "${JP}hu"; do
+	for p in "${JP}k1e" "${JP}fe" "${JP}fu" "${JP}hu" "${JP}ff"; do
 		for h in s1 s2 s3 s4 r1 r2 r3 r4; do
 			[[ -e /run/netns/$p-$h ]] || continue
 			pids=$(ip netns pids "$p-$h" 2>/dev/null || true)
@@ -291,4 +299,24 @@ row_unequal() { # label profile
 				{ echo "$p: flowlet p50 > hash's x $MARGIN"; return 1; }
 		fi
 	done
+}
+
+@test "spine 2 fails during 1 MiB RoCE steps: the outage falls among the measured steps, every PSN delivered" {
+	local cell=$OUT_F/dc/fail/flowlet/roce-1M down up r
+	[[ -s $cell/steps.json && -s $cell/t_down && -s $cell/t_up ]] ||
+		{ echo "no failing cell:"; tail -20 "$BATS_FILE_TMPDIR/bench-fail.log"; return 1; }
+	down=$(<"$cell/t_down")
+	up=$(<"$cell/t_up")
+	note "outage $(((up - down) / 1000000)) ms;" \
+		"measured steps $(jq -c '[.steps[] | (.start_ns / 1e6 | floor)]' "$cell/steps.json") (ms, monotonic)," \
+		"down at $((down / 1000000))"
+	# down after warm-up + half the steps were done, before the last
+	# measured step ended
+	jq -e --argjson d "$down" --argjson n "$JCT_STEPS" '(.steps | length) == $n and
+		.steps[0].start_ns < $d and $d < .steps[-1].end_ns and (.timed_out == null)' \
+		"$cell/steps.json" >/dev/null
+	r=$(jq -c '.rows[] | select(.label == "flowlet" and .op == "roce")' "$OUT_F/results.json")
+	note "steps in the outage $(jq .fail_steps <<<"$r"), slowest $(jq '.fail_step_max_ms | round' <<<"$r") ms;" \
+		"PSNs never delivered $(jq .roce_lost <<<"$r")"
+	jq -e '.fail_steps >= 1 and .roce_lost == 0' <<<"$r" >/dev/null
 }
